@@ -1,0 +1,113 @@
+// The only module that reads process.env. Every setting is validated once, with zod; a
+// missing or malformed variable stops start-up with a message that names it.
+import { z } from "zod";
+
+// A fixed key for local development and tests only; production must set CREDENTIALS_ENCRYPTION_KEYS.
+const DEV_ENCRYPTION_KEY = "dev:ZGV2LW9ubHkta2V5LW5ldmVyLWluLXByb2R1Y3Rpb24=";
+const booleanText = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+const encryptionKeys = z
+  .string()
+  .min(1)
+  .transform((text, ctx) => {
+    const keys = text.split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+      const [id, material] = entry.split(":");
+      const bytes = material ? Buffer.from(material, "base64") : Buffer.alloc(0);
+      if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || bytes.length !== 32) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: "each entry must be <id>:<32 bytes in base64>" });
+        return null;
+      }
+      return { id, key: bytes };
+    });
+    if (keys.length === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "at least one key" });
+    return keys.filter((k): k is { id: string; key: Buffer } => k !== null);
+  });
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().default("0.0.0.0"),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    SHOPIFY_API_KEY: z.string().min(1).optional(),
+    SHOPIFY_API_SECRET: z.string().min(1).optional(),
+    SHOPIFY_APP_URL: z.string().url().default("http://localhost:3000"),
+    SCOPES: z.string().default("write_payment_gateways,write_payment_sessions"),
+    SHOP_CUSTOM_DOMAIN: z.string().optional(),
+    DATABASE_URL: z
+      .string()
+      .regex(/^(file:|postgres(ql)?:\/\/)/, "must be file:<path> (SQLite) or postgresql://...")
+      .default("file:./data/app.db"),
+    GATEWAY_BASE_URL: z.string().url().default("https://pos.bitnovo.com/api/v1"),
+    GATEWAY_SANDBOX_URL: z.string().url().default("http://localhost:4010/api/v1"),
+    CREDENTIALS_ENCRYPTION_KEYS: encryptionKeys.optional(),
+    SHOPIFY_PAYMENTS_APPS_ENDPOINT: z.string().url().optional(),
+    PAYMENTS_API_VERSION: z.string().regex(/^\d{4}-\d{2}$/).default("2026-04"),
+    MTLS_MODE: z.enum(["off", "direct", "proxy"]).default("off"),
+    TLS_CERT_FILE: z.string().optional(),
+    TLS_KEY_FILE: z.string().optional(),
+    MTLS_CA_FILE: z.string().optional(),
+    MTLS_PROXY_HEADER: z.string().default("x-client-cert-verified"),
+    MTLS_PROXY_HEADER_VALUE: z.string().default("SUCCESS"),
+    DEV_ADMIN_LOGIN: booleanText.default("false"),
+    WORKERS: booleanText.default("true"),
+    RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+    OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
+    WEBHOOK_MAX_NONCE_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== "production") return;
+    for (const name of ["SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "CREDENTIALS_ENCRYPTION_KEYS"] as const) {
+      if (!env[name]) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: "is required in production" });
+    }
+    if (env.DEV_ADMIN_LOGIN) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["DEV_ADMIN_LOGIN"], message: "cannot be enabled in production" });
+    }
+    if (env.SHOPIFY_PAYMENTS_APPS_ENDPOINT) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["SHOPIFY_PAYMENTS_APPS_ENDPOINT"], message: "is for local development only" });
+    }
+    if (env.MTLS_MODE === "off") {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["MTLS_MODE"], message: "must be direct or proxy in production (Shopify calls the payment routes with mTLS)" });
+    }
+  });
+
+export type AppEnv = Omit<z.infer<typeof schema>, "CREDENTIALS_ENCRYPTION_KEYS" | "SHOPIFY_API_KEY" | "SHOPIFY_API_SECRET"> & {
+  SHOPIFY_API_KEY: string;
+  SHOPIFY_API_SECRET: string;
+  CREDENTIALS_ENCRYPTION_KEYS: { id: string; key: Buffer }[];
+};
+
+export class ConfigurationError extends Error {
+  override name = "ConfigurationError";
+}
+
+/** Parses an environment (process.env by default); throws a ConfigurationError naming each bad variable. */
+export function parseEnv(source: Record<string, string | undefined> = process.env): AppEnv {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`);
+    throw new ConfigurationError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const env = result.data;
+  return {
+    ...env,
+    SHOPIFY_API_KEY: env.SHOPIFY_API_KEY ?? "dev-api-key",
+    SHOPIFY_API_SECRET: env.SHOPIFY_API_SECRET ?? "dev-api-secret-not-for-production",
+    CREDENTIALS_ENCRYPTION_KEYS: env.CREDENTIALS_ENCRYPTION_KEYS ?? encryptionKeys.parse(DEV_ENCRYPTION_KEY),
+  };
+}
+
+let cached: AppEnv | undefined;
+
+/** The process's configuration, parsed on first use. */
+export function env(): AppEnv {
+  cached ??= parseEnv();
+  return cached;
+}
+
+/** Tests and the dev runner set configuration explicitly instead of through process.env. */
+export function setEnvForProcess(overrides: Record<string, string | undefined>): AppEnv {
+  cached = parseEnv({ ...process.env, ...overrides });
+  return cached;
+}

@@ -1,0 +1,30 @@
+// Opens the app's database: SQLite through libsql by default, PostgreSQL when the URL is
+// postgresql://. Both generated clients have the same models; the rest of the app is typed
+// against one of them (`Database`).
+import { PrismaLibSQL } from "@prisma/adapter-libsql";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { PrismaClient as SqliteClient } from "../../generated/prisma/sqlite/client";
+import { PrismaClient as PostgresClient } from "../../generated/prisma/postgresql/client";
+
+export type Database = SqliteClient;
+export type DatabaseKind = "sqlite" | "postgresql";
+
+export function databaseKind(url: string): DatabaseKind {
+  return /^postgres(ql)?:\/\//.test(url) ? "postgresql" : "sqlite";
+}
+
+export function sqliteFilePath(url: string): string {
+  return url.replace(/^file:/, "");
+}
+
+export function openDatabase(url: string): Database {
+  if (databaseKind(url) === "postgresql") {
+    const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+    return client as unknown as Database;
+  }
+  const file = sqliteFilePath(url);
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  return new SqliteClient({ adapter: new PrismaLibSQL({ url }) });
+}

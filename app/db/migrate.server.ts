@@ -1,0 +1,111 @@
+// Applies the committed migrations (prisma/migrations for SQLite, prisma/postgresql/migrations
+// for PostgreSQL) and records them in Prisma's own `_prisma_migrations` table, so the Prisma
+// CLI sees the same history. Prisma's JS schema engine cannot migrate PostgreSQL through
+// adapter-pg yet (prisma/orm#27403), which is why the app applies its migrations itself.
+import { createHash, randomUUID } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { createClient } from "@libsql/client";
+import pg from "pg";
+import { databaseKind, sqliteFilePath } from "./database.server";
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export function migrationsDir(url: string, root = process.cwd()): string {
+  return resolve(root, databaseKind(url) === "postgresql" ? "prisma/postgresql/migrations" : "prisma/migrations");
+}
+
+export function loadMigrations(dir: string): Migration[] {
+  if (!existsSync(dir)) throw new Error(`No migrations folder at ${dir}`);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    });
+}
+
+const HISTORY_SQLITE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
+  "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
+  "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`;
+const HISTORY_POSTGRES = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL, "checksum" VARCHAR(64) NOT NULL, "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`;
+
+/** Applies every migration not applied yet; returns the names applied now. Safe to run from several processes. */
+export async function applyMigrations(url: string, options: { root?: string } = {}): Promise<string[]> {
+  const migrations = loadMigrations(migrationsDir(url, options.root));
+  return databaseKind(url) === "postgresql" ? applyPostgres(url, migrations) : applySqlite(url, migrations);
+}
+
+function checkHistory(applied: Map<string, string>, migrations: Migration[]): Migration[] {
+  for (const [name, checksum] of applied) {
+    const local = migrations.find((m) => m.name === name);
+    if (local && local.checksum !== checksum) {
+      throw new Error(`Migration ${name} was changed after it was applied: add a new migration instead`);
+    }
+  }
+  return migrations.filter((m) => !applied.has(m.name));
+}
+
+async function applySqlite(url: string, migrations: Migration[]): Promise<string[]> {
+  const file = sqliteFilePath(url);
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const client = createClient({ url });
+  try {
+    await client.execute("PRAGMA busy_timeout = 5000");
+    await client.execute(HISTORY_SQLITE);
+    const rows = await client.execute(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
+    const applied = new Map(rows.rows.map((r) => [String(r.migration_name), String(r.checksum)]));
+    const pending = checkHistory(applied, migrations);
+    for (const migration of pending) {
+      await client.executeMultiple(`BEGIN;\n${migration.sql}\nCOMMIT;`);
+      await client.execute({
+        sql: `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (?, ?, current_timestamp, ?, 1)`,
+        args: [randomUUID(), migration.checksum, migration.name],
+      });
+    }
+    return pending.map((m) => m.name);
+  } finally {
+    client.close();
+  }
+}
+
+async function applyPostgres(url: string, migrations: Migration[]): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // One migrator at a time across every instance that starts together.
+    await client.query("SELECT pg_advisory_lock(7263541)");
+    await client.query(HISTORY_POSTGRES);
+    const rows = await client.query(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
+    const applied = new Map<string, string>(rows.rows.map((r: { migration_name: string; checksum: string }) => [r.migration_name, r.checksum]));
+    const pending = checkHistory(applied, migrations);
+    for (const migration of pending) {
+      await client.query("BEGIN");
+      try {
+        await client.query(migration.sql);
+        await client.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
+          [randomUUID(), migration.checksum, migration.name],
+        );
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      }
+    }
+    return pending.map((m) => m.name);
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(7263541)").catch(() => undefined);
+    await client.end();
+  }
+}
