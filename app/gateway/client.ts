@@ -1,0 +1,375 @@
+// Owns calling the gateway's five endpoints on behalf of one device: it
+// authenticates, keeps within the client-side quota, retries only what is safe
+// to retry, parses every answer with the schemas, and turns every failure into
+// a typed GatewayError. It knows nothing of shops or storage.
+
+import { err, ok, type Result } from "neverthrow";
+import type { z } from "zod";
+import {
+  GatewayInvalidRequestError,
+  GatewayInvalidResponseError,
+  GatewayNetworkError,
+  GatewayNotFoundError,
+  GatewayOutcomeUnknownError,
+  GatewayQuotaExhaustedError,
+  GatewayRejectedError,
+  GatewayServerError,
+  GatewayThrottledError,
+  GatewayTimeoutError,
+  GatewayUnauthorizedError,
+  type GatewayError,
+  type GatewayOperation,
+} from "./errors";
+import { tryParseGatewayJson } from "./json-numbers";
+import {
+  createMemoryQuotaStore,
+  hashDeviceKey,
+  isDayWindow,
+  type QuotaClass,
+  type QuotaRemaining,
+  type QuotaStore,
+} from "./quota";
+import { DEFAULT_RETRY_POLICY, runWithRetry, type RetryPolicy } from "./retry";
+import {
+  createOrderRequestSchema,
+  createOrderResponseSchema,
+  currenciesResponseSchema,
+  deviceCreateRequestSchema,
+  deviceCreateResponseSchema,
+  deviceKeySchema,
+  gatewayErrorBodySchema,
+  gatewayOrderIdSchema,
+  orderInfoResponseSchema,
+  ordersListResponseSchema,
+  type CreateOrderRequest,
+  type CreateOrderResponse,
+  type DeviceCreateResponse,
+  type GatewayCurrency,
+  type GatewayOrder,
+  type GatewayOrderId,
+} from "./schemas";
+import { sendOnce, type FetchFunction, type TransportOutcome } from "./transport";
+
+export interface GatewayLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface GatewayQuotaOptions {
+  /** Share one store between all clients of a process so they see the same budget. */
+  store?: QuotaStore;
+  /** Longest wait for a free slot in a minute window before failing with quota_exhausted. */
+  maxWaitMs?: number;
+}
+
+export interface GatewayClientOptions {
+  /** The service's base address, version prefix included (e.g. ending in /api/v1). */
+  baseUrl: string;
+  deviceKey: string;
+  fetch?: FetchFunction;
+  /** Limit for one attempt, from sending to the end of the answer. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  quota?: GatewayQuotaOptions;
+  clock?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  logger?: GatewayLogger;
+}
+
+export interface ListOrdersRange {
+  /** Inclusive; a Date is taken in UTC. The service defaults to 7 days ago. */
+  start?: Date | string;
+  /** Inclusive; a Date is taken in UTC. The service defaults to today. */
+  end?: Date | string;
+}
+
+export interface GatewayClient {
+  currencies(): Promise<Result<GatewayCurrency[], GatewayError>>;
+  createDevice(name: string): Promise<Result<DeviceCreateResponse, GatewayError>>;
+  listOrders(range?: ListOrdersRange): Promise<Result<GatewayOrder[], GatewayError>>;
+  /** Never resent once it may have reached the service: see GatewayOutcomeUnknownError. */
+  createOrder(request: CreateOrderRequest): Promise<Result<CreateOrderResponse, GatewayError>>;
+  orderInfo(identifier: GatewayOrderId | string): Promise<Result<GatewayOrder, GatewayError>>;
+  quotaRemaining(): Promise<QuotaRemaining>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_QUOTA_MAX_WAIT_MS = 10_000;
+
+interface CallSpec<T> {
+  operation: GatewayOperation;
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+  quotaClass: QuotaClass;
+  schema: z.ZodType<T, z.ZodTypeDef, unknown>;
+  /** Creating calls are not idempotent on the service. */
+  creates: boolean;
+  reference?: string | null;
+}
+
+function normaliseBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw new Error("gateway baseUrl is not an absolute URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("gateway baseUrl must be http(s)");
+  if (url.search !== "" || url.hash !== "") throw new Error("gateway baseUrl must not carry a query or fragment");
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+function zodIssueError<E>(error: z.ZodError, make: (path: (string | number)[], reason: string) => E): E {
+  const issue = error.issues[0];
+  return make(issue?.path ?? [], issue?.message ?? "invalid");
+}
+
+const DATE_TEXT = /^(\d{4})\/(\d{2})\/(\d{2})$/;
+
+/** "YYYY/MM/DD" in UTC, or null when the input is not a real calendar date. */
+export function formatGatewayDate(value: Date | string): string | null {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) return null;
+    const y = String(value.getUTCFullYear()).padStart(4, "0");
+    const m = String(value.getUTCMonth() + 1).padStart(2, "0");
+    const d = String(value.getUTCDate()).padStart(2, "0");
+    return `${y}/${m}/${d}`;
+  }
+  const match = DATE_TEXT.exec(value);
+  if (match === null) return null;
+  const [, y, m, d] = match.map(Number) as [number, number, number, number];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  const roundTrips = date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+  return roundTrips ? value : null;
+}
+
+function parseRetryAfter(header: string | null, now: Date): number | null {
+  if (header === null) return null;
+  const text = header.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
+
+function errorDetail(text: string): string | null {
+  const parsed = tryParseGatewayJson(text);
+  if (!parsed.ok) return null;
+  const body = gatewayErrorBodySchema.safeParse(parsed.value);
+  return body.success ? body.data.detail : null;
+}
+
+function serialiseCreateOrder(request: z.output<typeof createOrderRequestSchema>): string {
+  // The amount is written as a JSON number straight from its decimal text, so
+  // it never passes through a float on the way out either.
+  const { expected_output_amount, ...rest } = request;
+  const others = JSON.stringify(rest).slice(1, -1);
+  return `{"expected_output_amount":${expected_output_amount}${others === "" ? "" : `,${others}`}}`;
+}
+
+export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  const baseUrl = normaliseBaseUrl(options.baseUrl);
+  const key = deviceKeySchema.safeParse(options.deviceKey);
+  if (!key.success) throw new Error(`gateway deviceKey is invalid: ${key.error.issues[0]?.message ?? "invalid"}`);
+  const deviceKey = key.data;
+  const keyHash = hashDeviceKey(deviceKey);
+
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const quotaStore = options.quota?.store ?? createMemoryQuotaStore();
+  const quotaMaxWaitMs = options.quota?.maxWaitMs ?? DEFAULT_QUOTA_MAX_WAIT_MS;
+  const clock = options.clock ?? (() => new Date());
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
+  const logger = options.logger;
+
+  async function acquireQuota(cls: QuotaClass, operation: GatewayOperation): Promise<GatewayQuotaExhaustedError | null> {
+    const deadline = clock().getTime() + quotaMaxWaitMs;
+    // Bounded so that a clock that never moves cannot spin forever.
+    for (let round = 0; round < 100; round += 1) {
+      const now = clock();
+      const taken = await quotaStore.take(keyHash, cls, now);
+      if (taken.ok) return null;
+      const waitMs = Math.max(1, taken.retryAt.getTime() - now.getTime());
+      if (isDayWindow(taken.window) || now.getTime() + waitMs > deadline) {
+        logger?.warn("gateway quota exhausted", { operation, window: taken.window, retryAt: taken.retryAt.toISOString() });
+        return new GatewayQuotaExhaustedError(taken.window, taken.retryAt);
+      }
+      logger?.info("gateway quota: waiting for a free slot", { operation, window: taken.window, waitMs });
+      await sleep(waitMs);
+    }
+    const remaining = await quotaStore.remaining(keyHash, clock());
+    logger?.warn("gateway quota: no slot freed while waiting", { operation, remaining });
+    return new GatewayQuotaExhaustedError(cls === "critical" ? "critical_minute" : "general_minute", new Date(deadline));
+  }
+
+  function toResult<T>(spec: CallSpec<T>, outcome: TransportOutcome): Result<T, GatewayError> {
+    switch (outcome.kind) {
+      case "timeout":
+        return err(new GatewayTimeoutError(timeoutMs, { cause: outcome.cause }));
+      case "network":
+        return err(new GatewayNetworkError(outcome.code, outcome.beforeSend, { cause: outcome.cause }));
+      case "response":
+        break;
+    }
+    const { status, text } = outcome;
+    if (status >= 200 && status < 300) {
+      const json = tryParseGatewayJson(text);
+      if (!json.ok) return err(new GatewayInvalidResponseError([], "the body is not JSON"));
+      const parsed = spec.schema.safeParse(json.value);
+      if (!parsed.success) {
+        return err(zodIssueError(parsed.error, (path, reason) => new GatewayInvalidResponseError(path, reason, { cause: parsed.error })));
+      }
+      return ok(parsed.data);
+    }
+    if (status === 403) return err(new GatewayUnauthorizedError());
+    if (status === 404) {
+      return err(spec.operation === "create_order" || spec.operation === "create_device"
+        ? new GatewayRejectedError(404, errorDetail(text))
+        : new GatewayNotFoundError(errorDetail(text)));
+    }
+    if (status === 429) return err(new GatewayThrottledError(parseRetryAfter(outcome.headers.get("retry-after"), clock())));
+    if (status >= 500) return err(new GatewayServerError(status));
+    return err(new GatewayRejectedError(status, errorDetail(text)));
+  }
+
+  // For a creating call, any failure after the request may have been received
+  // leaves its effect unknown; reporting that (instead of resending) is what
+  // keeps a shopper from being charged twice.
+  function settleCreating<T>(spec: CallSpec<T>, result: Result<T, GatewayError>): Result<T, GatewayError> {
+    if (!spec.creates || result.isOk()) return result;
+    const error = result.error;
+    const unknown =
+      error.kind === "timeout" ||
+      error.kind === "server_error" ||
+      error.kind === "invalid_response" ||
+      (error.kind === "network" && !error.beforeSend);
+    if (!unknown) return result;
+    const operation = spec.operation === "create_device" ? "create_device" : "create_order";
+    logger?.error("gateway call outcome unknown; not resent", { operation, cause: error.kind, reference: spec.reference ?? null });
+    return err(new GatewayOutcomeUnknownError(operation, spec.reference ?? null, { cause: error }));
+  }
+
+  function shouldRetry(spec: CallSpec<unknown>, error: GatewayError): boolean {
+    if (error.kind === "throttled") return true;
+    if (error.kind === "network" && error.beforeSend) return true;
+    if (spec.creates) return false;
+    return error.kind === "server_error" || error.kind === "network" || error.kind === "timeout";
+  }
+
+  async function call<T>(spec: CallSpec<T>): Promise<Result<T, GatewayError>> {
+    const headers: Record<string, string> = { "X-Device-Id": deviceKey, Accept: "application/json" };
+    if (spec.body !== undefined) headers["Content-Type"] = "application/json";
+    const url = `${baseUrl}${spec.path}`;
+    return runWithRetry(
+      async () => {
+        const quotaError = await acquireQuota(spec.quotaClass, spec.operation);
+        if (quotaError !== null) return err(quotaError);
+        const outcome = await sendOnce(fetchFn, { url, method: spec.method, headers, body: spec.body }, timeoutMs);
+        return settleCreating(spec, toResult(spec, outcome));
+      },
+      {
+        policy,
+        env: { sleep, random, clock },
+        shouldRetry: (error) => shouldRetry(spec, error),
+        onRetry: ({ attempt, error, delayMs }) =>
+          logger?.warn("gateway call failed; retrying", { operation: spec.operation, attempt, error: error.kind, delayMs }),
+        onGiveUp: ({ attempt, error, reason }) =>
+          logger?.warn("gateway call failed; giving up", { operation: spec.operation, attempt, error: error.kind, reason }),
+      },
+    );
+  }
+
+  return {
+    currencies() {
+      return call({
+        operation: "currencies",
+        method: "GET",
+        path: "/currencies",
+        quotaClass: "general",
+        schema: currenciesResponseSchema,
+        creates: false,
+      });
+    },
+
+    async createDevice(name) {
+      const request = deviceCreateRequestSchema.safeParse({ name });
+      if (!request.success) {
+        return err(zodIssueError(request.error, (path, reason) => new GatewayInvalidRequestError(path, reason)));
+      }
+      return call({
+        operation: "create_device",
+        method: "POST",
+        path: "/device/",
+        body: JSON.stringify(request.data),
+        quotaClass: "critical",
+        schema: deviceCreateResponseSchema,
+        creates: true,
+      });
+    },
+
+    async listOrders(range = {}) {
+      const query: string[] = [];
+      const dates: Partial<Record<"start" | "end", string>> = {};
+      for (const field of ["start", "end"] as const) {
+        const value = range[field];
+        if (value === undefined) continue;
+        const formatted = formatGatewayDate(value);
+        if (formatted === null) {
+          return err(new GatewayInvalidRequestError([field], "must be a valid Date or a YYYY/MM/DD date"));
+        }
+        dates[field] = formatted;
+        query.push(`${field}=${formatted}`);
+      }
+      if (dates.start !== undefined && dates.end !== undefined && dates.start > dates.end) {
+        return err(new GatewayInvalidRequestError(["start"], "start is after end"));
+      }
+      return call({
+        operation: "list_orders",
+        method: "GET",
+        path: `/orders/${query.length === 0 ? "" : `?${query.join("&")}`}`,
+        quotaClass: "general",
+        schema: ordersListResponseSchema,
+        creates: false,
+      });
+    },
+
+    async createOrder(request) {
+      const parsed = createOrderRequestSchema.safeParse(request);
+      if (!parsed.success) {
+        return err(zodIssueError(parsed.error, (path, reason) => new GatewayInvalidRequestError(path, reason)));
+      }
+      return call({
+        operation: "create_order",
+        method: "POST",
+        path: "/orders/",
+        body: serialiseCreateOrder(parsed.data),
+        quotaClass: "critical",
+        schema: createOrderResponseSchema,
+        creates: true,
+        reference: parsed.data.reference ?? null,
+      });
+    },
+
+    async orderInfo(identifier) {
+      const id = gatewayOrderIdSchema.safeParse(identifier);
+      if (!id.success) return err(new GatewayInvalidRequestError(["identifier"], "must be a UUID"));
+      return call({
+        operation: "order_info",
+        method: "GET",
+        path: `/orders/info/${encodeURIComponent(id.data)}`,
+        quotaClass: "general",
+        schema: orderInfoResponseSchema,
+        creates: false,
+      });
+    },
+
+    quotaRemaining() {
+      return quotaStore.remaining(keyHash, clock());
+    },
+  };
+}

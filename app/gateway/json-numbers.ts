@@ -1,0 +1,35 @@
+// Owns reading the gateway's JSON without losing the exact text of its numbers.
+// Amounts arrive as JSON numbers; JSON.parse would turn them into floats, so
+// every number is kept as a JsonNumber holding its source text, and the
+// schemas turn that text into exact decimal strings (or safe integers).
+
+export class JsonNumber {
+  constructor(readonly text: string) {}
+}
+
+interface ReviverContext {
+  source?: string;
+}
+
+// Node 22's JSON.parse hands the reviver each primitive's source text
+// (json-parse-with-source), so the number is never rounded on the way in.
+function keepNumberText(_key: string, value: unknown, context?: ReviverContext): unknown {
+  if (typeof value === "number") {
+    return new JsonNumber(context?.source ?? String(value));
+  }
+  return value;
+}
+
+/** Parses gateway JSON; throws SyntaxError on malformed text like JSON.parse. */
+export function parseGatewayJson(text: string): unknown {
+  return JSON.parse(text, keepNumberText);
+}
+
+/** Parses gateway JSON; returns undefined instead of throwing on malformed text. */
+export function tryParseGatewayJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: parseGatewayJson(text) };
+  } catch {
+    return { ok: false };
+  }
+}
