@@ -185,7 +185,11 @@ export const orderInfoResponseSchema = z
 // ---------------------------------------------------------------------------
 // POST /orders/
 
-const positiveAmountSchema = decimalStringSchema.refine((v) => new Decimal(v).greaterThan(0), "must be greater than zero");
+// Refinements run even after an earlier one failed, hence the guard.
+const positiveAmountSchema = decimalStringSchema.refine(
+  (v) => !isDecimalText(v) || new Decimal(v).greaterThan(0),
+  "must be greater than zero",
+);
 
 export const createOrderRequestSchema = z
   .object({

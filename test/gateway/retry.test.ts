@@ -1,0 +1,87 @@
+import { err, ok } from "neverthrow";
+import { describe, expect, it } from "vitest";
+import { GatewayServerError, GatewayThrottledError, GatewayUnauthorizedError, type GatewayError } from "../../app/gateway/errors";
+import { DEFAULT_RETRY_POLICY, retryDelayMs, runWithRetry } from "../../app/gateway/retry";
+
+const policy = { ...DEFAULT_RETRY_POLICY };
+
+describe("retryDelayMs", () => {
+  it("starts a 429 from Retry-After and doubles it on each consecutive 429", () => {
+    const error = new GatewayThrottledError(3);
+    const mid = () => 0.5;
+    expect([1, 2, 3, 4].map((n) => retryDelayMs(error, { consecutiveThrottles: n, consecutiveFailures: 0 }, policy, mid))).toEqual([
+      3_000, 6_000, 12_000, 24_000,
+    ]);
+  });
+
+  it("jitters within ±20 %", () => {
+    const error = new GatewayThrottledError(10);
+    const counters = { consecutiveThrottles: 1, consecutiveFailures: 0 };
+    expect(retryDelayMs(error, counters, policy, () => 0)).toBe(8_000);
+    expect(retryDelayMs(error, counters, policy, () => 0.999_999)).toBe(12_000);
+    for (let i = 0; i < 200; i += 1) {
+      const ms = retryDelayMs(error, counters, policy, Math.random);
+      expect(ms).toBeGreaterThanOrEqual(8_000);
+      expect(ms).toBeLessThanOrEqual(12_000);
+    }
+  });
+
+  it("uses the default when a 429 has no Retry-After", () => {
+    expect(retryDelayMs(new GatewayThrottledError(null), { consecutiveThrottles: 1, consecutiveFailures: 0 }, policy, () => 0.5)).toBe(1_000);
+  });
+
+  it("backs off exponentially after 5xx up to the ceiling", () => {
+    const error = new GatewayServerError(503);
+    const delays = [1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(error, { consecutiveThrottles: 0, consecutiveFailures: n }, policy, () => 0.5));
+    expect(delays).toEqual([500, 1_000, 2_000, 4_000, 8_000, 8_000]);
+  });
+});
+
+describe("runWithRetry", () => {
+  function fakeEnv() {
+    let now = 0;
+    const sleeps: number[] = [];
+    return {
+      sleeps,
+      env: {
+        clock: () => new Date(now),
+        random: () => 0.5,
+        sleep: async (ms: number) => {
+          sleeps.push(ms);
+          now += ms;
+        },
+      },
+    };
+  }
+
+  it("counts only consecutive 429s when doubling", async () => {
+    const { env, sleeps } = fakeEnv();
+    const answers: GatewayError[] = [new GatewayThrottledError(1), new GatewayThrottledError(1), new GatewayServerError(500), new GatewayThrottledError(1)];
+    let calls = 0;
+    const result = await runWithRetry(
+      async () => {
+        const next = answers[calls];
+        calls += 1;
+        return next === undefined ? ok("done") : err(next);
+      },
+      { policy: { ...policy, maxAttempts: 10 }, env, shouldRetry: () => true },
+    );
+    expect(result._unsafeUnwrap()).toBe("done");
+    expect(sleeps).toEqual([1_000, 2_000, 500, 1_000]);
+  });
+
+  it("does not retry what shouldRetry refuses", async () => {
+    const { env, sleeps } = fakeEnv();
+    let calls = 0;
+    const result = await runWithRetry(
+      async () => {
+        calls += 1;
+        return err(new GatewayUnauthorizedError());
+      },
+      { policy, env, shouldRetry: (e) => e.retryable },
+    );
+    expect(result._unsafeUnwrapErr().kind).toBe("unauthorized");
+    expect(calls).toBe(1);
+    expect(sleeps).toEqual([]);
+  });
+});

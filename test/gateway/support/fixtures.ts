@@ -1,0 +1,23 @@
+// Reads the gateway example files kept under test/fixtures/gateway/.
+
+import { readFileSync } from "node:fs";
+import { parseGatewayJson } from "../../../app/gateway/json-numbers";
+
+export function fixtureText(name: string): string {
+  return readFileSync(new URL(`../../fixtures/gateway/${name}`, import.meta.url), "utf8");
+}
+
+/** The example's `body`, read so that numbers keep their exact text. */
+export function fixtureBody(name: string): unknown {
+  const parsed = parseGatewayJson(fixtureText(name)) as { body: unknown };
+  return parsed.body;
+}
+
+/** The example's `body`, read with plain JSON.parse (numbers become floats). */
+export function fixtureBodyPlain(name: string): unknown {
+  return (JSON.parse(fixtureText(name)) as { body: unknown }).body;
+}
+
+export function fixtureJson<T>(name: string): T {
+  return JSON.parse(fixtureText(name)) as T;
+}
