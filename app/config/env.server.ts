@@ -4,6 +4,11 @@ import { z } from "zod";
 
 // A fixed key for local development and tests only; production must set CREDENTIALS_ENCRYPTION_KEYS.
 const DEV_ENCRYPTION_KEY = "dev:ZGV2LW9ubHkta2V5LW5ldmVyLWluLXByb2R1Y3Rpb24=";
+export interface EncryptionKey {
+  id: string;
+  key: Uint8Array;
+}
+
 const booleanText = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
 const encryptionKeys = z
@@ -12,7 +17,7 @@ const encryptionKeys = z
   .transform((text, ctx) => {
     const keys = text.split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
       const [id, material] = entry.split(":");
-      const bytes = material ? Buffer.from(material, "base64") : Buffer.alloc(0);
+      const bytes: Uint8Array = material ? new Uint8Array(Buffer.from(material, "base64")) : new Uint8Array(0);
       if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || bytes.length !== 32) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: "each entry must be <id>:<32 bytes in base64>" });
         return null;
@@ -20,7 +25,7 @@ const encryptionKeys = z
       return { id, key: bytes };
     });
     if (keys.length === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "at least one key" });
-    return keys.filter((k): k is { id: string; key: Buffer } => k !== null);
+    return keys.filter((k): k is EncryptionKey => k !== null);
   });
 
 const schema = z
@@ -74,7 +79,7 @@ const schema = z
 export type AppEnv = Omit<z.infer<typeof schema>, "CREDENTIALS_ENCRYPTION_KEYS" | "SHOPIFY_API_KEY" | "SHOPIFY_API_SECRET"> & {
   SHOPIFY_API_KEY: string;
   SHOPIFY_API_SECRET: string;
-  CREDENTIALS_ENCRYPTION_KEYS: { id: string; key: Buffer }[];
+  CREDENTIALS_ENCRYPTION_KEYS: EncryptionKey[];
 };
 
 export class ConfigurationError extends Error {

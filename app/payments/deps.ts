@@ -1,0 +1,54 @@
+// The explicit dependencies of the payments use cases. Routes and workers build them once
+// (app/services.server.ts); tests pass real ones pointed at a test database, the gateway
+// sandbox and the Shopify stand-in.
+import type { Database } from "~/db/database.server";
+import type { Logger } from "~/lib/logger.server";
+import type { GatewayClient } from "~/gateway/client";
+import type { GatewayCurrency } from "~/gateway/schemas";
+import type { PaymentsAppsClient } from "~/shopify/payments-apps/client";
+import type { Shop } from "../../generated/prisma/sqlite/client";
+
+export type GatewayEnv = "live" | "sandbox";
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface ShopGatewayAccess {
+  env: GatewayEnv;
+  client: GatewayClient;
+  secretKeyHex: string;
+}
+
+export interface GatewayDirectory {
+  /** The gateway for one of a shop's environments; null when that environment has no credentials. */
+  forShop(shop: Shop, env: GatewayEnv): ShopGatewayAccess | null;
+  /** GET /currencies for that access, cached for a few minutes (it counts against the quota). */
+  currencies(access: ShopGatewayAccess): Promise<GatewayCurrency[] | null>;
+}
+
+export interface ShopifyDirectory {
+  /** The Payments Apps client with the shop's offline token; null when the shop has none. */
+  forShop(shopDomain: string): Promise<PaymentsAppsClient | null>;
+}
+
+export interface ReturnLinks {
+  /** Where the gateway sends the shopper back (url_ok, url_ko, url_standby). */
+  returnUrl(payment: { id: string; shopId: string }, outcome: "ok" | "ko" | "standby"): string;
+  /** The app's own payment page for a payment. */
+  paymentPageUrl(payment: { id: string; shopId: string }): string;
+  verify(payment: { id: string; shopId: string }, signature: string): boolean;
+}
+
+export interface PaymentsDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  gateways: GatewayDirectory;
+  shopify: ShopifyDirectory;
+  links: ReturnLinks;
+  /** Wakes the background workers after new work was stored (no-op when they poll). */
+  notify?: { outbox(): void; inbox(): void };
+}

@@ -1,0 +1,212 @@
+// The durable outbox of calls to Shopify's Payments Apps API. A message is stored in the
+// same transaction as the decision that needs it, then delivered by `deliverDueMessages`
+// (any number of workers: each message is claimed atomically) or at once by
+// `deliverNow`. Throttling, 5xx and network failures are retried with backoff until they
+// succeed; Shopify's "already done" counts as success; other user errors are recorded and
+// shown to the merchant.
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Prisma } from "../../generated/prisma/sqlite/client";
+import type { OutboxMessage } from "../../generated/prisma/sqlite/client";
+import { classifyUserErrors } from "~/shopify/payments-apps/classify-user-errors";
+import type { PaymentsAppsClient, PaymentsAppsResult } from "~/shopify/payments-apps/client";
+import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
+import { PAYMENT_SESSION_REJECTION_CODES, PENDING_REASONS } from "~/shopify/payments-apps/outcome";
+import type { PaymentsDeps } from "./deps";
+
+const gid = z.string().min(1);
+export const outboxPayloadSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("payment.resolve"), gid }),
+  z.object({ kind: z.literal("payment.reject"), gid, code: z.enum(PAYMENT_SESSION_REJECTION_CODES), merchantMessage: z.string() }),
+  z.object({ kind: z.literal("payment.pending"), gid, pendingExpiresAt: z.string().datetime(), reason: z.enum(PENDING_REASONS) }),
+  z.object({ kind: z.literal("refund.resolve"), gid }),
+  z.object({ kind: z.literal("refund.reject"), gid, merchantMessage: z.string() }),
+  z.object({ kind: z.literal("capture.resolve"), gid }),
+  z.object({ kind: z.literal("capture.reject"), gid, merchantMessage: z.string() }),
+  z.object({ kind: z.literal("void.resolve"), gid }),
+  z.object({ kind: z.literal("void.reject"), gid, merchantMessage: z.string() }),
+  z.object({ kind: z.literal("app.configure"), ready: z.boolean(), externalHandle: z.string().nullable() }),
+]);
+export type OutboxPayload = z.infer<typeof outboxPayloadSchema>;
+
+type Tx = Prisma.TransactionClient;
+
+export async function enqueue(
+  tx: Tx,
+  message: { shopDomain: string; paymentId?: string | null; dedupeKey: string; payload: OutboxPayload; now: Date },
+): Promise<OutboxMessage> {
+  const existing = await tx.outboxMessage.findUnique({ where: { dedupeKey: message.dedupeKey } });
+  if (existing) return existing;
+  return tx.outboxMessage.create({
+    data: {
+      shopDomain: message.shopDomain,
+      paymentId: message.paymentId ?? null,
+      kind: message.payload.kind,
+      dedupeKey: message.dedupeKey,
+      payload: JSON.stringify(message.payload),
+      nextAttemptAt: message.now,
+    },
+  });
+}
+
+/** Backoff for the n-th failed attempt: 1 s doubling to 10 min, ±20% jitter. */
+export function outboxBackoffMs(attempt: number, random: () => number = Math.random, retryAfterMs?: number | null): number {
+  const base = Math.min(600_000, 1_000 * 2 ** Math.max(0, attempt - 1));
+  const jittered = base * (0.8 + random() * 0.4);
+  return Math.max(retryAfterMs ?? 0, Math.round(jittered));
+}
+
+function call(client: PaymentsAppsClient, payload: OutboxPayload): Promise<PaymentsAppsResult> {
+  switch (payload.kind) {
+    case "payment.resolve":
+      return client.resolvePaymentSession(payload.gid);
+    case "payment.reject":
+      return client.rejectPaymentSession(payload.gid, { code: payload.code, merchantMessage: payload.merchantMessage });
+    case "payment.pending":
+      return client.pendPaymentSession(payload.gid, { pendingExpiresAt: new Date(payload.pendingExpiresAt), reason: payload.reason });
+    case "refund.resolve":
+      return client.resolveRefundSession(payload.gid);
+    case "refund.reject":
+      return client.rejectRefundSession(payload.gid, { code: "PROCESSING_ERROR", merchantMessage: payload.merchantMessage });
+    case "capture.resolve":
+      return client.resolveCaptureSession(payload.gid);
+    case "capture.reject":
+      return client.rejectCaptureSession(payload.gid, { code: "PROCESSING_ERROR", merchantMessage: payload.merchantMessage });
+    case "void.resolve":
+      return client.resolveVoidSession(payload.gid);
+    case "void.reject":
+      return client.rejectVoidSession(payload.gid, { code: "PROCESSING_ERROR", merchantMessage: payload.merchantMessage });
+    case "app.configure":
+      return client.configurePaymentsApp({ externalHandle: payload.externalHandle, ready: payload.ready });
+  }
+}
+
+const CLAIM_MS = 30_000;
+
+async function claim(deps: PaymentsDeps, id: string, worker: string): Promise<OutboxMessage | null> {
+  const now = deps.clock.now();
+  const claimed = await deps.db.outboxMessage.updateMany({
+    where: { id, status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+    data: { lockedBy: worker, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
+  });
+  if (claimed.count !== 1) return null;
+  return deps.db.outboxMessage.findUnique({ where: { id } });
+}
+
+export type DeliveryResult = "done" | "failed" | "retry" | "skipped";
+
+/** Delivers one claimed message and records what happened. */
+async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promise<DeliveryResult> {
+  const now = () => deps.clock.now();
+  const payload = outboxPayloadSchema.parse(JSON.parse(message.payload));
+  const log = deps.logger.child({ outboxId: message.id, kind: payload.kind, shop: message.shopDomain });
+
+  if (payload.kind === "payment.pending" && message.paymentId) {
+    const payment = await deps.db.payment.findUnique({ where: { id: message.paymentId } });
+    if (!payment || payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected") {
+      await deps.db.outboxMessage.update({ where: { id: message.id }, data: { status: "done", doneAt: now(), result: JSON.stringify({ superseded: true }), lockedUntil: null } });
+      return "skipped";
+    }
+  }
+
+  const client = await deps.shopify.forShop(message.shopDomain);
+  const result: PaymentsAppsResult | null = client ? await call(client, payload) : null;
+  const attempts = message.attempts + 1;
+
+  if (result === null || result.isErr()) {
+    const reason = result === null ? "no offline access token for the shop" : describePaymentsAppsError(result.error);
+    const retryAfter = result?.isErr() && result.error.kind === "throttled" ? result.error.retryAfterMs : null;
+    const delay = outboxBackoffMs(attempts, Math.random, retryAfter);
+    log.warn("Shopify call failed; will retry", { attempts, reason, retryInMs: delay });
+    await deps.db.outboxMessage.update({
+      where: { id: message.id },
+      data: { attempts, lastError: reason, nextAttemptAt: new Date(now().getTime() + delay), lockedBy: null, lockedUntil: null },
+    });
+    return "retry";
+  }
+
+  const outcome = result.value;
+  const verdict = classifyUserErrors(outcome);
+  await deps.db.$transaction(async (tx) => {
+    await tx.outboxMessage.update({
+      where: { id: message.id },
+      data: {
+        attempts,
+        status: verdict.ok ? "done" : "failed",
+        doneAt: now(),
+        lockedBy: null,
+        lockedUntil: null,
+        lastError: verdict.ok ? null : verdict.message,
+        result: JSON.stringify({ state: outcome.state, redirectUrl: outcome.redirectUrl, userErrors: outcome.userErrors }),
+      },
+    });
+    if (message.paymentId) await recordShopifyAnswer(tx, message.paymentId, payload, outcome.redirectUrl, outcome.state?.code ?? null, verdict, now());
+  });
+  if (verdict.ok) log.info("Shopify call delivered", { attempts, alreadyInState: verdict.alreadyInState });
+  else log.error("Shopify refused the call", { attempts, reason: verdict.message });
+  return verdict.ok ? "done" : "failed";
+}
+
+async function recordShopifyAnswer(
+  tx: Tx,
+  paymentId: string,
+  payload: OutboxPayload,
+  redirectUrl: string | null,
+  state: string | null,
+  verdict: ReturnType<typeof classifyUserErrors>,
+  at: Date,
+): Promise<void> {
+  const outcome = payload.kind === "payment.resolve" ? "resolved" : payload.kind === "payment.reject" ? "rejected" : payload.kind === "payment.pending" ? "pending" : null;
+  if (!outcome) return;
+  if (!verdict.ok) {
+    await tx.payment.update({ where: { id: paymentId }, data: { attention: "shopify_error", attentionDetail: verdict.message, attentionResolvedAt: null } });
+    await tx.paymentEvent.create({ data: { paymentId, type: "shopify_refused", detail: JSON.stringify({ call: payload.kind, message: verdict.message }), at } });
+    return;
+  }
+  const current = await tx.payment.findUnique({ where: { id: paymentId }, select: { shopifyOutcome: true } });
+  // A late pending answer never overwrites a final one.
+  const keepFinal = outcome === "pending" && (current?.shopifyOutcome === "resolved" || current?.shopifyOutcome === "rejected");
+  await tx.payment.update({
+    where: { id: paymentId },
+    data: {
+      ...(keepFinal ? {} : { shopifyOutcome: outcome, shopifyState: state }),
+      ...(redirectUrl && !keepFinal ? { nextActionUrl: redirectUrl } : {}),
+      ...(outcome === "pending" ? { pendingSentAt: at } : { finalizedAt: at }),
+    },
+  });
+  await tx.paymentEvent.create({ data: { paymentId, type: `shopify_${outcome}`, detail: JSON.stringify({ state, alreadyInState: verdict.alreadyInState }), at } });
+}
+
+/** Claims and delivers one message now (the shopper is waiting); false when another worker holds it or it failed. */
+export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise<DeliveryResult> {
+  const message = await claim(deps, messageId, `inline-${randomUUID()}`);
+  if (!message) {
+    const current = await deps.db.outboxMessage.findUnique({ where: { id: messageId } });
+    return current?.status === "done" ? "done" : current?.status === "failed" ? "failed" : "skipped";
+  }
+  return deliverClaimed(deps, message);
+}
+
+/** One pass of the outbox worker: delivers up to `limit` due messages. */
+export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: string; limit?: number }): Promise<Record<DeliveryResult, number>> {
+  const counts: Record<DeliveryResult, number> = { done: 0, failed: 0, retry: 0, skipped: 0 };
+  const now = deps.clock.now();
+  const due = await deps.db.outboxMessage.findMany({
+    where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+    orderBy: { createdAt: "asc" },
+    take: options.limit ?? 50,
+    select: { id: true },
+  });
+  for (const { id } of due) {
+    const message = await claim(deps, id, options.worker);
+    if (!message) continue;
+    try {
+      counts[await deliverClaimed(deps, message)]++;
+    } catch (error) {
+      deps.logger.error("Outbox delivery crashed", { outboxId: id, error });
+      await deps.db.outboxMessage.update({ where: { id }, data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(now.getTime() + 5_000) } });
+      counts.retry++;
+    }
+  }
+  return counts;
+}

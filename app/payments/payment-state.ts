@@ -1,0 +1,50 @@
+// The payment's state machine. States only move forward (by rank); final states never
+// change. Every transition the app makes goes through `nextState`.
+import type { SettlementDecision } from "./status-mapping";
+
+export const PAYMENT_STATES = ["started", "awaiting_payment", "confirming", "paid", "failed", "not_started"] as const;
+export type PaymentState = (typeof PAYMENT_STATES)[number];
+
+const rank: Record<PaymentState, number> = {
+  started: 0,
+  awaiting_payment: 1,
+  confirming: 2,
+  paid: 3,
+  failed: 3,
+  not_started: 3,
+};
+
+export function isPaymentState(value: string): value is PaymentState {
+  return (PAYMENT_STATES as readonly string[]).includes(value);
+}
+
+export function isFinalPaymentState(state: PaymentState): boolean {
+  return rank[state] === 3;
+}
+
+/** Payments the reconciler still has to bring to an end. */
+export const OPEN_PAYMENT_STATES: readonly PaymentState[] = ["started", "awaiting_payment", "confirming"];
+
+export function stateForDecision(decision: SettlementDecision): PaymentState | null {
+  switch (decision.kind) {
+    case "wait":
+      return "awaiting_payment";
+    case "confirming":
+      return "confirming";
+    case "resolve":
+      return "paid";
+    case "reject":
+      return "failed";
+    case "review":
+      return null;
+  }
+}
+
+/**
+ * The state after `target` is proposed: the target when it is ahead, the current state
+ * otherwise. A final state is never left, whatever arrives later.
+ */
+export function nextState(current: PaymentState, target: PaymentState | null): PaymentState {
+  if (target === null || isFinalPaymentState(current)) return current;
+  return rank[target] > rank[current] ? target : current;
+}

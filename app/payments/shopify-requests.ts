@@ -1,0 +1,107 @@
+// zod schemas of the requests Shopify sends to the app's payment, refund, capture and
+// void session URLs (see Shopify's offsite payments request reference).
+import { z } from "zod";
+
+const decimalAmount = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, "must be a decimal string with a dot");
+const optionalText = z.string().max(1024).nullish();
+
+export const shopDomainSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, "must be a myshopify.com domain")
+  .max(255);
+
+export const addressSchema = z
+  .object({
+    given_name: optionalText,
+    family_name: optionalText,
+    line1: optionalText,
+    line2: optionalText,
+    city: optionalText,
+    postal_code: optionalText,
+    province: optionalText,
+    province_code: optionalText,
+    country_code: z.string().max(3).nullish(),
+    phone_number: optionalText,
+    company: optionalText,
+  })
+  .passthrough();
+
+export const customerSchema = z
+  .object({
+    email: z.string().max(320).nullish(),
+    phone_number: optionalText,
+    locale: z.string().max(20).nullish(),
+    billing_address: addressSchema.nullish(),
+    shipping_address: addressSchema.nullish(),
+  })
+  .passthrough();
+
+const httpUrl = z.string().url().max(4096).refine((u) => /^https?:\/\//.test(u), "must be http(s)");
+
+export const paymentSessionRequestSchema = z
+  .object({
+    id: z.string().min(1).max(255),
+    gid: z.string().regex(/^gid:\/\/shopify\/PaymentSession\/.+$/, "must be a PaymentSession gid"),
+    group: z.string().min(1).max(255),
+    session_id: z.string().max(255).nullish(),
+    amount: decimalAmount,
+    currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code"),
+    test: z.boolean(),
+    merchant_locale: z.string().max(20).nullish(),
+    payment_method: z
+      .object({
+        type: z.literal("offsite"),
+        data: z.object({ cancel_url: httpUrl.optional() }).passthrough().optional(),
+      })
+      .passthrough(),
+    cancel_url: httpUrl.optional(),
+    proposed_at: z.string().max(64),
+    kind: z.enum(["sale", "authorization"]).default("sale"),
+    customer: customerSchema.nullish(),
+  })
+  .passthrough()
+  .transform((req, ctx) => {
+    const cancelUrl = req.payment_method.data?.cancel_url ?? req.cancel_url;
+    if (!cancelUrl) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["payment_method", "data", "cancel_url"], message: "is required" });
+      return z.NEVER;
+    }
+    return { ...req, cancelUrl };
+  });
+export type PaymentSessionRequest = z.output<typeof paymentSessionRequestSchema>;
+
+const followUpBase = {
+  id: z.string().min(1).max(255),
+  payment_id: z.string().min(1).max(255),
+  amount: decimalAmount,
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  merchant_locale: z.string().max(20).nullish(),
+  proposed_at: z.string().max(64),
+  test: z.boolean().optional(),
+};
+
+export const refundSessionRequestSchema = z.object({ ...followUpBase, gid: z.string().regex(/^gid:\/\/shopify\/RefundSession\/.+$/) }).passthrough();
+export const captureSessionRequestSchema = z.object({ ...followUpBase, gid: z.string().regex(/^gid:\/\/shopify\/CaptureSession\/.+$/) }).passthrough();
+export const voidSessionRequestSchema = z
+  .object({ ...followUpBase, amount: decimalAmount.optional(), currency: z.string().regex(/^[A-Z]{3}$/).optional(), gid: z.string().regex(/^gid:\/\/shopify\/VoidSession\/.+$/) })
+  .passthrough();
+
+export type FollowUpKind = "refund" | "capture" | "void";
+export const followUpSchemas = { refund: refundSessionRequestSchema, capture: captureSessionRequestSchema, void: voidSessionRequestSchema } as const;
+
+/** The headers every Shopify payments request carries. */
+export const shopifyPaymentsHeadersSchema = z.object({
+  "shopify-shop-domain": shopDomainSchema,
+  "shopify-request-id": z.string().min(1).max(255),
+  "shopify-api-version": z.string().regex(/^\d{4}-\d{2}$/, "must look like 2026-04"),
+});
+
+export function readShopifyHeaders(headers: Headers) {
+  return shopifyPaymentsHeadersSchema.safeParse({
+    "shopify-shop-domain": headers.get("shopify-shop-domain") ?? undefined,
+    "shopify-request-id": headers.get("shopify-request-id") ?? undefined,
+    "shopify-api-version": headers.get("shopify-api-version") ?? undefined,
+  });
+}

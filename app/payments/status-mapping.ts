@@ -1,0 +1,69 @@
+// The one status mapping: what a gateway order status means for the Shopify payment
+// session. Pure and exhaustive; every other module asks this one.
+import type { ParsedGatewayStatus, GatewayStatus } from "~/gateway/statuses";
+import type { PaymentSessionRejectionCode, PendingReason } from "~/shopify/payments-apps/outcome";
+
+export type AttentionReason = "underpaid" | "out_of_condition" | "late_payment" | "unknown_status" | "shopify_error" | "pending_window_expired";
+
+export type SettlementDecision =
+  /** Nothing to tell Shopify yet; a returning shopper is told "pending" with this reason. */
+  | { kind: "wait"; pendingReason: PendingReason }
+  /** Money seen on-chain, waiting for confirmation. */
+  | { kind: "confirming"; pendingReason: "NETWORK_ACTION_REQUIRED" }
+  | { kind: "resolve" }
+  | { kind: "reject"; code: PaymentSessionRejectionCode; merchantMessage: string; attention?: AttentionReason }
+  /** A status this app does not know: never treated as paid, left for a person. */
+  | { kind: "review"; attention: "unknown_status"; detail: string };
+
+function assertUnreachable(value: never): never {
+  throw new Error(`Unhandled gateway status: ${String(value)}`);
+}
+
+export function decideForGatewayStatus(status: GatewayStatus): SettlementDecision {
+  switch (status) {
+    case "NR":
+    case "PE":
+      return { kind: "wait", pendingReason: "BUYER_ACTION_REQUIRED" };
+    case "AC":
+      return { kind: "confirming", pendingReason: "NETWORK_ACTION_REQUIRED" };
+    case "CO":
+    case "CM":
+      return { kind: "resolve" };
+    case "EX":
+      return { kind: "reject", code: "CANCELLED_PAYMENT", merchantMessage: "The crypto payment expired before the shopper paid." };
+    case "CA":
+      return { kind: "reject", code: "CANCELLED_PAYMENT", merchantMessage: "The crypto payment was cancelled: no currency was chosen or nothing was paid within 24 hours." };
+    case "DE":
+      return { kind: "reject", code: "CANCELLED_PAYMENT", merchantMessage: "The crypto payment order was deleted at the gateway." };
+    case "FA":
+      return { kind: "reject", code: "PROCESSING_ERROR", merchantMessage: "The crypto transaction failed or was not confirmed on-chain." };
+    case "IA":
+      return {
+        kind: "reject",
+        code: "INSUFFICIENT_FUNDS",
+        merchantMessage: "The shopper sent less than the amount due. The crypto received is held at the gateway: refund it from the gateway dashboard or contact the shopper.",
+        attention: "underpaid",
+      };
+    case "OC":
+      return {
+        kind: "reject",
+        code: "PROCESSING_ERROR",
+        merchantMessage: "The payment arrived after the rate window and no longer covers the order. The crypto received is held at the gateway: refund it from the gateway dashboard or contact the shopper.",
+        attention: "out_of_condition",
+      };
+    default:
+      return assertUnreachable(status);
+  }
+}
+
+export function decideForParsedStatus(status: ParsedGatewayStatus): SettlementDecision {
+  if (!status.known) {
+    return { kind: "review", attention: "unknown_status", detail: `The gateway reported an unknown status "${status.code}".` };
+  }
+  return decideForGatewayStatus(status.code);
+}
+
+/** Whether a gateway status shows that crypto was received (so a late one needs a person). */
+export function statusShowsFundsReceived(status: GatewayStatus): boolean {
+  return status === "AC" || status === "CO" || status === "CM" || status === "IA" || status === "OC";
+}

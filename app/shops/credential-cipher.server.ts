@@ -1,0 +1,59 @@
+// Encrypts gateway credentials at rest with AES-256-GCM (authenticated). Each ciphertext
+// names the key that sealed it, so keys can be rotated: the first key encrypts, every
+// listed key decrypts, and `needsRotation` tells which values to re-seal.
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import type { EncryptionKey } from "~/config/env.server";
+
+const VERSION = "v1";
+
+export interface CredentialCipher {
+  encrypt(plaintext: string, context: string): string;
+  decrypt(sealed: string, context: string): string;
+  needsRotation(sealed: string): boolean;
+}
+
+export class CredentialDecryptionError extends Error {
+  override name = "CredentialDecryptionError";
+}
+
+export function createCredentialCipher(keys: readonly EncryptionKey[]): CredentialCipher {
+  const current = keys[0];
+  if (!current) throw new Error("at least one encryption key is required");
+  const byId = new Map(keys.map((k) => [k.id, k.key]));
+  return {
+    // `context` (e.g. "shop-id:live:device-key") is bound as additional data, so a value
+    // copied to another shop or field does not decrypt.
+    encrypt(plaintext, context) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", current.key, iv);
+      cipher.setAAD(Buffer.from(context, "utf8"));
+      const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+      const tag = cipher.getAuthTag();
+      return [VERSION, current.id, iv.toString("base64url"), tag.toString("base64url"), body.toString("base64url")].join(":");
+    },
+    decrypt(sealed, context) {
+      const [version, keyId, iv, tag, body] = sealed.split(":");
+      const key = keyId ? byId.get(keyId) : undefined;
+      if (version !== VERSION || !key || !iv || !tag || body === undefined) {
+        throw new CredentialDecryptionError("stored credential cannot be decrypted with the configured keys");
+      }
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+        decipher.setAAD(Buffer.from(context, "utf8"));
+        decipher.setAuthTag(Buffer.from(tag, "base64url"));
+        return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+      } catch {
+        throw new CredentialDecryptionError("stored credential failed authentication");
+      }
+    },
+    needsRotation(sealed) {
+      return sealed.split(":")[1] !== current.id;
+    },
+  };
+}
+
+/** What the admin shows of a secret: never the whole value. */
+export function maskSecret(value: string): string {
+  const tail = value.slice(-4);
+  return `••••••••${tail}`;
+}
