@@ -1,0 +1,198 @@
+// The Payments Apps GraphQL endpoint: checks the access token, parses the request,
+// validates the operation against the real schema (answering an invalid one the way
+// Shopify does: HTTP 200 with top-level errors), executes it against the store and
+// records every request with its variables, validation result and answer.
+
+import { createHash, timingSafeEqual } from "node:crypto";
+import {
+  execute,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
+} from "graphql";
+import { z } from "zod";
+import type { StandinStore } from "./store";
+
+export interface GraphqlAnswer {
+  status: number;
+  body: unknown;
+}
+
+export interface GraphqlRequest {
+  shopDomain: string;
+  apiVersion: string;
+  accessToken: string | undefined;
+  contentType: string | undefined;
+  rawBody: string;
+}
+
+const requestSchema = z.object({
+  query: z.string().min(1),
+  variables: z.record(z.unknown()).nullish(),
+  operationName: z.string().nullish(),
+});
+
+// graphql-ruby's codes for the validation failures an app is most likely to make,
+// so an invalid operation is reported in the words Shopify uses.
+const RULE_CODES: Record<string, string> = {
+  FieldsOnCorrectTypeRule: "undefinedField",
+  KnownArgumentNamesRule: "argumentNotAccepted",
+  ProvidedRequiredArgumentsRule: "missingRequiredArguments",
+  ScalarLeafsRule: "selectionMismatch",
+  KnownTypeNamesRule: "undefinedType",
+  VariablesInAllowedPositionRule: "variableMismatch",
+  NoUndefinedVariablesRule: "variableNotDefined",
+  NoUnusedVariablesRule: "variableNotUsed",
+  ValuesOfCorrectTypeRule: "argumentLiteralsIncompatible",
+  PossibleFragmentSpreadsRule: "cannotSpreadFragment",
+  OverlappingFieldsCanBeMergedRule: "fieldConflict",
+  UniqueArgumentNamesRule: "argumentNotUnique",
+  KnownDirectivesRule: "undefinedDirective",
+  KnownFragmentNamesRule: "undefinedFragment",
+  NoUnusedFragmentsRule: "useAndDefineFragment",
+  LoneAnonymousOperationRule: "anonymousOperationMustBeAlone",
+  UniqueOperationNamesRule: "operationNotUnique",
+  VariablesAreInputTypesRule: "variableRequiresValidType",
+};
+
+export const INVALID_TOKEN_MESSAGE = "[API] Invalid API key or access token (unrecognized login or wrong password)";
+
+export function answerGraphql(
+  request: GraphqlRequest,
+  context: { store: StandinStore; schema: GraphQLSchema; rootValue: Record<string, unknown>; expectedToken: string; now: () => Date },
+): GraphqlAnswer {
+  const { store } = context;
+  const base = {
+    at: context.now().toISOString(),
+    shopDomain: request.shopDomain,
+    apiVersion: request.apiVersion,
+    fault: null,
+  };
+
+  let query: string | null = null;
+  let variables: Record<string, unknown> = {};
+  let operationName: string | null = null;
+  const parsedBody = parseBody(request);
+  if (parsedBody.ok) ({ query, variables, operationName } = parsedBody);
+
+  const finish = (answer: GraphqlAnswer, validation: { valid: boolean; errors: unknown[] } | null): GraphqlAnswer => {
+    store.record({
+      ...base,
+      operationName: operationName ?? (query ? firstOperationName(query) : null),
+      query,
+      variables,
+      validation,
+      status: answer.status,
+      answer: answer.body,
+      sessionIds: sessionIdsIn(variables, query),
+    });
+    return answer;
+  };
+
+  if (!tokenMatches(request.accessToken, context.expectedToken)) {
+    return finish({ status: 401, body: { errors: INVALID_TOKEN_MESSAGE } }, null);
+  }
+  if (!parsedBody.ok || query === null) {
+    return finish({ status: 400, body: { errors: { query: "Required parameter missing or invalid" } } }, null);
+  }
+
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (error) {
+    const errors = [formatError(error instanceof GraphQLError ? error : new GraphQLError(String(error)), "parseError")];
+    return finish({ status: 200, body: { errors } }, { valid: false, errors });
+  }
+
+  const validationErrors = validateLikeShopify(context.schema, document);
+  if (validationErrors.length > 0) {
+    return finish({ status: 200, body: { errors: validationErrors } }, { valid: false, errors: validationErrors });
+  }
+
+  const result = execute({
+    schema: context.schema,
+    document,
+    rootValue: context.rootValue,
+    variableValues: variables,
+    operationName,
+  });
+  if (isPromiseLike(result)) throw new Error("The stand-in's resolvers are synchronous");
+
+  // No `data` at all means the request failed before execution: bad variables or a
+  // missing operation name. Shopify answers those like validation errors.
+  if (!("data" in result) || result.data === undefined) {
+    const errors = (result.errors ?? []).map((e) => formatError(e, "INVALID_VARIABLE"));
+    return finish({ status: 200, body: { errors } }, { valid: false, errors });
+  }
+  const body: Record<string, unknown> = { data: result.data };
+  if (result.errors?.length) body.errors = result.errors.map((e) => formatError(e, "INTERNAL_SERVER_ERROR"));
+  body.extensions = { cost: costExtension() };
+  return finish({ status: 200, body }, { valid: true, errors: [] });
+}
+
+function parseBody(
+  request: GraphqlRequest,
+): { ok: true; query: string; variables: Record<string, unknown>; operationName: string | null } | { ok: false } {
+  if (request.contentType?.startsWith("application/graphql")) {
+    return request.rawBody.trim() ? { ok: true, query: request.rawBody, variables: {}, operationName: null } : { ok: false };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(request.rawBody);
+  } catch {
+    return { ok: false };
+  }
+  const parsed = requestSchema.safeParse(json);
+  if (!parsed.success) return { ok: false };
+  return { ok: true, query: parsed.data.query, variables: parsed.data.variables ?? {}, operationName: parsed.data.operationName ?? null };
+}
+
+function validateLikeShopify(schema: GraphQLSchema, document: DocumentNode) {
+  return specifiedRules.flatMap((rule: ValidationRule) =>
+    validate(schema, document, [rule]).map((error) => formatError(error, RULE_CODES[rule.name] ?? rule.name.replace(/Rule$/, ""))),
+  );
+}
+
+function formatError(error: GraphQLError, code: string) {
+  const json = error.toJSON();
+  return { ...json, extensions: { code, ...(json.extensions ?? {}) } };
+}
+
+function tokenMatches(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function firstOperationName(query: string): string | null {
+  return /\b(?:mutation|query)\s+([_A-Za-z][_0-9A-Za-z]*)/.exec(query)?.[1] ?? null;
+}
+
+function sessionIdsIn(variables: unknown, query: string | null): string[] {
+  const found = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (typeof value === "string" && value.startsWith("gid://shopify/")) found.add(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(variables);
+  for (const match of query?.matchAll(/gid:\/\/shopify\/[A-Za-z]+\/[A-Za-z0-9_-]+/g) ?? []) found.add(match[0]);
+  return [...found];
+}
+
+// A plausible cost block, as clients (and the app's throttle handling) read it.
+function costExtension() {
+  return {
+    requestedQueryCost: 10,
+    actualQueryCost: 10,
+    throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 990, restoreRate: 50 },
+  };
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}

@@ -1,0 +1,445 @@
+// The local Shopify stand-in (development and tests only): the Payments Apps GraphQL
+// endpoint validated against the real schema, the checkout simulator and order pages,
+// fault injection, and an inspection API over everything it saw.
+//
+// Routes:
+//   GET  /                                         home, links to the simulator
+//   GET  /checkout, POST /checkout                 the checkout simulator
+//   POST /checkout/sessions/:id/retry              send the same payment session again
+//   GET  /checkout/cancelled/:id                   the payment session's cancel_url
+//   GET  /orders/:id                               the order as Shopify shows it
+//   POST /orders/:id/refunds|captures|voids        open a refund, capture or void session
+//   POST [/:shop]/payments_apps/api/:version/graphql.json   the Payments Apps API
+//   POST|DELETE|GET /_standin/faults               fault injection for the GraphQL endpoint
+//   GET  /_standin/sessions[/:id], POST /_standin/sessions  inspection and scripted sessions
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { checkoutFormToInput, checkoutInputSchema, DEMO_CHECKOUT } from "./checkout-input";
+import { FaultQueue, faultRequestSchema, type ActiveFault, type FaultRequest } from "./faults";
+import { answerGraphql } from "./graphql-endpoint";
+import { BodyTooLargeError, isForm, readBody, redirect, sendHtml, sendJson } from "./http";
+import { cancelledPage, checkoutPage, deliveryFailedPage, followUpFailedPage, homePage, messagePage, orderPage } from "./pages";
+import { createRootValue } from "./resolvers";
+import { paymentsAppsSchema, STANDIN_API_VERSION } from "./schema";
+import { ShopifySimulator, type CheckoutOverrides } from "./simulator";
+import {
+  StandinStore,
+  type AppDelivery,
+  type FollowUpSessionRecord,
+  type FollowUpType,
+  type OperationRecord,
+  type PaymentSessionRecord,
+  type PaymentsAppConfiguration,
+  type SessionRecord,
+} from "./store";
+
+export interface ShopifyStandinOptions {
+  port?: number;
+  host?: string;
+  /** The app's origin, e.g. http://127.0.0.1:3000. */
+  appUrl: string;
+  shopDomain?: string;
+  /** The offline token the app must present; random when omitted. */
+  accessToken?: string;
+  paymentSessionPath?: string;
+  refundSessionPath?: string | null;
+  captureSessionPath?: string | null;
+  voidSessionPath?: string | null;
+  /** The stand-in's clock (pending expiry, timestamps). */
+  now?: () => Date;
+}
+
+/** What tests and the dev runner can read and drive in-process (the HTTP API mirrors it). */
+export interface StandinInspection {
+  paymentSessions(): PaymentSessionRecord[];
+  refundSessions(): FollowUpSessionRecord[];
+  captureSessions(): FollowUpSessionRecord[];
+  voidSessions(): FollowUpSessionRecord[];
+  /** Any session by id or gid. */
+  session(idOrGid: string): SessionRecord | undefined;
+  operations(): OperationRecord[];
+  /** Operations that failed schema validation (or variable coercion): should stay empty. */
+  invalidOperations(): OperationRecord[];
+  operationsFor(idOrGid: string): OperationRecord[];
+  configuration(): PaymentsAppConfiguration | null;
+  configurationChanges(): PaymentsAppConfiguration[];
+  /** A payment session from the demo checkout with changes, not yet sent to the app. */
+  createPaymentSession(overrides?: CheckoutOverrides): PaymentSessionRecord;
+  /** Creates a payment session and POSTs it to the app, like a buyer choosing the app at checkout. */
+  startPayment(overrides?: CheckoutOverrides): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
+  /** POSTs an existing payment session again (same id), as Shopify's retries do. */
+  redeliverPayment(idOrGid: string): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
+  createFollowUpSession(type: FollowUpType, paymentIdOrGid: string, options?: { amount?: string }): FollowUpSessionRecord;
+  startFollowUp(type: FollowUpType, paymentIdOrGid: string, options?: { amount?: string }): Promise<{ session: FollowUpSessionRecord; delivery: AppDelivery }>;
+  setFault(request: FaultRequest): ActiveFault;
+  clearFaults(): void;
+  reset(): void;
+}
+
+export interface ShopifyStandin {
+  origin: string;
+  shopDomain: string;
+  accessToken: string;
+  /** The exact URL the app's Payments Apps client must use for this shop. */
+  graphqlEndpoint(shopDomain?: string, apiVersion?: string): string;
+  state: StandinInspection;
+  close(): Promise<void>;
+}
+
+const GRAPHQL_PATH = /^\/(?:([a-z0-9][a-z0-9.-]*)\/)?payments_apps\/api\/([0-9]{4}-[0-9]{2}|unstable)\/graphql\.json$/i;
+
+const scriptedSessionSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("payment"), checkout: z.record(z.unknown()).default({}), deliver: z.boolean().default(true) }),
+  z.object({ type: z.literal("refund"), paymentId: z.string().min(1), amount: z.string().optional(), deliver: z.boolean().default(true) }),
+  z.object({ type: z.literal("capture"), paymentId: z.string().min(1), deliver: z.boolean().default(true) }),
+  z.object({ type: z.literal("void"), paymentId: z.string().min(1), deliver: z.boolean().default(true) }),
+]);
+
+export async function startShopifyStandin(options: ShopifyStandinOptions): Promise<ShopifyStandin> {
+  const appUrl = z.string().url().parse(options.appUrl);
+  const shopDomain = options.shopDomain ?? "demo-shop.myshopify.com";
+  const accessToken = options.accessToken ?? `shpat_${randomBytes(16).toString("hex")}`;
+  const now = options.now ?? (() => new Date());
+  const schema = paymentsAppsSchema();
+  const store = new StandinStore(now);
+  const faults = new FaultQueue();
+  let origin = "";
+
+  const simulator = new ShopifySimulator(store, {
+    shopDomain,
+    appUrl,
+    paymentSessionPath: options.paymentSessionPath ?? "/payments/session",
+    refundSessionPath: options.refundSessionPath === undefined ? "/payments/refund" : options.refundSessionPath,
+    captureSessionPath: options.captureSessionPath === undefined ? "/payments/capture" : options.captureSessionPath,
+    voidSessionPath: options.voidSessionPath === undefined ? "/payments/void" : options.voidSessionPath,
+    now,
+    origin: () => origin,
+  });
+  const rootValue = createRootValue(store, (paymentId) => `${origin}/orders/${encodeURIComponent(paymentId)}`);
+  // Held answers of the "slow" fault, released early when the stand-in closes.
+  const heldAnswers = new Set<() => void>();
+
+  const requirePayment = (idOrGid: string): PaymentSessionRecord => {
+    const payment = store.findPayment(idOrGid);
+    if (!payment) throw new Error(`No payment session ${idOrGid}`);
+    return payment;
+  };
+  const openFollowUp = (type: FollowUpType, paymentIdOrGid: string, amount?: string): FollowUpSessionRecord => {
+    const result = simulator.createFollowUp(type, requirePayment(paymentIdOrGid), amount);
+    if (typeof result === "string") throw new Error(result);
+    return result;
+  };
+
+  const state: StandinInspection = {
+    paymentSessions: () => clone(store.paymentSessions()),
+    refundSessions: () => clone(store.followUpSessions("refund")),
+    captureSessions: () => clone(store.followUpSessions("capture")),
+    voidSessions: () => clone(store.followUpSessions("void")),
+    session: (idOrGid) => {
+      const found = store.find(idOrGid);
+      return found ? clone(found) : undefined;
+    },
+    operations: () => clone(store.operations()),
+    invalidOperations: () => clone(store.operations().filter((o) => o.validation?.valid === false)),
+    operationsFor: (idOrGid) => clone(operationsFor(store, idOrGid)),
+    configuration: () => clone(store.configuration()),
+    configurationChanges: () => clone(store.configurationChanges()),
+    createPaymentSession: (overrides) => clone(simulator.createPaymentSession(simulator.checkoutInput(overrides))),
+    startPayment: async (overrides) => {
+      const session = simulator.createPaymentSession(simulator.checkoutInput(overrides));
+      const delivery = await simulator.deliverPayment(session);
+      return clone({ session, delivery });
+    },
+    redeliverPayment: async (idOrGid) => {
+      const session = requirePayment(idOrGid);
+      const delivery = await simulator.deliverPayment(session);
+      return clone({ session, delivery });
+    },
+    createFollowUpSession: (type, paymentIdOrGid, opts) => clone(openFollowUp(type, paymentIdOrGid, opts?.amount)),
+    startFollowUp: async (type, paymentIdOrGid, opts) => {
+      const session = openFollowUp(type, paymentIdOrGid, opts?.amount);
+      const delivery = await simulator.deliverFollowUp(session);
+      return clone({ session, delivery });
+    },
+    setFault: (request) => faults.set(faultRequestSchema.parse(request)),
+    clearFaults: () => faults.clear(),
+    reset: () => {
+      store.reset();
+      faults.clear();
+    },
+  };
+
+  async function handleGraphql(req: IncomingMessage, res: ServerResponse, shopInPath: string | undefined, apiVersion: string): Promise<void> {
+    const rawBody = await readBody(req);
+    const fault = faults.take();
+    if (fault) {
+      const recordFault = (status: number, answer: unknown) =>
+        store.record({
+          at: now().toISOString(),
+          shopDomain: shopInPath ?? shopDomain,
+          apiVersion,
+          operationName: null,
+          query: null,
+          variables: null,
+          fault: fault.mode,
+          validation: null,
+          status,
+          answer,
+          sessionIds: [],
+        });
+      switch (fault.mode) {
+        case "network":
+          recordFault(0, null);
+          req.socket.destroy();
+          return;
+        case "http_500":
+          recordFault(500, { errors: "Internal Server Error" });
+          sendJson(res, 500, { errors: "Internal Server Error" });
+          return;
+        case "http_429":
+          recordFault(429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." });
+          sendJson(res, 429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." }, { "Retry-After": "1" });
+          return;
+        case "throttled": {
+          const body = {
+            errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+            extensions: {
+              cost: {
+                requestedQueryCost: 10,
+                actualQueryCost: null,
+                throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 50 },
+              },
+            },
+          };
+          recordFault(200, body);
+          sendJson(res, 200, body);
+          return;
+        }
+        case "slow":
+          recordFault(200, "delayed");
+          await new Promise<void>((resolve) => {
+            const release = () => {
+              clearTimeout(timer);
+              heldAnswers.delete(release);
+              resolve();
+            };
+            const timer = setTimeout(release, fault.delayMs);
+            heldAnswers.add(release);
+          });
+          if (res.destroyed || req.socket.destroyed) return;
+          break;
+      }
+    }
+
+    if (shopInPath !== undefined && shopInPath.toLowerCase() !== shopDomain) {
+      sendJson(res, 404, { errors: "Not Found" });
+      return;
+    }
+    const answer = answerGraphql(
+      {
+        shopDomain,
+        apiVersion,
+        accessToken: headerValue(req, "x-shopify-access-token"),
+        contentType: headerValue(req, "content-type"),
+        rawBody,
+      },
+      { store, schema, rootValue, expectedToken: accessToken, now },
+    );
+    sendJson(res, answer.status, answer.body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://standin.invalid");
+    const path = url.pathname;
+    const method = req.method ?? "GET";
+    let match: RegExpExecArray | null;
+
+    if ((match = GRAPHQL_PATH.exec(path))) {
+      if (method !== "POST") return sendJson(res, 405, { errors: "Method Not Allowed" }, { Allow: "POST" });
+      return handleGraphql(req, res, match[1], match[2] ?? STANDIN_API_VERSION);
+    }
+
+    if (path === "/" && method === "GET") return sendHtml(res, 200, homePage(store.paymentSessions()));
+
+    if (path === "/checkout" && method === "GET") return sendHtml(res, 200, checkoutPage(DEMO_CHECKOUT));
+    if (path === "/checkout" && method === "POST") {
+      if (!isForm(req)) return sendHtml(res, 415, checkoutPage(DEMO_CHECKOUT, ["Send the checkout as a form."]));
+      const form = new URLSearchParams(await readBody(req));
+      const raw = checkoutFormToInput(form);
+      const parsed = checkoutInputSchema.safeParse(raw);
+      if (!parsed.success) {
+        const shown = { ...DEMO_CHECKOUT, ...(raw as object) } as typeof DEMO_CHECKOUT;
+        return sendHtml(res, 400, checkoutPage(shown, parsed.error.issues.map((i) => i.message)));
+      }
+      const session = simulator.createPaymentSession(parsed.data);
+      return answerPaymentDelivery(res, session, await simulator.deliverPayment(session));
+    }
+    if ((match = /^\/checkout\/sessions\/([^/]+)\/retry$/.exec(path)) && method === "POST") {
+      const session = store.findPayment(decodeURIComponent(match[1] ?? ""));
+      if (!session) return sendPage(res, messagePage("Unknown payment session", "This shop has no such payment session.", 404));
+      return answerPaymentDelivery(res, session, await simulator.deliverPayment(session));
+    }
+    if ((match = /^\/checkout\/cancelled\/([^/]+)$/.exec(path)) && method === "GET") {
+      const id = decodeURIComponent(match[1] ?? "");
+      return sendHtml(res, 200, cancelledPage(store.findPayment(id), id));
+    }
+
+    if ((match = /^\/orders\/([^/]+)$/.exec(path)) && method === "GET") {
+      const session = store.findPayment(decodeURIComponent(match[1] ?? ""));
+      if (!session) return sendPage(res, messagePage("Order not found", "This shop has no order for that payment session.", 404));
+      return sendHtml(
+        res,
+        200,
+        orderPage(session, store.followUpsOf(session.id), {
+          canRefund: simulator.followUpPath("refund") !== null,
+          canCaptureVoid: simulator.followUpPath("capture") !== null && simulator.followUpPath("void") !== null,
+        }),
+      );
+    }
+    if ((match = /^\/orders\/([^/]+)\/(refunds|captures|voids)$/.exec(path)) && method === "POST") {
+      const session = store.findPayment(decodeURIComponent(match[1] ?? ""));
+      if (!session) return sendPage(res, messagePage("Order not found", "This shop has no order for that payment session.", 404));
+      const type = ({ refunds: "refund", captures: "capture", voids: "void" } as const)[match[2] as "refunds" | "captures" | "voids"];
+      if (simulator.followUpPath(type) === null) return sendPage(res, messagePage("Not available", `The app has no ${type} session URL.`, 400));
+      const form = isForm(req) ? new URLSearchParams(await readBody(req)) : new URLSearchParams();
+      const amount = type === "refund" ? (form.get("amount")?.trim() || undefined) : undefined;
+      const followUp = simulator.createFollowUp(type, session, amount);
+      if (typeof followUp === "string") return sendPage(res, messagePage(`The ${type} cannot start`, followUp, 400));
+      const delivery = await simulator.deliverFollowUp(followUp);
+      if (delivery.outcome !== "accepted") return sendHtml(res, 502, followUpFailedPage(followUp, delivery));
+      return redirect(res, `/orders/${encodeURIComponent(session.id)}`);
+    }
+
+    if (path === "/_standin/faults") {
+      if (method === "GET") return sendJson(res, 200, { fault: faults.current() });
+      if (method === "DELETE") {
+        faults.clear();
+        return sendJson(res, 200, { fault: null });
+      }
+      if (method === "POST") {
+        const parsed = faultRequestSchema.safeParse(parseJson(await readBody(req)));
+        if (!parsed.success) return sendJson(res, 400, { error: "invalid fault", issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
+        return sendJson(res, 200, { fault: faults.set(parsed.data) });
+      }
+      return sendJson(res, 405, { error: "method not allowed" });
+    }
+
+    if (path === "/_standin/sessions" && method === "GET") {
+      return sendJson(res, 200, {
+        shopDomain,
+        paymentSessions: store.paymentSessions(),
+        refundSessions: store.followUpSessions("refund"),
+        captureSessions: store.followUpSessions("capture"),
+        voidSessions: store.followUpSessions("void"),
+        configuration: store.configuration(),
+        configurationChanges: store.configurationChanges(),
+        operations: store.operations(),
+      });
+    }
+    if (path === "/_standin/sessions" && method === "POST") return handleScriptedSession(req, res);
+    if ((match = /^\/_standin\/sessions\/(.+)$/.exec(path)) && method === "GET") {
+      const id = decodeURIComponent(match[1] ?? "");
+      const session = store.find(id);
+      if (!session) return sendJson(res, 404, { error: `no session ${id}` });
+      return sendJson(res, 200, {
+        session,
+        followUps: session.type === "payment" ? store.followUpsOf(session.id) : [],
+        operations: operationsFor(store, session.gid),
+      });
+    }
+
+    return sendPage(res, messagePage("Not found", `Nothing here: ${method} ${path}`, 404));
+  }
+
+  async function handleScriptedSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const parsed = scriptedSessionSchema.safeParse(parseJson(await readBody(req)));
+    if (!parsed.success) return sendJson(res, 400, { error: "invalid session request", issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
+    const request = parsed.data;
+    if (request.type === "payment") {
+      const input = checkoutInputSchema.safeParse({ ...DEMO_CHECKOUT, ...request.checkout });
+      if (!input.success) return sendJson(res, 400, { error: "invalid checkout", issues: input.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
+      const session = simulator.createPaymentSession(input.data);
+      const delivery = request.deliver ? await simulator.deliverPayment(session) : null;
+      return sendJson(res, 201, { session, delivery });
+    }
+    const payment = store.findPayment(request.paymentId);
+    if (!payment) return sendJson(res, 404, { error: `no payment session ${request.paymentId}` });
+    if (simulator.followUpPath(request.type) === null && request.deliver) return sendJson(res, 400, { error: `no ${request.type} session path is configured` });
+    const followUp = simulator.createFollowUp(request.type, payment, request.type === "refund" ? request.amount : undefined);
+    if (typeof followUp === "string") return sendJson(res, 409, { error: followUp });
+    const delivery = request.deliver ? await simulator.deliverFollowUp(followUp) : null;
+    return sendJson(res, 201, { session: followUp, delivery });
+  }
+
+  function answerPaymentDelivery(res: ServerResponse, session: PaymentSessionRecord, delivery: AppDelivery): void {
+    if (delivery.outcome === "accepted" && delivery.redirectUrl) return redirect(res, delivery.redirectUrl);
+    sendHtml(res, 502, deliveryFailedPage(session, delivery));
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof BodyTooLargeError) return sendJson(res, 413, { error: error.message });
+      console.error("shopify stand-in: request failed", error);
+      sendJson(res, 500, { error: "the stand-in failed; see its log" });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  origin = `http://${host}:${address.port}`;
+
+  return {
+    origin,
+    shopDomain,
+    accessToken,
+    graphqlEndpoint: (shop = shopDomain, apiVersion = STANDIN_API_VERSION) => `${origin}/${shop}/payments_apps/api/${apiVersion}/graphql.json`,
+    state,
+    close: async () => {
+      for (const release of [...heldAnswers]) release();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function operationsFor(store: StandinStore, idOrGid: string): OperationRecord[] {
+  const gid = store.find(idOrGid)?.gid ?? idOrGid;
+  return store.operations().filter((o) => o.sessionIds.includes(gid));
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function sendPage(res: ServerResponse, page: { status: number; body: string }): void {
+  sendHtml(res, page.status, page.body);
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}

@@ -1,0 +1,118 @@
+// The actions Shopify takes towards the app: open a payment session from a checkout and
+// send it (again, with the same id, when asked), and open refund, capture and void
+// sessions for an order. Pages, the inspection API and tests all go through here.
+
+import Decimal from "decimal.js";
+import { CURRENCIES, checkoutInputSchema, DEMO_CHECKOUT, formatAmount, type CheckoutInput } from "./checkout-input";
+import { buildFollowUpSession, buildPaymentSession, deliverToApp } from "./shopify-requests";
+import type { AppDelivery, FollowUpSessionRecord, FollowUpType, PaymentSessionRecord, StandinStore } from "./store";
+
+export interface SimulatorConfig {
+  shopDomain: string;
+  appUrl: string;
+  paymentSessionPath: string;
+  refundSessionPath: string | null;
+  captureSessionPath: string | null;
+  voidSessionPath: string | null;
+  now: () => Date;
+  origin: () => string;
+}
+
+export type CheckoutOverrides = Partial<Omit<CheckoutInput, "customer">> & {
+  customer?: Partial<Omit<CheckoutInput["customer"], "billing_address">> & { billing_address?: CheckoutInput["customer"]["billing_address"] };
+};
+
+export class ShopifySimulator {
+  constructor(
+    private readonly store: StandinStore,
+    private readonly config: SimulatorConfig,
+  ) {}
+
+  /** The demo checkout with the given changes, validated like the form. */
+  checkoutInput(overrides: CheckoutOverrides = {}): CheckoutInput {
+    const merged = {
+      ...DEMO_CHECKOUT,
+      ...overrides,
+      customer: {
+        ...DEMO_CHECKOUT.customer,
+        ...overrides.customer,
+        billing_address: overrides.customer?.billing_address ?? DEMO_CHECKOUT.customer.billing_address,
+      },
+    };
+    return checkoutInputSchema.parse(merged);
+  }
+
+  createPaymentSession(input: CheckoutInput): PaymentSessionRecord {
+    const session = buildPaymentSession(input, { shopDomain: this.config.shopDomain, origin: this.config.origin(), now: this.config.now() });
+    this.store.addPayment(session);
+    return session;
+  }
+
+  async deliverPayment(session: PaymentSessionRecord): Promise<AppDelivery> {
+    const delivery = await deliverToApp(this.appUrl(this.config.paymentSessionPath), session.request, {
+      shopDomain: session.shopDomain,
+      expect: "redirect",
+      now: this.config.now,
+    });
+    session.deliveries.push(delivery);
+    return delivery;
+  }
+
+  followUpPath(type: FollowUpType): string | null {
+    return { refund: this.config.refundSessionPath, capture: this.config.captureSessionPath, void: this.config.voidSessionPath }[type];
+  }
+
+  /** Opens a refund, capture or void session; a string explains why it cannot be opened. */
+  createFollowUp(type: FollowUpType, payment: PaymentSessionRecord, amount?: string): FollowUpSessionRecord | string {
+    if (payment.state.code !== "RESOLVED") return `Only a paid order can have a ${type}; this one is ${payment.state.code.toLowerCase()}.`;
+    const siblings = this.store.followUpsOf(payment.id);
+    let followUpAmount: string | undefined;
+    if (type !== "refund") {
+      if (payment.request.kind !== "authorization") return `Only an authorization can be ${type === "capture" ? "captured" : "voided"}.`;
+      if (siblings.some((f) => (f.type === "capture" || f.type === "void") && f.state.code !== "REJECTED")) {
+        return "This authorization already has a capture or a void.";
+      }
+    } else {
+      if (payment.request.kind === "authorization" && !siblings.some((f) => f.type === "capture" && f.state.code === "RESOLVED")) {
+        return "An authorization must be captured before it can be refunded.";
+      }
+      const requested = amount ?? payment.request.amount;
+      const problem = this.refundAmountProblem(payment, siblings, requested);
+      if (problem) return problem;
+      followUpAmount = formatAmount(requested, payment.request.currency);
+    }
+    const followUp = buildFollowUpSession(type, payment, { ...(followUpAmount !== undefined ? { amount: followUpAmount } : {}), now: this.config.now() });
+    this.store.addFollowUp(followUp);
+    return followUp;
+  }
+
+  async deliverFollowUp(followUp: FollowUpSessionRecord): Promise<AppDelivery> {
+    const path = this.followUpPath(followUp.type);
+    if (path === null) throw new Error(`No ${followUp.type} session path is configured`);
+    const delivery = await deliverToApp(this.appUrl(path), followUp.request, {
+      shopDomain: followUp.shopDomain,
+      expect: "created",
+      now: this.config.now,
+    });
+    followUp.deliveries.push(delivery);
+    return delivery;
+  }
+
+  private refundAmountProblem(payment: PaymentSessionRecord, siblings: FollowUpSessionRecord[], requested: string): string | null {
+    const minor = CURRENCIES[payment.request.currency] ?? 2;
+    if (!/^\d{1,12}(\.\d{1,4})?$/.test(requested)) return "The refund amount must be a decimal number with a dot, like 10.00.";
+    const amount = new Decimal(requested);
+    if (amount.lte(0)) return "The refund amount must be greater than zero.";
+    if (amount.decimalPlaces() > minor) return `${payment.request.currency} amounts have at most ${minor} decimals.`;
+    const committed = siblings
+      .filter((f) => f.type === "refund" && f.state.code !== "REJECTED" && typeof f.request.amount === "string")
+      .reduce((sum, f) => sum.plus(new Decimal(f.request.amount as string)), new Decimal(0));
+    const refundable = new Decimal(payment.request.amount).minus(committed);
+    if (amount.gt(refundable)) return `At most ${refundable.toFixed(Math.max(minor, 2))} ${payment.request.currency} can still be refunded.`;
+    return null;
+  }
+
+  private appUrl(path: string): string {
+    return `${this.config.appUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  }
+}
