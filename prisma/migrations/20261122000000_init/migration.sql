@@ -78,6 +78,8 @@ CREATE TABLE "Payment" (
     "customerName" TEXT,
     "customerPhone" TEXT,
     "billingAddress" TEXT,
+    "sessionClaimUntil" DATETIME,
+    "orderRequestedAt" DATETIME,
     "responseStatus" INTEGER,
     "responseBody" TEXT,
     "shopifyOutcome" TEXT,

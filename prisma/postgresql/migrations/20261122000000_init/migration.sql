@@ -85,6 +85,8 @@ CREATE TABLE "Payment" (
     "customerName" TEXT,
     "customerPhone" TEXT,
     "billingAddress" TEXT,
+    "sessionClaimUntil" TIMESTAMP(3),
+    "orderRequestedAt" TIMESTAMP(3),
     "responseStatus" INTEGER,
     "responseBody" TEXT,
     "shopifyOutcome" TEXT,

@@ -1,0 +1,259 @@
+// Flow 2: Shopify asks for a payment. The session is recorded before the gateway is
+// called, the gateway order is created once, and the answer is stored so that a repeated
+// `id` (even concurrently) gets exactly the first answer.
+import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
+import { formatFiatAmount } from "~/gateway/money";
+import { isFiatCode } from "~/gateway/fiat-codes";
+import type { CreateOrderRequest } from "~/gateway/schemas";
+import type { GatewayError } from "~/gateway/errors";
+import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
+import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
+import type { PaymentSessionRequest } from "./shopify-requests";
+
+export interface SessionAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+const answer = (status: number, error: string, message: string, headers?: Record<string, string>): SessionAnswer => ({
+  status,
+  body: { error, message },
+  ...(headers ? { headers } : {}),
+});
+
+/** How long a duplicate waits for the first request's answer before asking Shopify to retry. */
+const DUPLICATE_WAIT_MS = 8_000;
+/** A request that has held a payment this long without answering is presumed dead (crash). */
+const CLAIM_MS = 30_000;
+
+export function gatewayEnvFor(shop: Shop, test: boolean): GatewayEnv {
+  return test || shop.testMode ? "sandbox" : "live";
+}
+
+function storedAnswer(payment: Payment): SessionAnswer | null {
+  if (payment.responseStatus === null || payment.responseBody === null) return null;
+  return { status: payment.responseStatus, body: JSON.parse(payment.responseBody) as Record<string, unknown> };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomain: string; request: PaymentSessionRequest }): Promise<SessionAnswer> {
+  const { request } = input;
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain: input.shopDomain } });
+  if (!shop || shop.uninstalledAt) {
+    return answer(422, "shop_not_configured", "This shop has not set up crypto payments.");
+  }
+  const existing = await deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
+  if (existing) return replayOrResume(deps, shop, existing, request);
+
+  // Checks that need no record: an answer here stores nothing.
+  const env = gatewayEnvFor(shop, request.test);
+  const access = deps.gateways.forShop(shop, env);
+  if (!access) {
+    return answer(422, "shop_not_configured", env === "sandbox" ? "Test payments are not set up: connect the gateway sandbox in the app." : "The shop has not connected its gateway device yet.");
+  }
+  if (!isFiatCode(request.currency)) {
+    return answer(422, "unsupported_currency", `The gateway does not take payments in ${request.currency}.`);
+  }
+  const amount = formatFiatAmount(request.amount, request.currency);
+  if (amount.isErr()) return answer(422, "invalid_amount", `The amount ${request.amount} is not valid in ${request.currency}.`);
+  if (Number(amount.value) <= 0) return answer(422, "invalid_amount", "The amount must be greater than zero.");
+
+  const now = deps.clock.now();
+  const customer = request.customer;
+  const address = customer?.billing_address ?? customer?.shipping_address;
+  let payment: Payment;
+  try {
+    payment = await deps.db.payment.create({
+      data: {
+        shopId: shop.id,
+        shopifyPaymentId: request.id,
+        gid: request.gid,
+        groupId: request.group,
+        amount: amount.value,
+        currency: request.currency,
+        test: request.test,
+        kind: request.kind,
+        cancelUrl: request.cancelUrl,
+        merchantLocale: request.merchant_locale ?? customer?.locale ?? null,
+        gatewayEnv: env,
+        state: "started",
+        sessionClaimUntil: new Date(now.getTime() + CLAIM_MS),
+        customerEmail: customer?.email ?? null,
+        customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
+        customerPhone: customer?.phone_number ?? address?.phone_number ?? null,
+        billingAddress: address ? JSON.stringify(address) : null,
+        lastCheckedAt: now,
+        events: { create: { type: "session_received", detail: JSON.stringify({ amount: amount.value, currency: request.currency, test: request.test, env }), at: now } },
+      },
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const winner = await deps.db.payment.findUniqueOrThrow({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
+    return replayOrResume(deps, shop, winner, request);
+  }
+  return createGatewayOrder(deps, shop, access, payment, request);
+}
+
+async function replayOrResume(deps: PaymentsDeps, shop: Shop, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
+  const waitUntil = Date.now() + DUPLICATE_WAIT_MS;
+  let current = payment;
+  for (;;) {
+    const stored = storedAnswer(current);
+    if (stored) return stored;
+    const now = deps.clock.now();
+    if (!current.sessionClaimUntil || current.sessionClaimUntil < now) {
+      // Nobody holds it (an earlier attempt failed transiently or died): take it over.
+      const claimed = await deps.db.payment.updateMany({
+        where: { id: current.id, responseStatus: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
+        data: { sessionClaimUntil: new Date(now.getTime() + CLAIM_MS) },
+      });
+      if (claimed.count === 1) break;
+    } else if (Date.now() > waitUntil) {
+      return answer(503, "in_progress", "This payment session is still being created; retry shortly.", { "Retry-After": "2" });
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    current = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  }
+  const access = deps.gateways.forShop(shop, current.gatewayEnv as GatewayEnv);
+  const fresh = await deps.db.payment.findUniqueOrThrow({ where: { id: current.id } });
+  if (!access) return finish(deps, fresh, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
+  return createGatewayOrder(deps, shop, access, fresh, request);
+}
+
+function orderRequest(deps: PaymentsDeps, shop: Shop, payment: Payment, request: PaymentSessionRequest): CreateOrderRequest {
+  const links = deps.links;
+  return {
+    expected_output_amount: payment.amount,
+    fiat: payment.currency as CreateOrderRequest["fiat"],
+    reference: payment.shopifyPaymentId.slice(0, 256),
+    internal_data: JSON.stringify({ shop: shop.shopDomain, gid: payment.gid, payment: payment.id }).slice(0, 1024),
+    notes: cutText(`Order payment at ${shop.shopDomain}`, 512),
+    language: gatewayLanguage(shop.gatewayLanguage, request.customer?.locale ?? request.merchant_locale),
+    merchant_urlok: links.returnUrl(payment, "ok"),
+    merchant_urlko: links.returnUrl(payment, "ko"),
+    merchant_url_standby: links.returnUrl(payment, "standby"),
+    ...(shop.checkoutMode === "fixed_coin" && shop.fixedCurrency ? { input_currency: shop.fixedCurrency } : {}),
+    ...gatewayCustomerFields(request.customer),
+  };
+}
+
+async function finish(deps: PaymentsDeps, payment: Payment, result: SessionAnswer, state: "awaiting_payment" | "not_started", extra: Prisma.PaymentUpdateInput = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
+  const now = deps.clock.now();
+  await deps.db.payment.update({
+    where: { id: payment.id },
+    data: {
+      ...extra,
+      state,
+      sessionClaimUntil: null,
+      responseStatus: result.status,
+      responseBody: JSON.stringify(result.body),
+      events: { create: { type: state === "not_started" ? "session_refused" : "order_created", detail: JSON.stringify({ status: result.status, ...eventDetail }), at: now } },
+    },
+  });
+  return result;
+}
+
+function refusal(error: GatewayError): { result: SessionAnswer; final: boolean } {
+  switch (error.kind) {
+    case "rejected":
+      return { result: answer(422, "gateway_rejected", error.detail ?? "The gateway refused this payment."), final: true };
+    case "invalid_request":
+      return { result: answer(422, "invalid_order", error.message), final: true };
+    case "unauthorized":
+      return { result: answer(422, "gateway_unauthorized", "The gateway refused the shop's device key: the merchant must check it in the app."), final: true };
+    case "throttled":
+    case "quota_exhausted":
+      return { result: answer(503, "gateway_busy", "The gateway's request quota is used up for now; retry later.", { "Retry-After": "30" }), final: false };
+    default:
+      return { result: answer(503, "gateway_unavailable", "The gateway could not be reached; retry shortly.", { "Retry-After": "5" }), final: false };
+  }
+}
+
+async function createGatewayOrder(deps: PaymentsDeps, shop: Shop, access: ShopGatewayAccess, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
+  const log = deps.logger.child({ shop: shop.shopDomain, paymentId: payment.id });
+
+  // An earlier attempt may have created the order without learning its answer: look it up first.
+  if (payment.gatewayOrderId === null && payment.orderRequestedAt !== null) {
+    const found = await findOrderByReference(access, payment);
+    if (found === "unknown") {
+      await deps.db.payment.update({ where: { id: payment.id }, data: { sessionClaimUntil: null } });
+      return answer(503, "gateway_unavailable", "The gateway could not be reached; retry shortly.", { "Retry-After": "5" });
+    }
+    if (found) return adoptFoundOrder(deps, payment, found);
+  }
+
+  await deps.db.payment.update({ where: { id: payment.id }, data: { orderRequestedAt: deps.clock.now() } });
+  const created = await access.client.createOrder(orderRequest(deps, shop, payment, request));
+  if (created.isOk()) {
+    const order = created.value;
+    const crypto = "payment_uri" in order ? order : null;
+    const redirectUrl = shop.checkoutMode === "app_page" ? deps.links.paymentPageUrl(payment) : order.web_url;
+    log.info("Gateway order created", { gatewayOrderId: order.identifier, env: access.env });
+    return finish(deps, payment, { status: 200, body: { redirect_url: redirectUrl } }, "awaiting_payment", {
+      gatewayOrderId: order.identifier,
+      gatewayWebUrl: order.web_url,
+      gatewayStatus: crypto ? "PE" : "NR",
+      ...(crypto
+        ? { inputCurrency: crypto.input_currency, cryptoAmount: crypto.expected_input_amount, paymentUri: crypto.payment_uri, address: crypto.address, tagMemo: crypto.tag_memo || null }
+        : {}),
+    }, { gatewayOrderId: order.identifier });
+  }
+
+  const error = created.error;
+  if (error.kind === "outcome_unknown") {
+    log.warn("Gateway order outcome unknown; looking it up by reference", { reason: error.message });
+    const found = await findOrderByReference(access, payment);
+    if (found && found !== "unknown") return adoptFoundOrder(deps, payment, found);
+    if (found === null) {
+      // The lookup proves no order exists: creating once more cannot duplicate it.
+      const retry = await access.client.createOrder(orderRequest(deps, shop, payment, request));
+      if (retry.isOk()) {
+        const order = retry.value;
+        return finish(deps, payment, { status: 200, body: { redirect_url: shop.checkoutMode === "app_page" ? deps.links.paymentPageUrl(payment) : order.web_url } }, "awaiting_payment", {
+          gatewayOrderId: order.identifier,
+          gatewayWebUrl: order.web_url,
+          gatewayStatus: "payment_uri" in order ? "PE" : "NR",
+        });
+      }
+    }
+    // Keep orderRequestedAt: the next attempt looks the order up before creating one.
+    await deps.db.payment.update({ where: { id: payment.id }, data: { sessionClaimUntil: null } });
+    return answer(503, "gateway_unavailable", "The gateway did not confirm the order; retry shortly.", { "Retry-After": "5" });
+  }
+  const { result, final } = refusal(error);
+  log.warn("Gateway refused the order", { kind: error.kind, final });
+  if (final) return finish(deps, payment, result, "not_started", {}, { reason: error.kind });
+  // Nothing was created: release the record for Shopify's retry to resume.
+  await deps.db.payment.update({ where: { id: payment.id }, data: { sessionClaimUntil: null, orderRequestedAt: null } });
+  return result;
+}
+
+type FoundOrder = { identifier: string; currency_id: string | null };
+
+/** The gateway order whose reference is this payment's id, "unknown" when the gateway cannot say. */
+async function findOrderByReference(access: ShopGatewayAccess, payment: Payment): Promise<FoundOrder | null | "unknown"> {
+  const listed = await access.client.listOrders({ start: new Date(payment.createdAt.getTime() - 86_400_000), end: new Date(Date.now() + 86_400_000) });
+  if (listed.isErr()) return "unknown";
+  return listed.value.find((order) => order.reference === payment.shopifyPaymentId) ?? null;
+}
+
+async function adoptFoundOrder(deps: PaymentsDeps, payment: Payment, found: FoundOrder): Promise<SessionAnswer> {
+  // The listing has no web_url: an order with a coin can be paid on the app's own page;
+  // one still waiting for a coin choice cannot be reached again and expires at no cost.
+  if (found.currency_id) {
+    return finish(deps, payment, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "awaiting_payment", { gatewayOrderId: found.identifier }, { adopted: true });
+  }
+  return finish(
+    deps,
+    payment,
+    answer(502, "gateway_outcome_unknown", "The gateway created the order but did not return its payment page; the shopper must try again."),
+    "not_started",
+    { gatewayOrderId: found.identifier, attention: "unknown_status", attentionDetail: "A gateway order was created but its payment page was never returned; it will be cancelled by the gateway after 24 hours." },
+    { adopted: true },
+  );
+}
