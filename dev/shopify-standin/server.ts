@@ -66,10 +66,13 @@ export interface StandinInspection {
   operationsFor(idOrGid: string): OperationRecord[];
   configuration(): PaymentsAppConfiguration | null;
   configurationChanges(): PaymentsAppConfiguration[];
-  /** A payment session from the demo checkout with changes, not yet sent to the app. */
-  createPaymentSession(overrides?: CheckoutOverrides): PaymentSessionRecord;
+  /**
+   * A payment session from the demo checkout with changes, not yet sent to the app.
+   * `sameCheckoutAs` puts it in the group of an earlier session (the buyer's next attempt).
+   */
+  createPaymentSession(overrides?: CheckoutOverrides, options?: { sameCheckoutAs?: string }): PaymentSessionRecord;
   /** Creates a payment session and POSTs it to the app, like a buyer choosing the app at checkout. */
-  startPayment(overrides?: CheckoutOverrides): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
+  startPayment(overrides?: CheckoutOverrides, options?: { sameCheckoutAs?: string }): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
   /** POSTs an existing payment session again (same id), as Shopify's retries do. */
   redeliverPayment(idOrGid: string): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
   createFollowUpSession(type: FollowUpType, paymentIdOrGid: string, options?: { amount?: string }): FollowUpSessionRecord;
@@ -127,6 +130,8 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     if (!payment) throw new Error(`No payment session ${idOrGid}`);
     return payment;
   };
+  const groupOf = (opts: { sameCheckoutAs?: string } | undefined): string | undefined =>
+    opts?.sameCheckoutAs === undefined ? undefined : requirePayment(opts.sameCheckoutAs).group;
   const openFollowUp = (type: FollowUpType, paymentIdOrGid: string, amount?: string): FollowUpSessionRecord => {
     const result = simulator.createFollowUp(type, requirePayment(paymentIdOrGid), amount);
     if (typeof result === "string") throw new Error(result);
@@ -147,9 +152,9 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     operationsFor: (idOrGid) => clone(operationsFor(store, idOrGid)),
     configuration: () => clone(store.configuration()),
     configurationChanges: () => clone(store.configurationChanges()),
-    createPaymentSession: (overrides) => clone(simulator.createPaymentSession(simulator.checkoutInput(overrides))),
-    startPayment: async (overrides) => {
-      const session = simulator.createPaymentSession(simulator.checkoutInput(overrides));
+    createPaymentSession: (overrides, opts) => clone(simulator.createPaymentSession(simulator.checkoutInput(overrides), groupOf(opts))),
+    startPayment: async (overrides, opts) => {
+      const session = simulator.createPaymentSession(simulator.checkoutInput(overrides), groupOf(opts));
       const delivery = await simulator.deliverPayment(session);
       return clone({ session, delivery });
     },

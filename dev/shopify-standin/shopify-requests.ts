@@ -26,13 +26,16 @@ const redirectAnswerSchema = z.object({
     .refine((u) => /^https?:/i.test(u), "redirect_url must be an http(s) URL"),
 });
 
-export function buildPaymentSession(input: CheckoutInput, options: { shopDomain: string; origin: string; now: Date }): PaymentSessionRecord {
+export function buildPaymentSession(
+  input: CheckoutInput,
+  options: { shopDomain: string; origin: string; now: Date; group?: string },
+): PaymentSessionRecord {
   const id = shopifyStyleId();
   const { billing_address: billing } = input.customer;
   const request: PaymentSessionRequestBody = {
     id,
     gid: gidFor("payment", id),
-    group: shopifyStyleId(),
+    group: options.group ?? shopifyStyleId(),
     session_id: shopifyStyleId(),
     amount: input.amount,
     currency: input.currency,

@@ -42,8 +42,14 @@ export class ShopifySimulator {
     return checkoutInputSchema.parse(merged);
   }
 
-  createPaymentSession(input: CheckoutInput): PaymentSessionRecord {
-    const session = buildPaymentSession(input, { shopDomain: this.config.shopDomain, origin: this.config.origin(), now: this.config.now() });
+  /** `group` joins the session to an earlier attempt of the same checkout. */
+  createPaymentSession(input: CheckoutInput, group?: string): PaymentSessionRecord {
+    const session = buildPaymentSession(input, {
+      shopDomain: this.config.shopDomain,
+      origin: this.config.origin(),
+      now: this.config.now(),
+      ...(group !== undefined ? { group } : {}),
+    });
     this.store.addPayment(session);
     return session;
   }
