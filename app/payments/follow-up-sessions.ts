@@ -1,0 +1,71 @@
+// Flow 6: refund, capture and void requests. Shopify gets 201 at once; the request is
+// recorded (deduplicated on Shopify's id) together with the call that finishes it.
+// The gateway has no refund API: refunds are rejected with a message that tells the
+// merchant how to refund from the gateway dashboard.
+import { Prisma } from "../../generated/prisma/sqlite/client";
+import type { PaymentsDeps } from "./deps";
+import { enqueue, type OutboxPayload } from "./outbox";
+import type { FollowUpKind } from "./shopify-requests";
+
+export const REFUND_MESSAGE =
+  "Crypto payments cannot be refunded from Shopify. Issue the refund in the gateway dashboard (Payments, select the order, Refund), which sends the shopper a refund voucher for the full amount, then record the refund in Shopify as a manual refund.";
+
+export interface FollowUpRequest {
+  id: string;
+  gid: string;
+  payment_id: string;
+  amount?: string | undefined;
+  currency?: string | undefined;
+  test?: boolean | undefined;
+}
+
+export type FollowUpAnswer = { status: 201 } | { status: 404 | 422; body: { error: string; message: string } };
+
+async function decide(deps: PaymentsDeps, kind: FollowUpKind, shopId: string, request: FollowUpRequest): Promise<OutboxPayload> {
+  if (kind === "refund") return { kind: "refund.reject", gid: request.gid, merchantMessage: REFUND_MESSAGE };
+  const payment = await deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId, shopifyPaymentId: request.payment_id } } });
+  if (kind === "capture") {
+    // Crypto sales settle in full: a paid payment has nothing left to capture.
+    return payment?.state === "paid"
+      ? { kind: "capture.resolve", gid: request.gid }
+      : { kind: "capture.reject", gid: request.gid, merchantMessage: "The crypto payment was not completed, so there is nothing to capture." };
+  }
+  return payment?.state === "paid"
+    ? { kind: "void.reject", gid: request.gid, merchantMessage: `The crypto payment was already received and cannot be voided. ${REFUND_MESSAGE}` }
+    : { kind: "void.resolve", gid: request.gid };
+}
+
+export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: FollowUpKind; shopDomain: string; request: FollowUpRequest }): Promise<FollowUpAnswer> {
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain: input.shopDomain } });
+  if (!shop) return { status: 404, body: { error: "unknown_shop", message: "This shop has not installed the app." } };
+  const { request } = input;
+  const payload = await decide(deps, input.kind, shop.id, request);
+  const now = deps.clock.now();
+  try {
+    await deps.db.$transaction(async (tx) => {
+      const record = await tx.sessionRequest.create({
+        data: {
+          shopId: shop.id,
+          kind: input.kind,
+          shopifyId: request.id,
+          gid: request.gid,
+          paymentShopifyId: request.payment_id,
+          amount: request.amount ?? "0",
+          currency: request.currency ?? "",
+          test: request.test ?? false,
+          status: payload.kind.endsWith(".resolve") ? "resolving" : "rejecting",
+        },
+      });
+      const payment = await tx.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.payment_id } }, select: { id: true } });
+      if (payment) {
+        await tx.paymentEvent.create({ data: { paymentId: payment.id, type: `${input.kind}_requested`, detail: JSON.stringify({ amount: request.amount, answer: payload.kind }), at: now } });
+      }
+      await enqueue(tx, { shopDomain: shop.shopDomain, paymentId: payment?.id ?? null, dedupeKey: `${input.kind}:${record.id}`, payload, now });
+    });
+  } catch (error) {
+    // Shopify delivered the same request again: it was recorded the first time.
+    if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")) throw error;
+  }
+  deps.notify?.outbox();
+  return { status: 201 };
+}

@@ -1,0 +1,83 @@
+// Flow 4, at the door: a gateway notification is verified on its raw bytes with the
+// shop's Secret Key (live or sandbox), refused when stale, replayed or forged, and stored
+// durably before the 200. Processing happens later, from storage (process-webhooks.ts).
+import { Prisma } from "../../generated/prisma/sqlite/client";
+import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
+import { tryParseGatewayJson } from "~/gateway/json-numbers";
+import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
+import type { GatewayEnv, PaymentsDeps } from "./deps";
+
+export type WebhookIntakeResult =
+  | { status: 200; webhookId: string }
+  | { status: 400 | 401 | 404 | 409; reason: WebhookRejection | "unknown_endpoint" | "malformed_payload" | "replayed" | "no_secret_configured" };
+
+export interface WebhookIntakeInput {
+  token: string;
+  rawBody: Uint8Array;
+  nonce: string | null;
+  signature: string | null;
+  maxNonceAgeSeconds: number;
+}
+
+const ENVS: readonly GatewayEnv[] = ["live", "sandbox"];
+
+export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIntakeInput): Promise<WebhookIntakeResult> {
+  if (!/^[A-Za-z0-9_-]{16,64}$/.test(input.token)) return { status: 404, reason: "unknown_endpoint" };
+  const shop = await deps.db.shop.findUnique({ where: { webhookToken: input.token } });
+  if (!shop) return { status: 404, reason: "unknown_endpoint" };
+
+  const reject = async (status: 400 | 401 | 409, reason: Exclude<WebhookIntakeResult, { status: 200 }>["reason"]) => {
+    await deps.db.rejectedWebhook.create({ data: { shopId: shop.id, reason, at: deps.clock.now() } });
+    deps.logger.warn("Gateway webhook rejected", { shop: shop.shopDomain, reason });
+    return { status, reason } as WebhookIntakeResult;
+  };
+
+  let verifiedEnv: GatewayEnv | null = null;
+  let lastReason: WebhookRejection | "no_secret_configured" = "no_secret_configured";
+  for (const env of ENVS) {
+    const access = deps.gateways.forShop(shop, env);
+    if (!access) continue;
+    const verdict = verifyWebhookSignature({
+      secretHex: access.secretKeyHex,
+      nonce: input.nonce ?? undefined,
+      signature: input.signature ?? undefined,
+      rawBody: input.rawBody,
+      now: deps.clock.now(),
+      maxAgeSeconds: input.maxNonceAgeSeconds,
+    });
+    if (verdict.ok) {
+      verifiedEnv = env;
+      break;
+    }
+    // Prefer the most telling reason: a header problem beats "bad signature" from the other key.
+    if (lastReason === "no_secret_configured" || lastReason === "bad_signature") lastReason = verdict.reason;
+  }
+  if (!verifiedEnv) return reject(401, lastReason);
+
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(input.rawBody);
+  const json = tryParseGatewayJson(text);
+  const payload = json.ok ? gatewayWebhookPayloadSchema.safeParse(json.value) : null;
+  if (!payload?.success) return reject(400, "malformed_payload");
+
+  try {
+    const stored = await deps.db.gatewayWebhook.create({
+      data: {
+        shopId: shop.id,
+        gatewayEnv: verifiedEnv,
+        nonce: input.nonce ?? "",
+        signature: (input.signature ?? "").toLowerCase(),
+        rawBody: text,
+        orderId: payload.data.identifier,
+        status: payload.data.status?.code ?? null,
+        receivedAt: deps.clock.now(),
+        nextAttemptAt: deps.clock.now(),
+      },
+      select: { id: true },
+    });
+    deps.notify?.inbox();
+    return { status: 200, webhookId: stored.id };
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") return reject(409, "replayed");
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+// Flow 3: the shopper comes back from the gateway (url_ok, url_ko, url_standby). The order
+// is read, settled if that has not happened yet, and the shopper is sent where Shopify
+// says (nextAction), or to cancel_url when they gave up before paying.
+import type { GatewayEnv, PaymentsDeps } from "./deps";
+import { deliverNow } from "./outbox";
+import { enqueuePending } from "./pending";
+import { settleFromGatewayOrder } from "./settle-payment";
+
+export type ReturnOutcome = "ok" | "ko" | "standby";
+export type ReturnResult =
+  | { kind: "redirect"; url: string }
+  /** Shopify could not be told yet: show a page that checks again shortly. */
+  | { kind: "wait"; retryAfterSeconds: number }
+  | { kind: "not_found" };
+
+async function nextActionFor(deps: PaymentsDeps, paymentId: string, messageId: string | undefined): Promise<ReturnResult> {
+  if (messageId) await deliverNow(deps, messageId);
+  const payment = await deps.db.payment.findUnique({ where: { id: paymentId } });
+  return payment?.nextActionUrl ? { kind: "redirect", url: payment.nextActionUrl } : { kind: "wait", retryAfterSeconds: 3 };
+}
+
+export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId: string; signature: string; outcome: ReturnOutcome }): Promise<ReturnResult> {
+  const payment = await deps.db.payment.findUnique({ where: { id: input.paymentId }, include: { shop: true } });
+  // The signature binds the link to this payment and its shop: no other payment can be settled with it.
+  if (!payment || !deps.links.verify(payment, input.signature)) return { kind: "not_found" };
+
+  const finalMessage = () => deps.db.outboxMessage.findUnique({ where: { dedupeKey: `payment:${payment.id}:final` } });
+  if (payment.state === "not_started") return { kind: "redirect", url: payment.cancelUrl };
+  if (payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected") {
+    if (payment.nextActionUrl) return { kind: "redirect", url: payment.nextActionUrl };
+  }
+  if (!payment.gatewayOrderId) return { kind: "redirect", url: payment.cancelUrl };
+
+  let state = payment.state;
+  const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
+  if (access && state !== "paid" && state !== "failed") {
+    const read = await access.client.orderInfo(payment.gatewayOrderId);
+    if (read.isOk()) {
+      const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "return");
+      state = settled.payment.state;
+    } else {
+      deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: read.error.kind });
+    }
+  }
+
+  if (state === "paid" || state === "failed") return nextActionFor(deps, payment.id, (await finalMessage())?.id);
+  if (state === "awaiting_payment" && input.outcome === "ko") {
+    // Sent back without paying: Shopify lets the shopper choose again.
+    await deps.db.paymentEvent.create({ data: { paymentId: payment.id, type: "shopper_abandoned", at: deps.clock.now() } });
+    return { kind: "redirect", url: payment.cancelUrl };
+  }
+  if (state === "started") return { kind: "redirect", url: payment.cancelUrl };
+  const reason = state === "confirming" ? "NETWORK_ACTION_REQUIRED" : "BUYER_ACTION_REQUIRED";
+  const pending = await enqueuePending(deps, payment, reason);
+  return nextActionFor(deps, payment.id, pending.id);
+}

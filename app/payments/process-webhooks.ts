@@ -1,0 +1,130 @@
+// Flow 4, behind the door: stored gateway webhooks are processed from the inbox. The
+// webhook is a trigger, never the truth: the order is read from the gateway (one call per
+// shop and environment for a whole batch), then settled. Claims are atomic, so any number
+// of workers (and a restart after a crash) process each webhook once.
+import type { GatewayWebhook } from "../../generated/prisma/sqlite/client";
+import type { GatewayEnv, PaymentsDeps } from "./deps";
+import { readGatewayOrders } from "./read-orders";
+import { settleFromGatewayOrder } from "./settle-payment";
+
+const CLAIM_MS = 30_000;
+/** How long a webhook for an order we do not know yet is kept, in case its creation answer is still being stored. */
+const UNKNOWN_ORDER_GRACE_MS = 10 * 60_000;
+
+export interface InboxPassResult {
+  processed: number;
+  retried: number;
+  duplicates: number;
+}
+
+async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Promise<GatewayWebhook[]> {
+  const now = deps.clock.now();
+  const due = await deps.db.gatewayWebhook.findMany({
+    where: { processedAt: null, nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+    orderBy: { receivedAt: "asc" },
+    take: limit,
+    select: { id: true },
+  });
+  const claimed: GatewayWebhook[] = [];
+  for (const { id } of due) {
+    const result = await deps.db.gatewayWebhook.updateMany({
+      where: { id, processedAt: null, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+      data: { lockedBy: worker, lockedUntil: new Date(now.getTime() + CLAIM_MS), attempts: { increment: 1 } },
+    });
+    if (result.count === 1) claimed.push(await deps.db.gatewayWebhook.findUniqueOrThrow({ where: { id } }));
+  }
+  return claimed;
+}
+
+async function markProcessed(deps: PaymentsDeps, ids: string[], note: string | null): Promise<void> {
+  if (ids.length === 0) return;
+  await deps.db.gatewayWebhook.updateMany({ where: { id: { in: ids } }, data: { processedAt: deps.clock.now(), lockedUntil: null, lockedBy: null, lastError: note } });
+}
+
+async function retryLater(deps: PaymentsDeps, hooks: GatewayWebhook[], reason: string): Promise<void> {
+  for (const hook of hooks) {
+    const delay = Math.min(300_000, 2_000 * 2 ** Math.min(8, hook.attempts));
+    await deps.db.gatewayWebhook.update({
+      where: { id: hook.id },
+      data: { lockedUntil: null, lockedBy: null, lastError: reason, nextAttemptAt: new Date(deps.clock.now().getTime() + delay) },
+    });
+  }
+}
+
+export async function processWebhookInbox(deps: PaymentsDeps, options: { worker: string; limit?: number }): Promise<InboxPassResult> {
+  const result: InboxPassResult = { processed: 0, retried: 0, duplicates: 0 };
+  const hooks = await claimDue(deps, options.worker, options.limit ?? 100);
+  const groups = new Map<string, GatewayWebhook[]>();
+  for (const hook of hooks) {
+    const key = `${hook.shopId}|${hook.gatewayEnv}`;
+    groups.set(key, [...(groups.get(key) ?? []), hook]);
+  }
+  for (const group of groups.values()) {
+    const first = group[0]!;
+    try {
+      const outcome = await processGroup(deps, first.shopId, first.gatewayEnv as GatewayEnv, group);
+      result.processed += outcome.processed;
+      result.retried += outcome.retried;
+      result.duplicates += outcome.duplicates;
+    } catch (error) {
+      deps.logger.error("Webhook processing failed", { shopId: first.shopId, error });
+      await retryLater(deps, group, error instanceof Error ? error.message : String(error));
+      result.retried += group.length;
+    }
+  }
+  return result;
+}
+
+async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv, hooks: GatewayWebhook[]): Promise<InboxPassResult> {
+  const outcome: InboxPassResult = { processed: 0, retried: 0, duplicates: 0 };
+  const shop = await deps.db.shop.findUnique({ where: { id: shopId } });
+  const access = shop ? deps.gateways.forShop(shop, env) : null;
+  if (!shop || !access) {
+    await markProcessed(deps, hooks.map((h) => h.id), "shop has no credentials for this environment any more");
+    outcome.processed += hooks.length;
+    return outcome;
+  }
+  const orderIds = [...new Set(hooks.map((h) => h.orderId).filter((id): id is string => id !== null))];
+  const payments = await deps.db.payment.findMany({ where: { shopId, gatewayEnv: env, gatewayOrderId: { in: orderIds } } });
+  const byOrder = new Map(payments.map((p) => [p.gatewayOrderId!, p]));
+
+  // Duplicates of what a final payment already shows need no read.
+  const needRead: GatewayWebhook[] = [];
+  const duplicates: string[] = [];
+  for (const hook of hooks) {
+    const payment = hook.orderId ? byOrder.get(hook.orderId) : undefined;
+    if (payment && (payment.state === "paid" || payment.state === "failed" || payment.state === "not_started") && hook.status === payment.gatewayStatus) duplicates.push(hook.id);
+    else needRead.push(hook);
+  }
+  await markProcessed(deps, duplicates, "duplicate of a settled status");
+  outcome.duplicates += duplicates.length;
+
+  const known = needRead.filter((h) => h.orderId && byOrder.has(h.orderId));
+  const unknown = needRead.filter((h) => !h.orderId || !byOrder.has(h.orderId));
+  const now = deps.clock.now();
+  const expired = unknown.filter((h) => now.getTime() - h.receivedAt.getTime() > UNKNOWN_ORDER_GRACE_MS);
+  await markProcessed(deps, expired.map((h) => h.id), "no payment of this shop has that gateway order");
+  outcome.processed += expired.length;
+  const waiting = unknown.filter((h) => !expired.includes(h));
+  if (waiting.length) {
+    await retryLater(deps, waiting, "gateway order not known yet");
+    outcome.retried += waiting.length;
+  }
+  if (known.length === 0) return outcome;
+
+  const wanted = [...new Set(known.map((h) => h.orderId!))].map((id) => byOrder.get(id)!).map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
+  const read = await readGatewayOrders(access, wanted, now);
+  if (read.isErr()) {
+    await retryLater(deps, known, `gateway read failed: ${read.error.kind}`);
+    outcome.retried += known.length;
+    return outcome;
+  }
+  for (const orderId of new Set(known.map((h) => h.orderId!))) {
+    const order = read.value.get(orderId);
+    const payment = byOrder.get(orderId)!;
+    if (order) await settleFromGatewayOrder(deps, payment.id, order, "webhook");
+  }
+  await markProcessed(deps, known.map((h) => h.id), null);
+  outcome.processed += known.length;
+  return outcome;
+}

@@ -1,0 +1,145 @@
+// Flow 5: the gateway does not retry webhooks, so open payments are read back. Per shop
+// and environment, one GET /orders/ covers every open payment (one call per device per
+// cycle), only when one of them is due, and only while the quota keeps room for new
+// orders. Payments still open near the end of Shopify's pending window are finalised.
+// Shops are claimed atomically, so several instances can run it at once.
+import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
+import type { GatewayEnv, PaymentsDeps } from "./deps";
+import { enqueue } from "./outbox";
+import { OPEN_PAYMENT_STATES } from "./payment-state";
+import { PENDING_WINDOW_MS } from "./pending";
+import { readGatewayOrders } from "./read-orders";
+import { settleFromGatewayOrder } from "./settle-payment";
+
+const LEASE_MS = 60_000;
+/** Calls kept free for new orders (POST /orders/ shares the general budget). */
+export const QUOTA_RESERVE = { minute: 20, day: 600 } as const;
+/** A payment open this long is finalised before Shopify's 3-day pending window closes. */
+const FINALISE_AFTER_MS = PENDING_WINDOW_MS - 3_600_000;
+/** A session that never got a gateway order answer is abandoned after this long. */
+const ABANDON_STARTED_AFTER_MS = 3_600_000;
+
+/** How long after its last check a payment is due again: often while young, rarely when old. */
+export function recheckIntervalMs(ageMs: number): number {
+  if (ageMs < 2 * 60_000) return 60_000;
+  if (ageMs < 60 * 60_000) return 2 * 60_000;
+  if (ageMs < 24 * 3_600_000) return 10 * 60_000;
+  return 60 * 60_000;
+}
+
+export function isDue(payment: Pick<Payment, "createdAt" | "lastCheckedAt">, now: Date): boolean {
+  const age = now.getTime() - payment.createdAt.getTime();
+  const last = (payment.lastCheckedAt ?? payment.createdAt).getTime();
+  return now.getTime() - last >= recheckIntervalMs(age);
+}
+
+export interface ReconcileSummary {
+  shops: number;
+  gatewayCalls: number;
+  settled: number;
+  finalised: number;
+  skippedForQuota: number;
+}
+
+async function claimShop(deps: PaymentsDeps, shopId: string, worker: string): Promise<boolean> {
+  const now = deps.clock.now();
+  const claimed = await deps.db.shop.updateMany({
+    where: { id: shopId, OR: [{ reconcileLockedUntil: null }, { reconcileLockedUntil: { lt: now } }] },
+    data: { reconcileLockedBy: worker, reconcileLockedUntil: new Date(now.getTime() + LEASE_MS) },
+  });
+  return claimed.count === 1;
+}
+
+export async function reconcileOnce(deps: PaymentsDeps, options: { worker: string; force?: boolean }): Promise<ReconcileSummary> {
+  const summary: ReconcileSummary = { shops: 0, gatewayCalls: 0, settled: 0, finalised: 0, skippedForQuota: 0 };
+  const open = await deps.db.payment.findMany({
+    where: { state: { in: [...OPEN_PAYMENT_STATES] } },
+    select: { shopId: true },
+    distinct: ["shopId"],
+  });
+  for (const { shopId } of open) {
+    if (!(await claimShop(deps, shopId, options.worker))) continue;
+    try {
+      const shop = await deps.db.shop.findUniqueOrThrow({ where: { id: shopId } });
+      summary.shops++;
+      for (const env of ["live", "sandbox"] as const) await reconcileShopEnv(deps, shop, env, summary, options.force ?? false);
+      await deps.db.shop.update({ where: { id: shopId }, data: { lastReconciledAt: deps.clock.now() } });
+    } catch (error) {
+      deps.logger.error("Reconciliation of a shop failed", { shopId, error });
+    } finally {
+      await deps.db.shop.updateMany({ where: { id: shopId, reconcileLockedBy: options.worker }, data: { reconcileLockedBy: null, reconcileLockedUntil: null } });
+    }
+  }
+  return summary;
+}
+
+async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, summary: ReconcileSummary, force: boolean): Promise<void> {
+  const now = deps.clock.now();
+  const payments = await deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] } }, include: { shop: true } });
+  if (payments.length === 0) return;
+
+  for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === null && now.getTime() - p.createdAt.getTime() > ABANDON_STARTED_AFTER_MS)) {
+    await deps.db.payment.update({
+      where: { id: payment.id },
+      data: { state: "not_started", events: { create: { type: "abandoned", detail: JSON.stringify({ reason: "no gateway order was confirmed and Shopify stopped retrying" }), at: now } } },
+    });
+  }
+
+  const withOrder = payments.filter((p) => p.gatewayOrderId !== null && p.state !== "started");
+  const due = withOrder.filter((p) => force || isDue(p, now) || now.getTime() - p.createdAt.getTime() > FINALISE_AFTER_MS);
+  if (due.length === 0) return;
+  const access = deps.gateways.forShop(shop, env);
+  if (!access) return;
+
+  const quota = await access.client.quotaRemaining();
+  const nearDeadline = due.some((p) => now.getTime() - p.createdAt.getTime() > FINALISE_AFTER_MS);
+  if (!nearDeadline && (quota.general.minute < QUOTA_RESERVE.minute || quota.general.day < QUOTA_RESERVE.day)) {
+    summary.skippedForQuota++;
+    return;
+  }
+
+  const read = await readGatewayOrders(access, withOrder.map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt })), now);
+  summary.gatewayCalls++;
+  if (read.isErr()) {
+    deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind });
+    return;
+  }
+  for (const payment of withOrder) {
+    const order = read.value.get(payment.gatewayOrderId!);
+    let state = payment.state;
+    if (order) {
+      const settled = await settleFromGatewayOrder(deps, payment.id, order, "reconcile");
+      state = settled.payment.state;
+      if (settled.payment.state !== payment.state) summary.settled++;
+    }
+    if (OPEN_PAYMENT_STATES.includes(state as never) && now.getTime() - payment.createdAt.getTime() > FINALISE_AFTER_MS) {
+      await finaliseStalePayment(deps, payment, now);
+      summary.finalised++;
+    }
+  }
+}
+
+/** Shopify's pending window is about to close while the gateway has not finished: reject and flag. */
+async function finaliseStalePayment(deps: PaymentsDeps, payment: Payment & { shop: Shop }, now: Date): Promise<void> {
+  await deps.db.$transaction(async (tx) => {
+    const moved = await tx.payment.updateMany({
+      where: { id: payment.id, state: { in: [...OPEN_PAYMENT_STATES] } },
+      data: {
+        state: "failed",
+        attention: "pending_window_expired",
+        attentionDetail: "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.",
+        attentionResolvedAt: null,
+      },
+    });
+    if (moved.count !== 1) return;
+    await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "state", detail: JSON.stringify({ from: payment.state, to: "failed", source: "pending_window" }), at: now } });
+    await enqueue(tx, {
+      shopDomain: payment.shop.shopDomain,
+      paymentId: payment.id,
+      dedupeKey: `payment:${payment.id}:final`,
+      payload: { kind: "payment.reject", gid: payment.gid, code: "PROCESSING_ERROR", merchantMessage: "The crypto payment was not completed within Shopify's pending window." },
+      now,
+    });
+  });
+  deps.notify?.outbox();
+}
