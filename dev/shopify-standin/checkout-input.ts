@@ -79,6 +79,8 @@ export const DEMO_CHECKOUT: CheckoutInput = {
   },
 };
 
+const AMOUNT = /^\d{1,12}(\.\d{1,4})?$/;
+
 const optionalText = (max: number) =>
   z
     .string()
@@ -110,7 +112,7 @@ const addressSchema = z.object({
 /** The checkout as JSON (POST /_standin/sessions) or from the form, after flattening. */
 export const checkoutInputSchema = z
   .object({
-    amount: z.string().trim().regex(/^\d{1,12}(\.\d{1,4})?$/, "amount must be a positive decimal number with a dot, like 49.90"),
+    amount: z.string().trim().regex(AMOUNT, "amount must be a positive decimal number with a dot, like 49.90"),
     currency: z.enum(Object.keys(CURRENCIES) as [string, ...string[]], { message: "currency must be one of the listed ISO 4217 codes" }),
     test: z.boolean(),
     locale: z.enum(LOCALES),
@@ -127,6 +129,8 @@ export const checkoutInputSchema = z
     }),
   })
   .superRefine((input, ctx) => {
+    // Refinements also run when a field already failed: only a well-formed amount is checked further.
+    if (!AMOUNT.test(input.amount)) return;
     const minor = CURRENCIES[input.currency] ?? 2;
     const amount = new Decimal(input.amount);
     if (amount.lte(0)) ctx.addIssue({ code: "custom", path: ["amount"], message: "amount must be greater than zero" });
