@@ -19,10 +19,15 @@ export function pyFloat(value: Dec | string): PyFloat {
   return new PyFloat(value);
 }
 
-/** Python's repr() of a float whose value is the given decimal (up to 15 significant digits). */
+/**
+ * Python's repr() of the float nearest to the given decimal. Up to 15 significant
+ * digits that is the decimal's own digits; beyond that a binary double cannot
+ * hold every digit, so (for writing only) the double's shortest round-trip
+ * digits are used, which is what Python itself prints.
+ */
 export function pythonFloatRepr(input: Dec): string {
   if (!input.isFinite()) throw new Error("non-finite float");
-  const d = input.toSignificantDigits(15);
+  const d = input.sd() <= 15 ? input : new Dec(Number(input.toString()).toExponential());
   if (d.isZero()) return d.isNegative() ? "-0.0" : "0.0";
   const sign = d.isNegative() ? "-" : "";
   const [mantissa = "0", expText = "0"] = d.abs().toExponential().split("e");
