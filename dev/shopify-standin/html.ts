@@ -52,8 +52,11 @@ input[type=checkbox] { display: inline; width: auto; margin-right: .4rem; }
 .row { display: grid; grid-template-columns: 1fr 1fr; gap: 0 .75rem; }
 @media (max-width: 30rem) { .row { grid-template-columns: 1fr; } }
 button, .button { display: inline-block; padding: .65rem 1.1rem; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: .375rem; cursor: pointer; text-decoration: none; }
-button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); }
+.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
+.card > h2:first-child, .card > p:first-child { margin-top: 0; }
 .status { display: inline-block; padding: .15rem .6rem; border-radius: 1rem; font-weight: 600; font-size: .9rem; }
+summary { cursor: pointer; }
 .status.ok { background: #d3f5e4; color: #0c5132; }
 .status.bad { background: #fee4e2; color: var(--bad); }
 .status.wait { background: #fff4d6; color: var(--warn); }

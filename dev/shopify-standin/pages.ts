@@ -83,7 +83,7 @@ export function deliveryFailedPage(session: PaymentSessionRecord, delivery: AppD
     "Payment could not start",
     html`<h1>The payment could not start</h1>
 <div class="card error">
-  <h2>The payments app refused the payment session</h2>
+  <h2>${delivery.outcome === "unreachable" ? "The payments app could not be reached" : "The payments app refused the payment session"}</h2>
   <p>${delivery.detail}</p>
   <dl>
     <dt>App URL</dt><dd>${delivery.url}</dd>
@@ -92,8 +92,10 @@ export function deliveryFailedPage(session: PaymentSessionRecord, delivery: AppD
   </dl>
   ${delivery.body ? html`<h2>The app's answer</h2><pre>${delivery.body}</pre>` : ""}
 </div>
-<form method="post" action="/checkout/sessions/${session.id}/retry" class="inline"><button type="submit">Send again (same session id)</button></form>
-<a class="button secondary" href="/checkout">Back to checkout</a>
+<div class="actions">
+  <form method="post" action="/checkout/sessions/${session.id}/retry" class="inline"><button type="submit">Send again (same session id)</button></form>
+  <a class="button secondary" href="/checkout">Back to checkout</a>
+</div>
 ${requestDetails(session)}`,
     { status: 502 },
   );
@@ -146,9 +148,9 @@ ${paidMoney && options.canRefund
   <button type="submit">Refund</button></form></div>`
   : ""}
 ${state.code === "RESOLVED" && kind === "authorization" && !captured && !voided && options.canCaptureVoid
-  ? html`<div class="card"><h2>Authorized payment</h2>
+  ? html`<div class="card"><h2>Authorized payment</h2><div class="actions">
   <form method="post" action="/orders/${session.id}/captures" class="inline"><button type="submit">Capture</button></form>
-  <form method="post" action="/orders/${session.id}/voids" class="inline"><button type="submit" class="secondary">Void</button></form></div>`
+  <form method="post" action="/orders/${session.id}/voids" class="inline"><button type="submit" class="secondary">Void</button></form></div></div>`
   : ""}
 ${requestDetails(session)}`,
     refreshSeconds ? { refreshSeconds } : {},
@@ -162,7 +164,7 @@ export function cancelledPage(session: PaymentSessionRecord | undefined, session
 <div class="card">
   <p>The payment was not completed, and nothing was charged. You can go back to the checkout and pay again.</p>
   <p class="muted">Payment session ${sessionId}${session ? html` · current state ${session.state.code}` : " (unknown to this shop)"}</p>
-  <p><a class="button" href="/checkout">Back to checkout</a>${session ? html` <a class="button secondary" href="/orders/${session.id}">Order status</a>` : ""}</p>
+  <div class="actions"><a class="button" href="/checkout">Back to checkout</a>${session ? html`<a class="button secondary" href="/orders/${session.id}">Order status</a>` : ""}</div>
 </div>`,
   );
 }

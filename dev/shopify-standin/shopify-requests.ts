@@ -153,6 +153,7 @@ export async function deliverToApp(
 function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return "unknown error";
   const cause = (error as Error & { cause?: unknown }).cause;
-  const code = cause instanceof Error ? (cause as Error & { code?: unknown }).code : undefined;
-  return typeof code === "string" ? `${error.message} (${code})` : error.message;
+  if (!(cause instanceof Error)) return error.message;
+  const code = (cause as Error & { code?: unknown }).code;
+  return `${error.message} (${typeof code === "string" ? code : cause.message || cause.name})`;
 }

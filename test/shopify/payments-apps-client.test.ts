@@ -380,8 +380,15 @@ describe("answers that are not what the document asked for", () => {
   });
 
   it("classifies a refused connection as a network error", async () => {
-    const nowhere = createPaymentsAppsClient({ shopDomain: "demo-shop.myshopify.com", accessToken: TOKEN, endpoint: "http://127.0.0.1:9/graphql.json" });
-    expect(failure(await nowhere.resolvePaymentSession("gid://shopify/PaymentSession/abc"))).toMatchObject({ kind: "network", retryable: true });
+    // A port that was just free: nothing listens there any more.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const nowhere = createPaymentsAppsClient({ shopDomain: "demo-shop.myshopify.com", accessToken: TOKEN, endpoint: `http://127.0.0.1:${port}/graphql.json` });
+    const error = failure(await nowhere.resolvePaymentSession("gid://shopify/PaymentSession/abc"));
+    expect(error).toMatchObject({ kind: "network", retryable: true });
+    expect(error.message).toContain("ECONNREFUSED");
   });
 });
 
