@@ -134,10 +134,11 @@ function decodeEscapes(text: string): string {
 }
 
 /**
- * The path as the router behind us could understand it. Remix decodes escapes, ignores
- * repeated slashes and dot segments, and matches routes case-insensitively with a
- * regular expression whose case folding is `toUpperCase` (so "ſ" matches "s"): the guard
- * compares in that same form, so no spelling of a protected path slips past it.
+ * The path in a form at least as broad as what the router behind us accepts: Remix
+ * decodes escapes and matches routes case-insensitively, and URL parsing resolves dot
+ * segments and backslashes. The guard also folds double escapes and repeated slashes and
+ * compares upper-cased text, so every spelling that could reach a protected route is
+ * checked; the few extra spellings it catches reach no route anyway.
  */
 function comparablePath(rawUrl: string): string {
   let target = rawUrl.split(/[?#]/, 1)[0] ?? "";
