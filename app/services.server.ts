@@ -1,0 +1,71 @@
+// The composition root: builds every dependency of the use cases once per process from
+// the validated environment. Routes receive it through Remix's load context; the server
+// entry starts the background workers with the same object.
+import type { AppEnv } from "./config/env.server";
+import { openDatabase, type Database } from "./db/database.server";
+import { createPrismaQuotaStore } from "./db/prisma-quota-store.server";
+import { createLogger, type Logger } from "./lib/logger.server";
+import { systemClock, type Clock } from "./payments/deps";
+import { createReturnLinks } from "./payments/return-links";
+import { createCredentialCipher } from "./shops/credential-cipher.server";
+import { createGatewayDirectory } from "./shops/gateway-directory.server";
+import type { ShopsDeps } from "./shops/onboarding.server";
+import { createShopifyDirectory } from "./shops/shopify-directory.server";
+
+export interface AppServices extends ShopsDeps {
+  env: AppEnv;
+  /** Background workers subscribe to be woken when new work is stored. */
+  subscribe(kind: "outbox" | "inbox", wake: () => void): () => void;
+}
+
+export interface ServiceOverrides {
+  db?: Database;
+  clock?: Clock;
+  logger?: Logger;
+  fetch?: typeof fetch;
+}
+
+export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): AppServices {
+  const db = overrides.db ?? openDatabase(env.DATABASE_URL);
+  const logger = overrides.logger ?? createLogger({ level: env.LOG_LEVEL });
+  const clock = overrides.clock ?? systemClock;
+  const cipher = createCredentialCipher(env.CREDENTIALS_ENCRYPTION_KEYS);
+  const gatewayBaseUrls = { live: env.GATEWAY_BASE_URL, sandbox: env.GATEWAY_SANDBOX_URL };
+  const listeners = { outbox: new Set<() => void>(), inbox: new Set<() => void>() };
+  const services: AppServices = {
+    env,
+    db,
+    logger,
+    clock,
+    cipher,
+    appUrl: env.SHOPIFY_APP_URL,
+    gatewayBaseUrls,
+    ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+    links: createReturnLinks(env.SHOPIFY_APP_URL, env.SHOPIFY_API_SECRET),
+    gateways: createGatewayDirectory({
+      cipher,
+      baseUrls: gatewayBaseUrls,
+      quotaStore: createPrismaQuotaStore(db, env.DATABASE_URL),
+      logger,
+      clock: () => clock.now(),
+      ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+    }),
+    shopify: createShopifyDirectory({
+      db,
+      apiVersion: env.PAYMENTS_API_VERSION,
+      endpointTemplate: env.SHOPIFY_PAYMENTS_APPS_ENDPOINT,
+      ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+    }),
+    notify: {
+      outbox: () => listeners.outbox.forEach((wake) => wake()),
+      inbox: () => listeners.inbox.forEach((wake) => wake()),
+    },
+    subscribe(kind, wake) {
+      listeners[kind].add(wake);
+      return () => {
+        listeners[kind].delete(wake);
+      };
+    },
+  };
+  return services;
+}

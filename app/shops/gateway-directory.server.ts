@@ -1,0 +1,63 @@
+// Gives each shop its gateway clients (live and sandbox) from its encrypted credentials,
+// sharing one quota store per process so every call counts against the device's budget.
+import { createGatewayClient, type GatewayClient } from "~/gateway/client";
+import type { QuotaStore } from "~/gateway/quota";
+import type { GatewayCurrency } from "~/gateway/schemas";
+import { registerSecret, type Logger } from "~/lib/logger.server";
+import type { Shop } from "../../generated/prisma/sqlite/client";
+import type { GatewayDirectory, GatewayEnv, ShopGatewayAccess } from "~/payments/deps";
+import type { CredentialCipher } from "./credential-cipher.server";
+import { credentialContext } from "./shop-credentials.server";
+
+export interface GatewayDirectoryOptions {
+  cipher: CredentialCipher;
+  baseUrls: Record<GatewayEnv, string>;
+  quotaStore: QuotaStore;
+  logger: Logger;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  currenciesTtlMs?: number;
+  clock?: () => Date;
+}
+
+export function createGatewayDirectory(options: GatewayDirectoryOptions): GatewayDirectory {
+  const clients = new Map<string, { version: number; access: ShopGatewayAccess }>();
+  const currencyCache = new Map<GatewayClient, { at: number; currencies: GatewayCurrency[] }>();
+  const ttl = options.currenciesTtlMs ?? 10 * 60_000;
+
+  return {
+    forShop(shop: Shop, env: GatewayEnv): ShopGatewayAccess | null {
+      const sealedKey = env === "live" ? shop.liveDeviceKeyEnc : shop.sandboxDeviceKeyEnc;
+      const sealedSecret = env === "live" ? shop.liveSecretKeyEnc : shop.sandboxSecretKeyEnc;
+      if (!sealedKey || !sealedSecret) return null;
+      const cacheKey = `${shop.id}|${env}`;
+      const version = shop.updatedAt.getTime();
+      const cached = clients.get(cacheKey);
+      if (cached && cached.version === version) return cached.access;
+      const deviceKey = options.cipher.decrypt(sealedKey, credentialContext(shop.id, env, "device-key"));
+      const secretKeyHex = options.cipher.decrypt(sealedSecret, credentialContext(shop.id, env, "secret-key"));
+      registerSecret(deviceKey);
+      registerSecret(secretKeyHex);
+      const client = createGatewayClient({
+        baseUrl: options.baseUrls[env],
+        deviceKey,
+        quota: { store: options.quotaStore },
+        logger: options.logger.child({ shop: shop.shopDomain, env }),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+      });
+      const access = { env, client, secretKeyHex };
+      clients.set(cacheKey, { version, access });
+      return access;
+    },
+    async currencies(access) {
+      const hit = currencyCache.get(access.client);
+      if (hit && Date.now() - hit.at < ttl) return hit.currencies;
+      const result = await access.client.currencies();
+      if (result.isErr()) return hit?.currencies ?? null;
+      currencyCache.set(access.client, { at: Date.now(), currencies: result.value });
+      return result.value;
+    },
+  };
+}

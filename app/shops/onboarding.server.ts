@@ -1,0 +1,171 @@
+// Flow 1: the merchant connects a gateway device. The key is checked against the gateway
+// at once (GET /currencies), the credentials are stored encrypted, and Shopify is told
+// the payment method is ready (paymentsAppConfigure) — or no longer ready when removed.
+import { z } from "zod";
+import { createGatewayClient } from "~/gateway/client";
+import type { GatewayError } from "~/gateway/errors";
+import type { Shop } from "../../generated/prisma/sqlite/client";
+import type { GatewayEnv, PaymentsDeps } from "~/payments/deps";
+import { deliverNow, enqueue } from "~/payments/outbox";
+import type { CredentialCipher } from "./credential-cipher.server";
+import { clearCredentials, ensureShop, isShopReady, storeCredentials } from "./shop-credentials.server";
+
+export interface ShopsDeps extends PaymentsDeps {
+  cipher: CredentialCipher;
+  appUrl: string;
+  gatewayBaseUrls: Record<GatewayEnv, string>;
+  fetch?: typeof fetch;
+}
+
+export const credentialsInputSchema = z.object({
+  env: z.enum(["live", "sandbox"]),
+  deviceKey: z
+    .string()
+    .trim()
+    .min(8, "The device API key is too short.")
+    .max(128, "The device API key is too long.")
+    .regex(/^[A-Za-z0-9-]+$/, "The device API key has characters a key never has (letters, digits and dashes only)."),
+  secretKeyHex: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^(?:[0-9a-f]{2}){16,64}$/, "The Secret Key must be the hexadecimal text shown in the gateway dashboard (32 to 128 hex characters)."),
+});
+export type CredentialsInput = z.infer<typeof credentialsInputSchema>;
+
+export type OnboardingFailure = { ok: false; field?: "deviceKey" | "secretKeyHex"; message: string; kind: "invalid_input" | "unauthorized" | "unreachable" | "gateway_error" };
+
+export function notificationUrl(appUrl: string, shop: Pick<Shop, "webhookToken">): string {
+  return `${appUrl.replace(/\/+$/, "")}/gateway/webhooks/${shop.webhookToken}`;
+}
+
+export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure {
+  switch (error.kind) {
+    case "unauthorized":
+      return { ok: false, kind: "unauthorized", field: "deviceKey", message: "The gateway refused this device key: it is wrong, or the device is disabled in the gateway dashboard." };
+    case "network":
+    case "timeout":
+      return { ok: false, kind: "unreachable", message: "The gateway cannot be reached right now. Check your connection and try again in a minute." };
+    case "throttled":
+    case "quota_exhausted":
+      return { ok: false, kind: "gateway_error", message: "The gateway is limiting requests for this device. Try again in a minute." };
+    default:
+      return { ok: false, kind: "gateway_error", message: `The gateway answered with an error (${error.kind}). Try again later.` };
+  }
+}
+
+/** Tells Shopify whether the payment method can be offered, when that changed. */
+export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Promise<void> {
+  const ready = isShopReady(shop);
+  if (ready === shop.paymentsAppReady) return;
+  const now = deps.clock.now();
+  const message = await deps.db.$transaction(async (tx) => {
+    await tx.shop.update({ where: { id: shop.id }, data: { paymentsAppReady: ready } });
+    return enqueue(tx, {
+      shopDomain: shop.shopDomain,
+      dedupeKey: `configure:${shop.id}:${now.getTime()}:${ready}`,
+      payload: { kind: "app.configure", ready, externalHandle: shop.shopDomain },
+      now,
+    });
+  });
+  await deliverNow(deps, message.id);
+}
+
+export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: unknown): Promise<{ ok: true; shop: Shop } | OnboardingFailure> {
+  const parsed = credentialsInputSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path[0] === "secretKeyHex" ? "secretKeyHex" : "deviceKey";
+    return { ok: false, kind: "invalid_input", field, message: issue?.message ?? "Invalid input." };
+  }
+  const input = parsed.data;
+  const probe = createGatewayClient({
+    baseUrl: deps.gatewayBaseUrls[input.env],
+    deviceKey: input.deviceKey,
+    retry: { maxAttempts: 2 },
+    timeoutMs: 8_000,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
+  const check = await probe.currencies();
+  if (check.isErr()) return describeKeyCheckFailure(check.error);
+  const shop = await storeCredentials(deps.db, deps.cipher, await ensureShop(deps.db, shopDomain), input.env, input);
+  deps.logger.info("Gateway credentials connected", { shop: shopDomain, env: input.env });
+  await syncPaymentsAppReadiness(deps, shop);
+  return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
+}
+
+export async function removeGatewayCredentials(deps: ShopsDeps, shopDomain: string, env: GatewayEnv): Promise<Shop> {
+  const shop = await clearCredentials(deps.db, await ensureShop(deps.db, shopDomain), env);
+  deps.logger.info("Gateway credentials removed", { shop: shopDomain, env });
+  await syncPaymentsAppReadiness(deps, shop);
+  return deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
+}
+
+/** POST /device/ with the shop's key: the new key is returned once and never stored here. */
+export async function createDedicatedDevice(deps: ShopsDeps, shopDomain: string, env: GatewayEnv, name: string) {
+  const shop = await ensureShop(deps.db, shopDomain);
+  const access = deps.gateways.forShop(shop, env);
+  if (!access) return { ok: false as const, message: "Connect a device first: a new device is created with an existing device's key." };
+  const cleanName = name.trim().slice(0, 128);
+  if (!cleanName) return { ok: false as const, message: "Give the new device a name." };
+  const created = await access.client.createDevice(cleanName);
+  if (created.isErr()) return describeKeyCheckFailure(created.error);
+  return { ok: true as const, device: created.value };
+}
+
+const settingsSchema = z.object({
+  checkoutMode: z.enum(["gateway_choice", "fixed_coin", "app_page"]),
+  fixedCurrency: z.string().trim().max(24).optional().transform((v) => v || null),
+  offeredCurrencies: z.array(z.string().max(24)).max(100).default([]),
+  gatewayLanguage: z.enum(["AUTO", "EN", "ES", "PT", "IT", "FR", "DE"]),
+  testMode: z.boolean(),
+});
+export type ShopSettingsInput = z.input<typeof settingsSchema>;
+
+export async function updateShopSettings(deps: ShopsDeps, shopDomain: string, raw: unknown): Promise<{ ok: true; shop: Shop } | { ok: false; message: string }> {
+  const parsed = settingsSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
+  const input = parsed.data;
+  if (input.checkoutMode === "fixed_coin" && !input.fixedCurrency) return { ok: false, message: "Choose the coin shoppers pay with." };
+  const shop = await ensureShop(deps.db, shopDomain);
+  const updated = await deps.db.shop.update({
+    where: { id: shop.id },
+    data: { ...input, offeredCurrencies: JSON.stringify(input.offeredCurrencies) },
+  });
+  await syncPaymentsAppReadiness(deps, updated);
+  return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
+}
+
+/**
+ * Test mode's gateway: signs the shop up with the gateway sandbox (its own merchant,
+ * device and Secret Key) and points that device's notifications at this shop.
+ */
+export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promise<{ ok: true; shop: Shop } | OnboardingFailure> {
+  const shop = await ensureShop(deps.db, shopDomain);
+  const origin = new URL(deps.gatewayBaseUrls.sandbox).origin;
+  const doFetch = deps.fetch ?? fetch;
+  const signupSchema = z.object({ device: z.object({ identifier: z.string().min(1), secret_key: z.string().regex(/^[0-9a-fA-F]+$/) }) });
+  try {
+    const response = await doFetch(`${origin}/sandbox/merchants`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: shopDomain }),
+      signal: AbortSignal.timeout(8_000),
+    });
+    const signup = signupSchema.safeParse(await response.json());
+    if (!response.ok || !signup.success) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the sign-up." };
+    const { identifier, secret_key } = signup.data.device;
+    const settings = await doFetch(`${origin}/sandbox/devices/${encodeURIComponent(identifier)}/settings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ notification_url: notificationUrl(deps.appUrl, shop) }),
+      signal: AbortSignal.timeout(8_000),
+    });
+    if (!settings.ok) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the notification URL." };
+    const stored = await storeCredentials(deps.db, deps.cipher, shop, "sandbox", { deviceKey: identifier, secretKeyHex: secret_key.toLowerCase() });
+    await syncPaymentsAppReadiness(deps, stored);
+    return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
+  } catch {
+    return { ok: false, kind: "unreachable", message: `The gateway sandbox cannot be reached at ${origin}. Start it with npm run sandbox.` };
+  }
+}

@@ -1,0 +1,84 @@
+// The background workers of one app instance: the outbox (calls to Shopify), the webhook
+// inbox and the reconciler. Started once by the server entry, never from a route module.
+// Each loop runs one pass at a time, wakes early when new work is stored, and stops
+// gracefully (the pass in flight finishes).
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import type { AppServices } from "./services.server";
+import { deliverDueMessages } from "./payments/outbox";
+import { processWebhookInbox } from "./payments/process-webhooks";
+import { reconcileOnce } from "./payments/reconcile";
+
+export interface Workers {
+  stop(): Promise<void>;
+  /** Runs one pass of every loop now (for tests and the "check now" button). */
+  runOnce(): Promise<void>;
+}
+
+interface Loop {
+  stop(): Promise<void>;
+  wake(): void;
+  pass(): Promise<void>;
+}
+
+function startLoop(name: string, intervalMs: number, pass: () => Promise<unknown>, services: AppServices): Loop {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  let again = false;
+  const run = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+        } catch (error) {
+          services.logger.error(`${name} pass failed`, { error });
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      running = null;
+      if (!stopped) timer = setTimeout(run, intervalMs);
+    });
+    return running;
+  };
+  timer = setTimeout(run, 0);
+  return {
+    wake() {
+      if (stopped) return;
+      if (timer) clearTimeout(timer);
+      void run();
+    },
+    pass: run,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+export function startWorkers(services: AppServices): Workers {
+  const worker = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const outbox = startLoop("outbox", services.env.OUTBOX_INTERVAL_MS, () => deliverDueMessages(services, { worker }), services);
+  const inbox = startLoop("inbox", Math.max(250, services.env.OUTBOX_INTERVAL_MS), () => processWebhookInbox(services, { worker }), services);
+  const reconciler = startLoop("reconciler", services.env.RECONCILE_INTERVAL_MS, () => reconcileOnce(services, { worker }), services);
+  const unsubscribe = [services.subscribe("outbox", () => outbox.wake()), services.subscribe("inbox", () => inbox.wake())];
+  services.logger.info("Background workers started", { worker });
+  return {
+    async stop() {
+      unsubscribe.forEach((off) => off());
+      await Promise.all([outbox.stop(), inbox.stop(), reconciler.stop()]);
+      services.logger.info("Background workers stopped", { worker });
+    },
+    async runOnce() {
+      await inbox.pass();
+      await reconciler.pass();
+      await outbox.pass();
+    },
+  };
+}
