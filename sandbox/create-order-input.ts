@@ -38,10 +38,10 @@ const createOrderSchema = z
     merchant_urlok: charField({ allowNull: true, allowBlank: true }),
     merchant_urlko: charField({ allowNull: true, allowBlank: true }),
     merchant_url_standby: charField({ allowNull: true, allowBlank: true }).superRefine((v, ctx) => {
-      if (v && !isHttpUrl(v)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: MSG.url });
+      if (typeof v === "string" && v !== "" && !isHttpUrl(v)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: MSG.url });
     }),
     email_client: optionalText(128).superRefine((v, ctx) => {
-      if (v && !isEmail(v)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: MSG.email });
+      if (typeof v === "string" && v !== "" && !isEmail(v)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: MSG.email });
     }),
     country: choiceField(COUNTRY_CODES, { maxLength: 2, allowBlank: true }),
     ...Object.fromEntries(Object.entries(CUSTOMER_FIELD_LIMITS).map(([k, n]) => [k, optionalText(n)])),
