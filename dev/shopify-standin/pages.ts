@@ -38,13 +38,15 @@ ${recent.length
   );
 }
 
-export function checkoutPage(input: CheckoutInput, errors: string[] = []): string {
+/** `after` names an earlier attempt of the same checkout: the new session joins its group. */
+export function checkoutPage(input: CheckoutInput, errors: string[] = [], after?: string): string {
   const billing = input.customer.billing_address;
   return page(
     "Checkout",
     html`<h1>Checkout</h1>
 ${errors.length ? html`<div class="card error"><h2>Please correct the order</h2><ul>${errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ""}
 <form method="post" action="/checkout">
+${after ? html`<input type="hidden" name="after" value="${after}"><p class="muted">Trying again after payment session ${after}.</p>` : ""}
 <div class="card">
   <h2>Order</h2>
   <div class="row">
@@ -94,7 +96,7 @@ export function deliveryFailedPage(session: PaymentSessionRecord, delivery: AppD
 </div>
 <div class="actions">
   <form method="post" action="/checkout/sessions/${session.id}/retry" class="inline"><button type="submit">Send again (same session id)</button></form>
-  <a class="button secondary" href="/checkout">Back to checkout</a>
+  <a class="button secondary" href="/checkout?after=${session.id}">Back to checkout</a>
 </div>
 ${requestDetails(session)}`,
     { status: 502 },
@@ -121,7 +123,7 @@ export function orderPage(session: PaymentSessionRecord, followUps: FollowUpSess
       case "RESOLVED":
         return html`<p>${statusBadge(session)}</p><p>Thank you! Your order is confirmed.</p>`;
       case "REJECTED":
-        return html`<p>${statusBadge(session)}</p><p>Your payment could not be processed. Please try again or choose another payment method.</p><p><a class="button" href="/checkout">Back to checkout</a></p>`;
+        return html`<p>${statusBadge(session)}</p><p>Your payment could not be processed. Please try again or choose another payment method.</p><p><a class="button" href="/checkout?after=${session.id}">Back to checkout</a></p>`;
     }
   })();
 
@@ -164,7 +166,7 @@ export function cancelledPage(session: PaymentSessionRecord | undefined, session
 <div class="card">
   <p>The payment was not completed, and nothing was charged. You can go back to the checkout and pay again.</p>
   <p class="muted">Payment session ${sessionId}${session ? html` · current state ${session.state.code}` : " (unknown to this shop)"}</p>
-  <div class="actions"><a class="button" href="/checkout">Back to checkout</a>${session ? html`<a class="button secondary" href="/orders/${session.id}">Order status</a>` : ""}</div>
+  <div class="actions"><a class="button" href="/checkout${session ? `?after=${session.id}` : ""}">Back to checkout</a>${session ? html`<a class="button secondary" href="/orders/${session.id}">Order status</a>` : ""}</div>
 </div>`,
   );
 }

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { checkoutFormToInput, checkoutInputSchema, DEMO_CHECKOUT } from "./checkout-input";
+import { checkoutFormToInput, checkoutInputSchema, DEMO_CHECKOUT, type CheckoutInput } from "./checkout-input";
 import { FaultQueue, faultRequestSchema, type ActiveFault, type FaultRequest } from "./faults";
 import { answerGraphql } from "./graphql-endpoint";
 import { BodyTooLargeError, isForm, readBody, redirect, sendHtml, sendJson } from "./http";
@@ -269,7 +269,10 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
 
     if (path === "/" && method === "GET") return sendHtml(res, 200, homePage(store.paymentSessions()));
 
-    if (path === "/checkout" && method === "GET") return sendHtml(res, 200, checkoutPage(DEMO_CHECKOUT));
+    if (path === "/checkout" && method === "GET") {
+      const earlier = store.findPayment(url.searchParams.get("after") ?? "");
+      return sendHtml(res, 200, earlier ? checkoutPage(inputOf(earlier), [], earlier.id) : checkoutPage(DEMO_CHECKOUT));
+    }
     if (path === "/checkout" && method === "POST") {
       if (!isForm(req)) return sendHtml(res, 415, checkoutPage(DEMO_CHECKOUT, ["Send the checkout as a form."]));
       const form = new URLSearchParams(await readBody(req));
@@ -279,7 +282,8 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
         const shown = { ...DEMO_CHECKOUT, ...(raw as object) } as typeof DEMO_CHECKOUT;
         return sendHtml(res, 400, checkoutPage(shown, parsed.error.issues.map((i) => i.message)));
       }
-      const session = simulator.createPaymentSession(parsed.data);
+      const earlier = store.findPayment(form.get("after") ?? "");
+      const session = simulator.createPaymentSession(parsed.data, earlier?.group);
       return answerPaymentDelivery(res, session, await simulator.deliverPayment(session));
     }
     if ((match = /^\/checkout\/sessions\/([^/]+)\/retry$/.exec(path)) && method === "POST") {
@@ -419,6 +423,23 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
         server.close(() => resolve());
         server.closeAllConnections();
       });
+    },
+  };
+}
+
+/** The checkout an earlier session came from, to prefill the buyer's next attempt. */
+function inputOf(session: PaymentSessionRecord): CheckoutInput {
+  const { request } = session;
+  return {
+    amount: request.amount,
+    currency: request.currency,
+    test: request.test,
+    locale: request.merchant_locale,
+    kind: request.kind,
+    customer: {
+      ...(request.customer.email ? { email: request.customer.email } : {}),
+      ...(request.customer.phone_number ? { phone_number: request.customer.phone_number } : {}),
+      billing_address: request.customer.billing_address ?? {},
     },
   };
 }

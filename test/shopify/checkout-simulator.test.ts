@@ -293,6 +293,17 @@ describe("the order page", () => {
     expect(rejected).toContain("CANCELLED_PAYMENT");
     expect(rejected).toContain("The order expired on the gateway.");
     expect(rejected).not.toContain("/refunds");
+
+    // The buyer tries again from the same checkout: a new session in the same group.
+    expect(rejected).toContain(`href="/checkout?after=${session.id}"`);
+    const again = await (await fetch(`${standin.origin}/checkout?after=${session.id}`)).text();
+    expect(again).toContain(`name="after" value="${session.id}"`);
+    expect(again).toContain(`value="${session.request.amount}"`);
+    const retry = await submitCheckout(checkoutForm({ after: session.id }));
+    expect(retry.status).toBe(303);
+    const next = paymentSessionRequestSchema.parse(paymentRequests().at(-1)!.body);
+    expect(next.id).not.toBe(session.id);
+    expect(next.group).toBe(session.group);
   });
 
   it("escapes what the app and the buyer typed", async () => {
