@@ -306,6 +306,29 @@ describe("the order page", () => {
     expect(next.group).toBe(session.group);
   });
 
+  it("captures or voids an authorization from the order page", async () => {
+    const post = (path: string) => fetch(`${standin.origin}${path}`, { method: "POST", redirect: "manual" });
+    const { session: authorized } = await standin.state.startPayment({ kind: "authorization" });
+    await client().resolvePaymentSession(authorized.gid);
+    const page = await (await fetch(`${standin.origin}/orders/${authorized.id}`)).text();
+    expect(page).toContain("Authorized");
+    expect(page).not.toContain("/refunds");
+
+    expect((await post(`/orders/${authorized.id}/captures`)).status).toBe(303);
+    const capture = app.received.filter((r) => r.path === "/payments/capture").at(-1)!;
+    shopifyHeadersSchema.parse(capture.headers);
+    expect(capture.body).toMatchObject({ gid: expect.stringMatching(/^gid:\/\/shopify\/CaptureSession\//), payment_id: authorized.id, amount: "49.90", currency: "EUR" });
+    // One capture or void per authorization.
+    expect((await post(`/orders/${authorized.id}/voids`)).status).toBe(400);
+
+    const { session: other } = await standin.state.startPayment({ kind: "authorization" });
+    await client().resolvePaymentSession(other.gid);
+    expect((await post(`/orders/${other.id}/voids`)).status).toBe(303);
+    const voidRequest = app.received.filter((r) => r.path === "/payments/void").at(-1)!;
+    expect(voidRequest.body).toMatchObject({ gid: expect.stringMatching(/^gid:\/\/shopify\/VoidSession\//), payment_id: other.id });
+    expect(voidRequest.body).not.toHaveProperty("amount");
+  });
+
   it("escapes what the app and the buyer typed", async () => {
     const { session } = await standin.state.startPayment();
     await client().rejectPaymentSession(session.gid, { code: "PROCESSING_ERROR", merchantMessage: "<script>alert(1)</script>" });
