@@ -95,6 +95,10 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
     const winner = await deps.db.payment.findUniqueOrThrow({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
     return replayOrResume(deps, shop, winner, request);
   }
+  if (shop.checkoutMode === "app_page") {
+    // The shopper picks the coin on the app's own page; the gateway order is created then.
+    return finish(deps, payment, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "started", {}, { page: "app" });
+  }
   return createGatewayOrder(deps, shop, access, payment, request);
 }
 
@@ -142,7 +146,7 @@ function orderRequest(deps: PaymentsDeps, shop: Shop, payment: Payment, request:
   };
 }
 
-async function finish(deps: PaymentsDeps, payment: Payment, result: SessionAnswer, state: "awaiting_payment" | "not_started", extra: Prisma.PaymentUpdateInput = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
+async function finish(deps: PaymentsDeps, payment: Payment, result: SessionAnswer, state: "started" | "awaiting_payment" | "not_started", extra: Prisma.PaymentUpdateInput = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
   const now = deps.clock.now();
   await deps.db.payment.update({
     where: { id: payment.id },
@@ -152,7 +156,7 @@ async function finish(deps: PaymentsDeps, payment: Payment, result: SessionAnswe
       sessionClaimUntil: null,
       responseStatus: result.status,
       responseBody: JSON.stringify(result.body),
-      events: { create: { type: state === "not_started" ? "session_refused" : "order_created", detail: JSON.stringify({ status: result.status, ...eventDetail }), at: now } },
+      events: { create: { type: state === "not_started" ? "session_refused" : state === "started" ? "sent_to_payment_page" : "order_created", detail: JSON.stringify({ status: result.status, ...eventDetail }), at: now } },
     },
   });
   return result;

@@ -1,0 +1,15 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { authenticate } from "~/shopify.server";
+import { customerDataReport } from "~/shops/shopify-webhooks.server";
+
+const payloadSchema = z.object({ customer: z.object({ email: z.string().nullish(), phone: z.string().nullish() }).passthrough() }).passthrough();
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { shop, payload } = await authenticate.webhook(request);
+  const parsed = payloadSchema.safeParse(payload);
+  if (!parsed.success) return new Response(null, { status: 400 });
+  const records = await customerDataReport(context.services, shop, parsed.data.customer);
+  context.services.logger.info("Customer data request received", { shop, payments: records.length });
+  return new Response(null, { status: 200 });
+}

@@ -1,0 +1,9 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { authenticate } from "~/shopify.server";
+import { redactShop } from "~/shops/shopify-webhooks.server";
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { shop } = await authenticate.webhook(request);
+  await redactShop(context.services, shop);
+  return new Response(null, { status: 200 });
+}

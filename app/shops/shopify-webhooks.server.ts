@@ -1,0 +1,74 @@
+// Shopify's app and privacy webhooks: uninstall (credentials deleted, open payments left
+// to finish), and the mandatory customer and shop data requests.
+import type { Database } from "~/db/database.server";
+import type { Logger } from "~/lib/logger.server";
+
+export async function handleAppUninstalled(deps: { db: Database; logger: Logger; clock: { now(): Date } }, shopDomain: string): Promise<void> {
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
+  if (shop) {
+    await deps.db.shop.update({
+      where: { id: shop.id },
+      data: {
+        uninstalledAt: deps.clock.now(),
+        paymentsAppReady: false,
+        liveDeviceKeyEnc: null,
+        liveSecretKeyEnc: null,
+        liveDeviceKeyHint: null,
+        sandboxDeviceKeyEnc: null,
+        sandboxSecretKeyEnc: null,
+        sandboxDeviceKeyHint: null,
+      },
+    });
+  }
+  // Open payments keep their records; Shopify no longer accepts calls for this shop.
+  await deps.db.session.deleteMany({ where: { shop: shopDomain } });
+  deps.logger.info("App uninstalled", { shop: shopDomain });
+}
+
+export interface CustomerIdentity {
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+}
+
+function customerFilter(shopId: string, customer: CustomerIdentity) {
+  const or = [
+    ...(customer.email ? [{ customerEmail: customer.email }] : []),
+    ...(customer.phone ? [{ customerPhone: customer.phone }] : []),
+  ];
+  return or.length ? { shopId, OR: or } : null;
+}
+
+/** customers/redact: the customer's personal fields are erased from every payment record. */
+export async function redactCustomer(deps: { db: Database; logger: Logger }, shopDomain: string, customer: CustomerIdentity): Promise<number> {
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
+  const where = shop ? customerFilter(shop.id, customer) : null;
+  if (!where) return 0;
+  const result = await deps.db.payment.updateMany({
+    where,
+    data: { customerEmail: null, customerName: null, customerPhone: null, billingAddress: null },
+  });
+  deps.logger.info("Customer data redacted", { shop: shopDomain, payments: result.count });
+  return result.count;
+}
+
+/** customers/data_request: what this app holds about the customer (the merchant is answered from this). */
+export async function customerDataReport(deps: { db: Database }, shopDomain: string, customer: CustomerIdentity) {
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
+  const where = shop ? customerFilter(shop.id, customer) : null;
+  if (!where) return [];
+  return deps.db.payment.findMany({
+    where,
+    select: { shopifyPaymentId: true, amount: true, currency: true, createdAt: true, customerEmail: true, customerName: true, customerPhone: true, billingAddress: true, gatewayStatus: true },
+  });
+}
+
+/** shop/redact (48 hours after uninstall): everything the app holds for the shop is deleted. */
+export async function redactShop(deps: { db: Database; logger: Logger }, shopDomain: string): Promise<void> {
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
+  if (shop) {
+    await deps.db.outboxMessage.deleteMany({ where: { shopDomain } });
+    await deps.db.shop.delete({ where: { id: shop.id } });
+  }
+  await deps.db.session.deleteMany({ where: { shop: shopDomain } });
+  deps.logger.info("Shop data deleted", { shop: shopDomain });
+}

@@ -1,0 +1,93 @@
+// Builds the app's HTTP(S) server: Express around the Remix request handler, the mTLS
+// guard in front of the routes Shopify calls, the composition root passed to every
+// loader and action, and the background workers (started here, exactly once).
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import { createRequestHandler } from "@remix-run/express";
+import type { ServerBuild } from "@remix-run/node";
+import compression from "compression";
+import express from "express";
+import type { AppEnv } from "../app/config/env.server";
+import { createServices, type AppServices, type ServiceOverrides } from "../app/services.server";
+import { startWorkers, type Workers } from "../app/workers.server";
+import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
+
+export interface AppServerOptions {
+  env: AppEnv;
+  /** "vite": Vite dev server in middleware mode (npm run dev); "build": build/ (production). */
+  mode: "vite" | "build";
+  workers?: boolean;
+  overrides?: ServiceOverrides;
+  services?: AppServices;
+}
+
+export interface AppServer {
+  url: string;
+  services: AppServices;
+  workers: Workers | null;
+  close(): Promise<void>;
+}
+
+export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
+  const { env } = options;
+  const services = options.services ?? createServices(env, options.overrides);
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", env.MTLS_MODE === "proxy");
+  app.use(compression());
+
+  app.use(
+    shopifyMtlsGuard({
+      mode: env.MTLS_MODE,
+      proxyHeader: env.MTLS_PROXY_HEADER,
+      proxyHeaderValue: env.MTLS_PROXY_HEADER_VALUE,
+      protectedPaths: SHOPIFY_MTLS_PROTECTED_PATHS,
+      logger: services.logger,
+    }),
+  );
+
+  let build: ServerBuild | (() => Promise<ServerBuild>);
+  let closeVite: (() => Promise<void>) | null = null;
+  if (options.mode === "vite") {
+    const vite = await import("vite");
+    const devServer = await vite.createServer({ server: { middlewareMode: true }, appType: "custom" });
+    app.use(devServer.middlewares);
+    build = () => devServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
+    closeVite = () => devServer.close();
+  } else {
+    app.use("/assets", express.static("build/client/assets", { immutable: true, maxAge: "1y" }));
+    app.use(express.static("build/client", { maxAge: "1h" }));
+    // The path is computed so TypeScript does not try to resolve a build that may not exist yet.
+    const buildPath = new URL("../build/server/index.js", import.meta.url).href;
+    build = (await import(/* @vite-ignore */ buildPath)) as ServerBuild;
+  }
+
+  app.all("*", createRequestHandler({ build, mode: env.NODE_ENV, getLoadContext: () => ({ services }) }));
+
+  const server =
+    env.TLS_CERT_FILE && env.TLS_KEY_FILE
+      ? https.createServer(createTlsServerOptions({ certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE, ...(env.MTLS_CA_FILE ? { caFile: env.MTLS_CA_FILE } : {}) }), app)
+      : http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve));
+  const address = server.address() as AddressInfo;
+  const protocol = server instanceof https.Server ? "https" : "http";
+  const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST;
+  const workers = options.workers === false ? null : startWorkers(services);
+
+  return {
+    url: `${protocol}://${host}:${address.port}`,
+    services,
+    workers,
+    async close() {
+      // Stop taking requests, let in-flight ones and the workers' current pass finish.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections?.();
+      });
+      await workers?.stop();
+      await closeVite?.();
+      await services.db.$disconnect();
+    },
+  };
+}

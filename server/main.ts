@@ -1,0 +1,38 @@
+// The app's process: validates the configuration, applies pending migrations, serves
+// HTTP(S) and runs the background workers; SIGTERM/SIGINT shut it down gracefully.
+import { ConfigurationError, env as loadEnv } from "../app/config/env.server";
+import { applyMigrations } from "../app/db/migrate.server";
+import { startAppServer } from "./app";
+
+let env;
+try {
+  env = loadEnv();
+} catch (error) {
+  if (error instanceof ConfigurationError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+await applyMigrations(env.DATABASE_URL);
+const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS });
+console.log(`App listening on ${server.url}`);
+
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal} received: finishing in-flight work`);
+    const force = setTimeout(() => process.exit(1), 25_000);
+    force.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,146 @@
+// Starts the whole product for a test: the gateway sandbox, the Shopify stand-in and the
+// real app server (Vite dev mode, real routes, workers on), on a fresh database, with one
+// shop installed and connected to the sandbox. Nothing here fakes the app itself.
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseEnv, type AppEnv } from "../../app/config/env.server";
+import { applyMigrations } from "../../app/db/migrate.server";
+import { openDatabase } from "../../app/db/database.server";
+import { createLogger, type Logger } from "../../app/lib/logger.server";
+import type { Clock } from "../../app/payments/deps";
+import { createServices, type AppServices } from "../../app/services.server";
+import { connectSandbox } from "../../app/shops/onboarding.server";
+import { offlineSessionId } from "../../app/shops/shopify-directory.server";
+import { startSandbox, type SandboxHandle } from "../../sandbox/server";
+import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
+import { startAppServer, type AppServer } from "../../server/app";
+
+export const TEST_SHOP = "demo-shop.myshopify.com";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface StackOptions {
+  databaseUrl?: string;
+  workers?: boolean;
+  clock?: Clock;
+  logLines?: string[];
+  env?: Record<string, string>;
+  sandboxDbPath?: string;
+}
+
+export interface Stack {
+  env: AppEnv;
+  app: AppServer;
+  services: AppServices;
+  sandbox: SandboxHandle;
+  standin: ShopifyStandin;
+  shopDomain: string;
+  logger: Logger;
+  /** POST a JSON body to one of the sandbox's control endpoints. */
+  sandboxControl(path: string, body?: unknown, method?: string): Promise<unknown>;
+  /** Restarts the app process's server and services on the same database (a crash and restart). */
+  restartApp(options?: { workers?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), "cryptopay-stack-"));
+  const databaseUrl = options.databaseUrl ?? `file:${join(dir, "app.db")}`;
+  await applyMigrations(databaseUrl);
+  const appPort = await freePort();
+  const appUrl = `http://127.0.0.1:${appPort}`;
+  const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", dbPath: options.sandboxDbPath ?? join(dir, "sandbox.db"), tickMs: 100 });
+  const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP });
+
+  const values: Record<string, string> = {
+    NODE_ENV: "test",
+    PORT: String(appPort),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    DATABASE_URL: databaseUrl,
+    SHOPIFY_APP_URL: appUrl,
+    SHOPIFY_API_KEY: "test-api-key",
+    SHOPIFY_API_SECRET: "test-api-secret",
+    // The live gateway must never be reached from tests: a closed port.
+    GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1",
+    GATEWAY_SANDBOX_URL: sandbox.baseUrl,
+    SHOPIFY_PAYMENTS_APPS_ENDPOINT: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
+    OUTBOX_INTERVAL_MS: "200",
+    RECONCILE_INTERVAL_MS: "3600000",
+    ...options.env,
+  };
+  // Route modules (loaded by Vite) read the same configuration from process.env.
+  Object.assign(process.env, values);
+  const env = parseEnv(values);
+  const lines = options.logLines ?? [];
+  const logger = createLogger({ level: "debug", sink: (line) => lines.push(line) });
+  const overrides = { logger, ...(options.clock ? { clock: options.clock } : {}) };
+
+  let app = await startAppServer({ env, mode: "vite", workers: options.workers ?? true, overrides });
+  const db = app.services.db;
+  await db.session.create({
+    data: { id: offlineSessionId(TEST_SHOP), shop: TEST_SHOP, state: "installed", isOnline: false, accessToken: standin.accessToken, scope: "write_payment_gateways,write_payment_sessions" },
+  });
+  const connected = await connectSandbox(app.services, TEST_SHOP);
+  if (!connected.ok) throw new Error(`could not connect the sandbox: ${connected.message}`);
+
+  const stack: Stack = {
+    env,
+    app,
+    get services() {
+      return app.services;
+    },
+    sandbox,
+    standin,
+    shopDomain: TEST_SHOP,
+    logger,
+    async sandboxControl(path, body, method = "POST") {
+      const response = await fetch(`${sandbox.origin}${path}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`sandbox ${path} answered ${response.status}: ${text}`);
+      return text ? JSON.parse(text) : null;
+    },
+    async restartApp(restart = {}) {
+      await app.close();
+      app = await startAppServer({ env, mode: "vite", workers: restart.workers ?? true, overrides: { ...overrides } });
+      stack.app = app;
+    },
+    async close() {
+      await app.close();
+      await standin.close();
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}
+
+/** A second database client for assertions (the app's own is closed on restart). */
+export function openTestDatabase(url: string) {
+  return openDatabase(url);
+}
