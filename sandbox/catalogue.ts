@@ -42,7 +42,7 @@ export const CURRENCIES: readonly CurrencyDefinition[] = [
   {
     symbol: "BTC", name: "Bitcoin BTC", blockchain: "BTC", minAmountEur: "0.05", maxAmountEur: "20000.00",
     decimals: 8, windowMinutes: 60, basePriceEur: "62000", waveAmplitude: "0.03", wavePeriodHours: 26, wavePhase: "0.3",
-    chain: "bitcoin", needsTagMemo: false, iconColor: "#f7931a", iconLabel: "₿",
+    chain: "bitcoin", needsTagMemo: false, iconColor: "#f7931a", iconLabel: "B",
   },
   {
     symbol: "BTCL", name: "Bitcoin Lightning BTC", blockchain: "BTC_LIGHTNING", minAmountEur: "0.01", maxAmountEur: "1000.00",

@@ -130,7 +130,7 @@ async function qrSvg(text: string): Promise<string> {
 
 function copyField(id: string, label: string, value: string, t: PageTexts): string {
   return `<div class="field"><span class="label" id="${id}-label">${escapeHtml(label)}</span><div class="copyrow">
-<output id="${id}" aria-labelledby="${id}-label">${escapeHtml(value)}</output>
+<code id="${id}" aria-describedby="${id}-label">${escapeHtml(value)}</code>
 <button type="button" class="copy" data-target="${id}" data-done="${escapeHtml(t.copied)}" aria-label="${escapeHtml(`${t.copy}: ${label}`)}">${escapeHtml(t.copy)}</button></div></div>`;
 }
 
