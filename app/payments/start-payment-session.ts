@@ -261,3 +261,55 @@ async function adoptFoundOrder(deps: PaymentsDeps, payment: Payment, found: Foun
     { adopted: true },
   );
 }
+
+export type ChooseCurrencyResult =
+  | { ok: true; payment: Payment }
+  | { ok: false; reason: "not_found" | "already_chosen" | "not_open" | "no_credentials" | "rejected" | "unavailable"; message: string };
+
+/**
+ * The app's own payment page (API-gateway mode): the shopper picked a coin, so the
+ * gateway order is created now with that input_currency, once.
+ */
+export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: string, inputCurrency: string): Promise<ChooseCurrencyResult> {
+  const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, include: { shop: true } });
+  if (!payment) return { ok: false, reason: "not_found", message: "No such payment." };
+  if (payment.gatewayOrderId) return { ok: false, reason: "already_chosen", message: "A coin was already chosen for this payment." };
+  if (payment.state !== "started") return { ok: false, reason: "not_open", message: "This payment is no longer open." };
+  const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
+  if (!access) return { ok: false, reason: "no_credentials", message: "The shop cannot take crypto payments right now." };
+  const now = deps.clock.now();
+  // One creator at a time: the claim prevents a double click from creating two orders.
+  const claimed = await deps.db.payment.updateMany({
+    where: { id: payment.id, gatewayOrderId: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
+    data: { sessionClaimUntil: new Date(now.getTime() + CLAIM_MS), orderRequestedAt: now },
+  });
+  if (claimed.count !== 1) return { ok: false, reason: "already_chosen", message: "This payment is being prepared; reload the page." };
+  const address = payment.billingAddress ? (JSON.parse(payment.billingAddress) as NonNullable<PaymentSessionRequest["customer"]>["billing_address"]) : undefined;
+  const requestLike = {
+    customer: { email: payment.customerEmail, phone_number: payment.customerPhone, locale: payment.merchantLocale, billing_address: address },
+    merchant_locale: payment.merchantLocale,
+  } as PaymentSessionRequest;
+  const created = await access.client.createOrder({ ...orderRequest(deps, payment.shop, payment, requestLike), input_currency: inputCurrency });
+  if (created.isErr()) {
+    await deps.db.payment.update({ where: { id: payment.id }, data: { sessionClaimUntil: null, ...(created.error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null }) } });
+    const rejected = created.error.kind === "rejected" || created.error.kind === "invalid_request";
+    return { ok: false, reason: rejected ? "rejected" : "unavailable", message: rejected ? (created.error.kind === "rejected" ? created.error.detail ?? created.error.message : created.error.message) : "The payment service is not reachable right now; try again in a moment." };
+  }
+  const order = created.value;
+  const crypto = "payment_uri" in order ? order : null;
+  const updated = await deps.db.payment.update({
+    where: { id: payment.id },
+    data: {
+      state: "awaiting_payment",
+      sessionClaimUntil: null,
+      gatewayOrderId: order.identifier,
+      gatewayWebUrl: order.web_url,
+      gatewayStatus: "PE",
+      ...(crypto
+        ? { inputCurrency: crypto.input_currency, cryptoAmount: crypto.expected_input_amount, paymentUri: crypto.payment_uri, address: crypto.address, tagMemo: crypto.tag_memo || null }
+        : {}),
+      events: { create: { type: "order_created", detail: JSON.stringify({ currency: inputCurrency, page: "app" }), at: now } },
+    },
+  });
+  return { ok: true, payment: updated };
+}
