@@ -9,13 +9,11 @@ import { expectedInputAmount, rateInFiat } from "../../sandbox/price-feed.js";
 import { action, client, createOrder, info, startReceiver, startTestSandbox, type TestSandbox } from "./helpers.js";
 
 let t: TestSandbox;
-let api: ReturnType<typeof client>;
 const URLS = { merchant_urlok: "https://shop.example/ok", merchant_urlko: "https://shop.example/ko" };
 const MINUTE = 60_000;
 
 beforeAll(async () => {
   t = await startTestSandbox({ limits: { perMinute: 100_000, perDay: 1_000_000, criticalPerMinute: 100_000, criticalPerDay: 1_000_000 } });
-  api = client(t.sandbox);
 });
 afterAll(async () => {
   await t.stop();
