@@ -10,7 +10,7 @@ import { webUrlOf } from "./context.js";
 import { validateCreateOrder } from "./create-order-input.js";
 import { charField, drfErrors } from "./drf-fields.js";
 import type { FaultEndpoint, GatewayFault } from "./gateway-faults.js";
-import { HttpError, readFields, sendJson } from "./http-kit.js";
+import { HttpError, readFields, safeDecode, sendJson } from "./http-kit.js";
 import type { PyJson } from "./python-json.js";
 import { createdOrderView, paymentView } from "./payment-view.js";
 import type { DeviceRecord } from "./store.js";
@@ -67,7 +67,7 @@ export async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: 
   for (const r of ROUTES) {
     const m = r.pattern.exec(path);
     if (m) {
-      match = { routes: r.routes, param: decodeURIComponent(m[1] ?? "") };
+      match = { routes: r.routes, param: safeDecode(m[1] ?? "") };
       break;
     }
   }

@@ -8,7 +8,7 @@ import { isoDateTime } from "./clock.js";
 import type { SandboxContext } from "./context.js";
 import { isHttpUrl } from "./drf-fields.js";
 import { FAULT_ENDPOINTS, FAULT_KINDS } from "./gateway-faults.js";
-import { HttpError, readFields, sendJson, sendPlainJson } from "./http-kit.js";
+import { HttpError, readFields, safeDecode, sendJson, sendPlainJson } from "./http-kit.js";
 import type { OrderAction } from "./order-service.js";
 import { paymentView } from "./payment-view.js";
 import type { DeviceRecord } from "./store.js";
@@ -113,7 +113,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
   }
 
   if ((m = /^\/sandbox\/devices\/([^/]+)\/settings$/.exec(path))) {
-    const device = await deviceOr404(ctx, decodeURIComponent(m[1] as string));
+    const device = await deviceOr404(ctx, safeDecode(m[1] as string));
     if (method === "GET") {
       sendPlainJson(res, 200, deviceSettingsView(device));
       return true;
@@ -132,7 +132,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
   }
 
   if ((m = /^\/sandbox\/devices\/([^/]+)\/webhook-faults$/.exec(path))) {
-    const device = await deviceOr404(ctx, decodeURIComponent(m[1] as string));
+    const device = await deviceOr404(ctx, safeDecode(m[1] as string));
     if (method === "POST") {
       const body = parse(webhookFaultSchema, await readFields(req));
       ctx.dispatcher.setFault(device.id, { mode: body.mode, delayMs: body.delay_ms ?? 0, remaining: body.count ?? null });
@@ -144,7 +144,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
 
   if ((m = /^\/sandbox\/orders\/([^/]+)\/actions$/.exec(path)) && method === "POST") {
     const body = parse(actionSchema, await readFields(req)) as OrderAction;
-    const outcome = await ctx.orders.act(decodeURIComponent(m[1] as string), body);
+    const outcome = await ctx.orders.act(safeDecode(m[1] as string), body);
     if (!outcome.ok) sendPlainJson(res, outcome.status, { detail: outcome.detail });
     else sendJson(res, 200, paymentView(outcome.snapshot.order, outcome.snapshot.device, outcome.snapshot.transactions));
     return true;

@@ -8,7 +8,7 @@ import { isoDateTime } from "./clock.js";
 import type { SandboxContext } from "./context.js";
 import { webUrlOf } from "./context.js";
 import { isHttpUrl } from "./drf-fields.js";
-import { escapeHtml, readFields, redirect, sendHtml } from "./http-kit.js";
+import { escapeHtml, readFields, redirect, safeDecode, sendHtml } from "./http-kit.js";
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1f24}main{max-width:1000px;margin:0 auto;padding:16px}
 section{background:#fff;border-radius:10px;padding:14px;margin-bottom:14px;box-shadow:0 1px 3px rgba(0,0,0,.08)}
@@ -82,7 +82,7 @@ export async function handleDashboard(ctx: SandboxContext, req: IncomingMessage,
   }
   const m = /^\/sandbox\/dashboard\/devices\/([^/]+)$/.exec(path);
   if (m && req.method === "POST") {
-    const device = await ctx.accounts.findDevice(decodeURIComponent(m[1] as string));
+    const device = await ctx.accounts.findDevice(safeDecode(m[1] as string));
     const parsed = deviceFormSchema.safeParse(await readFields(req));
     if (!device || !parsed.success) {
       redirect(res, 303, "/sandbox/dashboard?error=" + encodeURIComponent("Unknown device or form."));

@@ -111,3 +111,12 @@ export function redirect(res: ServerResponse, status: 301 | 302 | 303, location:
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
 }
+
+/** decodeURIComponent that answers a malformed escape with the raw text instead of throwing. */
+export function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -331,7 +331,7 @@ describe("GET /orders/info/{identifier}", () => {
   });
 
   it("answers 404 with a detail for an unknown or malformed identifier", async () => {
-    for (const id of ["0b7c2b8e-5f0e-4a4c-9d1e-6f3a2b1c0d9e", "nope", "%27%20OR%201%3D1"]) {
+    for (const id of ["0b7c2b8e-5f0e-4a4c-9d1e-6f3a2b1c0d9e", "nope", "%27%20OR%201%3D1", "%E0%A4%A"]) {
       const r = await api.api("GET", `/orders/info/${id}`);
       expect(r.status).toBe(404);
       expect(r.json.detail).toMatch(/identifier/);
