@@ -1,0 +1,229 @@
+// The checkout scenarios, written once and run against each database.
+import { randomUUID } from "node:crypto";
+import { expect, it } from "vitest";
+import { signWebhook } from "../../app/gateway/webhook-signature";
+import { reconcileOnce } from "../../app/payments/reconcile";
+import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { waitFor, type Stack } from "../support/stack";
+
+export function checkoutScenarios(getStack: () => Stack): void {
+  const stack = () => getStack();
+  const db = () => stack().services.db;
+
+  async function startPayment(overrides: Record<string, unknown> = {}) {
+    const { session, delivery } = await stack().standin.state.startPayment({ test: true, ...overrides });
+    expect(delivery.status, delivery.body).toBe(200);
+    const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+    expect(payment.gatewayOrderId).toBeTruthy();
+    return { session, delivery, payment, orderId: payment.gatewayOrderId! };
+  }
+
+  const act = (orderId: string, body: Record<string, unknown>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
+  const shopifyState = (sessionId: string) => stack().standin.state.session(sessionId)?.state.code;
+  const calls = (sessionId: string, name: string) => stack().standin.state.operationsFor(sessionId).filter((op) => op.operationName === name).length;
+
+  async function deviceKey(): Promise<string> {
+    const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+    return stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
+  }
+  const webhookFaults = async (mode: string, extra: Record<string, unknown> = {}) =>
+    stack().sandboxControl(`/sandbox/devices/${await deviceKey()}/webhook-faults`, { mode, ...extra });
+
+  function returnUrl(payment: { id: string; shopId: string }, outcome: "ok" | "ko" | "standby") {
+    return stack().services.links.returnUrl(payment, outcome);
+  }
+
+  async function settled(paymentId: string, state: string) {
+    return waitFor(async () => {
+      const p = await db().payment.findUniqueOrThrow({ where: { id: paymentId } });
+      return p.state === state ? p : null;
+    }, `payment ${state}`);
+  }
+
+  it("a paid payment: CO by webhook resolves once and the shopper returns to Shopify's next action", async () => {
+    const { session, payment, orderId, delivery } = await startPayment();
+    expect(delivery.redirectUrl).toMatch(new RegExp(`^${stack().sandbox.origin}/pay/`));
+    await act(orderId, { action: "choose_currency", currency: "BTC" });
+    await act(orderId, { action: "pay", amount: "exact" });
+    await act(orderId, { action: "confirm" });
+    await waitFor(async () => shopifyState(session.id) === "RESOLVED", "Shopify resolve");
+    const paid = await waitFor(async () => {
+      const p = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+      return p.shopifyOutcome === "resolved" ? p : null;
+    }, "the resolve recorded");
+    expect(paid.state).toBe("paid");
+    expect(paid.gatewayStatus).toBe("CO");
+    const back = await fetch(returnUrl(payment, "ok"), { redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect(back.headers.get("location")).toBe(paid.nextActionUrl);
+    expect(calls(session.id, "PaymentSessionResolve")).toBe(1);
+    const transactions = await db().paymentTransaction.findMany({ where: { paymentId: payment.id } });
+    expect(transactions).toHaveLength(1);
+    expect(transactions[0]!.confirmed).toBe(true);
+  });
+
+  it("the shopper returns before confirmation: AC gives pending, the later CO resolves", async () => {
+    const { session, payment, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "ETH" });
+    await act(orderId, { action: "pay", amount: "exact" });
+    const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect(shopifyState(session.id)).toBe("PENDING");
+    const pending = stack().standin.state.session(session.id)!.state;
+    expect(pending.code === "PENDING" && pending.reason).toBe("NETWORK_ACTION_REQUIRED");
+    await act(orderId, { action: "confirm" });
+    await waitFor(async () => shopifyState(session.id) === "RESOLVED", "Shopify resolve after pending");
+    expect(calls(session.id, "PaymentSessionPending")).toBe(1);
+    expect(calls(session.id, "PaymentSessionResolve")).toBe(1);
+  });
+
+  it("an abandoned payment: the shopper sent back without paying goes to cancel_url", async () => {
+    const { session, payment } = await startPayment();
+    const back = await fetch(returnUrl(payment, "ko"), { redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect(back.headers.get("location")).toBe(session.request.payment_method.data.cancel_url);
+  });
+
+  it("expiry: EX rejects the Shopify session as cancelled", async () => {
+    const { session, payment, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "LTC" });
+    await act(orderId, { action: "expire" });
+    await waitFor(async () => shopifyState(session.id) === "REJECTED", "Shopify reject");
+    const state = stack().standin.state.session(session.id)!.state;
+    expect(state.code === "REJECTED" && state.reason).toBe("CANCELLED_PAYMENT");
+    const failed = await settled(payment.id, "failed");
+    expect(failed.gatewayStatus).toBe("EX");
+    expect(failed.attention).toBeNull();
+  });
+
+  it("underpayment: IA rejects and flags the payment for the merchant", async () => {
+    const { session, payment, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "BTC" });
+    await act(orderId, { action: "pay", amount: "less" });
+    await act(orderId, { action: "confirm" });
+    await waitFor(async () => shopifyState(session.id) === "REJECTED", "Shopify reject");
+    const failed = await settled(payment.id, "failed");
+    expect(failed.gatewayStatus).toBe("IA");
+    expect(failed.attention).toBe("underpaid");
+    const state = stack().standin.state.session(session.id)!.state;
+    expect(state.code === "REJECTED" && state.reason).toBe("INSUFFICIENT_FUNDS");
+  });
+
+  it("no webhook at all: the reconciler settles the payment", async () => {
+    await webhookFaults("drop");
+    try {
+      const { session, payment, orderId } = await startPayment();
+      await act(orderId, { action: "choose_currency", currency: "BTC" });
+      await act(orderId, { action: "pay", amount: "exact" });
+      await act(orderId, { action: "confirm" });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("awaiting_payment");
+      const summary = await reconcileOnce(stack().services, { worker: "test", force: true });
+      expect(summary.gatewayCalls).toBeGreaterThanOrEqual(1);
+      await waitFor(async () => shopifyState(session.id) === "RESOLVED", "resolve by reconciliation");
+      expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("paid");
+    } finally {
+      await webhookFaults("deliver");
+    }
+  });
+
+  it("duplicate and out-of-order webhooks end in exactly one resolve", async () => {
+    await webhookFaults("duplicate");
+    const first = await startPayment();
+    await act(first.orderId, { action: "choose_currency", currency: "BTC" });
+    await act(first.orderId, { action: "pay", amount: "exact" });
+    await act(first.orderId, { action: "confirm" });
+    await waitFor(async () => shopifyState(first.session.id) === "RESOLVED", "resolve with duplicates");
+    await webhookFaults("reorder");
+    const second = await startPayment();
+    await act(second.orderId, { action: "choose_currency", currency: "BTC" });
+    await act(second.orderId, { action: "pay", amount: "exact" });
+    await act(second.orderId, { action: "confirm" });
+    await webhookFaults("deliver");
+    await waitFor(async () => shopifyState(second.session.id) === "RESOLVED", "resolve with reordering");
+    // Let any late duplicate be processed before counting.
+    await waitFor(async () => (await db().gatewayWebhook.count({ where: { processedAt: null } })) === 0, "inbox drained");
+    expect(calls(first.session.id, "PaymentSessionResolve")).toBe(1);
+    expect(calls(second.session.id, "PaymentSessionResolve")).toBe(1);
+    const deliveries = (await stack().sandboxControl(`/sandbox/webhooks/deliveries?order=${first.orderId}`, undefined, "GET")) as unknown[];
+    expect(deliveries.length).toBeGreaterThan(3);
+  });
+
+  it("a forged or replayed webhook is rejected and changes nothing", async () => {
+    const { payment, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "BTC" });
+    await settled(payment.id, "awaiting_payment");
+    const shop = await db().shop.findUniqueOrThrow({ where: { id: payment.shopId } });
+    const url = `${stack().app.url}/gateway/webhooks/${shop.webhookToken}`;
+    const body = `{"identifier": "${orderId}", "status": "CO"}`;
+    const nonce = String(Math.floor(Date.now() / 1000));
+    const forged = await fetch(url, { method: "POST", body, headers: { "x-nonce": nonce, "x-signature": signWebhook({ secretHex: "ab".repeat(32), nonce, rawBody: body }) } });
+    expect(forged.status).toBe(401);
+
+    const deliveries = (await stack().sandboxControl(`/sandbox/webhooks/deliveries?order=${orderId}`, undefined, "GET")) as { headers: Record<string, string>; body: string }[];
+    const real = deliveries.at(-1)!;
+    const header = (name: string) => Object.entries(real.headers).find(([k]) => k.toLowerCase() === name)?.[1] ?? "";
+    const replay = await fetch(url, { method: "POST", body: real.body, headers: { "x-nonce": header("x-nonce"), "x-signature": header("x-signature") } });
+    expect([409, 401]).toContain(replay.status);
+    const other = await fetch(`${stack().app.url}/gateway/webhooks/${"x".repeat(32)}`, { method: "POST", body, headers: { "x-nonce": nonce, "x-signature": "0".repeat(64) } });
+    expect(other.status).toBe(404);
+    const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(after.state).toBe("awaiting_payment");
+    const rejected = await db().rejectedWebhook.findMany({ where: { shopId: shop.id } });
+    expect(rejected.map((r) => r.reason)).toEqual(expect.arrayContaining(["bad_signature"]));
+  });
+
+  it("Shopify's API failing for a while: the outbox retries until the resolve lands", async () => {
+    stack().standin.state.setFault({ mode: "http_500", count: 2 });
+    const { session, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "BTC" });
+    await act(orderId, { action: "pay", amount: "exact" });
+    await act(orderId, { action: "confirm" });
+    await waitFor(async () => shopifyState(session.id) === "RESOLVED", "resolve after Shopify outage", 30_000);
+    const paymentId = (await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } })).id;
+    const message = await waitFor(async () => db().outboxMessage.findFirst({ where: { kind: "payment.resolve", paymentId, status: "done" } }), "outbox message done");
+    expect(message.attempts).toBeGreaterThanOrEqual(3);
+  });
+
+  it("a retried payment session (even concurrently) gets the first answer and one gateway order", async () => {
+    const session = stack().standin.state.createPaymentSession({ test: true });
+    const answers = await Promise.all([0, 1, 2].map(() => stack().standin.state.redeliverPayment(session.id)));
+    const redirects = new Set(answers.map((a) => a.delivery.redirectUrl));
+    expect(answers.map((a) => a.delivery.status)).toEqual([200, 200, 200]);
+    expect(redirects.size).toBe(1);
+    const again = await stack().standin.state.redeliverPayment(session.id);
+    expect(again.delivery.redirectUrl).toBe([...redirects][0]);
+    const payments = await db().payment.findMany({ where: { shopifyPaymentId: session.id } });
+    expect(payments).toHaveLength(1);
+    const orders = await listSandboxOrders();
+    expect(orders.filter((o) => o.reference === session.id)).toHaveLength(1);
+  });
+
+  it("a session in a currency the gateway does not take is refused with nothing stored", async () => {
+    const session = stack().standin.state.createPaymentSession({ test: true });
+    const response = await fetch(`${stack().app.url}/payments/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "shopify-shop-domain": stack().shopDomain, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
+      body: JSON.stringify({ ...session.request, currency: "VND" }),
+    });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ error: "unsupported_currency" });
+    expect(await db().payment.count({ where: { shopifyPaymentId: session.id } })).toBe(0);
+  });
+
+  it("a return link cannot settle another payment or shop", async () => {
+    const { payment } = await startPayment();
+    const other = await startPayment();
+    const forged = returnUrl(payment, "ok").replace(payment.id, other.payment.id);
+    const answer = await fetch(forged, { redirect: "manual" });
+    expect(answer.status).toBe(404);
+    const bogus = await fetch(`${stack().app.url}/payments/return/${randomUUID().replace(/-/g, "").slice(0, 25)}/ok?sig=${"a".repeat(43)}`, { redirect: "manual" });
+    expect(bogus.status).toBe(404);
+  });
+
+  async function listSandboxOrders(): Promise<{ reference: string | null }[]> {
+    const response = await fetch(`${stack().sandbox.baseUrl}/orders/`, { headers: { "X-Device-Id": await deviceKey() } });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { reference: string | null }[];
+  }
+}
