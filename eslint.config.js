@@ -21,6 +21,10 @@ export default tseslint.config(
     rules: { "no-restricted-properties": "off" },
   },
   {
+    files: ["**/*.mjs", "**/*.cjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly" } },
+  },
+  {
     files: ["scripts/**", "bench/**", "sandbox/main.ts", "server/**", "dev/**"],
     rules: { "no-console": "off" },
   },

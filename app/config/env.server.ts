@@ -59,22 +59,22 @@ const schema = z
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
     WEBHOOK_MAX_NONCE_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
-  })
-  .superRefine((env, ctx) => {
-    if (env.NODE_ENV !== "production") return;
-    for (const name of ["SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "CREDENTIALS_ENCRYPTION_KEYS"] as const) {
-      if (!env[name]) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: "is required in production" });
-    }
-    if (env.DEV_ADMIN_LOGIN) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["DEV_ADMIN_LOGIN"], message: "cannot be enabled in production" });
-    }
-    if (env.SHOPIFY_PAYMENTS_APPS_ENDPOINT) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["SHOPIFY_PAYMENTS_APPS_ENDPOINT"], message: "is for local development only" });
-    }
-    if (env.MTLS_MODE === "off") {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["MTLS_MODE"], message: "must be direct or proxy in production (Shopify calls the payment routes with mTLS)" });
-    }
   });
+
+/** Production rules, checked on the raw values so every problem is reported at once. */
+function productionIssues(raw: Record<string, string | undefined>): string[] {
+  if (raw.NODE_ENV !== "production") return [];
+  const issues: string[] = [];
+  for (const name of ["SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "CREDENTIALS_ENCRYPTION_KEYS"]) {
+    if (!raw[name]) issues.push(`  ${name}: is required in production`);
+  }
+  if (raw.DEV_ADMIN_LOGIN === "true" || raw.DEV_ADMIN_LOGIN === "1") issues.push("  DEV_ADMIN_LOGIN: cannot be enabled in production");
+  if (raw.SHOPIFY_PAYMENTS_APPS_ENDPOINT) issues.push("  SHOPIFY_PAYMENTS_APPS_ENDPOINT: is for local development only");
+  if (!raw.MTLS_MODE || raw.MTLS_MODE === "off") {
+    issues.push("  MTLS_MODE: must be direct or proxy in production (Shopify calls the payment routes with mTLS)");
+  }
+  return issues;
+}
 
 export type AppEnv = Omit<z.infer<typeof schema>, "CREDENTIALS_ENCRYPTION_KEYS" | "SHOPIFY_API_KEY" | "SHOPIFY_API_SECRET"> & {
   SHOPIFY_API_KEY: string;
@@ -90,8 +90,11 @@ export class ConfigurationError extends Error {
 export function parseEnv(source: Record<string, string | undefined> = process.env): AppEnv {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = schema.safeParse(cleaned);
-  if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`);
+  const lines = [
+    ...(result.success ? [] : result.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`)),
+    ...productionIssues(cleaned),
+  ];
+  if (!result.success || lines.length > 0) {
     throw new ConfigurationError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const env = result.data;

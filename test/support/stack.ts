@@ -10,7 +10,7 @@ import { applyMigrations } from "../../app/db/migrate.server";
 import { openDatabase } from "../../app/db/database.server";
 import { createLogger, type Logger } from "../../app/lib/logger.server";
 import type { Clock } from "../../app/payments/deps";
-import { createServices, type AppServices } from "../../app/services.server";
+import type { AppServices } from "../../app/services.server";
 import { connectSandbox } from "../../app/shops/onboarding.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { startSandbox, type SandboxHandle } from "../../sandbox/server";

@@ -1,0 +1,44 @@
+// What each attention flag means for the merchant and what they should do about it.
+import type { AttentionReason } from "~/payments/status-mapping";
+
+export interface AttentionAdvice {
+  title: string;
+  whatToDo: string;
+}
+
+export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
+  underpaid: {
+    title: "Shopper paid too little",
+    whatToDo:
+      "The order was not marked as paid. The crypto received is held at the gateway: refund it from the gateway dashboard, or contact the shopper to agree on the rest and create the order by hand.",
+  },
+  out_of_condition: {
+    title: "Paid after the rate window",
+    whatToDo:
+      "The payment arrived after the quoted rate expired and no longer covers the order. Refund it from the gateway dashboard or contact the shopper.",
+  },
+  late_payment: {
+    title: "Money arrived after the payment was rejected",
+    whatToDo:
+      "Shopify already shows this payment as not paid. Refund the crypto from the gateway dashboard, or arrange the order with the shopper.",
+  },
+  unknown_status: {
+    title: "Unknown gateway status",
+    whatToDo: "The gateway reported something this app cannot interpret. Open the order in the gateway dashboard and decide by hand; the app never treats it as paid.",
+  },
+  shopify_error: {
+    title: "Shopify refused an update",
+    whatToDo: "Shopify did not accept the payment's outcome. Check the order in Shopify and the details below; press Check now to try again once the cause is fixed.",
+  },
+  pending_window_expired: {
+    title: "Pending too long",
+    whatToDo:
+      "The gateway had not completed the payment before Shopify's 3-day pending window closed, so the order was marked as not paid. Check the order in the gateway dashboard; any crypto received must be refunded there.",
+  },
+};
+
+export function attentionAdvice(reason: string): AttentionAdvice {
+  return Object.hasOwn(ATTENTION_ADVICE, reason)
+    ? ATTENTION_ADVICE[reason as AttentionReason]
+    : { title: reason, whatToDo: "Check this payment in the gateway dashboard and in Shopify." };
+}

@@ -1,0 +1,23 @@
+// How the admin writes times, money and percentages. Everything is formatted on the
+// server into plain text (UTC), so the page reads the same before and after hydration,
+// and money stays the decimal string the database holds: it is never turned into a float.
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** "2026-05-01 14:03:07 UTC", or an em dash when there is no time. */
+export function formatDateTime(value: Date | null | undefined): string {
+  if (!value) return "—";
+  return `${value.getUTCFullYear()}-${pad(value.getUTCMonth() + 1)}-${pad(value.getUTCDate())} ${pad(value.getUTCHours())}:${pad(value.getUTCMinutes())}:${pad(value.getUTCSeconds())} UTC`;
+}
+
+/** A stored decimal amount with its currency, as stored ("49.90 EUR"). */
+export function formatMoney(amount: string | null | undefined, currency: string | null | undefined): string {
+  if (amount === null || amount === undefined || amount === "") return "—";
+  return currency ? `${amount} ${currency}` : amount;
+}
+
+/** The gateway's percentage paid ("100.0" → "100.0 %"); shown as the gateway wrote it. */
+export function formatPercentage(value: string | null | undefined): string {
+  if (value === null || value === undefined || value === "") return "—";
+  return `${value} %`;
+}

@@ -1,0 +1,87 @@
+// The health page: is the gateway reaching this shop (last notification, rejected ones
+// by reason), is work piling up (inbox and outbox backlogs, failed Shopify calls), and
+// how much of today's gateway request quota is left for each connected device.
+import type { GatewayEnv } from "~/payments/deps";
+import type { AppServices } from "~/services.server";
+import type { Shop } from "../../generated/prisma/sqlite/client";
+import { environmentConnection } from "./connection.server";
+import { formatDateTime } from "./format";
+
+const REJECTION_WORDS: Record<string, string> = {
+  bad_signature: "Signature did not match the Secret Key (a wrong Secret Key, or not sent by the gateway)",
+  missing_nonce: "No nonce header",
+  missing_signature: "No signature header",
+  malformed_nonce: "Malformed nonce",
+  malformed_signature: "Malformed signature",
+  malformed_secret: "The stored Secret Key is not valid hex: enter it again",
+  stale_nonce: "Too old (the nonce was outside the allowed time window)",
+  future_nonce: "Dated in the future (check the server clock)",
+  replayed: "A repeat of a notification already received",
+  malformed_payload: "Not a well-formed notification body",
+  no_secret_configured: "No Secret Key stored for this device: enter it on the Connection page",
+};
+
+export interface HealthView {
+  lastWebhookAt: string;
+  lastWebhookAgo: string | null;
+  rejected: { reason: string; description: string; count: number }[];
+  inboxBacklog: number;
+  inboxFailing: number;
+  outboxBacklog: number;
+  outboxFailed: { id: string; kind: string; lastError: string; at: string }[];
+  outboxFailedCount: number;
+  quotas: { env: GatewayEnv; label: string; generalDay: number; generalMinute: number; criticalDay: number; criticalMinute: number }[];
+}
+
+function ago(from: Date, now: Date): string {
+  const seconds = Math.max(0, Math.round((now.getTime() - from.getTime()) / 1000));
+  if (seconds < 90) return `${seconds} seconds ago`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 90) return `${minutes} minutes ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} hours ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
+export async function shopHealth(services: AppServices, shop: Shop): Promise<HealthView> {
+  const { db } = services;
+  const now = services.clock.now();
+  const since = new Date(now.getTime() - 7 * 86_400_000);
+  const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedCount] = await Promise.all([
+    db.gatewayWebhook.aggregate({ where: { shopId: shop.id }, _max: { receivedAt: true } }),
+    db.rejectedWebhook.groupBy({ by: ["reason"], where: { shopId: shop.id, at: { gte: since } }, _count: { _all: true } }),
+    db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null } }),
+    db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null, attempts: { gt: 0 } } }),
+    db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "pending" } }),
+    db.outboxMessage.findMany({ where: { shopDomain: shop.shopDomain, status: "failed" }, orderBy: { updatedAt: "desc" }, take: 10 }),
+    db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "failed" } }),
+  ]);
+  const quotas: HealthView["quotas"] = [];
+  for (const env of ["live", "sandbox"] as const) {
+    const access = services.gateways.forShop(shop, env);
+    if (!access) continue;
+    const remaining = await access.client.quotaRemaining();
+    quotas.push({
+      env,
+      label: environmentConnection(shop, env).label,
+      generalDay: remaining.general.day,
+      generalMinute: remaining.general.minute,
+      criticalDay: remaining.critical.day,
+      criticalMinute: remaining.critical.minute,
+    });
+  }
+  const lastAt = last._max.receivedAt;
+  return {
+    lastWebhookAt: lastAt ? formatDateTime(lastAt) : "never",
+    lastWebhookAgo: lastAt ? ago(lastAt, now) : null,
+    rejected: rejected
+      .map((r) => ({ reason: r.reason, description: REJECTION_WORDS[r.reason] ?? r.reason.replace(/_/g, " "), count: r._count._all }))
+      .sort((a, b) => b.count - a.count),
+    inboxBacklog,
+    inboxFailing,
+    outboxBacklog,
+    outboxFailed: outboxFailed.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", at: formatDateTime(m.updatedAt) })),
+    outboxFailedCount,
+    quotas,
+  };
+}

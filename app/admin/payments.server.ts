@@ -1,0 +1,219 @@
+// The admin's reads of payments: the filtered list, one payment's detail (timeline,
+// transactions, Shopify's side) and the payments that need a person, each turned into a
+// plain view model the page renders as is.
+import type { Database } from "~/db/database.server";
+import type { Payment } from "../../generated/prisma/sqlite/client";
+import { attentionAdvice } from "./attention";
+import { formatDateTime, formatMoney, formatPercentage } from "./format";
+import { PAGE_SIZE, paymentWhere, type PaymentFilters } from "./payment-filters";
+import { gatewayStatusWords, paymentStateWords, type Tone } from "./status-words";
+import { describeEvent } from "./timeline";
+
+export interface PaymentRow {
+  id: string;
+  shopifyPaymentId: string;
+  amount: string;
+  coin: string;
+  stateLabel: string;
+  stateTone: Tone;
+  gatewayStatus: string;
+  gatewayStatusLabel: string;
+  percentage: string;
+  test: boolean;
+  createdAt: string;
+  updatedAt: string;
+  needsAttention: boolean;
+}
+
+function coinText(payment: Pick<Payment, "inputCurrency" | "cryptoAmount">): string {
+  if (!payment.inputCurrency) return "—";
+  return payment.cryptoAmount ? `${payment.cryptoAmount} ${payment.inputCurrency}` : payment.inputCurrency;
+}
+
+function row(payment: Payment): PaymentRow {
+  const state = paymentStateWords(payment.state);
+  return {
+    id: payment.id,
+    shopifyPaymentId: payment.shopifyPaymentId,
+    amount: formatMoney(payment.amount, payment.currency),
+    coin: coinText(payment),
+    stateLabel: state.label,
+    stateTone: state.tone,
+    gatewayStatus: payment.gatewayStatus ?? "",
+    gatewayStatusLabel: gatewayStatusWords(payment.gatewayStatus).label,
+    percentage: formatPercentage(payment.percentage),
+    test: payment.test,
+    createdAt: formatDateTime(payment.createdAt),
+    updatedAt: formatDateTime(payment.updatedAt),
+    needsAttention: payment.attention !== null && payment.attentionResolvedAt === null,
+  };
+}
+
+export interface PaymentList {
+  rows: PaymentRow[];
+  total: number;
+  page: number;
+  pageCount: number;
+}
+
+export async function listPayments(db: Database, shopId: string, filters: PaymentFilters): Promise<PaymentList> {
+  const where = paymentWhere(shopId, filters);
+  const total = await db.payment.count({ where });
+  const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const page = Math.min(filters.page, pageCount);
+  const payments = await db.payment.findMany({
+    where,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    skip: (page - 1) * PAGE_SIZE,
+    take: PAGE_SIZE,
+  });
+  return { rows: payments.map(row), total, page, pageCount };
+}
+
+export interface PaymentDetail {
+  id: string;
+  shopifyPaymentId: string;
+  amount: string;
+  test: boolean;
+  environment: string;
+  createdAt: string;
+  updatedAt: string;
+  state: { label: string; meaning: string; tone: Tone };
+  gateway: {
+    orderId: string | null;
+    status: string | null;
+    statusLabel: string;
+    statusMeaning: string;
+    statusTone: Tone;
+    coin: string;
+    received: string;
+    percentage: string;
+    address: string | null;
+    tagMemo: string | null;
+    expiresAt: string;
+    lastCheckedAt: string;
+  };
+  shopify: { outcome: string; state: string | null; nextAction: string; nextActionUrl: string | null; finalizedAt: string };
+  attention: { reason: string; title: string; detail: string; whatToDo: string; resolvedAt: string | null } | null;
+  customer: { name: string | null; email: string | null };
+  timeline: { id: string; at: string; title: string; description: string }[];
+  transactions: { txHash: string; amount: string; confirmed: boolean; block: number | null; seenAt: string }[];
+  canCheck: boolean;
+}
+
+function shopifySide(payment: Payment): PaymentDetail["shopify"] {
+  const finalizedAt = formatDateTime(payment.finalizedAt);
+  switch (payment.shopifyOutcome) {
+    case "resolved":
+      return { outcome: "Paid in Shopify", state: payment.shopifyState, nextAction: "Nothing to do: Shopify shows the order as paid.", nextActionUrl: payment.nextActionUrl, finalizedAt };
+    case "rejected":
+      return { outcome: "Not paid in Shopify", state: payment.shopifyState, nextAction: "Nothing to do unless it needs attention: the shopper was offered another way to pay.", nextActionUrl: payment.nextActionUrl, finalizedAt };
+    case "pending":
+      return { outcome: "Pending in Shopify", state: payment.shopifyState, nextAction: "Waiting for the gateway; the app tells Shopify the outcome when the payment completes or ends.", nextActionUrl: payment.nextActionUrl, finalizedAt };
+    default: {
+      const waiting = payment.state === "paid" || payment.state === "failed";
+      return {
+        outcome: "Shopify not told yet",
+        state: payment.shopifyState,
+        nextAction: waiting ? "The outcome is queued for Shopify and will be sent shortly." : "The shopper has not finished paying yet.",
+        nextActionUrl: payment.nextActionUrl,
+        finalizedAt,
+      };
+    }
+  }
+}
+
+export async function paymentDetail(db: Database, shopId: string, paymentId: string): Promise<PaymentDetail | null> {
+  const payment = await db.payment.findFirst({
+    where: { id: paymentId, shopId },
+    include: { events: { orderBy: [{ at: "asc" }, { id: "asc" }] }, transactions: { orderBy: { seenAt: "asc" } } },
+  });
+  if (!payment) return null;
+  const state = paymentStateWords(payment.state);
+  const status = gatewayStatusWords(payment.gatewayStatus);
+  const advice = payment.attention ? attentionAdvice(payment.attention) : null;
+  const coin = payment.inputCurrency;
+  return {
+    id: payment.id,
+    shopifyPaymentId: payment.shopifyPaymentId,
+    amount: formatMoney(payment.amount, payment.currency),
+    test: payment.test,
+    environment: payment.gatewayEnv === "sandbox" ? "Gateway sandbox" : "Live gateway",
+    createdAt: formatDateTime(payment.createdAt),
+    updatedAt: formatDateTime(payment.updatedAt),
+    state: { label: state.label, meaning: state.meaning, tone: state.tone },
+    gateway: {
+      orderId: payment.gatewayOrderId,
+      status: payment.gatewayStatus,
+      statusLabel: status.label,
+      statusMeaning: status.meaning,
+      statusTone: status.tone,
+      coin: coinText(payment),
+      received: formatMoney(payment.receivedAmount, coin),
+      percentage: formatPercentage(payment.percentage),
+      address: payment.address,
+      tagMemo: payment.tagMemo,
+      expiresAt: formatDateTime(payment.expiresAt),
+      lastCheckedAt: formatDateTime(payment.lastCheckedAt),
+    },
+    shopify: shopifySide(payment),
+    attention:
+      payment.attention && advice
+        ? { reason: payment.attention, title: advice.title, detail: payment.attentionDetail ?? "", whatToDo: advice.whatToDo, resolvedAt: payment.attentionResolvedAt ? formatDateTime(payment.attentionResolvedAt) : null }
+        : null,
+    customer: { name: payment.customerName, email: payment.customerEmail },
+    timeline: payment.events.map((event) => ({ id: event.id, at: formatDateTime(event.at), ...describeEvent(event.type, event.detail) })),
+    transactions: payment.transactions.map((t) => ({ txHash: t.txHash, amount: formatMoney(t.amount, t.currency), confirmed: t.confirmed, block: t.block, seenAt: formatDateTime(t.seenAt) })),
+    canCheck: payment.gatewayOrderId !== null,
+  };
+}
+
+export interface AttentionItem {
+  id: string;
+  shopifyPaymentId: string;
+  amount: string;
+  reason: string;
+  title: string;
+  detail: string;
+  whatToDo: string;
+  gatewayStatusLabel: string;
+  updatedAt: string;
+}
+
+export async function paymentsNeedingAttention(db: Database, shopId: string): Promise<AttentionItem[]> {
+  const payments = await db.payment.findMany({
+    where: { shopId, attention: { not: null }, attentionResolvedAt: null },
+    orderBy: { updatedAt: "desc" },
+    take: 200,
+  });
+  return payments.map((payment) => {
+    const advice = attentionAdvice(payment.attention ?? "");
+    return {
+      id: payment.id,
+      shopifyPaymentId: payment.shopifyPaymentId,
+      amount: formatMoney(payment.amount, payment.currency),
+      reason: payment.attention ?? "",
+      title: advice.title,
+      detail: payment.attentionDetail ?? "",
+      whatToDo: advice.whatToDo,
+      gatewayStatusLabel: gatewayStatusWords(payment.gatewayStatus).label,
+      updatedAt: formatDateTime(payment.updatedAt),
+    };
+  });
+}
+
+export function countNeedingAttention(db: Database, shopId: string): Promise<number> {
+  return db.payment.count({ where: { shopId, attention: { not: null }, attentionResolvedAt: null } });
+}
+
+/** Marks a flagged payment as handled; false when it is not this shop's or not flagged. */
+export async function markAttentionHandled(db: Database, shopId: string, paymentId: string, now: Date): Promise<boolean> {
+  const updated = await db.payment.updateMany({
+    where: { id: paymentId, shopId, attention: { not: null }, attentionResolvedAt: null },
+    data: { attentionResolvedAt: now },
+  });
+  if (updated.count === 1) {
+    await db.paymentEvent.create({ data: { paymentId, type: "attention_handled", at: now } });
+  }
+  return updated.count === 1;
+}

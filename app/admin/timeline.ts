@@ -1,0 +1,109 @@
+// A payment's timeline in words: each stored PaymentEvent (gateway statuses, state
+// changes, Shopify's answers, the shopper's moves) becomes a title and a sentence.
+// Event details are JSON written by the app itself, still parsed defensively.
+import { z } from "zod";
+import { attentionAdvice } from "./attention";
+import { gatewayStatusWords, paymentStateWords } from "./status-words";
+
+export interface TimelineEntry {
+  title: string;
+  description: string;
+}
+
+const detailSchema = z
+  .object({
+    amount: z.string(),
+    currency: z.string(),
+    test: z.boolean(),
+    env: z.string(),
+    page: z.string(),
+    status: z.number(),
+    reason: z.string(),
+    from: z.string().nullable(),
+    to: z.string(),
+    source: z.string(),
+    percentage: z.string(),
+    detail: z.string(),
+    state: z.string().nullable(),
+    alreadyInState: z.boolean(),
+    call: z.string(),
+    message: z.string(),
+    answer: z.string(),
+    gatewayOrderId: z.string(),
+    adopted: z.boolean(),
+  })
+  .partial()
+  .passthrough();
+type Detail = z.infer<typeof detailSchema>;
+
+const SOURCE_WORDS: Record<string, string> = {
+  webhook: "a gateway notification",
+  return: "the shopper's return",
+  reconcile: "the periodic check",
+  check: "a manual check",
+  create: "the order creation",
+  pending_window: "the end of Shopify's pending window",
+};
+
+function parseDetail(text: string): Detail {
+  try {
+    const parsed = detailSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
+}
+
+const via = (source: string | undefined) => (source ? ` (seen through ${SOURCE_WORDS[source] ?? source})` : "");
+
+export function describeEvent(type: string, detailText: string): TimelineEntry {
+  const d = parseDetail(detailText);
+  switch (type) {
+    case "session_received":
+      return {
+        title: "Shopify started the payment",
+        description: `Payment session for ${d.amount ?? "?"} ${d.currency ?? ""}${d.test ? ", a test payment (gateway sandbox)" : ""}.`.replace(/ +\./, "."),
+      };
+    case "sent_to_payment_page":
+      return { title: "Shopper sent to the app's payment page", description: "The shopper chooses the coin there; the gateway order is created then." };
+    case "order_created":
+      return {
+        title: "Gateway order created",
+        description: d.currency ? `The shopper chose ${d.currency} on the app's payment page.` : d.adopted ? "An order created earlier was found at the gateway and kept." : "The shopper was sent to the gateway's payment page.",
+      };
+    case "session_refused":
+      return { title: "Payment could not start", description: d.reason ? `The gateway refused the order (${d.reason}); the shopper was sent back to Shopify.` : "The shopper was sent back to Shopify." };
+    case "gateway_status": {
+      const to = gatewayStatusWords(d.to);
+      const from = d.from ? gatewayStatusWords(d.from).label : null;
+      const paid = d.percentage ? ` ${d.percentage} % paid.` : "";
+      return { title: `Gateway: ${to.label}`, description: `${from ? `From ${from} to ${to.label}` : to.label}${via(d.source)}. ${to.meaning}${paid}` };
+    }
+    case "state":
+      return { title: `Payment ${paymentStateWords(d.to ?? "").label.toLowerCase()}`, description: `${paymentStateWords(d.to ?? "").meaning}${via(d.source)}` };
+    case "attention":
+      return { title: `Needs attention: ${attentionAdvice(d.reason ?? "").title}`, description: d.detail ?? attentionAdvice(d.reason ?? "").whatToDo };
+    case "attention_handled":
+      return { title: "Marked as handled", description: "The merchant marked this payment's attention flag as handled." };
+    case "shopify_resolved":
+      return { title: "Shopify: marked as paid", description: d.alreadyInState ? "Shopify already had it as paid." : "Shopify accepted the payment; the order is paid." };
+    case "shopify_rejected":
+      return { title: "Shopify: marked as not paid", description: d.alreadyInState ? "Shopify already had it as not paid." : "Shopify was told the payment failed; the shopper can choose another way to pay." };
+    case "shopify_pending":
+      return { title: "Shopify: payment pending", description: "The shopper returned before the payment finished; Shopify shows the order as pending until the gateway completes it." };
+    case "shopify_refused":
+      return { title: "Shopify refused an update", description: d.message ?? "Shopify did not accept the call." };
+    case "refund_requested":
+      return { title: "Refund requested in Shopify", description: `A refund of ${d.amount ?? "?"} was asked. The gateway has no refund API: refund it from the gateway dashboard.` };
+    case "capture_requested":
+      return { title: "Capture requested in Shopify", description: `A capture of ${d.amount ?? "?"} was asked.` };
+    case "void_requested":
+      return { title: "Void requested in Shopify", description: "Shopify asked to void the authorization." };
+    case "shopper_abandoned":
+      return { title: "Shopper left the payment page", description: "The shopper chose to pay another way and was sent back to Shopify's checkout." };
+    case "abandoned":
+      return { title: "Payment abandoned", description: d.reason ? `Closed: ${d.reason}.` : "No gateway order was confirmed." };
+    default:
+      return { title: type.replace(/_/g, " "), description: "" };
+  }
+}

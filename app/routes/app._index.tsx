@@ -1,0 +1,126 @@
+// The admin's home. A shop that has not connected any gateway device is sent to the
+// connection page; otherwise it sees where things stand: the connection, the payments
+// of the last seven days and what needs attention.
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { Badge, BlockStack, Button, Card, InlineGrid, InlineStack, Layout, Page, Text } from "@shopify/polaris";
+import { adminShop } from "~/admin/admin-shop.server";
+import { connectionView } from "~/admin/connection.server";
+import { countNeedingAttention, listPayments } from "~/admin/payments.server";
+import { paymentStateWords } from "~/admin/status-words";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { services } = context;
+  const { shop } = await adminShop(request, services);
+  const connection = connectionView(shop, services.appUrl);
+  if (!connection.anyConnected) {
+    throw redirect(`/app/onboarding${new URL(request.url).search}`);
+  }
+  const since = new Date(services.clock.now().getTime() - 7 * 86_400_000);
+  const byState = await services.db.payment.groupBy({ by: ["state"], where: { shopId: shop.id, createdAt: { gte: since } }, _count: { _all: true } });
+  const recent = await listPayments(services.db, shop.id, { page: 1 });
+  return {
+    connection,
+    attention: await countNeedingAttention(services.db, shop.id),
+    lastWeek: byState.map((s) => ({ label: paymentStateWords(s.state).label, count: s._count._all })).sort((a, b) => b.count - a.count),
+    recent: recent.rows.slice(0, 5),
+  };
+}
+
+export default function Home() {
+  const { connection, attention, lastWeek, recent } = useLoaderData<typeof loader>();
+  return (
+    <Page title="Crypto checkout">
+      <Layout>
+        <Layout.Section>
+          <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Gateway
+                </Text>
+                <InlineStack gap="200">
+                  {connection.ready ? <Badge tone="success">Ready for payments</Badge> : <Badge tone="warning">Not ready</Badge>}
+                  {connection.testMode ? <Badge tone="attention">Test mode</Badge> : null}
+                </InlineStack>
+                <Text as="p" tone="subdued">
+                  {connection.live.connected ? `Live device ${connection.live.maskedKey}` : "No live device"}
+                  {" · "}
+                  {connection.sandbox.connected ? "sandbox connected" : "sandbox not connected"}
+                </Text>
+                <InlineStack>
+                  <Button url="/app/onboarding">Connection</Button>
+                </InlineStack>
+              </BlockStack>
+            </Card>
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Last 7 days
+                </Text>
+                {lastWeek.length === 0 ? (
+                  <Text as="p" tone="subdued">
+                    No payments yet.
+                  </Text>
+                ) : (
+                  lastWeek.map((s) => (
+                    <Text as="p" key={s.label}>
+                      {s.label}: {s.count}
+                    </Text>
+                  ))
+                )}
+              </BlockStack>
+            </Card>
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Needs attention
+                </Text>
+                <Text as="p" variant="headingLg" tone={attention > 0 ? "critical" : "success"}>
+                  {attention}
+                </Text>
+                <InlineStack>
+                  <Button url="/app/attention" disabled={attention === 0}>
+                    Review
+                  </Button>
+                </InlineStack>
+              </BlockStack>
+            </Card>
+          </InlineGrid>
+        </Layout.Section>
+        <Layout.Section>
+          <Card>
+            <BlockStack gap="200">
+              <InlineStack align="space-between">
+                <Text as="h2" variant="headingMd">
+                  Latest payments
+                </Text>
+                <Button variant="plain" url="/app/payments">
+                  All payments
+                </Button>
+              </InlineStack>
+              {recent.length === 0 ? (
+                <Text as="p" tone="subdued">
+                  Payments appear here as soon as a shopper chooses crypto at checkout.
+                </Text>
+              ) : (
+                recent.map((p) => (
+                  <InlineStack key={p.id} gap="300" blockAlign="center">
+                    <Button variant="plain" url={`/app/payments/${p.id}`}>
+                      {p.amount}
+                    </Button>
+                    <Badge tone={p.stateTone}>{p.stateLabel}</Badge>
+                    <Text as="span" tone="subdued">
+                      {p.gatewayStatusLabel} · {p.createdAt}
+                    </Text>
+                  </InlineStack>
+                ))
+              )}
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+      </Layout>
+    </Page>
+  );
+}

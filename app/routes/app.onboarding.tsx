@@ -1,0 +1,318 @@
+// Connecting the shop to the gateway: the device API key and the webhook Secret Key
+// (checked at once, stored encrypted, never shown again), the notification URL to paste
+// in the gateway dashboard, a dedicated device, the gateway sandbox for test mode, and
+// removing credentials.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
+import { useEffect, useState } from "react";
+import { z } from "zod";
+import { adminShop } from "~/admin/admin-shop.server";
+import { connectionView, type EnvironmentConnection } from "~/admin/connection.server";
+import { CopyButton } from "~/admin/copy-button";
+import { formFields } from "~/admin/form-data";
+import { connectGateway, connectSandbox, createDedicatedDevice, removeGatewayCredentials } from "~/shops/onboarding.server";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { shop } = await adminShop(request, context.services);
+  return { connection: connectionView(shop, context.services.appUrl) };
+}
+
+const envSchema = z.enum(["live", "sandbox"]);
+const actionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("connect"), env: envSchema, deviceKey: z.string().max(300), secretKeyHex: z.string().max(300) }),
+  z.object({ intent: z.literal("create_device"), env: envSchema, name: z.string().max(300) }),
+  z.object({ intent: z.literal("connect_sandbox") }),
+  z.object({ intent: z.literal("remove"), env: envSchema, confirm: z.literal("yes") }),
+]);
+
+type ActionResult =
+  | { intent: "connect" | "connect_sandbox" | "remove"; ok: true; message: string }
+  | { intent: "connect" | "connect_sandbox" | "create_device" | "invalid"; ok: false; message: string; field?: "deviceKey" | "secretKeyHex" }
+  | { intent: "create_device"; ok: true; device: { name: string; identifier: string } };
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { services } = context;
+  const { shop } = await adminShop(request, services);
+  const parsed = actionSchema.safeParse(formFields(await request.formData()));
+  if (!parsed.success) return data<ActionResult>({ intent: "invalid", ok: false, message: "The form was incomplete; reload the page and try again." }, { status: 400 });
+  const input = parsed.data;
+  switch (input.intent) {
+    case "connect": {
+      const result = await connectGateway(services, shop.shopDomain, { env: input.env, deviceKey: input.deviceKey, secretKeyHex: input.secretKeyHex });
+      if (!result.ok) {
+        return data<ActionResult>({ intent: "connect", ok: false, message: result.message, ...(result.field ? { field: result.field } : {}) }, { status: result.kind === "invalid_input" ? 400 : 422 });
+      }
+      return data<ActionResult>({ intent: "connect", ok: true, message: input.env === "live" ? "The live gateway device is connected." : "The gateway sandbox device is connected." });
+    }
+    case "create_device": {
+      const result = await createDedicatedDevice(services, shop.shopDomain, input.env, input.name);
+      if (!result.ok) return data<ActionResult>({ intent: "create_device", ok: false, message: result.message }, { status: 422 });
+      return data<ActionResult>({ intent: "create_device", ok: true, device: { name: result.device.name, identifier: result.device.identifier } });
+    }
+    case "connect_sandbox": {
+      const result = await connectSandbox(services, shop.shopDomain);
+      if (!result.ok) return data<ActionResult>({ intent: "connect_sandbox", ok: false, message: result.message }, { status: 502 });
+      return data<ActionResult>({ intent: "connect_sandbox", ok: true, message: "Test mode is ready: the gateway sandbox is connected and sends its notifications to this shop." });
+    }
+    case "remove": {
+      await removeGatewayCredentials(services, shop.shopDomain, input.env);
+      return data<ActionResult>({ intent: "remove", ok: true, message: input.env === "live" ? "The live device's credentials were removed." : "The sandbox device's credentials were removed." });
+    }
+  }
+}
+
+function ConnectionState({ connection }: { connection: EnvironmentConnection }) {
+  return (
+    <InlineStack gap="200" blockAlign="center">
+      <Text as="span" variant="bodyMd" fontWeight="semibold">
+        {connection.label}
+      </Text>
+      {connection.connected ? <Badge tone="success">Connected</Badge> : <Badge>Not connected</Badge>}
+      {connection.maskedKey ? (
+        <Text as="span" tone="subdued">
+          Device key {connection.maskedKey}
+        </Text>
+      ) : null}
+    </InlineStack>
+  );
+}
+
+function RemoveCredentials({ connection, busy }: { connection: EnvironmentConnection; busy: boolean }) {
+  const [confirming, setConfirming] = useState(false);
+  if (!connection.connected) return null;
+  if (!confirming) {
+    return (
+      <Button tone="critical" variant="plain" onClick={() => setConfirming(true)}>
+        {`Remove the ${connection.env === "live" ? "live" : "sandbox"} credentials`}
+      </Button>
+    );
+  }
+  return (
+    <Banner tone="warning" title={`Remove the ${connection.env === "live" ? "live" : "sandbox"} device's credentials?`}>
+      <BlockStack gap="200">
+        <p>
+          {connection.env === "live"
+            ? "Shoppers will no longer be able to pay with crypto until a device is connected again. Payments already started are still followed up."
+            : "Test payments will stop working until the sandbox is connected again."}
+        </p>
+        <Form method="post">
+          <input type="hidden" name="intent" value="remove" />
+          <input type="hidden" name="env" value={connection.env} />
+          <input type="hidden" name="confirm" value="yes" />
+          <InlineStack gap="200">
+            <Button submit tone="critical" variant="primary" loading={busy}>
+              Yes, remove them
+            </Button>
+            <Button onClick={() => setConfirming(false)}>Cancel</Button>
+          </InlineStack>
+        </Form>
+      </BlockStack>
+    </Banner>
+  );
+}
+
+export default function Onboarding() {
+  const { connection } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : null;
+
+  const [env, setEnv] = useState<"live" | "sandbox">(connection.testMode ? "sandbox" : "live");
+  const [deviceKey, setDeviceKey] = useState("");
+  const [secretKeyHex, setSecretKeyHex] = useState("");
+  const [deviceName, setDeviceName] = useState("");
+  useEffect(() => {
+    // The key and the Secret Key leave the page once stored: never kept in the form.
+    if (result && result.ok && result.intent === "connect") {
+      setDeviceKey("");
+      setSecretKeyHex("");
+    }
+  }, [result]);
+  const connectError = result && !result.ok && result.intent === "connect" ? result : null;
+
+  return (
+    <Page title="Gateway connection" subtitle="Connect your crypto payment gateway device so shoppers can pay with crypto.">
+      <Layout>
+        {result && "message" in result && (result.intent !== "connect" || result.ok) ? (
+          <Layout.Section>
+            <Banner tone={result.ok ? "success" : "critical"} title={result.message} />
+          </Layout.Section>
+        ) : null}
+        <Layout.Section>
+          <Card>
+            <BlockStack gap="300">
+              <Text as="h2" variant="headingMd">
+                Status
+              </Text>
+              <ConnectionState connection={connection.live} />
+              <ConnectionState connection={connection.sandbox} />
+              <Text as="p" tone={connection.ready ? "success" : "subdued"}>
+                {connection.ready
+                  ? `Crypto payments can be offered at checkout (${connection.testMode ? "test mode: payments go to the gateway sandbox" : "live"}).`
+                  : connection.testMode
+                    ? "Test mode is on: connect the gateway sandbox below before shoppers can pay."
+                    : "Connect a live gateway device before shoppers can pay."}
+              </Text>
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+
+        <Layout.Section>
+          <Card>
+            <BlockStack gap="300">
+              <Text as="h2" variant="headingMd">
+                1. Notification URL
+              </Text>
+              <Text as="p">The gateway tells this app about every payment at this address. Paste it into your device&apos;s settings in the gateway dashboard.</Text>
+              <InlineStack gap="200" blockAlign="center" wrap>
+                <Box background="bg-surface-secondary" padding="200" borderRadius="200">
+                  <Text as="span" variant="bodyMd" breakWord>
+                    <code id="notification-url">{connection.notificationUrl}</code>
+                  </Text>
+                </Box>
+                <CopyButton value={connection.notificationUrl} label="Copy URL" />
+              </InlineStack>
+              <Text as="h3" variant="headingSm">
+                Get the Secret Key that signs the notifications
+              </Text>
+              <List type="number">
+                <List.Item>In the gateway dashboard, open Settings → Merchant → Devices.</List.Item>
+                <List.Item>Choose the device whose API key you enter below.</List.Item>
+                <List.Item>Paste the notification URL above into the device&apos;s notification URL field and save.</List.Item>
+                <List.Item>Press “Generate Secret Key” and copy the hexadecimal key it shows.</List.Item>
+              </List>
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+
+        <Layout.Section>
+          <Card>
+            <Form method="post" autoComplete="off">
+              <input type="hidden" name="intent" value="connect" />
+              <BlockStack gap="300">
+                <Text as="h2" variant="headingMd">
+                  2. Device API key and Secret Key
+                </Text>
+                <Text as="p" tone="subdued">
+                  The key is checked with the gateway at once and both are stored encrypted. Only the key&apos;s last four characters are ever shown again.
+                </Text>
+                {connectError ? <Banner tone="critical" title={connectError.message} /> : null}
+                {result && result.ok && result.intent === "connect" ? <Banner tone="success" title={result.message} /> : null}
+                <Select
+                  label="Gateway"
+                  name="env"
+                  options={[
+                    { label: "Live gateway (real payments)", value: "live" },
+                    { label: "Gateway sandbox (test payments)", value: "sandbox" },
+                  ]}
+                  value={env}
+                  onChange={(value) => setEnv(value === "sandbox" ? "sandbox" : "live")}
+                />
+                <TextField
+                  label="Device API key"
+                  name="deviceKey"
+                  value={deviceKey}
+                  onChange={setDeviceKey}
+                  autoComplete="off"
+                  helpText="Settings → Merchant → Devices in the gateway dashboard, or the key of a device created below."
+                  error={connectError?.field === "deviceKey" ? connectError.message : undefined}
+                />
+                <TextField
+                  label="Secret Key"
+                  name="secretKeyHex"
+                  type="password"
+                  value={secretKeyHex}
+                  onChange={setSecretKeyHex}
+                  autoComplete="off"
+                  helpText="The hexadecimal key from “Generate Secret Key”."
+                  error={connectError?.field === "secretKeyHex" ? connectError.message : undefined}
+                />
+                <InlineStack>
+                  <Button submit variant="primary" loading={busyIntent === "connect"}>
+                    Connect
+                  </Button>
+                </InlineStack>
+              </BlockStack>
+            </Form>
+          </Card>
+        </Layout.Section>
+
+        <Layout.Section>
+          <Card>
+            <Form method="post" autoComplete="off">
+              <input type="hidden" name="intent" value="create_device" />
+              <input type="hidden" name="env" value={connection.live.connected ? "live" : "sandbox"} />
+              <BlockStack gap="300">
+                <Text as="h2" variant="headingMd">
+                  Create a dedicated device
+                </Text>
+                <Text as="p" tone="subdued">
+                  A separate device for this shop keeps its payments and notifications apart from your other sales channels. It is created with the connected device&apos;s key.
+                </Text>
+                {result && result.intent === "create_device" && !result.ok ? <Banner tone="critical" title={result.message} /> : null}
+                {result && result.intent === "create_device" && result.ok ? (
+                  <Banner tone="success" title={`Device “${result.device.name}” created`}>
+                    <BlockStack gap="200">
+                      <p>Its API key is shown only this once. Copy it now:</p>
+                      <InlineStack gap="200" blockAlign="center" wrap>
+                        <code id="new-device-key">{result.device.identifier}</code>
+                        <CopyButton value={result.device.identifier} label="Copy key" />
+                      </InlineStack>
+                      <p>
+                        Then, in the gateway dashboard, set this device&apos;s notification URL to the address above and generate its Secret Key. Finally connect it
+                        here with both.
+                      </p>
+                    </BlockStack>
+                  </Banner>
+                ) : null}
+                <TextField label="New device name" name="name" value={deviceName} onChange={setDeviceName} autoComplete="off" maxLength={128} />
+                <InlineStack>
+                  <Button submit loading={busyIntent === "create_device"} disabled={!connection.live.connected && !connection.sandbox.connected}>
+                    Create device
+                  </Button>
+                </InlineStack>
+              </BlockStack>
+            </Form>
+          </Card>
+        </Layout.Section>
+
+        <Layout.Section>
+          <Card>
+            <BlockStack gap="300">
+              <Text as="h2" variant="headingMd">
+                Test mode
+              </Text>
+              <Text as="p">
+                Shopify&apos;s test orders always go to the gateway sandbox, a faithful stand-in for the gateway where no real money moves. Connect it to try payments without a gateway
+                account; turn on test mode in Settings to send every payment there.
+              </Text>
+              {result && result.intent === "connect_sandbox" && !result.ok ? <Banner tone="critical" title={result.message} /> : null}
+              <Form method="post">
+                <input type="hidden" name="intent" value="connect_sandbox" />
+                <Button submit loading={busyIntent === "connect_sandbox"}>
+                  {connection.sandbox.connected ? "Reconnect the gateway sandbox" : "Connect the gateway sandbox"}
+                </Button>
+              </Form>
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+
+        {connection.anyConnected ? (
+          <Layout.Section>
+            <Card>
+              <BlockStack gap="300">
+                <Text as="h2" variant="headingMd">
+                  Remove credentials
+                </Text>
+                <RemoveCredentials connection={connection.live} busy={busyIntent === "remove"} />
+                <RemoveCredentials connection={connection.sandbox} busy={busyIntent === "remove"} />
+              </BlockStack>
+            </Card>
+          </Layout.Section>
+        ) : null}
+      </Layout>
+    </Page>
+  );
+}

@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { ConfigurationError, parseEnv } from "../../app/config/env.server";
+import { createCredentialCipher, maskSecret } from "../../app/shops/credential-cipher.server";
+import { createLogger, registerSecret } from "../../app/lib/logger.server";
+
+const key = (id: string) => ({ id, key: new Uint8Array(randomBytes(32)) });
+
+describe("configuration", () => {
+  it("names every missing or malformed variable", () => {
+    try {
+      parseEnv({ NODE_ENV: "production", DATABASE_URL: "mysql://nope", PORT: "http" });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigurationError);
+      const message = (error as Error).message;
+      for (const name of ["DATABASE_URL", "PORT", "SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "CREDENTIALS_ENCRYPTION_KEYS", "MTLS_MODE"]) expect(message).toContain(name);
+    }
+  });
+
+  it("refuses the development login in production", () => {
+    const production = {
+      NODE_ENV: "production",
+      SHOPIFY_API_KEY: "k",
+      SHOPIFY_API_SECRET: "s",
+      CREDENTIALS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
+      MTLS_MODE: "proxy",
+    };
+    expect(() => parseEnv(production)).not.toThrow();
+    expect(() => parseEnv({ ...production, DEV_ADMIN_LOGIN: "true" })).toThrow(/DEV_ADMIN_LOGIN/);
+  });
+
+  it("has working defaults for local development", () => {
+    const env = parseEnv({});
+    expect(env.DATABASE_URL).toBe("file:./data/app.db");
+    expect(env.GATEWAY_SANDBOX_URL).toBe("http://localhost:4010/api/v1");
+  });
+});
+
+describe("credentials at rest", () => {
+  it("round-trips, is authenticated and bound to its context", () => {
+    const cipher = createCredentialCipher([key("a")]);
+    const sealed = cipher.encrypt("device-key-123456", "shop1:live:device-key");
+    expect(sealed).not.toContain("device-key-123456");
+    expect(cipher.decrypt(sealed, "shop1:live:device-key")).toBe("device-key-123456");
+    expect(() => cipher.decrypt(sealed, "shop2:live:device-key")).toThrow();
+    const tampered = sealed.slice(0, -2) + (sealed.endsWith("A") ? "BB" : "AA");
+    expect(() => cipher.decrypt(tampered, "shop1:live:device-key")).toThrow();
+  });
+
+  it("rotates keys: old values still open, new values use the new key", () => {
+    const old = key("old");
+    const sealedOld = createCredentialCipher([old]).encrypt("secret", "ctx");
+    const rotated = createCredentialCipher([key("new"), old]);
+    expect(rotated.decrypt(sealedOld, "ctx")).toBe("secret");
+    expect(rotated.needsRotation(sealedOld)).toBe(true);
+    expect(rotated.needsRotation(rotated.encrypt("secret", "ctx"))).toBe(false);
+  });
+
+  it("masks secrets to their last four characters", () => {
+    expect(maskSecret("5b0f3c1e-8d2a-4c7b-9e61-2f4a7d9c0b13")).toBe("••••••••0b13");
+  });
+});
+
+describe("the logger", () => {
+  it("never prints a registered secret or a secret-named field", () => {
+    const lines: string[] = [];
+    const logger = createLogger({ sink: (l) => lines.push(l) });
+    const deviceKey = "5b0f3c1e-8d2a-4c7b-9e61-2f4a7d9c0b13";
+    registerSecret(deviceKey);
+    logger.info(`calling with ${deviceKey}`, { headers: { "X-Device-Id": deviceKey }, secretKeyHex: "abcdef0123", nested: { error: new Error(`bad key ${deviceKey}`) } });
+    expect(lines.join("\n")).not.toContain(deviceKey);
+    expect(lines.join("\n")).not.toContain("abcdef0123");
+    expect(lines[0]).toContain("[redacted]");
+  });
+});

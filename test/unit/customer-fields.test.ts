@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { createOrderRequestSchema } from "../../app/gateway/schemas";
+import { cutText, gatewayCustomerFields } from "../../app/payments/customer-fields";
+
+describe("customer fields for the gateway", () => {
+  it("cuts to the bound without splitting a character", () => {
+    expect(cutText("👩‍👩‍👧‍👦".repeat(10), 12)).toBe("👩‍👩‍👧‍👦");
+    expect(cutText("José María", 4)).toBe("José");
+    expect(cutText("  spaced   out  ", 48)).toBe("spaced out");
+    expect(cutText("", 10)).toBeUndefined();
+  });
+
+  it("leaves out an e-mail that is too long rather than cutting it", () => {
+    const fields = gatewayCustomerFields({ email: `${"a".repeat(120)}@example.com` });
+    expect(fields.email_client).toBeUndefined();
+    expect(gatewayCustomerFields({ email: "ana@example.com" }).email_client).toBe("ana@example.com");
+  });
+
+  it("always produces fields the gateway accepts, whatever the shopper typed", () => {
+    const text = fc.option(fc.string({ maxLength: 400, unit: "grapheme" }), { nil: undefined });
+    fc.assert(
+      fc.property(
+        fc.record({ email: text, phone_number: text, given_name: text, family_name: text, line1: text, line2: text, city: text, province: text, postal_code: text, country_code: text }),
+        (c) => {
+          const fields = gatewayCustomerFields({
+            email: c.email,
+            phone_number: c.phone_number,
+            billing_address: { given_name: c.given_name, family_name: c.family_name, line1: c.line1, line2: c.line2, city: c.city, province: c.province, postal_code: c.postal_code, country_code: c.country_code },
+          });
+          const parsed = createOrderRequestSchema.safeParse({ expected_output_amount: "10.00", fiat: "EUR", input_currency: "BTC", ...fields });
+          expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

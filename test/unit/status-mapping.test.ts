@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { GATEWAY_STATUSES, parseGatewayStatus, type GatewayStatus } from "../../app/gateway/statuses";
+import { decideForGatewayStatus, decideForParsedStatus } from "../../app/payments/status-mapping";
+import { isFinalPaymentState, nextState, stateForDecision, type PaymentState } from "../../app/payments/payment-state";
+
+describe("the status mapping", () => {
+  it.each([
+    ["NR", "wait", null],
+    ["PE", "wait", null],
+    ["AC", "confirming", null],
+    ["CO", "resolve", null],
+    ["CM", "resolve", null],
+    ["EX", "reject", "CANCELLED_PAYMENT"],
+    ["CA", "reject", "CANCELLED_PAYMENT"],
+    ["DE", "reject", "CANCELLED_PAYMENT"],
+    ["FA", "reject", "PROCESSING_ERROR"],
+    ["IA", "reject", "INSUFFICIENT_FUNDS"],
+    ["OC", "reject", "PROCESSING_ERROR"],
+  ] as const)("%s → %s %s", (status, kind, code) => {
+    const decision = decideForGatewayStatus(status);
+    expect(decision.kind).toBe(kind);
+    if (decision.kind === "reject") {
+      expect(decision.code).toBe(code);
+      expect(decision.merchantMessage.length).toBeGreaterThan(20);
+    }
+  });
+
+  it("flags underpaid and out-of-condition payments: money was received", () => {
+    expect(decideForGatewayStatus("IA")).toMatchObject({ attention: "underpaid" });
+    expect(decideForGatewayStatus("OC")).toMatchObject({ attention: "out_of_condition" });
+    expect(decideForGatewayStatus("EX")).not.toHaveProperty("attention");
+  });
+
+  it("never treats an unknown status as paid", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 6 }).filter((s) => !(GATEWAY_STATUSES as readonly string[]).includes(s)), (code) => {
+        const decision = decideForParsedStatus(parseGatewayStatus(code));
+        expect(decision.kind).toBe("review");
+      }),
+    );
+  });
+
+  it("covers every status the gateway documents", () => {
+    for (const status of GATEWAY_STATUSES) expect(() => decideForGatewayStatus(status)).not.toThrow();
+  });
+});
+
+describe("the payment state machine", () => {
+  const status = fc.constantFrom<GatewayStatus>(...GATEWAY_STATUSES);
+  const rank = (s: PaymentState) => ({ started: 0, awaiting_payment: 1, confirming: 2, paid: 3, failed: 3, not_started: 3 })[s];
+
+  it("any sequence of statuses, with duplicates and reorderings, never moves backwards and ends final at most once", () => {
+    fc.assert(
+      fc.property(fc.array(status, { maxLength: 40 }), (sequence) => {
+        let state: PaymentState = "awaiting_payment";
+        let finals = 0;
+        for (const s of sequence) {
+          const next = nextState(state, stateForDecision(decideForGatewayStatus(s)));
+          expect(rank(next)).toBeGreaterThanOrEqual(rank(state));
+          if (isFinalPaymentState(next) && !isFinalPaymentState(state)) finals++;
+          if (isFinalPaymentState(state)) expect(next).toBe(state);
+          state = next;
+        }
+        expect(finals).toBeLessThanOrEqual(1);
+        const firstFinal = sequence.find((s) => isFinalPaymentState(stateForDecision(decideForGatewayStatus(s)) ?? "awaiting_payment"));
+        if (firstFinal) expect(state).toBe(stateForDecision(decideForGatewayStatus(firstFinal)));
+      }),
+    );
+  });
+});
