@@ -18,6 +18,8 @@ export const QUOTA_RESERVE = { minute: 20, day: 600 } as const;
 const FINALISE_AFTER_MS = PENDING_WINDOW_MS - 3_600_000;
 /** A session that never got a gateway order answer is abandoned after this long. */
 const ABANDON_STARTED_AFTER_MS = 3_600_000;
+/** The app's payment page without a chosen coin is given up after a day, like the gateway's own CA. */
+const NO_COIN_CHOSEN_AFTER_MS = 24 * 3_600_000;
 
 /** How long after its last check a payment is due again: often while young, rarely when old. */
 export function recheckIntervalMs(ageMs: number): number {
@@ -85,6 +87,15 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     });
   }
 
+  // Sent to the app's own page but no coin was ever chosen: nothing can arrive any more.
+  for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === 200 && p.gatewayOrderId === null && now.getTime() - p.createdAt.getTime() > NO_COIN_CHOSEN_AFTER_MS)) {
+    await finaliseStalePayment(deps, payment, now, {
+      merchantMessage: "The shopper never chose a coin on the payment page.",
+      attention: null,
+    });
+    summary.finalised++;
+  }
+
   const withOrder = payments.filter((p) => p.gatewayOrderId !== null && p.state !== "started");
   const due = withOrder.filter((p) => force || isDue(p, now) || now.getTime() - p.createdAt.getTime() > FINALISE_AFTER_MS);
   if (due.length === 0) return;
@@ -120,15 +131,27 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
 }
 
 /** Shopify's pending window is about to close while the gateway has not finished: reject and flag. */
-async function finaliseStalePayment(deps: PaymentsDeps, payment: Payment & { shop: Shop }, now: Date): Promise<void> {
+async function finaliseStalePayment(
+  deps: PaymentsDeps,
+  payment: Payment & { shop: Shop },
+  now: Date,
+  reason: { merchantMessage: string; attention: "pending_window_expired" | null } = {
+    merchantMessage: "The crypto payment was not completed within Shopify's pending window.",
+    attention: "pending_window_expired",
+  },
+): Promise<void> {
   await deps.db.$transaction(async (tx) => {
     const moved = await tx.payment.updateMany({
       where: { id: payment.id, state: { in: [...OPEN_PAYMENT_STATES] } },
       data: {
         state: "failed",
-        attention: "pending_window_expired",
-        attentionDetail: "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.",
-        attentionResolvedAt: null,
+        ...(reason.attention
+          ? {
+              attention: reason.attention,
+              attentionDetail: "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.",
+              attentionResolvedAt: null,
+            }
+          : {}),
       },
     });
     if (moved.count !== 1) return;
@@ -137,7 +160,7 @@ async function finaliseStalePayment(deps: PaymentsDeps, payment: Payment & { sho
       shopDomain: payment.shop.shopDomain,
       paymentId: payment.id,
       dedupeKey: `payment:${payment.id}:final`,
-      payload: { kind: "payment.reject", gid: payment.gid, code: "PROCESSING_ERROR", merchantMessage: "The crypto payment was not completed within Shopify's pending window." },
+      payload: { kind: "payment.reject", gid: payment.gid, code: reason.attention ? "PROCESSING_ERROR" : "CANCELLED_PAYMENT", merchantMessage: reason.merchantMessage },
       now,
     });
   });
