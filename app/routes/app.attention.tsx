@@ -1,0 +1,85 @@
+// Payments that need a person: money received that does not match the order, a late
+// payment, a status the app does not know, Shopify refusing an update, a pending window
+// that closed. Each says what the merchant should do, and can be marked as handled.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Badge, Banner, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
+import { z } from "zod";
+import { adminShop } from "~/admin/admin-shop.server";
+import { formFields } from "~/admin/form-data";
+import { markAttentionHandled, paymentsNeedingAttention } from "~/admin/payments.server";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { shop } = await adminShop(request, context.services);
+  return { items: await paymentsNeedingAttention(context.services.db, shop.id) };
+}
+
+const actionSchema = z.object({ intent: z.literal("handled"), paymentId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { services } = context;
+  const { shop } = await adminShop(request, services);
+  const input = actionSchema.safeParse(formFields(await request.formData()));
+  if (!input.success) return data({ ok: false, message: "Unknown action." }, { status: 400 });
+  const done = await markAttentionHandled(services.db, shop.id, input.data.paymentId, services.clock.now());
+  return data({ ok: done, message: done ? "Marked as handled." : "That payment has nothing left to handle." }, { status: done ? 200 : 409 });
+}
+
+export default function Attention() {
+  const { items } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const busyId = navigation.state !== "idle" ? navigation.formData?.get("paymentId") : null;
+  return (
+    <Page title="Needs attention" subtitle="Payments a person should look at. The app never marks these as paid by itself.">
+      <Layout>
+        {result ? (
+          <Layout.Section>
+            <Banner tone={result.ok ? "success" : "warning"} title={result.message} />
+          </Layout.Section>
+        ) : null}
+        {items.length === 0 ? (
+          <Layout.Section>
+            <Card>
+              <Text as="p">Nothing needs attention right now.</Text>
+            </Card>
+          </Layout.Section>
+        ) : (
+          items.map((item) => (
+            <Layout.Section key={item.id}>
+              <Card>
+                <BlockStack gap="200">
+                  <InlineStack gap="200" blockAlign="center">
+                    <Badge tone="critical">{item.title}</Badge>
+                    <Text as="span" variant="headingSm">
+                      {item.amount}
+                    </Text>
+                    <Text as="span" tone="subdued">
+                      Gateway: {item.gatewayStatusLabel} · {item.updatedAt}
+                    </Text>
+                  </InlineStack>
+                  {item.detail ? <Text as="p">{item.detail}</Text> : null}
+                  <Text as="p" fontWeight="semibold">
+                    What to do
+                  </Text>
+                  <Text as="p">{item.whatToDo}</Text>
+                  <InlineStack gap="200">
+                    <Button url={`/app/payments/${item.id}`}>Open payment</Button>
+                    <Form method="post">
+                      <input type="hidden" name="intent" value="handled" />
+                      <input type="hidden" name="paymentId" value={item.id} />
+                      <Button submit variant="primary" loading={busyId === item.id}>
+                        Mark as handled
+                      </Button>
+                    </Form>
+                  </InlineStack>
+                </BlockStack>
+              </Card>
+            </Layout.Section>
+          ))
+        )}
+      </Layout>
+    </Page>
+  );
+}

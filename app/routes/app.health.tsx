@@ -1,0 +1,125 @@
+// Is the integration healthy: notifications arriving and accepted, no work piling up,
+// Shopify accepting the app's calls, and gateway request quota left for today.
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { Badge, BlockStack, Card, DataTable, InlineGrid, Layout, Page, Text } from "@shopify/polaris";
+import { adminShop } from "~/admin/admin-shop.server";
+import { shopHealth } from "~/admin/health.server";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { shop } = await adminShop(request, context.services);
+  return { health: await shopHealth(context.services, shop) };
+}
+
+function Figure({ label, value, tone }: { label: string; value: string | number; tone?: "critical" | "success" | "subdued" }) {
+  return (
+    <BlockStack gap="050">
+      <Text as="span" tone="subdued">
+        {label}
+      </Text>
+      <Text as="span" variant="headingLg" {...(tone ? { tone } : {})}>
+        {value}
+      </Text>
+    </BlockStack>
+  );
+}
+
+export default function Health() {
+  const { health } = useLoaderData<typeof loader>();
+  const rejectedTotal = health.rejected.reduce((sum, r) => sum + r.count, 0);
+  return (
+    <Page title="Health">
+      <Layout>
+        <Layout.Section>
+          <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Gateway notifications
+                </Text>
+                <Figure label="Last one received" value={health.lastWebhookAgo ?? "never"} />
+                <Text as="p" tone="subdued">
+                  {health.lastWebhookAt}
+                </Text>
+              </BlockStack>
+            </Card>
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Backlogs
+                </Text>
+                <Figure label="Notifications waiting to be processed" value={health.inboxBacklog} tone={health.inboxFailing > 0 ? "critical" : undefined} />
+                <Figure label="Updates waiting to be sent to Shopify" value={health.outboxBacklog} />
+              </BlockStack>
+            </Card>
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Shopify calls that failed
+                </Text>
+                <Figure label="Refused by Shopify" value={health.outboxFailedCount} tone={health.outboxFailedCount > 0 ? "critical" : "success"} />
+              </BlockStack>
+            </Card>
+          </InlineGrid>
+        </Layout.Section>
+        <Layout.Section>
+          <Card>
+            <BlockStack gap="200">
+              <Text as="h2" variant="headingMd">
+                Notifications rejected in the last 7 days
+              </Text>
+              {rejectedTotal === 0 ? (
+                <Text as="p" tone="success">
+                  None.
+                </Text>
+              ) : (
+                <DataTable columnContentTypes={["text", "numeric"]} headings={["Reason", "Count"]} rows={health.rejected.map((r) => [r.description, r.count])} />
+              )}
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+        {health.outboxFailed.length > 0 ? (
+          <Layout.Section>
+            <Card>
+              <BlockStack gap="200">
+                <Text as="h2" variant="headingMd">
+                  Latest refused Shopify calls
+                </Text>
+                <DataTable columnContentTypes={["text", "text", "text"]} headings={["Call", "Shopify said", "When"]} rows={health.outboxFailed.map((m) => [m.kind, m.lastError, m.at])} />
+              </BlockStack>
+            </Card>
+          </Layout.Section>
+        ) : null}
+        <Layout.Section>
+          <Card>
+            <BlockStack gap="200">
+              <Text as="h2" variant="headingMd">
+                Gateway request quota left
+              </Text>
+              {health.quotas.length === 0 ? (
+                <Text as="p" tone="subdued">
+                  No gateway device is connected.
+                </Text>
+              ) : (
+                <DataTable
+                  columnContentTypes={["text", "numeric", "numeric", "numeric", "numeric"]}
+                  headings={["Device", "Today", "This minute", "Order creation today", "Order creation this minute"]}
+                  rows={health.quotas.map((q) => [
+                    <BlockStack key="env" gap="050">
+                      <Text as="span">{q.label}</Text>
+                      {q.generalDay < 100 ? <Badge tone="warning">Running low</Badge> : null}
+                    </BlockStack>,
+                    q.generalDay,
+                    q.generalMinute,
+                    q.criticalDay,
+                    q.criticalMinute,
+                  ])}
+                />
+              )}
+            </BlockStack>
+          </Card>
+        </Layout.Section>
+      </Layout>
+    </Page>
+  );
+}

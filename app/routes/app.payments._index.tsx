@@ -1,0 +1,108 @@
+// The shop's payments, newest first: Shopify's session id, the amount, the coin, the
+// gateway status in words and how much was paid; filtered by state, gateway status and
+// a date range, 25 to a page.
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Badge, BlockStack, Button, Card, DataTable, InlineStack, Layout, Page, Pagination, Select, Text, TextField } from "@shopify/polaris";
+import { useState } from "react";
+import { adminShop } from "~/admin/admin-shop.server";
+import { filtersQuery, parsePaymentFilters } from "~/admin/payment-filters";
+import { listPayments } from "~/admin/payments.server";
+import { gatewayStatusWords, PAYMENT_STATE_OPTIONS } from "~/admin/status-words";
+import { GATEWAY_STATUSES } from "~/gateway/statuses";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { shop } = await adminShop(request, context.services);
+  const filters = parsePaymentFilters(new URL(request.url).searchParams);
+  const list = await listPayments(context.services.db, shop.id, filters);
+  return {
+    filters,
+    list,
+    previousQuery: list.page > 1 ? filtersQuery(filters, list.page - 1) : null,
+    nextQuery: list.page < list.pageCount ? filtersQuery(filters, list.page + 1) : null,
+  };
+}
+
+const STATUS_OPTIONS = [{ label: "Any gateway status", value: "" }, ...GATEWAY_STATUSES.map((code) => ({ label: gatewayStatusWords(code).label, value: code }))];
+const STATE_OPTIONS = [{ label: "Any state", value: "" }, ...PAYMENT_STATE_OPTIONS];
+
+export default function Payments() {
+  const { filters, list, previousQuery, nextQuery } = useLoaderData<typeof loader>();
+  const [state, setState] = useState(filters.state ?? "");
+  const [status, setStatus] = useState(filters.status ?? "");
+  const [from, setFrom] = useState(filters.from ?? "");
+  const [to, setTo] = useState(filters.to ?? "");
+
+  const rows = list.rows.map((p) => [
+    <Link key="id" to={`/app/payments/${p.id}`}>
+      {p.shopifyPaymentId}
+    </Link>,
+    <Text key="amount" as="span" numeric>
+      {p.amount}
+    </Text>,
+    p.coin,
+    <InlineStack key="state" gap="100">
+      <Badge tone={p.stateTone}>{p.stateLabel}</Badge>
+      {p.needsAttention ? <Badge tone="critical">Needs attention</Badge> : null}
+      {p.test ? <Badge>Test</Badge> : null}
+    </InlineStack>,
+    p.gatewayStatusLabel,
+    p.percentage,
+    p.createdAt,
+    p.updatedAt,
+  ]);
+
+  return (
+    <Page title="Payments" subtitle={`${list.total} payment${list.total === 1 ? "" : "s"}`}>
+      <Layout>
+        <Layout.Section>
+          <Card>
+            <Form method="get">
+              <InlineStack gap="300" blockAlign="end" wrap>
+                <Select label="State" name="state" options={STATE_OPTIONS} value={state} onChange={setState} />
+                <Select label="Gateway status" name="status" options={STATUS_OPTIONS} value={status} onChange={setStatus} />
+                <TextField label="From (UTC)" name="from" type="date" value={from} onChange={setFrom} autoComplete="off" />
+                <TextField label="To (UTC)" name="to" type="date" value={to} onChange={setTo} autoComplete="off" />
+                <Button submit>Filter</Button>
+                <Button url="/app/payments" variant="plain">
+                  Clear
+                </Button>
+              </InlineStack>
+            </Form>
+          </Card>
+        </Layout.Section>
+        <Layout.Section>
+          <Card padding="0">
+            {rows.length === 0 ? (
+              <BlockStack gap="200">
+                <div style={{ padding: 16 }}>
+                  <Text as="p" tone="subdued">
+                    No payments match these filters.
+                  </Text>
+                </div>
+              </BlockStack>
+            ) : (
+              <DataTable
+                columnContentTypes={["text", "numeric", "text", "text", "text", "numeric", "text", "text"]}
+                headings={["Shopify payment", "Amount", "Coin", "State", "Gateway status", "Paid", "Created", "Updated"]}
+                rows={rows}
+                verticalAlign="middle"
+              />
+            )}
+          </Card>
+        </Layout.Section>
+        <Layout.Section>
+          <InlineStack align="center" gap="300" blockAlign="center">
+            <Pagination
+              hasPrevious={previousQuery !== null}
+              previousURL={previousQuery !== null ? `/app/payments${previousQuery}` : undefined}
+              hasNext={nextQuery !== null}
+              nextURL={nextQuery !== null ? `/app/payments${nextQuery}` : undefined}
+              label={`Page ${list.page} of ${list.pageCount}`}
+            />
+          </InlineStack>
+        </Layout.Section>
+      </Layout>
+    </Page>
+  );
+}

@@ -1,0 +1,59 @@
+// Logging in from outside Shopify's admin (for example the app's own URL): the merchant
+// names their shop and is sent through Shopify's OAuth. With the development login the
+// admin opens directly for that shop instead.
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { AppProvider, Button, Card, FormLayout, Page, Text, TextField } from "@shopify/polaris";
+import polarisStyles from "@shopify/polaris/build/esm/styles.css?url";
+import enTranslations from "@shopify/polaris/locales/en.json";
+import { useState } from "react";
+import { devLoginEnabled, shopDomainSchema } from "~/shopify/admin-auth.server";
+import { login } from "~/shopify.server";
+import { loginErrorMessage } from "./login-errors.server";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: polarisStyles }];
+
+async function devLogin(request: Request): Promise<{ shop?: string } | null> {
+  const shop = request.method === "POST" ? (await request.formData()).get("shop") : new URL(request.url).searchParams.get("shop");
+  if (shop === null) return {};
+  const parsed = shopDomainSchema.safeParse(typeof shop === "string" ? shop : "");
+  if (!parsed.success) return { shop: "Enter a *.myshopify.com shop domain." };
+  throw redirect(`/app?shop=${encodeURIComponent(parsed.data)}`);
+}
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  if (devLoginEnabled(context.services)) return { errors: (await devLogin(request)) ?? {} };
+  return { errors: loginErrorMessage(await login(request)) };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  if (devLoginEnabled(context.services)) return { errors: (await devLogin(request)) ?? {} };
+  return { errors: loginErrorMessage(await login(request)) };
+}
+
+export default function Login() {
+  const loaderData = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const [shop, setShop] = useState("");
+  const errors = actionData?.errors ?? loaderData.errors;
+  return (
+    <AppProvider i18n={enTranslations}>
+      <Page narrowWidth>
+        <Card>
+          <Form method="post">
+            <FormLayout>
+              <Text variant="headingMd" as="h1">
+                Log in
+              </Text>
+              <TextField type="text" name="shop" label="Shop domain" helpText="example.myshopify.com" value={shop} onChange={setShop} autoComplete="on" error={errors.shop} />
+              <Button submit variant="primary">
+                Log in
+              </Button>
+            </FormLayout>
+          </Form>
+        </Card>
+      </Page>
+    </AppProvider>
+  );
+}
