@@ -23,14 +23,29 @@ export function zodProblem(error: ZodError): { message: string; fields: Record<s
 
 export type BodyRead = { ok: true; bytes: Uint8Array } | { ok: false; response: Response };
 
-/** Reads at most `maxBytes` of the body; a larger one is refused (413) without reading it all. */
-export async function readBody(request: Request, maxBytes = MAX_JSON_BODY_BYTES): Promise<BodyRead> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    return { ok: false, response: errorResponse(413, "body_too_large", `The body must be at most ${maxBytes} bytes.`) };
+/** Past the limit the rest of a body is read and dropped up to this size, so the connection stays usable. */
+const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, already: number): Promise<void> {
+  let size = already;
+  while (size <= DRAIN_LIMIT_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    size += value.byteLength;
   }
+  await reader.cancel().catch(() => undefined);
+}
+
+/** Reads at most `maxBytes` of the body; a larger one is refused (413) and not kept. */
+export async function readBody(request: Request, maxBytes = MAX_JSON_BODY_BYTES): Promise<BodyRead> {
+  const tooLarge = (): BodyRead => ({ ok: false, response: errorResponse(413, "body_too_large", `The body must be at most ${maxBytes} bytes.`) });
   if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
   const reader = request.body.getReader();
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await drain(reader, 0);
+    return tooLarge();
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -38,8 +53,8 @@ export async function readBody(request: Request, maxBytes = MAX_JSON_BODY_BYTES)
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return { ok: false, response: errorResponse(413, "body_too_large", `The body must be at most ${maxBytes} bytes.`) };
+      await drain(reader, size);
+      return tooLarge();
     }
     chunks.push(value);
   }

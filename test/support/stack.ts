@@ -13,6 +13,7 @@ import type { Clock } from "../../app/payments/deps";
 import type { AppServices } from "../../app/services.server";
 import { connectSandbox } from "../../app/shops/onboarding.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
+import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startSandbox, type SandboxHandle } from "../../sandbox/server";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
 import { startAppServer, type AppServer } from "../../server/app";
@@ -131,10 +132,24 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       stack.app = app;
     },
     async close() {
+      // Every stack checks its own logs: no device key, Secret Key or access token may appear.
+      const shops = await app.services.db.shop.findMany();
+      const secrets = [standin.accessToken, sandbox.demo.deviceKey, sandbox.demo.secretKeyHex];
+      for (const shop of shops) {
+        for (const env of ["live", "sandbox"] as const) {
+          const key = env === "live" ? shop.liveDeviceKeyEnc : shop.sandboxDeviceKeyEnc;
+          const secret = env === "live" ? shop.liveSecretKeyEnc : shop.sandboxSecretKeyEnc;
+          if (key) secrets.push(app.services.cipher.decrypt(key, credentialContext(shop.id, env, "device-key")));
+          if (secret) secrets.push(app.services.cipher.decrypt(secret, credentialContext(shop.id, env, "secret-key")));
+        }
+      }
+      const leaks = lines.filter((line) => secrets.some((secret) => line.includes(secret)));
       await app.close();
       await standin.close();
       await sandbox.close();
       rmSync(dir, { recursive: true, force: true });
+      if (lines.length === 0) throw new Error("the app wrote no log line: the log check would prove nothing");
+      if (leaks.length > 0) throw new Error(`secrets found in ${leaks.length} log line(s), e.g. ${leaks[0]!.slice(0, 200)}`);
     },
   };
   return stack;

@@ -1,0 +1,99 @@
+// Onboarding in the merchant admin, in real Chromium through the development login:
+// a wrong device key is refused with the gateway's reason, the right key and Secret Key
+// connect the shop, and afterwards only the key's last four characters are ever shown.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { notificationUrl } from "../../app/shops/onboarding.server";
+import { launchBrowser, saveScreenshot } from "../support/browser";
+import { startStack, type Stack } from "../support/stack";
+import { DESKTOP, openAdmin, waitForHydration } from "./support/admin";
+import { saveDocScreenshot } from "./support/screenshots";
+
+// startStack connects the sandbox for its own shop; this test onboards a fresh one.
+const SHOP = "fresh-onboarding.myshopify.com";
+const WRONG_KEY = "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a";
+
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  stack = await startStack({ env: { DEV_ADMIN_LOGIN: "true" } });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: DESKTOP });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function connectWith(deviceKey: string, secretKeyHex: string) {
+  await page.getByLabel("Gateway", { exact: true }).selectOption("sandbox");
+  await page.getByLabel("Device API key").fill(deviceKey);
+  await page.getByLabel("Secret Key").fill(secretKeyHex);
+  await page.getByRole("button", { name: "Connect", exact: true }).click();
+}
+
+describe("onboarding in the admin", () => {
+  it("sends a shop with no device to the connection page, refuses a wrong key, then connects with the right one", async () => {
+    const { deviceKey, secretKeyHex } = stack.sandbox.demo;
+    await openAdmin(page, stack, "/app", SHOP);
+    await page.waitForURL(/\/app\/onboarding/);
+    await page.getByRole("heading", { name: "Gateway connection" }).waitFor();
+
+    const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    const expectedUrl = notificationUrl(stack.app.url, shop);
+    expect(await page.locator("#notification-url").textContent()).toBe(expectedUrl);
+    expect(expectedUrl).not.toContain(SHOP);
+    expect(await page.getByText("Generate Secret Key").count()).toBeGreaterThan(0);
+    await saveDocScreenshot(page, "admin-onboarding");
+
+    await connectWith(WRONG_KEY, secretKeyHex);
+    await page.getByText("The gateway refused this device key").first().waitFor();
+    await saveScreenshot(page, "admin-onboarding-wrong-key");
+    const refused = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    expect(refused.sandboxDeviceKeyEnc).toBeNull();
+    // The form keeps what was typed so the merchant can correct it.
+    expect(await page.getByLabel("Device API key").inputValue()).toBe(WRONG_KEY);
+
+    await connectWith(deviceKey, secretKeyHex);
+    await page.getByText("The gateway sandbox device is connected.").first().waitFor();
+    await saveScreenshot(page, "admin-onboarding-connected");
+
+    const stored = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    expect(stored.sandboxDeviceKeyEnc).not.toBeNull();
+    expect(stored.sandboxDeviceKeyEnc).not.toContain(deviceKey);
+    expect(stored.sandboxSecretKeyEnc).not.toContain(secretKeyHex);
+    // Stored encrypted, never shown again: only the last four characters.
+    expect(await page.getByLabel("Device API key").inputValue()).toBe("");
+    expect(await page.getByLabel("Secret Key").inputValue()).toBe("");
+    await page.getByText(`Device key ••••••••${deviceKey.slice(-4)}`).waitFor();
+
+    await page.reload();
+    await waitForHydration(page);
+    const html = await page.content();
+    expect(html).not.toContain(deviceKey);
+    expect(html).not.toContain(secretKeyHex);
+    expect(html).toContain(deviceKey.slice(-4));
+  }, 120_000);
+
+  it("shows the home page once a device is connected, and removes credentials only after confirmation", async () => {
+    await openAdmin(page, stack, "/app", SHOP);
+    await page.getByRole("heading", { name: "Crypto checkout", exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/app");
+
+    await openAdmin(page, stack, "/app/onboarding", SHOP);
+    await page.getByRole("button", { name: "Remove the sandbox credentials" }).click();
+    await page.getByText("Remove the sandbox device's credentials?").waitFor();
+    expect((await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).not.toBeNull();
+    await page.getByRole("button", { name: "Yes, remove them" }).click();
+    await page.getByText("The sandbox device's credentials were removed.").waitFor();
+    expect((await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).toBeNull();
+  }, 60_000);
+
+  it("refuses a shop that is not a *.myshopify.com domain", async () => {
+    const response = await fetch(`${stack.app.url}/app?shop=${encodeURIComponent("evil.example.com")}`);
+    expect(response.status).toBe(400);
+  });
+});

@@ -1,0 +1,98 @@
+// Gateway faults during checkout: a 500 after the order was created (the outcome is
+// unknown), 429 storms and failing reads. Nothing is lost and no second gateway order is
+// created for one payment session.
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { startStack, waitFor, type Stack } from "../support/stack";
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+}, 60_000);
+
+afterEach(async () => {
+  await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
+  await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "gateway_choice", fixedCurrency: null } });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const db = () => stack.services.db;
+
+async function ordersWithReference(reference: string): Promise<number> {
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
+  const response = await fetch(`${stack.sandbox.baseUrl}/orders/`, { headers: { "X-Device-Id": key } });
+  const orders = (await response.json()) as { reference: string | null }[];
+  return orders.filter((o) => o.reference === reference).length;
+}
+
+it("a 500 after the order was created: the order is found by its reference, never created twice (fixed coin)", async () => {
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "fixed_coin", fixedCurrency: "USDC_POLYGON" } });
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+  expect(delivery.status, delivery.body).toBe(200);
+  // The listing has no web_url: the shopper pays on the app's own page for the adopted order.
+  expect(delivery.redirectUrl).toContain(`${stack.app.url}/pay/`);
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  expect(payment.gatewayOrderId).toBeTruthy();
+  expect(await ordersWithReference(session.id)).toBe(1);
+  const again = await stack.standin.state.redeliverPayment(session.id);
+  expect(again.delivery.redirectUrl).toBe(delivery.redirectUrl);
+  expect(await ordersWithReference(session.id)).toBe(1);
+});
+
+it("a 500 after an order without a coin was created: the shopper is told to retry, the order is not duplicated and the merchant sees why", async () => {
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+  expect(delivery.status).toBe(502);
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  expect(payment.state).toBe("not_started");
+  expect(payment.attention).toBe("unknown_status");
+  expect(await ordersWithReference(session.id)).toBe(1);
+  const again = await stack.standin.state.redeliverPayment(session.id);
+  expect(again.delivery.status).toBe(502);
+  expect(await ordersWithReference(session.id)).toBe(1);
+});
+
+it("a 500 before anything was created: the look-up proves there is no order, so it is created once", async () => {
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1 });
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+  expect(delivery.status, delivery.body).toBe(200);
+  expect(await ordersWithReference(session.id)).toBe(1);
+});
+
+it("when the look-up cannot be made either, Shopify is asked to retry, and the retry creates the one order", async () => {
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1 });
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.list", kind: "http_500", count: 12 });
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+  expect(delivery.status).toBe(503);
+  await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
+  expect(await ordersWithReference(session.id)).toBe(0);
+  const retry = await stack.standin.state.redeliverPayment(session.id);
+  expect(retry.delivery.status, retry.delivery.body).toBe(200);
+  expect(await ordersWithReference(session.id)).toBe(1);
+}, 60_000);
+
+it("a 429 storm on order creation is waited out (Retry-After), then the order is created once", async () => {
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_429", count: 2 });
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+  expect(delivery.status, delivery.body).toBe(200);
+  expect(await ordersWithReference(session.id)).toBe(1);
+}, 30_000);
+
+it("failing reads on the shopper's return do not lose the payment: the webhook still settles it", async () => {
+  const { session } = await stack.standin.state.startPayment({ test: true });
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "choose_currency", currency: "BTC" });
+  await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "pay", amount: "exact" });
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.info", kind: "http_500", count: 20 });
+  const back = await fetch(stack.services.links.returnUrl(payment, "standby"), { redirect: "manual" });
+  expect(back.status).toBeLessThan(500);
+  await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
+  await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "confirm" });
+  await waitFor(async () => stack.standin.state.session(session.id)?.state.code === "RESOLVED", "resolve after read faults", 30_000);
+}, 60_000);

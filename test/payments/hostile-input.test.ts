@@ -1,0 +1,138 @@
+// Hostile input to every public route: random bodies, wrong types, huge bodies, wrong
+// content types, missing headers. Every answer is a 4xx with a reason, never a 5xx or a
+// crash, and nothing is stored.
+import { randomUUID } from "node:crypto";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack } from "../support/stack";
+
+let stack: Stack;
+let webhookPath: string;
+
+beforeAll(async () => {
+  stack = await startStack({ workers: false });
+  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  webhookPath = `/gateway/webhooks/${shop.webhookToken}`;
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const shopifyHeaders = () => ({
+  "content-type": "application/json",
+  "shopify-shop-domain": stack.shopDomain,
+  "shopify-request-id": randomUUID(),
+  "shopify-api-version": "2026-04",
+});
+
+async function storedRows() {
+  const db = stack.services.db;
+  const [payments, requests, webhooks, outbox, events] = await Promise.all([
+    db.payment.count(),
+    db.sessionRequest.count(),
+    db.gatewayWebhook.count(),
+    db.outboxMessage.count(),
+    db.paymentEvent.count(),
+  ]);
+  return { payments, requests, webhooks, outbox, events };
+}
+
+async function send(path: string, init: RequestInit): Promise<Response> {
+  return fetch(`${stack.app.url}${path}`, { redirect: "manual", ...init });
+}
+
+function expectClientError(response: Response, what: string) {
+  expect(response.status, what).toBeGreaterThanOrEqual(400);
+  expect(response.status, what).toBeLessThan(500);
+}
+
+const SHOPIFY_ROUTES = ["/payments/session", "/payments/refund", "/payments/capture", "/payments/void"];
+
+describe("Shopify's payment routes", () => {
+  it.each(SHOPIFY_ROUTES)("%s refuses random JSON bodies with a 4xx and a reason, storing nothing", async (path) => {
+    const before = await storedRows();
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (value) => {
+        const response = await send(path, { method: "POST", headers: shopifyHeaders(), body: JSON.stringify(value) });
+        expectClientError(response, JSON.stringify(value).slice(0, 200));
+        const body = (await response.json()) as { error?: string; message?: string };
+        expect(body.error).toBeTruthy();
+        expect(body.message).toBeTruthy();
+      }),
+      { numRuns: 40 },
+    );
+    expect(await storedRows()).toEqual(before);
+  });
+
+  it.each(SHOPIFY_ROUTES)("%s refuses wrong types, wrong content types, missing headers and huge bodies", async (path) => {
+    const before = await storedRows();
+    const valid = stack.standin.state.createPaymentSession({ test: true }).request as Record<string, unknown>;
+    const cases: [string, RequestInit][] = [
+      ["wrong types", { method: "POST", headers: shopifyHeaders(), body: JSON.stringify({ ...valid, amount: 49.9, test: "yes", id: 7 }) }],
+      ["form body", { method: "POST", headers: { ...shopifyHeaders(), "content-type": "application/x-www-form-urlencoded" }, body: "id=1&amount=2" }],
+      ["no content type", { method: "POST", headers: { ...shopifyHeaders(), "content-type": "" }, body: JSON.stringify(valid) }],
+      ["missing shop header", { method: "POST", headers: { "content-type": "application/json", "shopify-request-id": "x", "shopify-api-version": "2026-04" }, body: JSON.stringify(valid) }],
+      ["malformed shop header", { method: "POST", headers: { ...shopifyHeaders(), "shopify-shop-domain": "evil.example.com" }, body: JSON.stringify(valid) }],
+      ["broken JSON", { method: "POST", headers: shopifyHeaders(), body: '{"id": "a",' }],
+      ["invalid UTF-8", { method: "POST", headers: shopifyHeaders(), body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }],
+      ["huge body", { method: "POST", headers: shopifyHeaders(), body: JSON.stringify({ ...valid, padding: "x".repeat(2_000_000) }) }],
+      ["GET", { method: "GET" }],
+    ];
+    for (const [what, init] of cases) {
+      const response = await send(path, init);
+      expectClientError(response, what);
+    }
+    expect(await storedRows()).toEqual(before);
+  });
+});
+
+describe("the gateway webhook route", () => {
+  it("refuses random bodies and headers with a 4xx, storing nothing", async () => {
+    const before = await storedRows();
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 300 }), fc.option(fc.string({ maxLength: 80 })), fc.option(fc.string({ maxLength: 80 })), async (body, nonce, signature) => {
+        const headers: Record<string, string> = { "content-type": "application/json" };
+        if (nonce !== null) headers["x-nonce"] = nonce.replace(/[^\x20-\x7e]/g, "");
+        if (signature !== null) headers["x-signature"] = signature.replace(/[^\x20-\x7e]/g, "");
+        const response = await send(webhookPath, { method: "POST", headers, body });
+        expectClientError(response, body.slice(0, 100));
+        expect(((await response.json()) as { error?: string }).error).toBeTruthy();
+      }),
+      { numRuns: 60 },
+    );
+    const huge = await send(webhookPath, { method: "POST", body: "x".repeat(1_000_000) });
+    expect(huge.status).toBe(413);
+    const unknown = await send("/gateway/webhooks/not-a-token", { method: "POST", body: "{}" });
+    expect(unknown.status).toBe(404);
+    const after = await storedRows();
+    expect({ ...after, webhooks: after.webhooks }).toEqual(before);
+  });
+});
+
+describe("return links and Shopify webhooks", () => {
+  it("random return links answer 404", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom("ok", "ko", "standby", "other"), fc.string({ maxLength: 60 }), async (id, outcome, sig) => {
+        const response = await send(`/payments/return/${encodeURIComponent(id)}/${outcome}?sig=${encodeURIComponent(sig)}`, { method: "GET" });
+        expectClientError(response, id);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it.each(["/webhooks/app/uninstalled", "/webhooks/customers/data_request", "/webhooks/customers/redact", "/webhooks/shop/redact"])(
+    "%s refuses a request without a valid HMAC",
+    async (path) => {
+      const before = await storedRows();
+      const response = await send(path, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-shopify-topic": "shop/redact", "x-shopify-shop-domain": stack.shopDomain, "x-shopify-hmac-sha256": "bm90LWEtcmVhbC1obWFj", "x-shopify-webhook-id": randomUUID(), "x-shopify-api-version": "2026-04" },
+        body: JSON.stringify({ shop_domain: stack.shopDomain }),
+      });
+      expectClientError(response, path);
+      expect(await storedRows()).toEqual(before);
+      expect(await stack.services.db.shop.count({ where: { shopDomain: stack.shopDomain } })).toBe(1);
+    },
+  );
+});
