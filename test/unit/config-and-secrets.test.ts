@@ -74,3 +74,29 @@ describe("the logger", () => {
     expect(lines[0]).toContain("[redacted]");
   });
 });
+
+describe("key rotation of stored credentials", () => {
+  it("re-seals every shop's credentials with the new key and they still open", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { applyMigrations } = await import("../../app/db/migrate.server");
+    const { openDatabase } = await import("../../app/db/database.server");
+    const { ensureShop, storeCredentials, rotateCredentialEncryption, credentialContext } = await import("../../app/shops/shop-credentials.server");
+    const url = `file:${join(mkdtempSync(join(tmpdir(), "rotate-")), "app.db")}`;
+    await applyMigrations(url);
+    const db = openDatabase(url);
+    const oldKey = key("old");
+    const oldCipher = createCredentialCipher([oldKey]);
+    const shop = await storeCredentials(db, oldCipher, await ensureShop(db, "rotate.myshopify.com"), "live", { deviceKey: "device-1234567", secretKeyHex: "ab".repeat(32) });
+    const newCipher = createCredentialCipher([key("new"), oldKey]);
+    expect(await rotateCredentialEncryption(db, newCipher)).toBe(1);
+    expect(await rotateCredentialEncryption(db, newCipher)).toBe(0);
+    const after = await db.shop.findUniqueOrThrow({ where: { id: shop.id } });
+    expect(after.liveDeviceKeyEnc!.split(":")[1]).toBe("new");
+    const stranger = createCredentialCipher([key("other")]);
+    expect(() => stranger.decrypt(after.liveDeviceKeyEnc!, credentialContext(shop.id, "live", "device-key"))).toThrow();
+    expect(newCipher.decrypt(after.liveSecretKeyEnc!, credentialContext(shop.id, "live", "secret-key"))).toBe("ab".repeat(32));
+    await db.$disconnect();
+  });
+});

@@ -1,0 +1,15 @@
+// `npm run credentials:rotate`: after putting a new key first in CREDENTIALS_ENCRYPTION_KEYS
+// (keeping the old one after it), re-seals every stored credential with the new key. Once
+// it reports 0 shops left on old keys, the old key can be removed from the list.
+import { env } from "../app/config/env.server";
+import { openDatabase } from "../app/db/database.server";
+import { createCredentialCipher } from "../app/shops/credential-cipher.server";
+import { rotateCredentialEncryption } from "../app/shops/shop-credentials.server";
+
+const config = env();
+const db = openDatabase(config.DATABASE_URL);
+const cipher = createCredentialCipher(config.CREDENTIALS_ENCRYPTION_KEYS);
+const changed = await rotateCredentialEncryption(db, cipher);
+const again = await rotateCredentialEncryption(db, cipher);
+console.log(`Re-sealed the credentials of ${changed} shop(s) with key "${config.CREDENTIALS_ENCRYPTION_KEYS[0]!.id}"; ${again} shop(s) left on old keys.`);
+await db.$disconnect();
