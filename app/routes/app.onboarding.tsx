@@ -6,7 +6,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { connectionView, type EnvironmentConnection } from "~/admin/connection.server";
@@ -123,13 +123,15 @@ export default function Onboarding() {
   const [deviceKey, setDeviceKey] = useState("");
   const [secretKeyHex, setSecretKeyHex] = useState("");
   const [deviceName, setDeviceName] = useState("");
-  useEffect(() => {
+  const [seenResult, setSeenResult] = useState(result);
+  if (result !== seenResult) {
+    setSeenResult(result);
     // The key and the Secret Key leave the page once stored: never kept in the form.
     if (result && result.ok && result.intent === "connect") {
       setDeviceKey("");
       setSecretKeyHex("");
     }
-  }, [result]);
+  }
   const connectError = result && !result.ok && result.intent === "connect" ? result : null;
 
   return (

@@ -1,0 +1,230 @@
+// The shopper's payment page (API-gateway mode) as data: finding the payment a signed
+// link points to, where the shopper is (choosing a coin, paying, confirming, done),
+// everything needed to pay (QR code, address, exact amount, tag/memo or Lightning
+// invoice, expiry), and the rare gateway read that keeps the page current when no
+// notification arrived.
+import Decimal from "decimal.js";
+import { z } from "zod";
+import { checkPaymentNow } from "~/payments/check-payment";
+import type { GatewayEnv } from "~/payments/deps";
+import type { AppServices } from "~/services.server";
+import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
+import { isLightning, memoKind, offerableCoins, type CoinChoice } from "./coins";
+import { pageLanguage, type PageLanguage } from "./language";
+import { paymentQrSvg } from "./qr.server";
+import type { MemoKind, ShopperStatus } from "./texts";
+
+export type PaymentWithShop = Payment & { shop: Shop };
+
+export const linkSchema = z.object({
+  paymentId: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/),
+  sig: z.string().regex(/^[A-Za-z0-9_-]{20,100}$/),
+});
+
+/** The payment a signed link names, or null (unknown payment, or a signature that does not match). */
+export async function paymentForLink(services: AppServices, params: { paymentId?: string | undefined }, url: URL): Promise<PaymentWithShop | null> {
+  const parsed = linkSchema.safeParse({ paymentId: params.paymentId, sig: url.searchParams.get("sig") ?? "" });
+  if (!parsed.success) return null;
+  const payment = await services.db.payment.findUnique({ where: { id: parsed.data.paymentId }, include: { shop: true } });
+  if (!payment || !services.links.verify(payment, parsed.data.sig)) return null;
+  return payment;
+}
+
+export type PageStage = "choose" | "pay" | "gateway" | "done";
+
+export function pageStage(payment: Payment): PageStage {
+  if (payment.state === "paid" || payment.state === "failed" || payment.state === "not_started") return "done";
+  if (!payment.gatewayOrderId) return "choose";
+  return payment.paymentUri ? "pay" : "gateway";
+}
+
+function isPartlyPaid(percentage: string | null): boolean {
+  if (!percentage) return false;
+  try {
+    const value = new Decimal(percentage);
+    return value.gt(0) && value.lt(100);
+  } catch {
+    return false;
+  }
+}
+
+export function shopperStatus(payment: Payment): ShopperStatus {
+  switch (payment.state) {
+    case "paid":
+      return "paid";
+    case "failed":
+    case "not_started":
+      return payment.gatewayStatus === "EX" || payment.gatewayStatus === "CA" ? "expired" : "failed";
+    case "confirming":
+      return "confirming";
+    case "started":
+      return payment.gatewayOrderId ? "waiting" : "choosing";
+    default:
+      return isPartlyPaid(payment.percentage) ? "partial" : "waiting";
+  }
+}
+
+/** Where the shopper goes once the payment has ended: back through the app's return route. */
+export function finalDestination(services: AppServices, payment: Payment): string | null {
+  if (payment.state === "paid") return services.links.returnUrl(payment, "ok");
+  if (payment.state === "failed" || payment.state === "not_started") return services.links.returnUrl(payment, "ko");
+  return null;
+}
+
+export interface PayInstructions {
+  coin: string;
+  /** The coin's network as the gateway lists it, when the list can be read. */
+  network: string | null;
+  amount: string;
+  address: string | null;
+  invoice: string | null;
+  tagMemo: string | null;
+  memoKind: MemoKind | null;
+  /** A coin that needs a tag/memo came without one: the shopper must not pay. */
+  memoMissing: boolean;
+  qrSvg: string;
+}
+
+export interface PaymentPageView {
+  paymentId: string;
+  language: PageLanguage;
+  shopName: string;
+  amount: string;
+  stage: PageStage;
+  status: ShopperStatus;
+  percentage: string | null;
+  received: string | null;
+  coins: CoinChoice[] | null;
+  pay: PayInstructions | null;
+  gatewayUrl: string | null;
+  expiresAtMs: number | null;
+  nowMs: number;
+  statusUrl: string;
+  anotherWayUrl: string;
+  standbyUrl: string;
+  redirectUrl: string | null;
+}
+
+export function shopName(shopDomain: string): string {
+  return shopDomain.replace(/\.myshopify\.com$/, "");
+}
+
+/** The coins this payment can be paid with now; null when the gateway cannot be asked. */
+export async function coinsFor(services: AppServices, payment: PaymentWithShop): Promise<CoinChoice[] | null> {
+  const access = services.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
+  if (!access) return null;
+  const currencies = await services.gateways.currencies(access);
+  if (!currencies) return null;
+  let offered: string[] = [];
+  try {
+    offered = z.array(z.string()).catch([]).parse(JSON.parse(payment.shop.offeredCurrencies));
+  } catch {
+    offered = [];
+  }
+  return offerableCoins(currencies, offered, payment.amount, payment.currency);
+}
+
+async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symbol: string) {
+  const access = services.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
+  const currencies = access ? await services.gateways.currencies(access) : null;
+  return currencies?.find((c) => c.symbol === symbol) ?? null;
+}
+
+async function instructions(services: AppServices, payment: PaymentWithShop): Promise<PayInstructions | null> {
+  if (!payment.paymentUri || !payment.inputCurrency) return null;
+  const coin = await gatewayCoin(services, payment, payment.inputCurrency);
+  const lightning = isLightning(payment.inputCurrency) || !payment.address;
+  const kind = lightning ? null : memoKind(payment.inputCurrency, coin?.blockchain);
+  return {
+    coin: payment.inputCurrency,
+    network: coin?.blockchain ?? null,
+    amount: payment.cryptoAmount ?? "",
+    address: lightning ? null : payment.address,
+    invoice: lightning ? payment.paymentUri.replace(/^lightning:/i, "") : null,
+    tagMemo: payment.tagMemo,
+    memoKind: kind ?? (payment.tagMemo ? "memo" : null),
+    memoMissing: kind !== null && !payment.tagMemo,
+    qrSvg: await paymentQrSvg(payment.paymentUri),
+  };
+}
+
+export function statusUrl(services: AppServices, payment: Payment): string {
+  const page = new URL(services.links.paymentPageUrl(payment));
+  return `${page.pathname}/status${page.search}`;
+}
+
+export async function paymentPageView(services: AppServices, payment: PaymentWithShop): Promise<PaymentPageView> {
+  const stage = pageStage(payment);
+  return {
+    paymentId: payment.id,
+    language: pageLanguage(payment.merchantLocale),
+    shopName: shopName(payment.shop.shopDomain),
+    amount: `${payment.amount} ${payment.currency}`,
+    stage,
+    status: shopperStatus(payment),
+    percentage: payment.percentage,
+    received: payment.receivedAmount && payment.inputCurrency ? `${payment.receivedAmount} ${payment.inputCurrency}` : null,
+    coins: stage === "choose" ? await coinsFor(services, payment) : null,
+    pay: stage === "pay" ? await instructions(services, payment) : null,
+    gatewayUrl: stage === "gateway" ? payment.gatewayWebUrl : null,
+    expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
+    nowMs: services.clock.now().getTime(),
+    statusUrl: statusUrl(services, payment),
+    anotherWayUrl: services.links.returnUrl(payment, "ko"),
+    standbyUrl: services.links.returnUrl(payment, "standby"),
+    redirectUrl: finalDestination(services, payment),
+  };
+}
+
+/** What the page's live status asks for every few seconds. */
+export interface PaymentStatusView {
+  stage: PageStage;
+  status: ShopperStatus;
+  percentage: string | null;
+  expiresAtMs: number | null;
+  nowMs: number;
+  redirectUrl: string | null;
+}
+
+export function paymentStatusView(services: AppServices, payment: Payment): PaymentStatusView {
+  return {
+    stage: pageStage(payment),
+    status: shopperStatus(payment),
+    percentage: payment.percentage,
+    expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
+    nowMs: services.clock.now().getTime(),
+    redirectUrl: finalDestination(services, payment),
+  };
+}
+
+/** A gateway read is allowed at most this often per payment, however many pages poll. */
+export const REFRESH_MIN_INTERVAL_MS = 15_000;
+/** Without a reason to look sooner, the page relies on notifications for this long. */
+export const REFRESH_QUIET_MS = 60_000;
+
+function refreshReason(payment: Payment, now: Date): boolean {
+  if (!payment.gatewayOrderId) return false;
+  if (payment.state !== "awaiting_payment" && payment.state !== "confirming") return false;
+  if (!payment.expiresAt) return true; // the countdown needs the order's expiry
+  if (payment.expiresAt.getTime() <= now.getTime()) return true; // expired, or a notification was lost
+  const last = payment.lastCheckedAt?.getTime() ?? 0;
+  return now.getTime() - last >= REFRESH_QUIET_MS;
+}
+
+/**
+ * Reads the order from the gateway when the page has a reason to, at most once every
+ * 15 seconds per payment: the claim on lastCheckedAt is atomic, so any number of open
+ * pages and instances make one call. Returns the payment as it is afterwards.
+ */
+export async function refreshIfDue(services: AppServices, payment: PaymentWithShop): Promise<PaymentWithShop> {
+  const now = services.clock.now();
+  if (!refreshReason(payment, now)) return payment;
+  const claimed = await services.db.payment.updateMany({
+    where: { id: payment.id, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lt: new Date(now.getTime() - REFRESH_MIN_INTERVAL_MS) } }] },
+    data: { lastCheckedAt: now },
+  });
+  if (claimed.count !== 1) return payment;
+  const result = await checkPaymentNow(services, payment.shopId, payment.id);
+  if (!result.ok) services.logger.warn("Payment page refresh failed", { paymentId: payment.id, reason: result.reason });
+  return services.db.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { shop: true } });
+}

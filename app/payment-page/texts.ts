@@ -1,0 +1,333 @@
+// Every text of the shopper's payment page, in the six languages it speaks. One object
+// per language with the same keys, so a missing translation is a type error.
+import type { PageLanguage } from "./language";
+
+export type ShopperStatus = "choosing" | "waiting" | "partial" | "confirming" | "paid" | "expired" | "failed";
+export type MemoKind = "destination_tag" | "memo" | "note";
+
+export interface PageTexts {
+  pageTitle: string;
+  amountDue: string;
+  payingAt: string;
+  chooseCoin: string;
+  chooseHelp: string;
+  payWith: string;
+  network: string;
+  noCoins: string;
+  scanQr: string;
+  qrLabel: string;
+  exactAmount: string;
+  address: string;
+  sendOnly: string;
+  memoLabels: Record<MemoKind, string>;
+  memoWarning: string;
+  memoMissing: string;
+  lightningInvoice: string;
+  lightningHelp: string;
+  copy: string;
+  copied: string;
+  timeLeft: string;
+  expiredShort: string;
+  status: string;
+  statuses: Record<ShopperStatus, string>;
+  received: string;
+  redirecting: string;
+  backToShop: string;
+  confirmingReturn: string;
+  payAnotherWay: string;
+  continueOnGateway: string;
+  errors: { unavailable: string; rejected: string; closed: string; unknownCoin: string };
+}
+
+const en: PageTexts = {
+  pageTitle: "Pay with crypto",
+  amountDue: "Amount due",
+  payingAt: "Payment to",
+  chooseCoin: "Choose a cryptocurrency",
+  chooseHelp: "Pick the coin you want to pay with. The exact amount and the address appear next.",
+  payWith: "Pay with",
+  network: "network",
+  noCoins: "No cryptocurrency can be used for this amount. Please choose another way to pay.",
+  scanQr: "Scan the QR code with your wallet, or copy the details below.",
+  qrLabel: "QR code of the payment request",
+  exactAmount: "Exact amount to send",
+  address: "Address",
+  sendOnly: "Send only {coin} on the {network} network to this address.",
+  memoLabels: { destination_tag: "Destination tag", memo: "Memo", note: "Note" },
+  memoWarning: "You must include this {label} in your payment. Without it your funds are lost and cannot be recovered.",
+  memoMissing: "The payment details are incomplete. Do not send anything; choose another way to pay.",
+  lightningInvoice: "Lightning invoice",
+  lightningHelp: "Pay this invoice from a Lightning wallet. No address is needed.",
+  copy: "Copy",
+  copied: "Copied",
+  timeLeft: "Time left to pay",
+  expiredShort: "Expired",
+  status: "Status",
+  statuses: {
+    choosing: "Waiting for you to choose a cryptocurrency.",
+    waiting: "Waiting for your payment.",
+    partial: "Part of the amount has arrived. Please send the rest.",
+    confirming: "Payment received. Waiting for the network to confirm it.",
+    paid: "Payment confirmed. Thank you!",
+    expired: "The time to pay has run out.",
+    failed: "This payment could not be completed.",
+  },
+  received: "Received",
+  redirecting: "Taking you back to the shop…",
+  backToShop: "Return to the shop",
+  confirmingReturn: "You can return to the shop now: your order is confirmed as soon as the network confirms the payment.",
+  payAnotherWay: "I want to pay another way",
+  continueOnGateway: "Continue to the payment page",
+  errors: {
+    unavailable: "The payment service cannot be reached right now. Please try again in a moment.",
+    rejected: "This cryptocurrency cannot be used for this payment. Please choose another one.",
+    closed: "This payment is no longer open.",
+    unknownCoin: "Please choose one of the cryptocurrencies listed.",
+  },
+};
+
+const es: PageTexts = {
+  pageTitle: "Pagar con criptomonedas",
+  amountDue: "Importe a pagar",
+  payingAt: "Pago a",
+  chooseCoin: "Elige una criptomoneda",
+  chooseHelp: "Elige la moneda con la que quieres pagar. A continuación verás el importe exacto y la dirección.",
+  payWith: "Pagar con",
+  network: "red",
+  noCoins: "No hay ninguna criptomoneda disponible para este importe. Elige otra forma de pago.",
+  scanQr: "Escanea el código QR con tu monedero o copia los datos de abajo.",
+  qrLabel: "Código QR de la solicitud de pago",
+  exactAmount: "Importe exacto a enviar",
+  address: "Dirección",
+  sendOnly: "Envía solo {coin} por la red {network} a esta dirección.",
+  memoLabels: { destination_tag: "Etiqueta de destino", memo: "Memo", note: "Nota" },
+  memoWarning: "Debes incluir el dato «{label}» en tu pago. Sin él tus fondos se pierden y no se pueden recuperar.",
+  memoMissing: "Los datos del pago están incompletos. No envíes nada y elige otra forma de pago.",
+  lightningInvoice: "Factura Lightning",
+  lightningHelp: "Paga esta factura desde un monedero Lightning. No hace falta dirección.",
+  copy: "Copiar",
+  copied: "Copiado",
+  timeLeft: "Tiempo para pagar",
+  expiredShort: "Caducado",
+  status: "Estado",
+  statuses: {
+    choosing: "Esperando a que elijas una criptomoneda.",
+    waiting: "Esperando tu pago.",
+    partial: "Ha llegado parte del importe. Envía el resto, por favor.",
+    confirming: "Pago recibido. Esperando la confirmación de la red.",
+    paid: "Pago confirmado. ¡Gracias!",
+    expired: "Se ha agotado el tiempo para pagar.",
+    failed: "Este pago no se ha podido completar.",
+  },
+  received: "Recibido",
+  redirecting: "Volviendo a la tienda…",
+  backToShop: "Volver a la tienda",
+  confirmingReturn: "Ya puedes volver a la tienda: tu pedido se confirmará en cuanto la red confirme el pago.",
+  payAnotherWay: "Quiero pagar de otra forma",
+  continueOnGateway: "Continuar a la página de pago",
+  errors: {
+    unavailable: "El servicio de pago no está disponible ahora mismo. Inténtalo de nuevo en un momento.",
+    rejected: "Esta criptomoneda no se puede usar para este pago. Elige otra.",
+    closed: "Este pago ya no está abierto.",
+    unknownCoin: "Elige una de las criptomonedas de la lista.",
+  },
+};
+
+const pt: PageTexts = {
+  pageTitle: "Pagar com criptomoedas",
+  amountDue: "Valor a pagar",
+  payingAt: "Pagamento para",
+  chooseCoin: "Escolha uma criptomoeda",
+  chooseHelp: "Escolha a moeda com que quer pagar. Em seguida aparecem o valor exato e o endereço.",
+  payWith: "Pagar com",
+  network: "rede",
+  noCoins: "Nenhuma criptomoeda pode ser usada para este valor. Escolha outra forma de pagamento.",
+  scanQr: "Leia o código QR com a sua carteira ou copie os dados abaixo.",
+  qrLabel: "Código QR do pedido de pagamento",
+  exactAmount: "Valor exato a enviar",
+  address: "Endereço",
+  sendOnly: "Envie apenas {coin} na rede {network} para este endereço.",
+  memoLabels: { destination_tag: "Tag de destino", memo: "Memo", note: "Nota" },
+  memoWarning: "Tem de incluir o dado «{label}» no pagamento. Sem ele os seus fundos perdem-se e não podem ser recuperados.",
+  memoMissing: "Os dados do pagamento estão incompletos. Não envie nada; escolha outra forma de pagamento.",
+  lightningInvoice: "Fatura Lightning",
+  lightningHelp: "Pague esta fatura a partir de uma carteira Lightning. Não é preciso endereço.",
+  copy: "Copiar",
+  copied: "Copiado",
+  timeLeft: "Tempo para pagar",
+  expiredShort: "Expirado",
+  status: "Estado",
+  statuses: {
+    choosing: "À espera que escolha uma criptomoeda.",
+    waiting: "À espera do seu pagamento.",
+    partial: "Chegou parte do valor. Envie o restante, por favor.",
+    confirming: "Pagamento recebido. À espera da confirmação da rede.",
+    paid: "Pagamento confirmado. Obrigado!",
+    expired: "O tempo para pagar terminou.",
+    failed: "Não foi possível concluir este pagamento.",
+  },
+  received: "Recebido",
+  redirecting: "A voltar à loja…",
+  backToShop: "Voltar à loja",
+  confirmingReturn: "Já pode voltar à loja: a sua encomenda é confirmada assim que a rede confirmar o pagamento.",
+  payAnotherWay: "Quero pagar de outra forma",
+  continueOnGateway: "Continuar para a página de pagamento",
+  errors: {
+    unavailable: "O serviço de pagamento não está disponível neste momento. Tente novamente daqui a pouco.",
+    rejected: "Esta criptomoeda não pode ser usada neste pagamento. Escolha outra.",
+    closed: "Este pagamento já não está aberto.",
+    unknownCoin: "Escolha uma das criptomoedas da lista.",
+  },
+};
+
+const it: PageTexts = {
+  pageTitle: "Paga con criptovalute",
+  amountDue: "Importo da pagare",
+  payingAt: "Pagamento a",
+  chooseCoin: "Scegli una criptovaluta",
+  chooseHelp: "Scegli la moneta con cui vuoi pagare. Subito dopo vedrai l'importo esatto e l'indirizzo.",
+  payWith: "Paga con",
+  network: "rete",
+  noCoins: "Nessuna criptovaluta è disponibile per questo importo. Scegli un altro metodo di pagamento.",
+  scanQr: "Scansiona il codice QR con il tuo wallet oppure copia i dati qui sotto.",
+  qrLabel: "Codice QR della richiesta di pagamento",
+  exactAmount: "Importo esatto da inviare",
+  address: "Indirizzo",
+  sendOnly: "Invia solo {coin} sulla rete {network} a questo indirizzo.",
+  memoLabels: { destination_tag: "Tag di destinazione", memo: "Memo", note: "Nota" },
+  memoWarning: "Devi includere il dato «{label}» nel pagamento. Senza, i tuoi fondi vanno persi e non si possono recuperare.",
+  memoMissing: "I dati del pagamento sono incompleti. Non inviare nulla e scegli un altro metodo di pagamento.",
+  lightningInvoice: "Fattura Lightning",
+  lightningHelp: "Paga questa fattura da un wallet Lightning. Non serve un indirizzo.",
+  copy: "Copia",
+  copied: "Copiato",
+  timeLeft: "Tempo rimasto per pagare",
+  expiredShort: "Scaduto",
+  status: "Stato",
+  statuses: {
+    choosing: "In attesa che tu scelga una criptovaluta.",
+    waiting: "In attesa del tuo pagamento.",
+    partial: "È arrivata una parte dell'importo. Invia il resto, per favore.",
+    confirming: "Pagamento ricevuto. In attesa della conferma della rete.",
+    paid: "Pagamento confermato. Grazie!",
+    expired: "Il tempo per pagare è scaduto.",
+    failed: "Non è stato possibile completare questo pagamento.",
+  },
+  received: "Ricevuto",
+  redirecting: "Ti riportiamo al negozio…",
+  backToShop: "Torna al negozio",
+  confirmingReturn: "Puoi tornare al negozio: il tuo ordine viene confermato appena la rete conferma il pagamento.",
+  payAnotherWay: "Voglio pagare in un altro modo",
+  continueOnGateway: "Continua alla pagina di pagamento",
+  errors: {
+    unavailable: "Il servizio di pagamento non è raggiungibile in questo momento. Riprova tra poco.",
+    rejected: "Questa criptovaluta non può essere usata per questo pagamento. Scegline un'altra.",
+    closed: "Questo pagamento non è più aperto.",
+    unknownCoin: "Scegli una delle criptovalute elencate.",
+  },
+};
+
+const fr: PageTexts = {
+  pageTitle: "Payer en cryptomonnaie",
+  amountDue: "Montant à payer",
+  payingAt: "Paiement à",
+  chooseCoin: "Choisissez une cryptomonnaie",
+  chooseHelp: "Choisissez la monnaie avec laquelle vous voulez payer. Le montant exact et l'adresse s'affichent ensuite.",
+  payWith: "Payer avec",
+  network: "réseau",
+  noCoins: "Aucune cryptomonnaie n'est disponible pour ce montant. Choisissez un autre moyen de paiement.",
+  scanQr: "Scannez le code QR avec votre portefeuille ou copiez les informations ci-dessous.",
+  qrLabel: "Code QR de la demande de paiement",
+  exactAmount: "Montant exact à envoyer",
+  address: "Adresse",
+  sendOnly: "Envoyez uniquement des {coin} sur le réseau {network} à cette adresse.",
+  memoLabels: { destination_tag: "Tag de destination", memo: "Mémo", note: "Note" },
+  memoWarning: "Vous devez inclure l'information « {label} » dans votre paiement. Sans elle, vos fonds sont perdus et ne peuvent pas être récupérés.",
+  memoMissing: "Les informations de paiement sont incomplètes. N'envoyez rien et choisissez un autre moyen de paiement.",
+  lightningInvoice: "Facture Lightning",
+  lightningHelp: "Payez cette facture depuis un portefeuille Lightning. Aucune adresse n'est nécessaire.",
+  copy: "Copier",
+  copied: "Copié",
+  timeLeft: "Temps restant pour payer",
+  expiredShort: "Expiré",
+  status: "État",
+  statuses: {
+    choosing: "En attente de votre choix de cryptomonnaie.",
+    waiting: "En attente de votre paiement.",
+    partial: "Une partie du montant est arrivée. Merci d'envoyer le reste.",
+    confirming: "Paiement reçu. En attente de la confirmation du réseau.",
+    paid: "Paiement confirmé. Merci !",
+    expired: "Le délai de paiement est écoulé.",
+    failed: "Ce paiement n'a pas pu aboutir.",
+  },
+  received: "Reçu",
+  redirecting: "Retour à la boutique…",
+  backToShop: "Retour à la boutique",
+  confirmingReturn: "Vous pouvez revenir à la boutique : votre commande est confirmée dès que le réseau confirme le paiement.",
+  payAnotherWay: "Je veux payer autrement",
+  continueOnGateway: "Continuer vers la page de paiement",
+  errors: {
+    unavailable: "Le service de paiement est injoignable pour le moment. Réessayez dans un instant.",
+    rejected: "Cette cryptomonnaie ne peut pas être utilisée pour ce paiement. Choisissez-en une autre.",
+    closed: "Ce paiement n'est plus ouvert.",
+    unknownCoin: "Choisissez l'une des cryptomonnaies de la liste.",
+  },
+};
+
+const de: PageTexts = {
+  pageTitle: "Mit Kryptowährung bezahlen",
+  amountDue: "Zu zahlender Betrag",
+  payingAt: "Zahlung an",
+  chooseCoin: "Kryptowährung wählen",
+  chooseHelp: "Wählen Sie die Währung, mit der Sie bezahlen möchten. Danach sehen Sie den genauen Betrag und die Adresse.",
+  payWith: "Bezahlen mit",
+  network: "Netzwerk",
+  noCoins: "Für diesen Betrag ist keine Kryptowährung verfügbar. Bitte wählen Sie eine andere Zahlungsart.",
+  scanQr: "Scannen Sie den QR-Code mit Ihrer Wallet oder kopieren Sie die Angaben unten.",
+  qrLabel: "QR-Code der Zahlungsanforderung",
+  exactAmount: "Genauer Betrag zum Senden",
+  address: "Adresse",
+  sendOnly: "Senden Sie nur {coin} über das {network}-Netzwerk an diese Adresse.",
+  memoLabels: { destination_tag: "Destination Tag", memo: "Memo", note: "Notiz" },
+  memoWarning: "Sie müssen die Angabe „{label}“ in Ihre Zahlung übernehmen. Ohne sie geht Ihr Geld verloren und kann nicht zurückgeholt werden.",
+  memoMissing: "Die Zahlungsdaten sind unvollständig. Senden Sie nichts und wählen Sie eine andere Zahlungsart.",
+  lightningInvoice: "Lightning-Rechnung",
+  lightningHelp: "Bezahlen Sie diese Rechnung mit einer Lightning-Wallet. Eine Adresse ist nicht nötig.",
+  copy: "Kopieren",
+  copied: "Kopiert",
+  timeLeft: "Verbleibende Zeit",
+  expiredShort: "Abgelaufen",
+  status: "Status",
+  statuses: {
+    choosing: "Warten auf Ihre Wahl der Kryptowährung.",
+    waiting: "Warten auf Ihre Zahlung.",
+    partial: "Ein Teil des Betrags ist eingegangen. Bitte senden Sie den Rest.",
+    confirming: "Zahlung erhalten. Warten auf die Bestätigung durch das Netzwerk.",
+    paid: "Zahlung bestätigt. Vielen Dank!",
+    expired: "Die Zeit zum Bezahlen ist abgelaufen.",
+    failed: "Diese Zahlung konnte nicht abgeschlossen werden.",
+  },
+  received: "Erhalten",
+  redirecting: "Sie werden zum Shop zurückgeleitet…",
+  backToShop: "Zurück zum Shop",
+  confirmingReturn: "Sie können jetzt zum Shop zurückkehren: Ihre Bestellung wird bestätigt, sobald das Netzwerk die Zahlung bestätigt.",
+  payAnotherWay: "Ich möchte anders bezahlen",
+  continueOnGateway: "Weiter zur Zahlungsseite",
+  errors: {
+    unavailable: "Der Zahlungsdienst ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.",
+    rejected: "Diese Kryptowährung kann für diese Zahlung nicht verwendet werden. Bitte wählen Sie eine andere.",
+    closed: "Diese Zahlung ist nicht mehr offen.",
+    unknownCoin: "Bitte wählen Sie eine der aufgeführten Kryptowährungen.",
+  },
+};
+
+export const PAGE_TEXTS: Record<PageLanguage, PageTexts> = { en, es, pt, it, fr, de };
+
+export function pageTexts(language: PageLanguage): PageTexts {
+  return PAGE_TEXTS[language];
+}
+
+/** Fills "{name}" placeholders. */
+export function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole);
+}

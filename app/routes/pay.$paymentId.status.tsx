@@ -1,0 +1,14 @@
+// The payment page's live status (JSON): read from the database, which notifications and
+// the reconciler keep current; a gateway read happens only through refreshIfDue (at most
+// once every 15 seconds per payment).
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { jsonResponse } from "~/lib/http.server";
+import { paymentForLink, paymentStatusView, refreshIfDue } from "~/payment-page/payment-page.server";
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const { services } = context;
+  const found = await paymentForLink(services, params, new URL(request.url));
+  if (!found) return jsonResponse(404, { error: "not_found", message: "This payment link is not valid." });
+  const payment = await refreshIfDue(services, found);
+  return jsonResponse(200, paymentStatusView(services, payment), { "Referrer-Policy": "no-referrer" });
+}

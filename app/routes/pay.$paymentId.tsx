@@ -1,0 +1,326 @@
+// The app's own payment page (API-gateway mode): reached through a signed link, the
+// shopper picks a coin, then pays by QR code or by copying the address, the exact amount
+// and — for XRP, XLM and ALGO — the tag/memo; the page follows the payment live and
+// sends the shopper back to Shopify when it ends. It speaks the shopper's language.
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { z } from "zod";
+import { formFields } from "~/admin/form-data";
+import { pageLanguage } from "~/payment-page/language";
+import {
+  coinsFor,
+  pageStage,
+  paymentForLink,
+  paymentPageView,
+  refreshIfDue,
+  type PaymentPageView,
+  type PaymentStatusView,
+} from "~/payment-page/payment-page.server";
+import { PAYMENT_PAGE_CSS } from "~/payment-page/styles";
+import { fill, pageTexts, type PageTexts } from "~/payment-page/texts";
+import { checkPaymentNow } from "~/payments/check-payment";
+import { createOrderWithCurrency } from "~/payments/start-payment-session";
+
+function notFound(): Response {
+  return new Response("This payment link is not valid.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+}
+
+export const headers: HeadersFunction = () => ({ "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
+
+export const meta: MetaFunction<typeof loader> = ({ data: loaded }) => [{ title: loaded ? loaded.texts.pageTitle : "Payment" }];
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const { services } = context;
+  const found = await paymentForLink(services, params, new URL(request.url));
+  if (!found) throw notFound();
+  const payment = await refreshIfDue(services, found);
+  const view = await paymentPageView(services, payment);
+  // An ended payment goes back through the return route, which sends the shopper on to Shopify.
+  if (view.redirectUrl) throw redirect(view.redirectUrl, 303);
+  return { view, texts: pageTexts(view.language) };
+}
+
+const chooseSchema = z.object({ symbol: z.string().min(1).max(24) });
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const { services } = context;
+  const payment = await paymentForLink(services, params, new URL(request.url));
+  if (!payment) throw notFound();
+  const texts = pageTexts(pageLanguage(payment.merchantLocale));
+  const page = new URL(services.links.paymentPageUrl(payment));
+  const backToPage = () => redirect(`${page.pathname}${page.search}`, 303);
+
+  const input = chooseSchema.safeParse(formFields(await request.formData()));
+  if (!input.success) return data({ error: texts.errors.unknownCoin }, { status: 400 });
+  if (pageStage(payment) !== "choose") return backToPage();
+  const coins = await coinsFor(services, payment);
+  if (!coins) return data({ error: texts.errors.unavailable }, { status: 503 });
+  if (!coins.some((coin) => coin.symbol === input.data.symbol)) return data({ error: texts.errors.unknownCoin }, { status: 400 });
+
+  const created = await createOrderWithCurrency(services, payment.id, input.data.symbol);
+  if (!created.ok) {
+    switch (created.reason) {
+      case "already_chosen":
+        return backToPage();
+      case "not_found":
+        throw notFound();
+      case "not_open":
+        return data({ error: texts.errors.closed }, { status: 409 });
+      case "rejected":
+        return data({ error: texts.errors.rejected }, { status: 422 });
+      case "no_credentials":
+      case "unavailable":
+        return data({ error: texts.errors.unavailable }, { status: 503 });
+    }
+  }
+  // The creation answer has no expiry: one read of the new order gives the countdown. It
+  // is this order's first read, and it marks lastCheckedAt so page refreshes wait 15 s.
+  await services.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: services.clock.now() } });
+  const read = await checkPaymentNow(services, payment.shopId, payment.id);
+  if (!read.ok) services.logger.warn("First read of a new order failed", { paymentId: payment.id, reason: read.reason });
+  return backToPage();
+}
+
+function isStatusView(value: unknown): value is PaymentStatusView {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.stage === "string" && typeof v.status === "string" && typeof v.nowMs === "number" && (v.redirectUrl === null || typeof v.redirectUrl === "string");
+}
+
+/** Follows the payment through the status route; reloads the page's data when it moved on. */
+function useLiveStatus(view: PaymentPageView): { redirecting: boolean } {
+  const revalidator = useRevalidator();
+  const [redirecting, setRedirecting] = useState(false);
+  const { statusUrl, stage, status, percentage, expiresAtMs } = view;
+  useEffect(() => {
+    let stopped = false;
+    const poll = async () => {
+      try {
+        const response = await fetch(statusUrl, { cache: "no-store", headers: { accept: "application/json" } });
+        if (!response.ok || stopped) return;
+        const live: unknown = await response.json();
+        if (!isStatusView(live) || stopped) return;
+        if (live.redirectUrl) {
+          stopped = true;
+          setRedirecting(true);
+          const target = live.redirectUrl;
+          window.setTimeout(() => window.location.assign(target), 1200);
+          return;
+        }
+        if (live.stage !== stage || live.status !== status || live.percentage !== percentage || live.expiresAtMs !== expiresAtMs) revalidator.revalidate();
+      } catch {
+        // A missed poll is retried on the next tick.
+      }
+    };
+    const timer = window.setInterval(poll, 4000);
+    return () => {
+      stopped = true;
+      window.clearInterval(timer);
+    };
+    // revalidator changes identity on every render; the poll only needs the current snapshot.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [statusUrl, stage, status, percentage, expiresAtMs]);
+  return { redirecting };
+}
+
+function formatLeft(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const minutes = Math.floor(total / 60);
+  const seconds = total % 60;
+  return `${minutes}:${String(seconds).padStart(2, "0")}`;
+}
+
+function Countdown({ expiresAtMs, serverNowMs, texts }: { expiresAtMs: number; serverNowMs: number; texts: PageTexts }) {
+  // Starts from the server's clock so the first client render matches the server's HTML.
+  const [now, setNow] = useState(serverNowMs);
+  useEffect(() => {
+    const offset = serverNowMs - Date.now();
+    const timer = window.setInterval(() => setNow(Date.now() + offset), 1000);
+    return () => window.clearInterval(timer);
+  }, [serverNowMs]);
+  const left = expiresAtMs - now;
+  return (
+    <p className="field">
+      <span className="label" id="countdown-label">
+        {texts.timeLeft}
+      </span>
+      <span className="countdown" id="countdown" role="timer" aria-labelledby="countdown-label">
+        {left > 0 ? formatLeft(left) : texts.expiredShort}
+      </span>
+    </p>
+  );
+}
+
+function CopyButton({ label, value, texts }: { label: string; value: string; texts: PageTexts }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="copy"
+      aria-label={`${texts.copy}: ${label}`}
+      onClick={() => {
+        void navigator.clipboard?.writeText(value).then(
+          () => setCopied(true),
+          () => setCopied(false),
+        );
+      }}
+    >
+      {copied ? texts.copied : texts.copy}
+    </button>
+  );
+}
+
+function CopyField({ id, label, value, texts }: { id: string; label: string; value: string; texts: PageTexts }) {
+  return (
+    <div className="field">
+      <span className="label" id={`${id}-label`}>
+        {label}
+      </span>
+      <div className="copyrow">
+        <code id={id} aria-labelledby={`${id}-label`}>
+          {value}
+        </code>
+        <CopyButton label={label} value={value} texts={texts} />
+      </div>
+    </div>
+  );
+}
+
+function ChooseCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts }) {
+  const navigation = useNavigation();
+  const choosing = navigation.state !== "idle" ? navigation.formData?.get("symbol") : null;
+  if (!view.coins) return <p className="error">{texts.errors.unavailable}</p>;
+  if (view.coins.length === 0) return <p className="error">{texts.noCoins}</p>;
+  return (
+    <section className="card" aria-labelledby="choose-heading">
+      <h2 id="choose-heading">{texts.chooseCoin}</h2>
+      <p className="muted">{texts.chooseHelp}</p>
+      <Form method="post">
+        <ul className="coins">
+          {view.coins.map((coin) => (
+            <li key={coin.symbol}>
+              <button type="submit" name="symbol" value={coin.symbol} disabled={Boolean(choosing)} aria-label={`${texts.payWith} ${coin.name} (${coin.blockchain})`}>
+                <span>{coin.name}</span>
+                <span className="muted">
+                  {choosing === coin.symbol ? "…" : `${coin.symbol} · ${coin.blockchain}`}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </Form>
+    </section>
+  );
+}
+
+function PayWithCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts }) {
+  const pay = view.pay;
+  if (!pay) return null;
+  const memoLabel = pay.memoKind ? texts.memoLabels[pay.memoKind] : null;
+  if (pay.memoMissing) return <p className="error">{texts.memoMissing}</p>;
+  return (
+    <section className="card" aria-label={texts.exactAmount}>
+      <p className="muted">{texts.scanQr}</p>
+      <figure className="qr" role="img" aria-label={texts.qrLabel} dangerouslySetInnerHTML={{ __html: pay.qrSvg }} />
+      <CopyField id="amount" label={texts.exactAmount} value={`${pay.amount} ${pay.coin}`} texts={texts} />
+      {pay.tagMemo && memoLabel ? (
+        <div className="memo" role="alert" aria-labelledby="memo-label">
+          <span className="label" id="memo-label">
+            {memoLabel}
+          </span>
+          <div className="copyrow">
+            <strong className="value" id="tag-memo">
+              {pay.tagMemo}
+            </strong>
+            <CopyButton label={memoLabel} value={pay.tagMemo} texts={texts} />
+          </div>
+          <p>{fill(texts.memoWarning, { label: memoLabel })}</p>
+        </div>
+      ) : null}
+      {pay.address ? (
+        <>
+          <CopyField id="address" label={texts.address} value={pay.address} texts={texts} />
+          {pay.network ? <p className="muted">{fill(texts.sendOnly, { coin: pay.coin, network: pay.network })}</p> : null}
+        </>
+      ) : null}
+      {pay.invoice ? (
+        <>
+          <CopyField id="invoice" label={texts.lightningInvoice} value={pay.invoice} texts={texts} />
+          <p className="muted">{texts.lightningHelp}</p>
+        </>
+      ) : null}
+      {view.expiresAtMs !== null && (view.status === "waiting" || view.status === "partial") ? <Countdown expiresAtMs={view.expiresAtMs} serverNowMs={view.nowMs} texts={texts} /> : null}
+    </section>
+  );
+}
+
+export default function PaymentPage() {
+  const { view, texts } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { redirecting } = useLiveStatus(view);
+  const statusText = redirecting ? texts.redirecting : texts.statuses[view.status];
+
+  return (
+    <div className="pp" lang={view.language}>
+      <style dangerouslySetInnerHTML={{ __html: PAYMENT_PAGE_CSS }} />
+      <main>
+        <header className="card">
+          <h1>{texts.pageTitle}</h1>
+          <p className="muted">
+            {texts.payingAt} {view.shopName}
+          </p>
+          <p className="muted" style={{ margin: "8px 0 0" }}>
+            {texts.amountDue}
+          </p>
+          <p className="big">{view.amount}</p>
+        </header>
+
+        {result && "error" in result ? (
+          <p className="error" role="alert">
+            {result.error}
+          </p>
+        ) : null}
+
+        <section className="card" aria-labelledby="status-heading">
+          <h2 id="status-heading">{texts.status}</h2>
+          <p className="status" role="status" aria-live="polite" id="payment-status">
+            {statusText}
+          </p>
+          {view.received && view.status === "partial" ? (
+            <p className="muted">
+              {texts.received}: {view.received} ({view.percentage} %)
+            </p>
+          ) : null}
+          {view.status === "confirming" ? (
+            <>
+              <p className="muted">{texts.confirmingReturn}</p>
+              <a className="button" href={view.standbyUrl}>
+                {texts.backToShop}
+              </a>
+            </>
+          ) : null}
+        </section>
+
+        {view.stage === "choose" ? <ChooseCoin view={view} texts={texts} /> : null}
+        {view.stage === "pay" ? <PayWithCoin view={view} texts={texts} /> : null}
+        {view.stage === "gateway" && view.gatewayUrl ? (
+          <section className="card">
+            <a className="button" href={view.gatewayUrl}>
+              {texts.continueOnGateway}
+            </a>
+          </section>
+        ) : null}
+
+        {view.status !== "confirming" ? (
+          <footer>
+            <a className="secondary" href={view.anotherWayUrl}>
+              {texts.payAnotherWay}
+            </a>
+          </footer>
+        ) : null}
+      </main>
+    </div>
+  );
+}
