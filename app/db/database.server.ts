@@ -26,5 +26,7 @@ export function openDatabase(url: string): Database {
   }
   const file = sqliteFilePath(url);
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  return new SqliteClient({ adapter: new PrismaLibSQL({ url }) });
+  // Several processes may share the file in development and tests (WAL is set by the
+  // migrator): wait for a lock instead of failing at once.
+  return new SqliteClient({ adapter: new PrismaLibSQL({ url, timeout: 10_000 } as ConstructorParameters<typeof PrismaLibSQL>[0]) });
 }

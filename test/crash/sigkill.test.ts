@@ -1,0 +1,155 @@
+// Crash safety: the app runs as its own process (on PostgreSQL, the database for several
+// processes; the test process reads and reconciles beside it) and is killed with SIGKILL at random
+// points during a stream of payments and gateway webhooks. After the last restart, every
+// acknowledged webhook is processed and every started payment reaches its final state in
+// Shopify, exactly once.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { parseEnv } from "../../app/config/env.server";
+import { applyMigrations } from "../../app/db/migrate.server";
+import { silentLogger } from "../../app/lib/logger.server";
+import { reconcileOnce } from "../../app/payments/reconcile";
+import { deliverDueMessages } from "../../app/payments/outbox";
+import { processWebhookInbox } from "../../app/payments/process-webhooks";
+import { createServices, type AppServices } from "../../app/services.server";
+import { connectSandbox } from "../../app/shops/onboarding.server";
+import { offlineSessionId } from "../../app/shops/shopify-directory.server";
+import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
+import { startSandbox, type SandboxHandle } from "../../sandbox/server";
+import { createTestPostgresDatabase } from "../support/postgres";
+import { freePort, TEST_SHOP, waitFor } from "../support/stack";
+
+// `npm test` runs a short stream; `npm run test:crash` a long one (CRASH_PAYMENTS).
+const PAYMENTS = Number(process.env.CRASH_PAYMENTS ?? 8);
+let dir: string;
+let sandbox: SandboxHandle;
+let standin: ShopifyStandin;
+let services: AppServices;
+let values: Record<string, string>;
+let child: ChildProcess | null = null;
+let appUrl: string;
+let kills = 0;
+let database: Awaited<ReturnType<typeof createTestPostgresDatabase>>;
+
+function startApp(): ChildProcess {
+  const proc = spawn("node_modules/.bin/tsx", ["server/main.ts"], { env: { ...process.env, ...values }, stdio: process.env.CRASH_TEST_VERBOSE ? "inherit" : "ignore" });
+  return proc;
+}
+
+async function appUp(): Promise<boolean> {
+  try {
+    return (await fetch(`${appUrl}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+async function killAndRestart(): Promise<void> {
+  if (child) {
+    child.kill("SIGKILL");
+    kills++;
+    await new Promise((resolve) => child!.once("exit", resolve));
+  }
+  child = startApp();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "crash-"));
+  database = await createTestPostgresDatabase();
+  const port = await freePort();
+  appUrl = `http://127.0.0.1:${port}`;
+  sandbox = await startSandbox({ port: 0, host: "127.0.0.1", dbPath: join(dir, "sandbox.db"), tickMs: 100, limits: { perMinute: 10_000, perDay: 100_000, criticalPerMinute: 10_000, criticalPerDay: 100_000 } });
+  standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP });
+  values = {
+    NODE_ENV: "test",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "warn",
+    DATABASE_URL: database.url,
+    SHOPIFY_APP_URL: appUrl,
+    GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1",
+    GATEWAY_SANDBOX_URL: sandbox.baseUrl,
+    SHOPIFY_PAYMENTS_APPS_ENDPOINT: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
+    OUTBOX_INTERVAL_MS: "200",
+    RECONCILE_INTERVAL_MS: "3600000",
+  };
+  await applyMigrations(values.DATABASE_URL!);
+  services = createServices(parseEnv(values), { logger: silentLogger });
+  await services.db.session.create({ data: { id: offlineSessionId(TEST_SHOP), shop: TEST_SHOP, state: "installed", isOnline: false, accessToken: standin.accessToken } });
+  const connected = await connectSandbox(services, TEST_SHOP);
+  if (!connected.ok) throw new Error(connected.message);
+  child = startApp();
+  await waitFor(appUp, "the app to start", 60_000);
+}, 90_000);
+
+afterAll(async () => {
+  child?.kill("SIGKILL");
+  await services?.db.$disconnect();
+  await standin?.close();
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+  await database?.drop();
+});
+
+it("every acknowledged webhook and every started payment ends final after SIGKILLs", async () => {
+  const sessions: string[] = [];
+  let stop = false;
+  // Kill the app at random moments while payments and webhooks flow.
+  const killer = (async () => {
+    while (!stop) {
+      // Kill a running app at a random point of its work, then start it again.
+      await waitFor(async () => stop || (await appUp()), "the app up before a kill", 60_000);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 1500));
+      if (!stop) await killAndRestart();
+    }
+  })();
+
+  for (let i = 0; i < PAYMENTS; i++) {
+    const session = standin.state.createPaymentSession({ test: true, amount: `${10 + i}.50` });
+    sessions.push(session.id);
+    // Shopify retries a payment session until the app answers.
+    const delivered = await waitFor(async () => {
+      const { delivery } = await standin.state.redeliverPayment(session.id);
+      return delivery.status === 200 ? delivery : null;
+    }, `payment ${i} accepted`, 60_000);
+    expect(delivered.redirectUrl).toBeTruthy();
+    const payment = await services.db.payment.findFirst({ where: { shopifyPaymentId: session.id } });
+    if (!payment) throw new Error(`the app answered 200 but stored no payment for ${session.id}`);
+    const act = (body: Record<string, unknown>) =>
+      fetch(`${sandbox.origin}/sandbox/orders/${payment.gatewayOrderId}/actions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    await act({ action: "choose_currency", currency: "BTC" });
+    if (i % 4 === 3) {
+      await act({ action: "expire" });
+    } else {
+      await act({ action: "pay", amount: "exact" });
+      await act({ action: "confirm" });
+    }
+  }
+  stop = true;
+  await killer;
+  await waitFor(appUp, "the app after the last restart", 60_000);
+  expect(kills).toBeGreaterThanOrEqual(2);
+  console.log(`SIGKILLed the app ${kills} times during ${PAYMENTS} payments`);
+
+  // Webhooks sent while the app was down are lost (the gateway does not retry): the
+  // reconciler reads those orders back.
+  await waitFor(async () => {
+    await reconcileOnce(services, { worker: "crash-test", force: true });
+    await processWebhookInbox(services, { worker: "crash-test" });
+    await deliverDueMessages(services, { worker: "crash-test" });
+    return sessions.every((id) => ["RESOLVED", "REJECTED"].includes(standin.state.session(id)?.state.code ?? ""));
+  }, "every payment final in Shopify", 60_000);
+
+  expect(await services.db.gatewayWebhook.count({ where: { processedAt: null } })).toBe(0);
+  for (const [i, id] of sessions.entries()) {
+    const state = standin.state.session(id)!.state.code;
+    expect(state, `payment ${i}`).toBe(i % 4 === 3 ? "REJECTED" : "RESOLVED");
+    const finals = standin.state.operationsFor(id).filter((op) => op.operationName === "PaymentSessionResolve" || op.operationName === "PaymentSessionReject");
+    // A call may be repeated after a crash (same call, same answer), never a conflicting one.
+    expect(new Set(finals.map((op) => op.operationName)).size, `payment ${i}`).toBe(1);
+  }
+  expect(standin.state.invalidOperations()).toEqual([]);
+}, 240_000);
