@@ -132,7 +132,6 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
   const state = paymentStateWords(payment.state);
   const status = gatewayStatusWords(payment.gatewayStatus);
   const advice = payment.attention ? attentionAdvice(payment.attention) : null;
-  const coin = payment.inputCurrency;
   return {
     id: payment.id,
     shopifyPaymentId: payment.shopifyPaymentId,
@@ -149,7 +148,8 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
       statusMeaning: status.meaning,
       statusTone: status.tone,
       coin: coinText(payment),
-      received: formatMoney(payment.receivedAmount, coin),
+      // The gateway states received_amount in the order's fiat, not in the coin.
+      received: formatMoney(payment.receivedAmount, payment.currency),
       percentage: formatPercentage(payment.percentage),
       address: payment.address,
       tagMemo: payment.tagMemo,

@@ -2,25 +2,10 @@
 // their per-payment limits) to pick from, plus the form reader that turns the posted
 // fields into the input updateShopSettings validates.
 import { z } from "zod";
+import { CURRENCY_LIMITS_FIAT } from "~/payment-page/coins";
 import type { AppServices } from "~/services.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import { adminGatewayEnv } from "./connection.server";
-
-export const CHECKOUT_MODES = [
-  { value: "gateway_choice", label: "Shoppers choose the coin on the gateway's payment page" },
-  { value: "fixed_coin", label: "Shoppers pay with one fixed coin (on the gateway's payment page)" },
-  { value: "app_page", label: "Shoppers pay on this app's own payment page (QR code and address)" },
-] as const;
-
-export const GATEWAY_LANGUAGES = [
-  { value: "AUTO", label: "The shopper's language (automatic)" },
-  { value: "EN", label: "English" },
-  { value: "ES", label: "Spanish" },
-  { value: "PT", label: "Portuguese" },
-  { value: "IT", label: "Italian" },
-  { value: "FR", label: "French" },
-  { value: "DE", label: "German" },
-] as const;
 
 export interface CoinOption {
   symbol: string;
@@ -64,7 +49,7 @@ export async function settingsView(services: AppServices, shop: Shop): Promise<S
           symbol: c.symbol,
           name: c.name,
           blockchain: c.blockchain,
-          limits: `from ${c.min_amount}${c.max_amount === null ? ", no maximum" : ` to ${c.max_amount}`} per payment`,
+          limits: `from ${c.min_amount} ${CURRENCY_LIMITS_FIAT}${c.max_amount === null ? ", no maximum" : ` to ${c.max_amount} ${CURRENCY_LIMITS_FIAT}`} per payment`,
         }))
       : null,
     coinsFrom: env === "sandbox" ? "the gateway sandbox" : env === "live" ? "the live gateway" : null,

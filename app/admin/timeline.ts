@@ -45,6 +45,14 @@ const SOURCE_WORDS: Record<string, string> = {
   pending_window: "the end of Shopify's pending window",
 };
 
+const STATE_CHANGE_WORDS: Record<string, string> = {
+  awaiting_payment: "Waiting for the shopper to pay.",
+  confirming: "Crypto was received; waiting for network confirmation.",
+  paid: "The gateway confirmed the payment; Shopify is told it is paid.",
+  failed: "The payment ended without being paid; Shopify is told so.",
+  not_started: "No gateway order was created.",
+};
+
 function parseDetail(text: string): Detail {
   try {
     const parsed = detailSchema.safeParse(JSON.parse(text));
@@ -80,7 +88,7 @@ export function describeEvent(type: string, detailText: string): TimelineEntry {
       return { title: `Gateway: ${to.label}`, description: `${from ? `From ${from} to ${to.label}` : to.label}${via(d.source)}. ${to.meaning}${paid}` };
     }
     case "state":
-      return { title: `Payment ${paymentStateWords(d.to ?? "").label.toLowerCase()}`, description: `${paymentStateWords(d.to ?? "").meaning}${via(d.source)}` };
+      return { title: `Payment: ${paymentStateWords(d.to ?? "").label.toLowerCase()}`, description: `${STATE_CHANGE_WORDS[d.to ?? ""] ?? "The payment changed state."}${via(d.source)}` };
     case "attention":
       return { title: `Needs attention: ${attentionAdvice(d.reason ?? "").title}`, description: d.detail ?? attentionAdvice(d.reason ?? "").whatToDo };
     case "attention_handled":

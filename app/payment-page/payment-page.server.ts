@@ -163,7 +163,8 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     stage,
     status: shopperStatus(payment),
     percentage: payment.percentage,
-    received: payment.receivedAmount && payment.inputCurrency ? `${payment.receivedAmount} ${payment.inputCurrency}` : null,
+    // The gateway states received_amount in the order's fiat.
+    received: payment.receivedAmount ? `${payment.receivedAmount} ${payment.currency}` : null,
     coins: stage === "choose" ? await coinsFor(services, payment) : null,
     pay: stage === "pay" ? await instructions(services, payment) : null,
     gatewayUrl: stage === "gateway" ? payment.gatewayWebUrl : null,

@@ -49,32 +49,34 @@ export default function Attention() {
           items.map((item) => (
             <Layout.Section key={item.id}>
               <Card>
-                <BlockStack gap="200">
-                  <InlineStack gap="200" blockAlign="center">
-                    <Badge tone="critical">{item.title}</Badge>
-                    <Text as="span" variant="headingSm">
-                      {item.amount}
+                <article aria-label={`${item.title}: ${item.amount}`}>
+                  <BlockStack gap="200">
+                    <InlineStack gap="200" blockAlign="center">
+                      <Badge tone="critical">{item.title}</Badge>
+                      <Text as="span" variant="headingSm">
+                        {item.amount}
+                      </Text>
+                      <Text as="span" tone="subdued">
+                        Gateway: {item.gatewayStatusLabel} · {item.updatedAt}
+                      </Text>
+                    </InlineStack>
+                    {item.detail ? <Text as="p">{item.detail}</Text> : null}
+                    <Text as="p" fontWeight="semibold">
+                      What to do
                     </Text>
-                    <Text as="span" tone="subdued">
-                      Gateway: {item.gatewayStatusLabel} · {item.updatedAt}
-                    </Text>
-                  </InlineStack>
-                  {item.detail ? <Text as="p">{item.detail}</Text> : null}
-                  <Text as="p" fontWeight="semibold">
-                    What to do
-                  </Text>
-                  <Text as="p">{item.whatToDo}</Text>
-                  <InlineStack gap="200">
-                    <Button url={`/app/payments/${item.id}`}>Open payment</Button>
-                    <Form method="post">
-                      <input type="hidden" name="intent" value="handled" />
-                      <input type="hidden" name="paymentId" value={item.id} />
-                      <Button submit variant="primary" loading={busyId === item.id}>
-                        Mark as handled
-                      </Button>
-                    </Form>
-                  </InlineStack>
-                </BlockStack>
+                    <Text as="p">{item.whatToDo}</Text>
+                    <InlineStack gap="200">
+                      <Button url={`/app/payments/${item.id}`}>Open payment</Button>
+                      <Form method="post">
+                        <input type="hidden" name="intent" value="handled" />
+                        <input type="hidden" name="paymentId" value={item.id} />
+                        <Button submit variant="primary" loading={busyId === item.id}>
+                          Mark as handled
+                        </Button>
+                      </Form>
+                    </InlineStack>
+                  </BlockStack>
+                </article>
               </Card>
             </Layout.Section>
           ))

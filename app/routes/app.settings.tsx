@@ -7,7 +7,8 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { Banner, BlockStack, Box, Button, Card, Checkbox, ChoiceList, Layout, Page, Select, Text } from "@shopify/polaris";
 import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
-import { CHECKOUT_MODES, GATEWAY_LANGUAGES, readSettingsForm, settingsView } from "~/admin/settings.server";
+import { CHECKOUT_MODES, GATEWAY_LANGUAGES } from "~/admin/settings-options";
+import { readSettingsForm, settingsView } from "~/admin/settings.server";
 import { updateShopSettings } from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -78,6 +78,29 @@ describe("onboarding in the admin", () => {
     expect(html).toContain(deviceKey.slice(-4));
   }, 120_000);
 
+  it("saves how shoppers pay, the coins offered on the app's page, the gateway language and test mode", async () => {
+    await openAdmin(page, stack, "/app/settings", SHOP);
+    await page.getByText("Shoppers pay on this app's own payment page (QR code and address)").click();
+    await page.getByText("Ripple XRP · XRP (XRP)").click();
+    await page.getByText("Bitcoin BTC · BTC (BTC)").click();
+    await page.getByLabel("Language of the gateway's payment page").selectOption("ES");
+    await page.getByText("Test mode: send every payment to the gateway sandbox").click();
+    await saveScreenshot(page, "admin-settings");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Settings saved.").waitFor();
+
+    const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    expect(shop).toMatchObject({ checkoutMode: "app_page", gatewayLanguage: "ES", testMode: true });
+    expect(JSON.parse(shop.offeredCurrencies)).toEqual(["XRP", "BTC"]);
+    // The sandbox device is connected and test mode is on: Shopify may offer the method.
+    expect(shop.paymentsAppReady).toBe(true);
+
+    await page.reload();
+    await waitForHydration(page);
+    expect(await page.getByLabel("Ripple XRP · XRP (XRP)").isChecked()).toBe(true);
+    expect(await page.getByLabel("Ethereum ETH · ETH (ETH)").isChecked()).toBe(false);
+  }, 60_000);
+
   it("shows the home page once a device is connected, and removes credentials only after confirmation", async () => {
     await openAdmin(page, stack, "/app", SHOP);
     await page.getByRole("heading", { name: "Crypto checkout", exact: true }).waitFor();

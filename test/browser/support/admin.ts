@@ -13,8 +13,24 @@ export async function openAdmin(page: Page, stack: Stack, path: string, shop: st
   await waitForHydration(page);
 }
 
-/** Remix marks the document once the client has taken over; forms and buttons work after that. */
+function hydrated(page: Page, timeout: number): Promise<boolean> {
+  return page
+    .waitForFunction(() => (window as unknown as { __remixRouter?: { state?: { initialized?: boolean } } }).__remixRouter?.state?.initialized === true, undefined, { timeout })
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
+/**
+ * Waits until Remix has taken over the page (forms and buttons work after that). The
+ * dev server may still be preparing client modules the first time a page is opened; the
+ * page is then loaded again.
+ */
 export async function waitForHydration(page: Page): Promise<void> {
-  await page.waitForFunction(() => (window as unknown as { __remixContext?: unknown }).__remixContext !== undefined && document.readyState === "complete");
-  await page.waitForFunction(() => (window as unknown as { __remixRouter?: { state?: { initialized?: boolean } } }).__remixRouter?.state?.initialized === true, undefined, { timeout: 60_000 });
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    if (await hydrated(page, 20_000)) return;
+    await page.reload({ waitUntil: "load" });
+  }
+  throw new Error(`the page at ${page.url()} never became interactive`);
 }

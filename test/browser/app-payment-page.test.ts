@@ -1,0 +1,117 @@
+// The app's own payment page (API-gateway mode) in real Chromium on a phone-sized
+// screen: the shopper picks XRP, sees the QR code, the exact amount, the address and —
+// impossible to miss — the destination tag; the payment arrives on-chain and the page
+// takes the shopper back to Shopify's order page, paid. Also: the page speaks the
+// shopper's language, refuses a forged link, and "pay another way" returns to checkout.
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, saveScreenshot } from "../support/browser";
+import { startStack, type Stack } from "../support/stack";
+import { PHONE, waitForHydration } from "./support/admin";
+import { payFromCheckout } from "./support/checkout";
+import { saveDocScreenshot } from "./support/screenshots";
+
+let stack: Stack;
+let browser: Browser;
+
+beforeAll(async () => {
+  stack = await startStack();
+  await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "app_page" } });
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function paymentOf(sessionId: string) {
+  return stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
+}
+
+/** The order as the gateway itself reports it. */
+async function gatewayOrder(orderId: string) {
+  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  const access = stack.services.gateways.forShop(shop, "sandbox");
+  if (!access) throw new Error("the test shop has no sandbox device");
+  const read = await access.client.orderInfo(orderId);
+  if (read.isErr()) throw new Error(`order read failed: ${read.error.kind}`);
+  return read.value;
+}
+
+describe("the app's own payment page", () => {
+  it("pays with XRP: the tag is shown with its warning, and the shopper lands on Shopify's order page, paid", async () => {
+    const page = await browser.newPage({ viewport: PHONE });
+    const sessionId = await payFromCheckout(page, stack, { amount: "49.90", currency: "EUR", locale: "en" });
+    await page.waitForURL(`${stack.app.url}/pay/**`);
+    await waitForHydration(page);
+    await page.getByRole("heading", { name: "Choose a cryptocurrency" }).waitFor();
+    expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
+    await saveScreenshot(page, "app-payment-page-choose");
+
+    await page.getByRole("button", { name: /^Pay with Ripple XRP/ }).click();
+    const memo = page.locator("#tag-memo");
+    await memo.waitFor();
+    const payment = await paymentOf(sessionId);
+    expect(payment.inputCurrency).toBe("XRP");
+    const order = await gatewayOrder(payment.gatewayOrderId!);
+    expect(order.currency_id).toBe("XRP");
+    expect(order.tag_memo).toMatch(/^\d+$/);
+
+    // The tag, the address and the exact amount are the order's own, and the tag cannot be missed.
+    expect(await memo.textContent()).toBe(order.tag_memo);
+    expect(await page.locator("#address").textContent()).toBe(order.address);
+    expect(await page.getByRole("alert").filter({ hasText: "Destination tag" }).isVisible()).toBe(true);
+    expect(await page.getByText("Without it your funds are lost").isVisible()).toBe(true);
+    expect(await page.locator("#amount").textContent()).toBe(`${payment.cryptoAmount} XRP`);
+    expect(await page.locator(".qr svg").count()).toBe(1);
+    await expect.poll(() => page.locator("#countdown").textContent()).toMatch(/^\d+:\d{2}$/);
+    expect(await page.getByRole("status").textContent()).toBe("Waiting for your payment.");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await saveDocScreenshot(page, "payment-page");
+
+    await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "pay", amount: "exact" });
+    await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "confirm" });
+    await page.waitForURL(`${stack.standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
+    await page.getByText("Thank you! Your order is confirmed.").waitFor({ timeout: 30_000 });
+    await saveScreenshot(page, "app-payment-page-back-in-shop");
+    expect(stack.standin.state.session(sessionId)?.state.code).toBe("RESOLVED");
+    expect((await paymentOf(sessionId)).state).toBe("paid");
+  }, 180_000);
+
+  it("speaks the shopper's language", async () => {
+    const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "es" });
+    expect(delivery.status).toBe(200);
+    const html = await (await fetch(delivery.redirectUrl!)).text();
+    expect(html).toContain("Elige una criptomoneda");
+    expect(html).toContain("Quiero pagar de otra forma");
+    expect(html).not.toContain("Choose a cryptocurrency");
+    expect((await paymentOf(session.id)).merchantLocale).toBe("es");
+  });
+
+  it("answers 404 to a link whose signature does not match, for the page and its status", async () => {
+    const { delivery } = await stack.standin.state.startPayment({ test: true, locale: "en" });
+    const url = new URL(delivery.redirectUrl!);
+    const forged = new URL(url);
+    forged.searchParams.set("sig", "A".repeat(43));
+    expect((await fetch(forged)).status).toBe(404);
+    const status = new URL(`${url.pathname}/status${forged.search}`, url);
+    expect((await fetch(status)).status).toBe(404);
+    const unsigned = new URL(url.pathname, url);
+    expect((await fetch(unsigned)).status).toBe(404);
+    // The genuine link works, and its status answers JSON.
+    expect((await fetch(url)).status).toBe(200);
+    const live = (await (await fetch(new URL(`${url.pathname}/status${url.search}`, url))).json()) as { stage: string; status: string };
+    expect(live).toMatchObject({ stage: "choose", status: "choosing" });
+  });
+
+  it("sends a shopper who wants to pay another way back to Shopify's checkout, with nothing created at the gateway", async () => {
+    const page = await browser.newPage({ viewport: PHONE });
+    const sessionId = await payFromCheckout(page, stack, { amount: "12.00", currency: "EUR", locale: "fr" });
+    await page.waitForURL(`${stack.app.url}/pay/**`);
+    await page.getByRole("link", { name: "Je veux payer autrement" }).click();
+    await page.waitForURL(`${stack.standin.origin}/checkout/cancelled/**`);
+    await page.getByText("You left the payment page").waitFor();
+    expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
+  }, 60_000);
+});
