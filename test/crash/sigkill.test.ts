@@ -132,7 +132,7 @@ it("every acknowledged webhook and every started payment ends final after SIGKIL
   await killer;
   await waitFor(appUp, "the app after the last restart", 60_000);
   expect(kills).toBeGreaterThanOrEqual(2);
-  console.log(`SIGKILLed the app ${kills} times during ${PAYMENTS} payments`);
+  process.stdout.write(`SIGKILLed the app ${kills} times during ${PAYMENTS} payments\n`);
 
   // Webhooks sent while the app was down are lost (the gateway does not retry): the
   // reconciler reads those orders back.
