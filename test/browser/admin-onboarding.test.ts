@@ -115,6 +115,17 @@ describe("onboarding in the admin", () => {
     expect((await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).toBeNull();
   }, 60_000);
 
+  it("remembers the development login's shop in a cookie for links without ?shop=", async () => {
+    const first = await fetch(`${stack.app.url}/app/health?shop=cookie-shop.myshopify.com`);
+    expect(first.status).toBe(200);
+    const cookie = first.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^cryptopay_dev_shop=cookie-shop\.myshopify\.com;/);
+    expect(cookie).toContain("HttpOnly");
+    const next = await fetch(`${stack.app.url}/app/health`, { headers: { cookie: cookie.split(";")[0]! } });
+    const html = (await next.text()).replace(/<!-- -->/g, "");
+    expect(html).toContain("Development login · cookie-shop.myshopify.com");
+  });
+
   it("refuses a shop that is not a *.myshopify.com domain", async () => {
     const response = await fetch(`${stack.app.url}/app?shop=${encodeURIComponent("evil.example.com")}`);
     expect(response.status).toBe(400);

@@ -6,7 +6,8 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, saveScreenshot } from "../support/browser";
-import { startStack, type Stack } from "../support/stack";
+import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
+import { startStack, waitFor, type Stack } from "../support/stack";
 import { PHONE, waitForHydration } from "./support/admin";
 import { payFromCheckout } from "./support/checkout";
 import { saveDocScreenshot } from "./support/screenshots";
@@ -114,4 +115,35 @@ describe("the app's own payment page", () => {
     await page.getByText("You left the payment page").waitFor();
     expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
   }, 60_000);
+
+  it("reads the gateway at most once per 15 seconds however many status polls arrive", async () => {
+    const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en" });
+    const url = new URL(delivery.redirectUrl!);
+    const chosen = await createOrderWithCurrency(stack.services, (await paymentOf(session.id)).id, "ETH");
+    expect(chosen).toMatchObject({ ok: true });
+    const payment = await paymentOf(session.id);
+    const gatewayCalls = () => stack.services.db.gatewayCall.count();
+    // Let the order's creation notification be processed before counting.
+    await waitFor(async () => (await stack.services.db.gatewayWebhook.count({ where: { processedAt: null } })) === 0, "an idle inbox");
+    let settled = await gatewayCalls();
+    await waitFor(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const now = await gatewayCalls();
+      const quiet = now === settled;
+      settled = now;
+      return quiet;
+    }, "no gateway calls in flight");
+
+    // Last read two minutes ago: the page may look again, once.
+    await stack.services.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: new Date(Date.now() - 120_000) } });
+    const statusUrl = new URL(`${url.pathname}/status${url.search}`, url);
+    const poll = () => Promise.all(Array.from({ length: 8 }, () => fetch(statusUrl).then((r) => r.json() as Promise<{ stage: string; expiresAtMs: number | null }>)));
+    const first = await poll();
+    expect(first.map((live) => live.stage)).toEqual(Array(8).fill("pay"));
+    // The one poll that read the gateway brought the order's expiry.
+    expect(first.some((live) => typeof live.expiresAtMs === "number")).toBe(true);
+    expect((await gatewayCalls()) - settled).toBe(1);
+    await poll();
+    expect((await gatewayCalls()) - settled).toBe(1);
+  });
 });
