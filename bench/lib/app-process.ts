@@ -1,0 +1,18 @@
+// The app in its own process (entry of a forked child), so its latency and memory are its
+// own and not the load generator's. Answers "logs" besides the built-in memory commands.
+import { serveParent } from "./child-process";
+import { startBenchApp, type BenchAppOptions, type BenchShop } from "./bench-app";
+
+export interface AppProcessInfo {
+  url: string;
+  shops: BenchShop[];
+}
+
+serveParent<BenchAppOptions, AppProcessInfo>(async (config) => {
+  const bench = await startBenchApp(config);
+  return {
+    info: { url: bench.app.url, shops: bench.shops },
+    handlers: { logs: () => bench.logs },
+    stop: () => bench.close(),
+  };
+});

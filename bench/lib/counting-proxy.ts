@@ -1,0 +1,74 @@
+// A counting proxy in front of the gateway sandbox: forwards every request unchanged and
+// records each gateway API call (/api/v1/...) with the simulated time, the device (by a
+// short tag, never the key), the endpoint, the answer's status and what the driver was
+// doing at the time (its "phase"), so calls can be attributed.
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash } from "node:crypto";
+
+export interface GatewayCallRecord {
+  at: number;
+  device: string;
+  endpoint: "orders.create" | "orders.list" | "orders.info" | "currencies" | "device.create" | "other";
+  status: number;
+  phase: string;
+}
+
+export interface CountingProxy {
+  url: string;
+  calls: GatewayCallRecord[];
+  phase: string;
+  close(): Promise<void>;
+}
+
+export function deviceTag(deviceKey: string): string {
+  return createHash("sha256").update(deviceKey).digest("hex").slice(0, 12);
+}
+
+function endpointOf(method: string, path: string): GatewayCallRecord["endpoint"] {
+  const p = path.replace(/^\/api\/v1/, "").replace(/\/+$/, "");
+  if (p === "/orders" && method === "POST") return "orders.create";
+  if (p === "/orders" && method === "GET") return "orders.list";
+  if (p.startsWith("/orders/info/")) return "orders.info";
+  if (p === "/currencies") return "currencies";
+  if (p === "/device" && method === "POST") return "device.create";
+  return "other";
+}
+
+export async function startCountingProxy(targetOrigin: string, now: () => number): Promise<CountingProxy> {
+  const target = new URL(targetOrigin);
+  const proxy: CountingProxy = { url: "", calls: [], phase: "setup", close: async () => undefined };
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        if (path.startsWith("/api/v1/")) {
+          const key = req.headers["x-device-id"];
+          proxy.calls.push({
+            at: now(),
+            device: typeof key === "string" ? deviceTag(key) : "none",
+            endpoint: endpointOf(req.method ?? "GET", path),
+            status: answer.statusCode ?? 0,
+            phase: proxy.phase,
+          });
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return proxy;
+}

@@ -1,0 +1,187 @@
+// Benchmark 2: the gateway webhook door. Signed webhooks for real orders of the shop (the
+// sandbox's own CO notification bodies, freshly signed with the shop's Secret Key) are
+// POSTed to /gateway/webhooks/<token> at several concurrency levels: how many are answered
+// per second, how fast the 200 comes (each stored durably first), and how long until the
+// Shopify stand-in receives the resulting paymentSessionResolve. Afterwards every accepted
+// webhook must be processed and every payment resolved exactly once.
+import { signWebhook } from "../app/gateway/webhook-signature";
+import { openDatabase } from "../app/db/database.server";
+import type { MemoryPeak } from "./lib/child-process";
+import { runClosedLoop } from "./lib/http-load";
+import { mapLimit, pollUntil } from "./lib/pool";
+import type { ProcessStack } from "./lib/process-stack";
+import { round, summarize, type LatencySummary } from "./lib/stats";
+
+export interface WebhookLevel {
+  concurrency: number;
+  webhooks: number;
+  answeredPerSec: number;
+  statuses: Record<string, number>;
+  answerMs: LatencySummary;
+  /** From sending the webhook to the stand-in receiving paymentSessionResolve. */
+  webhookToResolveMs: LatencySummary;
+  /** Webhooks whose resolve never arrived within the wait. */
+  missingResolves: number;
+  /** Payments resolved per second, first send to last resolve. */
+  settledPerSec: number;
+}
+
+export interface WebhookIntakeResult {
+  levels: WebhookLevel[];
+  checks: {
+    accepted: number;
+    stored: number;
+    processed: number;
+    unprocessed: number;
+    paymentsResolvedOnce: number;
+    paymentsResolvedMoreThanOnce: number;
+    paymentsNotResolved: number;
+  };
+  targets: { answerP99Ms: number; webhookToResolveP99Ms: number; answerP99Met: boolean; resolveP99Met: boolean; countsOk: boolean };
+  appMemory: MemoryPeak;
+  setupSeconds: number;
+  problems: string[];
+}
+
+interface PreparedOrder {
+  sessionId: string;
+  gid: string;
+  orderId: string;
+  body: string;
+}
+
+const TARGET = { answerP99Ms: 20, webhookToResolveP99Ms: 1000 };
+
+export async function benchWebhookIntake(stack: ProcessStack, options: { quick: boolean; databaseUrl: string; log(line: string): void }): Promise<WebhookIntakeResult> {
+  const levels = options.quick ? [{ c: 1, n: 20 }, { c: 10, n: 60 }, { c: 50, n: 120 }] : [{ c: 1, n: 100 }, { c: 10, n: 300 }, { c: 50, n: 500 }];
+  const total = levels.reduce((sum, l) => sum + l.n, 0);
+  const problems: string[] = [];
+  const setupStarted = Date.now();
+  const { shop } = stack;
+
+  // The sandbox records the notifications without sending them: the benchmark sends them.
+  await stack.control(`/sandbox/devices/${shop.deviceKey}/webhook-faults`, { mode: "drop" });
+  const sessions = await mapLimit(Array.from({ length: total }), 8, async () => {
+    const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+    if (delivery.status !== 200) throw new Error(`payment session refused while preparing: ${delivery.status} ${delivery.body.slice(0, 200)}`);
+    return session;
+  });
+  const listed = await fetch(`${stack.sandbox.info.baseUrl}/orders/`, { headers: { "X-Device-Id": shop.deviceKey } });
+  const orders = (await listed.json()) as { identifier: string; reference: string | null }[];
+  const orderBySession = new Map(orders.map((o) => [o.reference, o.identifier]));
+  await mapLimit(sessions, 8, async (session) => {
+    const orderId = orderBySession.get(session.id);
+    if (!orderId) throw new Error(`no sandbox order for session ${session.id}`);
+    for (const action of [{ action: "choose_currency", currency: "BTC" }, { action: "pay", amount: "exact" }, { action: "confirm" }]) {
+      await stack.control(`/sandbox/orders/${orderId}/actions`, action);
+    }
+  });
+  const deliveries = (await stack.control(`/sandbox/webhooks/deliveries?device=${encodeURIComponent(shop.deviceKey)}`, undefined, "GET")) as { order: string; status: string; body: string }[];
+  const coBody = new Map(deliveries.filter((d) => d.status === "CO").map((d) => [d.order, d.body]));
+  const prepared: PreparedOrder[] = sessions.map((session) => {
+    const orderId = orderBySession.get(session.id)!;
+    const body = coBody.get(orderId);
+    if (!body) throw new Error(`the sandbox recorded no CO notification for order ${orderId}`);
+    return { sessionId: session.id, gid: session.gid, orderId, body };
+  });
+  const setupSeconds = round((Date.now() - setupStarted) / 1000, 1);
+  options.log(`  webhooks: ${total} paid orders prepared in ${setupSeconds} s`);
+
+  await stack.app.call("memory.reset");
+  const results: WebhookLevel[] = [];
+  let offset = 0;
+  for (const { c, n } of levels) {
+    const batch = prepared.slice(offset, offset + n);
+    offset += n;
+    const run = await runClosedLoop({
+      origin: stack.app.info.url,
+      concurrency: c,
+      count: n,
+      timeLimitMs: 120_000,
+      // Signed at send time: the app refuses nonces older than 20 s.
+      requests: (i) => {
+        const order = batch[i]!;
+        const nonce = String(Math.floor(Date.now() / 1000));
+        return {
+          path: `/gateway/webhooks/${shop.webhookToken}`,
+          headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex: shop.secretKeyHex, nonce, rawBody: order.body }) },
+          body: order.body,
+        };
+      },
+    });
+    const accepted = run.sent.filter((s) => s.status === 200);
+    if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
+    const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
+    await pollUntil(() => ([...wanted].every((gid) => stack.standin.state.session(gid)?.state.code === "RESOLVED") ? true : null), 60_000, 25);
+    const resolveAt = new Map<string, number>();
+    for (const op of stack.standin.state.operations()) {
+      if (op.operationName !== "PaymentSessionResolve" || op.status !== 200) continue;
+      for (const gid of op.sessionIds) if (wanted.has(gid) && !resolveAt.has(gid)) resolveAt.set(gid, Date.parse(op.at));
+    }
+    const toResolve = accepted.flatMap((s) => {
+      const at = resolveAt.get(batch[s.index]!.gid);
+      return at === undefined ? [] : [at - s.sentAt];
+    });
+    const firstSent = Math.min(...run.sent.map((s) => s.sentAt));
+    const lastResolve = Math.max(...resolveAt.values());
+    const level: WebhookLevel = {
+      concurrency: c,
+      webhooks: n,
+      answeredPerSec: round(run.throughput, 1),
+      statuses: run.statuses,
+      answerMs: summarize(run.sent.map((s) => s.latencyMs)),
+      webhookToResolveMs: summarize(toResolve),
+      missingResolves: accepted.length - toResolve.length,
+      settledPerSec: round((resolveAt.size / Math.max(1, lastResolve - firstSent)) * 1000, 1),
+    };
+    results.push(level);
+    options.log(
+      `  webhooks c=${c}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}`,
+    );
+  }
+  const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
+
+  // Let the inbox and outbox finish whatever is left, then count.
+  const db = openDatabase(options.databaseUrl);
+  try {
+    await pollUntil(async () => ((await db.gatewayWebhook.count({ where: { processedAt: null } })) === 0 ? true : null), 30_000, 100);
+    const stored = await db.gatewayWebhook.count({ where: { shopId: shop.shopId } });
+    const processed = await db.gatewayWebhook.count({ where: { shopId: shop.shopId, processedAt: { not: null } } });
+    const resolvesByGid = new Map<string, number>();
+    for (const op of stack.standin.state.operations()) {
+      if (op.operationName !== "PaymentSessionResolve" || op.status !== 200) continue;
+      for (const gid of op.sessionIds) resolvesByGid.set(gid, (resolvesByGid.get(gid) ?? 0) + 1);
+    }
+    const counts = prepared.map((p) => resolvesByGid.get(p.gid) ?? 0);
+    const accepted = results.reduce((sum, l) => sum + (l.statuses["200"] ?? 0), 0);
+    const checks = {
+      accepted,
+      stored,
+      processed,
+      unprocessed: stored - processed,
+      paymentsResolvedOnce: counts.filter((k) => k === 1).length,
+      paymentsResolvedMoreThanOnce: counts.filter((k) => k > 1).length,
+      paymentsNotResolved: counts.filter((k) => k === 0).length,
+    };
+    const countsOk = checks.stored === accepted && checks.unprocessed === 0 && checks.paymentsResolvedMoreThanOnce === 0 && checks.paymentsNotResolved === 0;
+    if (!countsOk) problems.push(`webhook counts do not add up: ${JSON.stringify(checks)}`);
+    const worstAnswer = Math.max(...results.map((l) => l.answerMs.p99));
+    const worstResolve = Math.max(...results.map((l) => l.webhookToResolveMs.p99));
+    return {
+      levels: results,
+      checks,
+      targets: {
+        answerP99Ms: TARGET.answerP99Ms,
+        webhookToResolveP99Ms: TARGET.webhookToResolveP99Ms,
+        answerP99Met: worstAnswer < TARGET.answerP99Ms,
+        resolveP99Met: worstResolve < TARGET.webhookToResolveP99Ms,
+        countsOk,
+      },
+      appMemory,
+      setupSeconds,
+      problems,
+    };
+  } finally {
+    await db.$disconnect();
+  }
+}
