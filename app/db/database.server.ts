@@ -26,7 +26,11 @@ export function openDatabase(url: string): Database {
   }
   const file = sqliteFilePath(url);
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  // Several processes may share the file in development and tests (WAL is set by the
-  // migrator): wait for a lock instead of failing at once.
-  return new SqliteClient({ adapter: new PrismaLibSQL({ url, timeout: 10_000 } as ConstructorParameters<typeof PrismaLibSQL>[0]) });
+  // One connection per process: SQLite has one writer, and a deferred transaction on a
+  // second connection fails at once (SQLITE_BUSY_SNAPSHOT) rather than waiting, so the
+  // app's requests and workers queue on one connection instead. Another process (the dev
+  // runner's tools) waits for the lock (busy timeout); WAL is set by the migrator.
+  // Several app instances need PostgreSQL.
+  const config = { url, timeout: 10_000, concurrency: 1 } as ConstructorParameters<typeof PrismaLibSQL>[0];
+  return new SqliteClient({ adapter: new PrismaLibSQL(config) });
 }

@@ -1,0 +1,116 @@
+// Multi-shop isolation and Shopify's app and privacy webhooks (HMAC-verified by the
+// Shopify library), through the real routes.
+import { createHmac, randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { signWebhook } from "../../app/gateway/webhook-signature";
+import { connectSandbox } from "../../app/shops/onboarding.server";
+import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { startStack, waitFor, type Stack } from "../support/stack";
+
+const OTHER_SHOP = "other-shop.myshopify.com";
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+  const other = await connectSandbox(stack.services, OTHER_SHOP);
+  if (!other.ok) throw new Error(other.message);
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const db = () => stack.services.db;
+
+async function secretOf(shopDomain: string): Promise<string> {
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain } });
+  return stack.services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
+}
+
+async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shopDomain): Promise<Response> {
+  const body = JSON.stringify(payload);
+  const hmac = createHmac("sha256", stack.env.SHOPIFY_API_SECRET).update(body).digest("base64");
+  return fetch(`${stack.app.url}/webhooks/${topic}`, {
+    method: "POST",
+    body,
+    headers: {
+      "content-type": "application/json",
+      "x-shopify-topic": topic,
+      "x-shopify-shop-domain": shop,
+      "x-shopify-hmac-sha256": hmac,
+      "x-shopify-webhook-id": randomUUID(),
+      "x-shopify-api-version": "2026-04",
+      "x-shopify-event-id": randomUUID(),
+      "x-shopify-triggered-at": new Date().toISOString(),
+    },
+  });
+}
+
+it("a webhook for shop A signed with shop B's Secret Key is rejected", async () => {
+  const { session } = await stack.standin.state.startPayment({ test: true });
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  const shopA = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  const body = `{"identifier": "${payment.gatewayOrderId}", "status": "CO"}`;
+  const nonce = String(Math.floor(Date.now() / 1000));
+  const signedByB = signWebhook({ secretHex: await secretOf(OTHER_SHOP), nonce, rawBody: body });
+  const refused = await fetch(`${stack.app.url}/gateway/webhooks/${shopA.webhookToken}`, { method: "POST", body, headers: { "x-nonce": nonce, "x-signature": signedByB } });
+  expect(refused.status).toBe(401);
+  const signedByA = signWebhook({ secretHex: await secretOf(stack.shopDomain), nonce, rawBody: body });
+  const accepted = await fetch(`${stack.app.url}/gateway/webhooks/${shopA.webhookToken}`, { method: "POST", body, headers: { "x-nonce": nonce, "x-signature": signedByA } });
+  expect(accepted.status).toBe(200);
+  // Accepted, but only a trigger: the order is read back and is still unpaid.
+  await waitFor(async () => (await db().gatewayWebhook.count({ where: { shopId: shopA.id, processedAt: null } })) === 0, "processed");
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("awaiting_payment");
+});
+
+it("a payment session for another shop's payment id creates its own record: shops never share payments", async () => {
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const post = (shop: string) =>
+    fetch(`${stack.app.url}/payments/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "shopify-shop-domain": shop, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
+      body: JSON.stringify(session.request),
+    });
+  expect((await post(stack.shopDomain)).status).toBe(200);
+  expect((await post(OTHER_SHOP)).status).toBe(200);
+  const rows = await db().payment.findMany({ where: { shopifyPaymentId: session.id }, include: { shop: true } });
+  expect(rows.map((r) => r.shop.shopDomain).sort()).toEqual([OTHER_SHOP, stack.shopDomain].sort());
+  expect(new Set(rows.map((r) => r.gatewayOrderId)).size).toBe(2);
+});
+
+it("customers/redact erases the customer's fields from payment records", async () => {
+  const { session } = await stack.standin.state.startPayment({ test: true, customer: { email: "erase.me@example.com" } });
+  const before = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  expect(before.customerEmail).toBe("erase.me@example.com");
+  const response = await shopifyWebhook("customers/redact", { shop_domain: stack.shopDomain, customer: { id: 1, email: "erase.me@example.com", phone: null }, orders_to_redact: [] });
+  expect(response.status).toBe(200);
+  const after = await db().payment.findUniqueOrThrow({ where: { id: before.id } });
+  expect([after.customerEmail, after.customerName, after.customerPhone, after.billingAddress]).toEqual([null, null, null, null]);
+  expect(after.amount).toBe(before.amount);
+});
+
+it("customers/data_request is acknowledged", async () => {
+  const response = await shopifyWebhook("customers/data_request", { shop_domain: stack.shopDomain, customer: { id: 1, email: "someone@example.com" }, orders_requested: [] });
+  expect(response.status).toBe(200);
+});
+
+it("app/uninstalled deletes the credentials and the tokens; open payments keep their records", async () => {
+  const { session } = await stack.standin.state.startPayment({ test: true }, {});
+  const open = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  const response = await shopifyWebhook("app/uninstalled", { id: 1, domain: stack.shopDomain }, stack.shopDomain);
+  expect(response.status).toBe(200);
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  expect(shop.uninstalledAt).not.toBeNull();
+  expect([shop.liveDeviceKeyEnc, shop.sandboxDeviceKeyEnc, shop.sandboxSecretKeyEnc]).toEqual([null, null, null]);
+  expect(await db().session.count({ where: { shop: stack.shopDomain } })).toBe(0);
+  expect(await db().payment.count({ where: { id: open.id } })).toBe(1);
+  const refused = await stack.standin.state.startPayment({ test: true });
+  expect(refused.delivery.status).toBe(422);
+});
+
+it("shop/redact deletes everything held for the shop", async () => {
+  const response = await shopifyWebhook("shop/redact", { shop_id: 1, shop_domain: OTHER_SHOP }, OTHER_SHOP);
+  expect(response.status).toBe(200);
+  expect(await db().shop.count({ where: { shopDomain: OTHER_SHOP } })).toBe(0);
+  expect(await db().payment.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(0);
+});
