@@ -84,9 +84,11 @@ function RemoveCredentials({ connection, busy }: { connection: EnvironmentConnec
   if (!connection.connected) return null;
   if (!confirming) {
     return (
-      <Button tone="critical" variant="plain" onClick={() => setConfirming(true)}>
-        {`Remove the ${connection.env === "live" ? "live" : "sandbox"} credentials`}
-      </Button>
+      <InlineStack>
+        <Button tone="critical" onClick={() => setConfirming(true)}>
+          {`Remove the ${connection.env === "live" ? "live" : "sandbox"} credentials`}
+        </Button>
+      </InlineStack>
     );
   }
   return (
@@ -155,7 +157,9 @@ export default function Onboarding() {
                   ? `Crypto payments can be offered at checkout (${connection.testMode ? "test mode: payments go to the gateway sandbox" : "live"}).`
                   : connection.testMode
                     ? "Test mode is on: connect the gateway sandbox below before shoppers can pay."
-                    : "Connect a live gateway device before shoppers can pay."}
+                    : connection.sandbox.connected
+                      ? "Connect a live gateway device before shoppers can pay, or turn on test mode in Settings to take test payments through the sandbox."
+                      : "Connect a live gateway device before shoppers can pay."}
               </Text>
             </BlockStack>
           </Card>

@@ -116,6 +116,35 @@ describe("the app's own payment page", () => {
     expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
   }, 60_000);
 
+  it("shows a Lightning invoice, and no address, for BTCL (also without JavaScript)", async () => {
+    const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
+    const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "BTCL" }), redirect: "manual" });
+    expect(chosen.status).toBe(303);
+    const payment = await paymentOf(session.id);
+    expect(payment.inputCurrency).toBe("BTCL");
+    expect(payment.paymentUri).toMatch(/^lnbc/);
+    const html = await (await fetch(new URL(chosen.headers.get("location")!, delivery.redirectUrl!))).text();
+    expect(html).toContain("Lightning invoice");
+    expect(html).toContain(payment.paymentUri!);
+    expect(html).not.toContain('id="address"');
+    expect(html).not.toContain('id="tag-memo"');
+  });
+
+  it("refuses a coin the page does not offer", async () => {
+    await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { offeredCurrencies: JSON.stringify(["XRP", "BTC"]) } });
+    try {
+      const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en" });
+      const html = await (await fetch(delivery.redirectUrl!)).text();
+      expect(html).toContain("Ripple XRP");
+      expect(html).not.toContain("Ethereum ETH");
+      const refused = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
+      expect(refused.status).toBe(400);
+      expect((await paymentOf(session.id)).gatewayOrderId).toBeNull();
+    } finally {
+      await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { offeredCurrencies: "[]" } });
+    }
+  });
+
   it("reads the gateway at most once per 15 seconds however many status polls arrive", async () => {
     const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en" });
     const url = new URL(delivery.redirectUrl!);
