@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notificationUrl } from "../../app/shops/onboarding.server";
 import { launchBrowser, saveScreenshot } from "../support/browser";
 import { startStack, type Stack } from "../support/stack";
-import { DESKTOP, openAdmin, waitForHydration } from "./support/admin";
+import { DESKTOP, openAdmin, reloadInteractive } from "./support/admin";
 import { saveDocScreenshot } from "./support/screenshots";
 
 // startStack connects the sandbox for its own shop; this test onboards a fresh one.
@@ -70,13 +70,30 @@ describe("onboarding in the admin", () => {
     expect(await page.getByLabel("Secret Key").inputValue()).toBe("");
     await page.getByText(`Device key ••••••••${deviceKey.slice(-4)}`).waitFor();
 
-    await page.reload();
-    await waitForHydration(page);
+    await reloadInteractive(page);
     const html = await page.content();
     expect(html).not.toContain(deviceKey);
     expect(html).not.toContain(secretKeyHex);
     expect(html).toContain(deviceKey.slice(-4));
   }, 120_000);
+
+  it("creates a dedicated device and shows its key once, without storing it", async () => {
+    await openAdmin(page, stack, "/app/onboarding", SHOP);
+    const before = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    await page.getByLabel("New device name").fill("Online shop");
+    await page.getByRole("button", { name: "Create device" }).click();
+    await page.getByText("Device “Online shop” created").waitFor();
+    const newKey = (await page.locator("#new-device-key").textContent()) ?? "";
+    expect(newKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(newKey).not.toBe(stack.sandbox.demo.deviceKey);
+    // The gateway knows the new device; the app keeps nothing of it until the merchant connects it.
+    const settings = (await stack.sandboxControl(`/sandbox/devices/${newKey}/settings`, undefined, "GET")) as { name: string };
+    expect(settings.name).toBe("Online shop");
+    const after = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    expect(after.sandboxDeviceKeyEnc).toBe(before.sandboxDeviceKeyEnc);
+    await reloadInteractive(page);
+    expect(await page.content()).not.toContain(newKey);
+  }, 60_000);
 
   it("saves how shoppers pay, the coins offered on the app's page, the gateway language and test mode", async () => {
     await openAdmin(page, stack, "/app/settings", SHOP);
@@ -95,8 +112,7 @@ describe("onboarding in the admin", () => {
     // The sandbox device is connected and test mode is on: Shopify may offer the method.
     expect(shop.paymentsAppReady).toBe(true);
 
-    await page.reload();
-    await waitForHydration(page);
+    await reloadInteractive(page);
     expect(await page.getByLabel("Ripple XRP · XRP (XRP)").isChecked()).toBe(true);
     expect(await page.getByLabel("Ethereum ETH · ETH (ETH)").isChecked()).toBe(false);
   }, 60_000);
@@ -113,6 +129,12 @@ describe("onboarding in the admin", () => {
     await page.getByRole("button", { name: "Yes, remove them" }).click();
     await page.getByText("The sandbox device's credentials were removed.").waitFor();
     expect((await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).toBeNull();
+
+    // Test mode without a gateway account: the sandbox signs the shop up and points its notifications here.
+    await page.getByRole("button", { name: "Connect the gateway sandbox" }).click();
+    await page.getByText("Test mode is ready").waitFor();
+    const connected = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    expect(connected.sandboxDeviceKeyEnc).not.toBeNull();
   }, 60_000);
 
   it("remembers the development login's shop in a cookie for links without ?shop=", async () => {

@@ -9,8 +9,17 @@ export const PHONE = { width: 390, height: 844 };
 export async function openAdmin(page: Page, stack: Stack, path: string, shop: string = stack.shopDomain): Promise<void> {
   const url = new URL(path, stack.app.url);
   url.searchParams.set("shop", shop);
-  await page.goto(url.toString(), { waitUntil: "load" });
-  await waitForHydration(page);
+  await interactive(page, () => page.goto(url.toString(), { waitUntil: "load" }));
+}
+
+/** Waits until the page already open is interactive (loading it again if it never becomes so). */
+export function waitForHydration(page: Page): Promise<void> {
+  return interactive(page, async () => undefined);
+}
+
+/** Reloads the page and waits until it is interactive again. */
+export function reloadInteractive(page: Page): Promise<void> {
+  return interactive(page, () => page.reload({ waitUntil: "load" }));
 }
 
 function hydrated(page: Page, timeout: number): Promise<boolean> {
@@ -22,15 +31,32 @@ function hydrated(page: Page, timeout: number): Promise<boolean> {
     );
 }
 
+// What a page shows when the dev server handed it client modules from two generations of
+// its dependency cache (it re-bundles dependencies the first time it meets them).
+const STALE_MODULES = /Invalid hook call|reading 'useState'|Outdated Optimize Dep|error while hydrating/i;
+
 /**
- * Waits until Remix has taken over the page (forms and buttons work after that). The
- * dev server may still be preparing client modules the first time a page is opened; the
- * page is then loaded again.
+ * Runs `load` and waits until Remix has taken over the page (forms and buttons work after
+ * that). When the dev server was still preparing client modules, the page is loaded again.
  */
-export async function waitForHydration(page: Page): Promise<void> {
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    if (await hydrated(page, 20_000)) return;
-    await page.reload({ waitUntil: "load" });
+async function interactive(page: Page, load: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    const problems: string[] = [];
+    const onError = (error: Error) => problems.push(error.message);
+    const onConsole = (message: { type(): string; text(): string }) => {
+      if (message.type() === "error") problems.push(message.text());
+    };
+    page.on("pageerror", onError);
+    page.on("console", onConsole);
+    try {
+      if (attempt === 1) await load();
+      else await page.reload({ waitUntil: "load" });
+      const ok = await hydrated(page, 20_000);
+      if (ok && !problems.some((p) => STALE_MODULES.test(p))) return;
+    } finally {
+      page.off("pageerror", onError);
+      page.off("console", onConsole);
+    }
   }
   throw new Error(`the page at ${page.url()} never became interactive`);
 }
