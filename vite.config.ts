@@ -25,5 +25,8 @@ export default defineConfig({
     tsconfigPaths(),
   ],
   build: { assetsInlineLimit: 0, target: "es2022" },
-  optimizeDeps: { include: ["@shopify/app-bridge-react", "@shopify/polaris"] },
+  // Pre-bundled up front, so the first admin page load does not re-bundle (and reload) React.
+  optimizeDeps: {
+    include: ["@shopify/app-bridge-react", "@shopify/polaris", "@shopify/shopify-app-remix/react", "@remix-run/react", "react", "react-dom", "react-dom/client"],
+  },
 });

@@ -13,7 +13,9 @@ export default async function handleRequest(
   responseHeaders: Headers,
   remixContext: EntryContext,
 ) {
-  addDocumentResponseHeaders(request, responseHeaders);
+  // App Bridge headers belong to the embedded admin only, not to the shopper's pages.
+  const path = new URL(request.url).pathname;
+  if (path === "/" || path.startsWith("/app") || path.startsWith("/auth")) addDocumentResponseHeaders(request, responseHeaders);
   const userAgent = request.headers.get("user-agent");
   const callbackName = isbot(userAgent ?? "") ? "onAllReady" : "onShellReady";
 
