@@ -4,10 +4,12 @@
 // webhook processing and its reconciler (one pass per simulated minute, the app's default
 // cadence) settle everything. Every gateway call is counted at a proxy in front of the
 // sandbox and compared with polling each open order once a minute.
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startShopifyStandin, type ShopifyStandin } from "../dev/shopify-standin/server";
-import { reconcileOnce } from "../app/payments/reconcile";
+import { isDue, reconcileOnce } from "../app/payments/reconcile";
+import { deliverDueMessages } from "../app/payments/outbox";
+import { processWebhookInbox } from "../app/payments/process-webhooks";
+import { OPEN_PAYMENT_STATES } from "../app/payments/payment-state";
 import { startSandbox } from "../sandbox/server";
 import { startBenchApp, type LogCounts } from "./lib/bench-app";
 import { startCountingProxy, deviceTag, type GatewayCallRecord } from "./lib/counting-proxy";
@@ -25,9 +27,11 @@ const DROP_SHARE = 0.3;
 const RECONCILE_EVERY_MS = 60_000;
 const TARGET_CALLS_PER_ORDER = 1.2;
 const GATEWAY_LIMIT_PER_MINUTE = 60;
+const WORKER = "bench-day";
 
 export interface QuotaDayResult {
   plan: { orders: number; shops: number; simulatedHours: number; dropShare: number; fates: Record<Fate, number>; reconcileEverySimSeconds: number };
+  reconcilerPasses: { run: number; skippedWithNothingDue: number };
   settled: { orders: number; settled: number; asExpected: number; unsettled: number; byWebhook: number; byReconciler: number; other: number };
   /** Simulated seconds from the gateway's final status to the Shopify stand-in's resolve/reject. */
   gatewayFinalToShopifySimSeconds: LatencySummary;
@@ -48,7 +52,7 @@ export interface QuotaDayResult {
   /** Where the real time went (the simulated clock only moves between these). */
   realSecondsBySpending: Record<string, number>;
   /** rss of this process (sandbox, stand-ins, proxies and app together) after setup and after the day. */
-  rssCheckpointsMiB: Record<string, number>;
+  memoryCheckpointsMiB: Record<string, Record<string, number>>;
   problems: string[];
 }
 
@@ -62,20 +66,26 @@ interface Tracked {
   gatewayFinalAt: number | null;
 }
 
-export async function runQuotaDay(options: { databaseUrl: string; dir: string; quick: boolean; log(line: string): void }): Promise<QuotaDayResult> {
+export async function runQuotaDay(options: { databaseUrl: string; quick: boolean; log(line: string): void }): Promise<QuotaDayResult> {
   const realStart = performance.now();
   const shape = options.quick ? { orders: 200, shops: 2, hours: 6 } : { orders: 1000, shops: 6, hours: 24 };
   const problems: string[] = [];
-  const memory: Record<string, number> = {};
-  const mark = (name: string) => (memory[name] = Math.round(process.memoryUsage().rss / 1048576));
+  const memory: Record<string, Record<string, number>> = {};
+  const mark = (name: string) => {
+    // After a full collection (the process runs with --expose-gc): live objects only.
+    (globalThis as { gc?: () => void }).gc?.();
+    const m = process.memoryUsage();
+    const mib = (v: number) => Math.round(v / 1048576);
+    memory[name] = { rss: mib(m.rss), heapUsed: mib(m.heapUsed), heapTotal: mib(m.heapTotal), external: mib(m.external), arrayBuffers: mib(m.arrayBuffers) };
+  };
   // The simulated day starts now (on a minute), so nothing sees a date far from the real one at first.
   const clock = new SimClock(Math.floor(Date.now() / MINUTE) * MINUTE);
   const startMs = clock.millis;
   const dayEnd = startMs + shape.hours * 3_600_000;
   const plan = planDay({ orders: shape.orders, shops: shape.shops, startMs, durationMs: shape.hours * 3_600_000, random: seededRandom(20_261_122) });
 
-  mark("beforeSetupMiB");
-  const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", dbPath: join(options.dir, "quota-sandbox.db"), clock, tickMs: 3_600_000 });
+  mark("beforeSetup");
+  const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", dbPath: ":memory:", clock, tickMs: 3_600_000 });
   const counting = await startCountingProxy(sandbox.origin, () => clock.millis);
   const appPort = await freePort();
   const domains = Array.from({ length: shape.shops }, (_, i) => `day-shop-${i + 1}.myshopify.com`);
@@ -83,7 +93,7 @@ export async function runQuotaDay(options: { databaseUrl: string; dir: string; q
   for (const shopDomain of domains) {
     standins.push(await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl: `http://127.0.0.1:${appPort}`, shopDomain, now: () => clock.now() }));
   }
-  mark("afterStandinsMiB");
+  mark("afterStandins");
   const router = await startShopRouter(new Map(domains.map((d, i) => [d, standins[i]!.origin])));
   const bench = await startBenchApp({
     databaseUrl: options.databaseUrl,
@@ -93,7 +103,8 @@ export async function runQuotaDay(options: { databaseUrl: string; dir: string; q
     shops: domains.map((domain, i) => ({ domain, accessToken: standins[i]!.accessToken })),
     // The product's own limits (60/min, 2,000/day; 15/min and 200/day for new orders), as the sandbox's.
     quotaLimits: null,
-    workers: true,
+    // The driver runs the workers' passes itself, at the moments the workers would wake.
+    workers: false,
     serving: "prebuilt",
     clock,
   });
@@ -116,12 +127,14 @@ export async function runQuotaDay(options: { databaseUrl: string; dir: string; q
     await control(`/sandbox/devices/${encodeURIComponent(shop.deviceKey)}/settings`, { notification_url: `${drop.url}/gateway/webhooks/${shop.webhookToken}` });
   }
   counting.calls.length = 0;
-  mark("afterSetupMiB");
+  mark("afterSetup");
 
   const tracked: Tracked[] = plan.map((p) => ({ plan: p, sessionId: null, gid: null, orderId: null, status: "none", expiresAt: null, gatewayFinalAt: null }));
   // Every status change in the sandbox sends exactly one webhook: the driver counts them to know when all have arrived.
   let expectedWebhooks = 0;
   let waitTimeouts = 0;
+  let reconcilePasses = 0;
+  let skippedPasses = 0;
   const realMs: Record<string, number> = { create: 0, actions: 0, ticks: 0, waits: 0, reconcile: 0 };
   const timed = async <T>(bucket: string, work: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
@@ -132,39 +145,50 @@ export async function runQuotaDay(options: { databaseUrl: string; dir: string; q
     }
   };
 
-  async function advance(to: number): Promise<void> {
-    if (to <= clock.millis) return;
+  /** Moves the clock; true when expiries were applied (their webhooks are then on the way). */
+  async function advance(to: number): Promise<boolean> {
+    if (to <= clock.millis) return false;
     clock.set(to);
-    // Apply the expiries now, before anything reads an order (a read would apply them lazily, unseen).
+    // Apply due expiries now, before anything reads an order (a read would apply them lazily,
+    // unseen). Expiry (PE to EX) is the only time-based change these orders can go through.
+    const due = tracked.filter((t) => t.status === "PE" && t.expiresAt !== null && t.expiresAt <= to);
+    if (due.length === 0) return false;
     const tick = await timed("ticks", () => control("/sandbox/tick"));
-    const changed = Number(tick.changed ?? 0);
-    if (changed > 0) {
-      expectedWebhooks += changed;
-      for (const t of tracked) {
-        if (t.status === "PE" && t.expiresAt !== null && t.expiresAt <= to) {
-          t.status = "EX";
-          t.gatewayFinalAt = t.expiresAt;
-        }
-      }
+    expectedWebhooks += Number(tick.changed ?? 0);
+    for (const t of due) {
+      t.status = "EX";
+      t.gatewayFinalAt = t.expiresAt;
     }
+    return true;
+  }
+
+  /**
+   * Whether the reconciler pass at this minute can do anything: a pass with no payment due
+   * (the reconciler's own isDue) makes no gateway call and changes nothing, so it is skipped
+   * to keep the simulation fast. Payments still in "started" always run the pass.
+   */
+  async function reconcilerHasWork(): Promise<boolean> {
+    const now = clock.now();
+    const open = await db.payment.findMany({ where: { state: { in: [...OPEN_PAYMENT_STATES] } }, select: { state: true, gatewayOrderId: true, createdAt: true, lastCheckedAt: true } });
+    return open.some((p) => p.state === "started" || (p.gatewayOrderId !== null && isDue(p, now)));
   }
 
   async function quiesce(): Promise<void> {
     await timed("waits", waitIdle);
   }
 
+  /**
+   * Waits until every webhook the sandbox owes has arrived, then runs the app's inbox and
+   * outbox passes (the functions its workers run when woken) until both have nothing due.
+   */
   async function waitIdle(): Promise<void> {
-    const arrived = await pollUntil(() => (drop.stats.arrived >= expectedWebhooks && drop.stats.inFlight === 0 ? true : null), 15_000, 2);
-    const idle = await pollUntil(
-      async () => {
-        const now = clock.now();
-        if ((await db.gatewayWebhook.count({ where: { processedAt: null, nextAttemptAt: { lte: now } } })) > 0) return null;
-        return (await db.outboxMessage.count({ where: { status: "pending", nextAttemptAt: { lte: now } } })) === 0 ? true : null;
-      },
-      15_000,
-      3,
-    );
-    if (!arrived || !idle) waitTimeouts++;
+    const arrived = await pollUntil(() => (drop.stats.arrived >= expectedWebhooks && drop.stats.inFlight === 0 ? true : null), 15_000, 1);
+    if (!arrived) waitTimeouts++;
+    for (let round = 0; round < 10; round++) {
+      const inbox = await processWebhookInbox(bench.services, { worker: WORKER });
+      const outbox = await deliverDueMessages(bench.services, { worker: WORKER });
+      if (inbox.processed + inbox.duplicates + inbox.retried === 0 && outbox.done + outbox.failed + outbox.retry + outbox.skipped === 0) return;
+    }
   }
 
   async function perform(event: DayEvent): Promise<void> {
@@ -216,17 +240,18 @@ export async function runQuotaDay(options: { databaseUrl: string; dir: string; q
   for (let minute = startMs + RECONCILE_EVERY_MS; minute <= hardEnd; minute += RECONCILE_EVERY_MS) {
     while (next < events.length && events[next]!.at < minute) {
       const event = events[next++]!;
-      await advance(event.at);
-      await quiesce();
+      if (await advance(event.at)) await quiesce();
       await timed(event.kind === "create" ? "create" : "actions", () => perform(event));
       await quiesce();
     }
-    await advance(minute);
-    await quiesce();
-    counting.phase = "reconcile";
-    await timed("reconcile", () => reconcileOnce(bench.services, { worker: "bench-reconciler" }));
-    counting.phase = "webhook";
-    await quiesce();
+    if (await advance(minute)) await quiesce();
+    if (await reconcilerHasWork()) {
+      counting.phase = "reconcile";
+      reconcilePasses++;
+      await timed("reconcile", () => reconcileOnce(bench.services, { worker: WORKER }));
+      counting.phase = "webhook";
+      await quiesce();
+    } else skippedPasses++;
     if (performance.now() - lastReport > 20_000) {
       lastReport = performance.now();
       options.log(`  quota: simulated ${((minute - startMs) / 3_600_000).toFixed(1)} h, ${next}/${events.length} events, ${counting.calls.length} gateway calls`);
@@ -234,7 +259,7 @@ export async function runQuotaDay(options: { databaseUrl: string; dir: string; q
     if (minute >= dayEnd && next >= events.length && (await openPayments()) === 0) break;
   }
   const simulatedEnd = clock.millis;
-  mark("afterDayMiB");
+  mark("afterDay");
 
   // What happened to each order, in Shopify and in the app.
   const expected: Record<Fate, "RESOLVED" | "REJECTED"> = { paid: "RESOLVED", underpaid: "REJECTED", abandoned: "REJECTED" };
@@ -299,6 +324,7 @@ export async function runQuotaDay(options: { databaseUrl: string; dir: string; q
   if (drop.stats.arrived !== expectedWebhooks) problems.push(`${expectedWebhooks} webhooks were expected and ${drop.stats.arrived} arrived`);
   const result: QuotaDayResult = {
     plan: { orders: plan.length, shops: shape.shops, simulatedHours: round((simulatedEnd - startMs) / 3_600_000, 2), dropShare: DROP_SHARE, fates, reconcileEverySimSeconds: RECONCILE_EVERY_MS / 1000 },
+    reconcilerPasses: { run: reconcilePasses, skippedWithNothingDue: skippedPasses },
     settled: { orders: plan.length, settled: settledCount, asExpected, unsettled, ...bySource },
     gatewayFinalToShopifySimSeconds: summarize(finalDelays),
     app: {
@@ -322,7 +348,7 @@ export async function runQuotaDay(options: { databaseUrl: string; dir: string; q
     appLogs: bench.logs,
     realSeconds: round((performance.now() - realStart) / 1000, 1),
     realSecondsBySpending: Object.fromEntries(Object.entries(realMs).map(([k, v]) => [k, round(v / 1000, 1)])),
-    rssCheckpointsMiB: memory,
+    memoryCheckpointsMiB: memory,
     problems,
   };
 

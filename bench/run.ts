@@ -1,87 +1,125 @@
 // `npm run bench`: runs the benchmarks on SQLite and on PostgreSQL (skipped with a
 // message when 127.0.0.1:5432 does not answer), prints a summary and writes the raw
 // figures to bench/results/<timestamp>.json. BENCHMARKS.md explains each figure.
+//
+// The latency benchmarks (sessions, webhooks) run one database after the other on an
+// otherwise quiet machine. The simulated day (quota) counts gateway calls in simulated
+// time, which CPU contention cannot change, so the databases' days run side by side.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { benchSessionOverhead } from "./session-overhead";
-import { benchWebhookIntake } from "./webhook-intake";
-import { freshDatabase, postgresProblem, type DbKind } from "./lib/databases";
-import { parseOptions } from "./lib/options";
+import { benchSessionOverhead, type SessionOverheadResult } from "./session-overhead";
+import { benchWebhookIntake, type WebhookIntakeResult } from "./webhook-intake";
+import type { QuotaDayResult } from "./quota-day";
 import { startChild, type MemoryPeak } from "./lib/child-process";
+import { freshDatabase, postgresProblem, type DbKind } from "./lib/databases";
+import { parseOptions, type BenchOptions } from "./lib/options";
 import type { QuotaDayConfig } from "./lib/quota-day-process";
 import { startProcessStack } from "./lib/process-stack";
+import { printSummary } from "./lib/summary";
+
+export type Serving = "prebuilt" | "vite";
+export type QuotaFigures = QuotaDayResult & { maxRssMiB: number; processMemory: MemoryPeak };
+
+export interface DbResults {
+  prebuilt?: { sessions?: SessionOverheadResult; webhooks?: WebhookIntakeResult };
+  vite?: { sessions?: SessionOverheadResult };
+  quota?: QuotaFigures;
+  seconds: Record<string, number>;
+}
 
 const log = (line: string) => console.log(line);
-const SERVINGS = ["prebuilt", "vite"] as const;
+const load = () => loadavg().map((v) => Math.round(v * 100) / 100);
 
-async function runOnDatabase(kind: DbKind, only: readonly string[], quick: boolean): Promise<Record<string, unknown>> {
-  const figures: Record<string, unknown> = {};
+/** The app served prebuilt (production's request path) gets both latency benchmarks; Vite dev mode the session one, for comparison. */
+const PLAN: { serving: Serving; benches: ("sessions" | "webhooks")[] }[] = [
+  { serving: "prebuilt", benches: ["sessions", "webhooks"] },
+  { serving: "vite", benches: ["sessions"] },
+];
+
+async function latencyBenchmarks(kind: DbKind, options: BenchOptions, into: DbResults): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `cryptopay-bench-${kind}-`));
   try {
-    if (only.includes("sessions") || only.includes("webhooks")) {
-      for (const serving of SERVINGS) {
-        const db = await freshDatabase(kind, dir, `app-${serving}`);
-        const started = performance.now();
-        const stack = await startProcessStack({ databaseUrl: db.url, dir, serving });
-        log(`  app served ${serving === "vite" ? "by Vite dev mode" : "prebuilt (production request path)"}: up in ${Math.round(performance.now() - started)} ms`);
-        const figuresOfServing: Record<string, unknown> = {};
-        figures[serving] = figuresOfServing;
-        try {
-          if (only.includes("sessions")) figuresOfServing.sessions = await benchSessionOverhead(stack, { quick, log });
-          if (only.includes("webhooks")) figuresOfServing.webhooks = await benchWebhookIntake(stack, { quick, log, databaseUrl: db.url });
-        } finally {
-          await stack.close();
-          await db.drop();
-        }
-      }
-    }
-    if (only.includes("quota")) {
-      const db = await freshDatabase(kind, dir, "quota");
-      const child = await startChild<{ pid: number }>("./quota-day-process.ts", { databaseUrl: db.url, dir, quick } satisfies QuotaDayConfig);
+    for (const { serving, benches } of PLAN) {
+      const selected = benches.filter((b) => options.only.includes(b));
+      if (selected.length === 0) continue;
+      const db = await freshDatabase(kind, dir, `app-${serving}`);
+      const t0 = performance.now();
+      const stack = await startProcessStack({ databaseUrl: db.url, dir, serving });
+      log(`  ${kind}: app ${serving === "vite" ? "in Vite dev mode" : "prebuilt (production request path)"} up in ${Math.round(performance.now() - t0)} ms`);
       try {
-        await child.call("memory.reset");
-        const result = await child.call<Record<string, unknown>>("run");
-        figures.quota = { ...result, processMemory: await child.call<MemoryPeak>("memory.peak") };
+        const figures: { sessions?: SessionOverheadResult; webhooks?: WebhookIntakeResult } = {};
+        into[serving] = figures;
+        if (selected.includes("sessions")) figures.sessions = await benchSessionOverhead(stack, { quick: options.quick, log });
+        if (selected.includes("webhooks")) figures.webhooks = await benchWebhookIntake(stack, { quick: options.quick, databaseUrl: db.url, log });
       } finally {
-        await child.close();
+        await stack.close();
         await db.drop();
       }
+      into.seconds[serving] = Math.round((performance.now() - t0) / 1000);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return figures;
+}
+
+async function quotaDay(kind: DbKind, options: BenchOptions, into: DbResults): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `cryptopay-bench-quota-${kind}-`));
+  const t0 = performance.now();
+  const db = await freshDatabase(kind, dir, "quota");
+  try {
+    const child = await startChild<{ pid: number }>("./quota-day-process.ts", { databaseUrl: db.url, dir, quick: options.quick, label: kind } satisfies QuotaDayConfig);
+    try {
+      await child.call("memory.reset");
+      const result = await child.call<QuotaDayResult & { maxRssMiB: number }>("run");
+      into.quota = { ...result, processMemory: await child.call<MemoryPeak>("memory.peak") };
+    } finally {
+      await child.close();
+    }
+  } finally {
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  into.seconds.quota = Math.round((performance.now() - t0) / 1000);
 }
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = new Date();
   const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform };
-  log(`bench: ${options.only.join(", ")} on ${options.dbs.join(", ")}${options.quick ? " (quick)" : ""}; ${machine.nproc} cores, Node ${machine.node}`);
-  const results: Record<string, unknown> = {};
-  const skipped: Record<string, string> = {};
+  log(`bench: ${options.only.join(", ")} on ${options.dbs.join(", ")}${options.quick ? " (quick)" : ""}; ${machine.nproc} cores, Node ${machine.node}, load ${load().join(" ")}`);
+  const results: Partial<Record<DbKind, DbResults>> = {};
+  const skipped: Partial<Record<DbKind, string>> = {};
+  const loadAverages: Record<string, number[]> = { start: load() };
   for (const kind of options.dbs) {
-    if (kind === "postgresql") {
-      const problem = await postgresProblem();
-      if (problem) {
-        skipped[kind] = `PostgreSQL at 127.0.0.1:5432 is not reachable (${problem}); its run was skipped.`;
-        log(`bench: ${skipped[kind]}`);
-        continue;
-      }
+    const problem = kind === "postgresql" ? await postgresProblem() : null;
+    if (problem) {
+      skipped[kind] = `PostgreSQL at 127.0.0.1:5432 is not reachable (${problem}); its run was skipped.`;
+      log(`bench: ${skipped[kind]}`);
+      continue;
     }
-    log(`bench: ${kind}`);
-    const t0 = performance.now();
-    results[kind] = await runOnDatabase(kind, options.only, options.quick);
-    log(`bench: ${kind} done in ${Math.round((performance.now() - t0) / 1000)} s`);
+    results[kind] = { seconds: {} };
   }
+  const kinds = Object.keys(results) as DbKind[];
+  if (options.only.includes("sessions") || options.only.includes("webhooks")) {
+    for (const kind of kinds) await latencyBenchmarks(kind, options, results[kind]!);
+    loadAverages.afterLatency = load();
+  }
+  if (options.only.includes("quota")) {
+    log(`bench: simulated day on ${kinds.join(" and ")}`);
+    await Promise.all(kinds.map((kind) => quotaDay(kind, options, results[kind]!)));
+    loadAverages.afterQuota = load();
+  }
+
   const outDir = fileURLToPath(new URL("./results/", import.meta.url));
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, `${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
   const durationSeconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
-  writeFileSync(file, JSON.stringify({ startedAt: startedAt.toISOString(), durationSeconds, options, machine, skipped, results }, null, 2) + "\n");
+  const report = { startedAt: startedAt.toISOString(), durationSeconds, options, machine, loadAverages, skipped, results };
+  writeFileSync(file, JSON.stringify(report, null, 2) + "\n");
+  printSummary(report, log);
   log(`bench: done in ${durationSeconds} s; raw results in ${file}`);
 }
 

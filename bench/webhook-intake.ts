@@ -7,12 +7,13 @@
 import { signWebhook } from "../app/gateway/webhook-signature";
 import { openDatabase } from "../app/db/database.server";
 import type { MemoryPeak } from "./lib/child-process";
-import { runClosedLoop } from "./lib/http-load";
+import { runClosedLoop, type LoadRequest, type LoadResult } from "./lib/http-load";
 import { mapLimit, pollUntil } from "./lib/pool";
 import type { ProcessStack } from "./lib/process-stack";
 import { round, summarize, type LatencySummary } from "./lib/stats";
 
 export interface WebhookLevel {
+  /** 0 = paced: each webhook sent after the previous one's resolve arrived. */
   concurrency: number;
   webhooks: number;
   answeredPerSec: number;
@@ -52,8 +53,24 @@ interface PreparedOrder {
 
 const TARGET = { answerP99Ms: 20, webhookToResolveP99Ms: 1000 };
 
+/** One webhook at a time: send, wait for its resolve, then the next. */
+async function paced(origin: string, n: number, signed: (i: number) => LoadRequest, resolved: (i: number) => Promise<unknown>): Promise<LoadResult> {
+  const runs: LoadResult[] = [];
+  for (let i = 0; i < n; i++) {
+    const one = await runClosedLoop({ origin, concurrency: 1, count: 1, timeLimitMs: 30_000, requests: () => signed(i) });
+    runs.push({ ...one, sent: one.sent.map((s) => ({ ...s, index: i })) });
+    await resolved(i);
+  }
+  const sent = runs.flatMap((r) => r.sent);
+  const elapsedMs = runs.reduce((sum, r) => sum + r.elapsedMs, 0);
+  const statuses: Record<string, number> = {};
+  for (const s of sent) statuses[String(s.status)] = (statuses[String(s.status)] ?? 0) + 1;
+  return { sent, elapsedMs, throughput: (sent.length / elapsedMs) * 1000, statuses, stoppedByTime: false };
+}
+
 export async function benchWebhookIntake(stack: ProcessStack, options: { quick: boolean; databaseUrl: string; log(line: string): void }): Promise<WebhookIntakeResult> {
-  const levels = options.quick ? [{ c: 1, n: 20 }, { c: 10, n: 60 }, { c: 50, n: 120 }] : [{ c: 1, n: 100 }, { c: 10, n: 300 }, { c: 50, n: 500 }];
+  // c = 0: paced, one webhook at a time and the next only after its resolve arrived (no backlog).
+  const levels = options.quick ? [{ c: 0, n: 10 }, { c: 10, n: 40 }, { c: 50, n: 100 }] : [{ c: 0, n: 40 }, { c: 10, n: 200 }, { c: 50, n: 300 }];
   const total = levels.reduce((sum, l) => sum + l.n, 0);
   const problems: string[] = [];
   const setupStarted = Date.now();
@@ -93,22 +110,20 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
   for (const { c, n } of levels) {
     const batch = prepared.slice(offset, offset + n);
     offset += n;
-    const run = await runClosedLoop({
-      origin: stack.app.info.url,
-      concurrency: c,
-      count: n,
-      timeLimitMs: 120_000,
+    const signed = (i: number) => {
+      const order = batch[i]!;
       // Signed at send time: the app refuses nonces older than 20 s.
-      requests: (i) => {
-        const order = batch[i]!;
-        const nonce = String(Math.floor(Date.now() / 1000));
-        return {
-          path: `/gateway/webhooks/${shop.webhookToken}`,
-          headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex: shop.secretKeyHex, nonce, rawBody: order.body }) },
-          body: order.body,
-        };
-      },
-    });
+      const nonce = String(Math.floor(Date.now() / 1000));
+      return {
+        path: `/gateway/webhooks/${shop.webhookToken}`,
+        headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex: shop.secretKeyHex, nonce, rawBody: order.body }) },
+        body: order.body,
+      };
+    };
+    const run =
+      c > 0
+        ? await runClosedLoop({ origin: stack.app.info.url, concurrency: c, count: n, timeLimitMs: 120_000, requests: signed })
+        : await paced(stack.app.info.url, n, signed, (i) => pollUntil(() => (stack.standin.state.session(batch[i]!.gid)?.state.code === "RESOLVED" ? true : null), 10_000, 2));
     const accepted = run.sent.filter((s) => s.status === 200);
     if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
     const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
@@ -136,7 +151,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
     };
     results.push(level);
     options.log(
-      `  webhooks c=${c}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}`,
+      `  webhooks ${c === 0 ? "paced" : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}`,
     );
   }
   const appMemory = await stack.app.call<MemoryPeak>("memory.peak");

@@ -15,8 +15,12 @@ type Message = { type: "ready"; info: unknown } | { type: "failed"; error: strin
 export interface MemoryPeak {
   /** Highest process.memoryUsage().rss seen by the 50 ms sampler since the last reset, in MiB. */
   peakRssMiB: number;
-  /** rss right now, in MiB. */
+  /** rss when the process had just started (before any benchmark traffic), in MiB. */
+  readyRssMiB: number;
+  /** rss, V8 heap in use after a full garbage collection, and memory outside the heap (Buffers, WebAssembly, native) right now, in MiB. */
   rssMiB: number;
+  heapUsedMiB: number;
+  externalMiB: number;
   samples: number;
 }
 
@@ -33,7 +37,8 @@ const CALL_TIMEOUT_MS = 300_000;
 /** Starts `entry` (a module next to this one, e.g. "app-process.ts") and waits for it to be ready. */
 export async function startChild<Info>(entry: string, config: unknown): Promise<ChildHandle<Info>> {
   const path = fileURLToPath(new URL(entry, import.meta.url));
-  const child: ChildProcess = fork(path, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" });
+  // --expose-gc: memory figures can then tell retained heap from garbage not yet collected.
+  const child: ChildProcess = fork(path, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced", execArgv: [...process.execArgv, "--expose-gc"] });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   let nextId = 1;
   let exited = false;
@@ -101,6 +106,7 @@ export type Handlers = Record<string, (args: unknown) => Promise<unknown> | unkn
  */
 export function serveParent<Config, Info>(start: (config: Config) => Promise<{ info: Info; handlers: Handlers; stop(): Promise<void> }>): void {
   let peak = process.memoryUsage().rss;
+  let ready = peak;
   let samples = 0;
   const sampler = setInterval(() => {
     const rss = process.memoryUsage().rss;
@@ -123,8 +129,11 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
             return null;
           },
           "memory.peak": (): MemoryPeak => {
-            const rss = process.memoryUsage().rss;
-            return { peakRssMiB: mib(Math.max(peak, rss)), rssMiB: mib(rss), samples };
+            const rssBefore = process.memoryUsage().rss;
+            if (rssBefore > peak) peak = rssBefore;
+            (globalThis as { gc?: () => void }).gc?.();
+            const now = process.memoryUsage();
+            return { peakRssMiB: mib(Math.max(peak, now.rss)), readyRssMiB: mib(ready), rssMiB: mib(now.rss), heapUsedMiB: mib(now.heapUsed), externalMiB: mib(now.external), samples };
           },
         };
         process.on("message", (message) => {
@@ -145,6 +154,7 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
               (error: unknown) => send({ type: "answer", id: request.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
             );
         });
+        ready = process.memoryUsage().rss;
         send({ type: "ready", info });
       },
       (error: unknown) => {

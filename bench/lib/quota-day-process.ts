@@ -8,13 +8,15 @@ export interface QuotaDayConfig {
   databaseUrl: string;
   dir: string;
   quick: boolean;
+  /** Prefix of this process's progress lines (several days run side by side). */
+  label: string;
 }
 
 serveParent<QuotaDayConfig, { pid: number }>(async (config) => ({
   info: { pid: process.pid },
   handlers: {
     run: async () => {
-      const result = await runQuotaDay({ ...config, log: (line) => console.log(line) });
+      const result = await runQuotaDay({ ...config, log: (line) => console.log(`${config.label}:${line}`) });
       return { ...result, maxRssMiB: Math.round(process.resourceUsage().maxRSS / 102.4) / 10 };
     },
   },

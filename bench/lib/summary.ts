@@ -1,0 +1,86 @@
+// Prints a run's figures as Markdown tables (the form BENCHMARKS.md uses).
+import type { DbResults } from "../run";
+
+type Report = { machine: { nproc: number; node: string; cpu: string }; loadAverages: Record<string, number[]>; results: Partial<Record<string, DbResults>>; skipped: Partial<Record<string, string>> };
+
+const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
+const yes = (ok: boolean) => (ok ? "met" : "**missed**");
+
+export function printSummary(report: Report, log: (line: string) => void): void {
+  log("");
+  log(`Machine: ${report.machine.nproc} cores (${report.machine.cpu}), Node ${report.machine.node}; load average (1/5/15 min) ${Object.entries(report.loadAverages).map(([k, v]) => `${k} ${v.join("/")}`).join(", ")}`);
+  for (const [kind, reason] of Object.entries(report.skipped)) log(`${kind}: ${reason}`);
+  for (const [kind, r] of Object.entries(report.results)) {
+    if (!r) continue;
+    log("");
+    log(`### ${kind === "sqlite" ? "SQLite" : "PostgreSQL"}`);
+    const servings = (["prebuilt", "vite"] as const).filter((s) => r[s]?.sessions);
+    if (servings.length) {
+      log("");
+      log(row(["app served", "concurrency", "app p50 / p99 ms", "app req/s", "bare proxy p50 / p99 ms", "bare req/s", "added p50 / p99 ms", "ratio p50 / p99", "target"]));
+      log(row(Array(9).fill("---")));
+      for (const serving of servings) {
+        for (const l of r[serving]!.sessions!.levels) {
+          log(
+            row([
+              serving,
+              l.concurrency,
+              `${l.app.latencyMs.p50} / ${l.app.latencyMs.p99}`,
+              l.app.throughputPerSec,
+              `${l.bareProxy.latencyMs.p50} / ${l.bareProxy.latencyMs.p99}`,
+              l.bareProxy.throughputPerSec,
+              `${l.addedMs.p50} / ${l.addedMs.p99}`,
+              `${l.ratio.p50} / ${l.ratio.p99}`,
+              yes(l.meetsTarget),
+            ]),
+          );
+        }
+      }
+    }
+    const webhooks = r.prebuilt?.webhooks;
+    if (webhooks) {
+      log("");
+      log(row(["webhooks", "answered/s", "answer p50 / p99 ms", "webhook to resolve p50 / p99 ms", "resolved/s"]));
+      log(row(Array(5).fill("---")));
+      for (const l of webhooks.levels) {
+        log(row([l.concurrency === 0 ? `paced (${l.webhooks})` : `${l.webhooks} at concurrency ${l.concurrency}`, l.answeredPerSec, `${l.answerMs.p50} / ${l.answerMs.p99}`, `${l.webhookToResolveMs.p50} / ${l.webhookToResolveMs.p99}`, l.settledPerSec]));
+      }
+      const c = webhooks.checks;
+      log("");
+      log(
+        `Webhook counts: ${c.accepted} answered 200, ${c.stored} stored, ${c.processed} processed, ${c.unprocessed} unprocessed; payments resolved once ${c.paymentsResolvedOnce}, more than once ${c.paymentsResolvedMoreThanOnce}, never ${c.paymentsNotResolved}. Targets: answer p99 < ${webhooks.targets.answerP99Ms} ms ${yes(webhooks.targets.answerP99Met)}; resolve p99 < ${webhooks.targets.webhookToResolveP99Ms} ms ${yes(webhooks.targets.resolveP99Met)}; counts ${yes(webhooks.targets.countsOk)}.`,
+      );
+    }
+    const q = r.quota;
+    if (q) {
+      log("");
+      log(
+        `Simulated day: ${q.plan.orders} orders at ${q.plan.shops} shops over ${q.plan.simulatedHours} simulated hours (${q.plan.fates.paid} paid, ${q.plan.fates.underpaid} underpaid, ${q.plan.fates.abandoned} abandoned), ${Math.round(q.plan.dropShare * 100)}% of webhooks lost (${q.webhooks.dropped} of ${q.webhooks.arrived}).`,
+      );
+      log(row(["", "app", "naive polling (1/min per open order)"]));
+      log(row(["---", "---", "---"]));
+      log(row(["gateway calls", q.app.calls, q.naive.calls]));
+      log(row(["calls per order", q.app.callsPerOrder, q.naive.callsPerOrder]));
+      log(row(["peak calls per device in any 60 s (limit 60)", q.app.peakPerDeviceMinute, q.naive.peakPerDeviceMinute]));
+      log(row(["429 answers", q.app.status429, "-"]));
+      log("");
+      log(
+        `App calls by endpoint ${JSON.stringify(q.app.byEndpoint)}, by cause ${JSON.stringify(q.app.byPhase)}. Settled ${q.settled.settled}/${q.settled.orders} (${q.settled.asExpected} as expected): ${q.settled.byWebhook} by webhook, ${q.settled.byReconciler} by the reconciler. Gateway final to Shopify final (simulated s): p50 ${q.gatewayFinalToShopifySimSeconds.p50}, p99 ${q.gatewayFinalToShopifySimSeconds.p99}, max ${q.gatewayFinalToShopifySimSeconds.max}. Targets: < ${q.targets.callsPerOrder} calls per order ${yes(q.targets.callsPerOrderMet)}; every order settled ${yes(q.targets.everyOrderSettled)}; no 429 ${yes(q.targets.no429)}.`,
+      );
+    }
+    log("");
+    log(row(["memory (MiB)", "ready rss", "peak rss", "heap used at end", "outside heap at end"]));
+    log(row(Array(5).fill("---")));
+    for (const serving of ["prebuilt", "vite"] as const) {
+      const s = r[serving];
+      if (s?.sessions) {
+        const a = s.sessions.appMemory;
+        log(row([`app process, sessions (${serving})`, a.readyRssMiB, a.peakRssMiB, a.heapUsedMiB, a.externalMiB]));
+      }
+      const w = serving === "prebuilt" ? r.prebuilt?.webhooks?.appMemory : undefined;
+      if (w) log(row([`app process, webhooks (${serving})`, w.readyRssMiB, w.peakRssMiB, w.heapUsedMiB, w.externalMiB]));
+    }
+    if (q) log(row(["simulated-day process (app, sandbox, stand-ins, proxies)", q.processMemory.readyRssMiB, `${q.processMemory.peakRssMiB} (maxRSS ${q.maxRssMiB})`, q.processMemory.heapUsedMiB, q.processMemory.externalMiB]));
+    log(`Seconds: ${JSON.stringify(r.seconds)}`);
+  }
+}
