@@ -4,6 +4,14 @@ import { openDatabase, type Database } from "./db/database.server";
 
 const globalForDb = globalThis as unknown as { __appDatabase?: Database };
 
+/**
+ * The server entry hands its client over before the routes load, so the whole process
+ * (services, workers and Shopify's session storage) shares one database client.
+ */
+export function shareAppDatabase(db: Database): void {
+  globalForDb.__appDatabase = db;
+}
+
 export function appDatabase(): Database {
   globalForDb.__appDatabase ??= openDatabase(env().DATABASE_URL);
   return globalForDb.__appDatabase;

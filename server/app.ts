@@ -9,6 +9,7 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import type { AppEnv } from "../app/config/env.server";
+import { shareAppDatabase } from "../app/db.server";
 import { createServices, type AppServices, type ServiceOverrides } from "../app/services.server";
 import { startWorkers, type Workers } from "../app/workers.server";
 import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
@@ -32,6 +33,7 @@ export interface AppServer {
 export async function startAppServer(options: AppServerOptions): Promise<AppServer> {
   const { env } = options;
   const services = options.services ?? createServices(env, options.overrides);
+  shareAppDatabase(services.db);
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", env.MTLS_MODE === "proxy");

@@ -29,8 +29,7 @@ export function openDatabase(url: string): Database {
   // One connection per process: SQLite has one writer, and a deferred transaction on a
   // second connection fails at once (SQLITE_BUSY_SNAPSHOT) rather than waiting, so the
   // app's requests and workers queue on one connection instead. Another process (the dev
-  // runner's tools) waits for the lock (busy timeout); WAL is set by the migrator.
-  // Several app instances need PostgreSQL.
+  // runner's tools) waits for the lock (busy timeout). Several app instances need PostgreSQL.
   const config = { url, timeout: 10_000, concurrency: 1 } as ConstructorParameters<typeof PrismaLibSQL>[0];
   return new SqliteClient({ adapter: new PrismaLibSQL(config) });
 }

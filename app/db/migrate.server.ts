@@ -62,8 +62,9 @@ async function applySqlite(url: string, migrations: Migration[]): Promise<string
   const client = createClient({ url });
   try {
     await client.execute("PRAGMA busy_timeout = 5000");
-    // Write-ahead logging: readers never block the writer (persistent for the file).
-    if (file !== ":memory:") await client.execute("PRAGMA journal_mode = WAL");
+    // The default rollback journal: libsql's WAL gave short reads with several connections
+    // in one process. (Also turns WAL off on files an earlier version set it on.)
+    if (file !== ":memory:") await client.execute("PRAGMA journal_mode = DELETE");
     await client.execute(HISTORY_SQLITE);
     const rows = await client.execute(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
     const applied = new Map(rows.rows.map((r) => [String(r.migration_name), String(r.checksum)]));
