@@ -3,7 +3,9 @@
 // pay, underpay or walk away; 30% of the gateway's webhooks are lost on the way; the app's
 // webhook processing and its reconciler (one pass per simulated minute, the app's default
 // cadence) settle everything. Every gateway call is counted at a proxy in front of the
-// sandbox and compared with polling each open order once a minute.
+// sandbox. A run simulates some of the day's shops (`part` of `parts`): a shop's calls
+// depend on its own orders only, so parts run in parallel (one per database) and
+// lib/quota-day-summary.ts adds them up into the day.
 import { performance } from "node:perf_hooks";
 import { startShopifyStandin, type ShopifyStandin } from "../dev/shopify-standin/server";
 import { isDue, reconcileOnce } from "../app/payments/reconcile";
@@ -13,47 +15,61 @@ import { OPEN_PAYMENT_STATES } from "../app/payments/payment-state";
 import { startSandbox } from "../sandbox/server";
 import { startBenchApp, type LogCounts } from "./lib/bench-app";
 import { startCountingProxy, deviceTag, type GatewayCallRecord } from "./lib/counting-proxy";
-import { dayEvents, peakPerMinute, planDay, type DayEvent, type Fate, type PlannedOrder } from "./lib/day-schedule";
+import { dayEvents, planDay, type DayEvent, type Fate, type PlannedOrder } from "./lib/day-schedule";
 import { freePort } from "./lib/free-port";
 import { pollUntil } from "./lib/pool";
 import { startShopRouter } from "./lib/shop-router";
 import { SimClock } from "./lib/sim-clock";
-import { round, seededRandom, summarize, type LatencySummary } from "./lib/stats";
+import { round, seededRandom } from "./lib/stats";
 import { startWebhookDropProxy, type DropProxyStats } from "./lib/webhook-drop-proxy";
 
 const MINUTE = 60_000;
-const DROP_SHARE = 0.3;
+export const DROP_SHARE = 0.3;
 /** The app's default RECONCILE_INTERVAL_MS. */
 const RECONCILE_EVERY_MS = 60_000;
-const TARGET_CALLS_PER_ORDER = 1.2;
-const GATEWAY_LIMIT_PER_MINUTE = 60;
 const WORKER = "bench-day";
 
-export interface QuotaDayResult {
-  plan: { orders: number; shops: number; simulatedHours: number; dropShare: number; fates: Record<Fate, number>; reconcileEverySimSeconds: number };
-  reconcilerPasses: { run: number; skippedWithNothingDue: number };
-  settled: { orders: number; settled: number; asExpected: number; unsettled: number; byWebhook: number; byReconciler: number; other: number };
-  /** Simulated seconds from the gateway's final status to the Shopify stand-in's resolve/reject. */
-  gatewayFinalToShopifySimSeconds: LatencySummary;
-  app: {
-    calls: number;
-    callsPerOrder: number;
-    byEndpoint: Record<string, number>;
-    byPhase: Record<string, number>;
-    peakPerDeviceMinute: number;
-    status429: number;
-    otherErrors: number;
-  };
-  naive: { calls: number; callsPerOrder: number; polls: number; peakPerDeviceMinute: number };
+/** One order as the day went, for the summary. */
+export interface OrderOutcome {
+  index: number;
+  shop: number;
+  device: string;
+  fate: Fate;
+  createAt: number;
+  created: boolean;
+  /** Simulated time the gateway reached a final status (CO, IA, EX). */
+  gatewayFinalAt: number | null;
+  shopify: { code: string; at: number } | null;
+}
+
+export interface QuotaDayPart {
+  database: string;
+  shape: { orders: number; shops: number; hours: number };
+  shops: number[];
+  startMs: number;
+  simulatedEndMs: number;
+  orders: OrderOutcome[];
+  calls: GatewayCallRecord[];
+  settledBySource: { byWebhook: number; byReconciler: number; other: number };
   webhooks: DropProxyStats;
-  targets: { callsPerOrder: number; callsPerOrderMet: boolean; everyOrderSettled: boolean; no429: boolean; peakWithinLimit: boolean };
+  reconcilerPasses: { run: number; skippedWithNothingDue: number };
   appLogs: LogCounts;
   realSeconds: number;
   /** Where the real time went (the simulated clock only moves between these). */
   realSecondsBySpending: Record<string, number>;
-  /** rss of this process (sandbox, stand-ins, proxies and app together) after setup and after the day. */
+  /** CPU seconds used by this process over the whole part. */
+  cpuSeconds: number;
+  /** Memory of this process (sandbox, stand-ins, proxies and app together), after a full GC. */
   memoryCheckpointsMiB: Record<string, Record<string, number>>;
   problems: string[];
+}
+
+export const DAY_SHAPE = { full: { orders: 1000, shops: 6, hours: 24 }, quick: { orders: 200, shops: 2, hours: 6 } } as const;
+
+/** Whether the gateway's webhook about this order's status change gets lost: a fixed draw per order and status, whatever process simulates it. */
+function lost(orderIndex: number, status: string): boolean {
+  const salt = [...status].reduce((h, ch) => h * 31 + ch.charCodeAt(0), 7);
+  return seededRandom(orderIndex * 7919 + salt)() < DROP_SHARE;
 }
 
 interface Tracked {
@@ -66,9 +82,9 @@ interface Tracked {
   gatewayFinalAt: number | null;
 }
 
-export async function runQuotaDay(options: { databaseUrl: string; quick: boolean; log(line: string): void }): Promise<QuotaDayResult> {
+export async function runQuotaDayPart(options: { databaseUrl: string; quick: boolean; part: number; parts: number; label: string; log(line: string): void }): Promise<QuotaDayPart> {
   const realStart = performance.now();
-  const shape = options.quick ? { orders: 200, shops: 2, hours: 6 } : { orders: 1000, shops: 6, hours: 24 };
+  const shape = options.quick ? DAY_SHAPE.quick : DAY_SHAPE.full;
   const problems: string[] = [];
   const memory: Record<string, Record<string, number>> = {};
   const mark = (name: string) => {
@@ -83,12 +99,13 @@ export async function runQuotaDay(options: { databaseUrl: string; quick: boolean
   const startMs = clock.millis;
   const dayEnd = startMs + shape.hours * 3_600_000;
   const plan = planDay({ orders: shape.orders, shops: shape.shops, startMs, durationMs: shape.hours * 3_600_000, random: seededRandom(20_261_122) });
+  const myShops = Array.from({ length: shape.shops }, (_, i) => i).filter((i) => i % options.parts === options.part);
 
   mark("beforeSetup");
   const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", dbPath: ":memory:", clock, tickMs: 3_600_000 });
   const counting = await startCountingProxy(sandbox.origin, () => clock.millis);
   const appPort = await freePort();
-  const domains = Array.from({ length: shape.shops }, (_, i) => `day-shop-${i + 1}.myshopify.com`);
+  const domains = myShops.map((i) => `day-shop-${i + 1}.myshopify.com`);
   const standins: ShopifyStandin[] = [];
   for (const shopDomain of domains) {
     standins.push(await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl: `http://127.0.0.1:${appPort}`, shopDomain, now: () => clock.now() }));
@@ -109,10 +126,10 @@ export async function runQuotaDay(options: { databaseUrl: string; quick: boolean
     clock,
   });
   const db = bench.services.db;
+  const orderIndexById = new Map<string, number>();
   const drop = await startWebhookDropProxy({
     appUrl: bench.app.url,
-    dropShare: DROP_SHARE,
-    random: seededRandom(7),
+    lose: (identifier, status) => lost(orderIndexById.get(identifier) ?? -1, status),
     secrets: new Map(bench.shops.map((s) => [s.webhookToken, s.secretKeyHex])),
     nowMs: () => clock.millis,
   });
@@ -129,6 +146,7 @@ export async function runQuotaDay(options: { databaseUrl: string; quick: boolean
   counting.calls.length = 0;
   mark("afterSetup");
 
+  const slotOf = new Map(myShops.map((shop, slot) => [shop, slot]));
   const tracked: Tracked[] = plan.map((p) => ({ plan: p, sessionId: null, gid: null, orderId: null, status: "none", expiresAt: null, gatewayFinalAt: null }));
   // Every status change in the sandbox sends exactly one webhook: the driver counts them to know when all have arrived.
   let expectedWebhooks = 0;
@@ -196,7 +214,7 @@ export async function runQuotaDay(options: { databaseUrl: string; quick: boolean
     const p = t.plan;
     if (event.kind === "create") {
       counting.phase = "create";
-      const { session, delivery } = await standins[p.shop]!.state.startPayment({ test: true, amount: p.amount, currency: "EUR" });
+      const { session, delivery } = await standins[slotOf.get(p.shop)!]!.state.startPayment({ test: true, amount: p.amount, currency: "EUR" });
       counting.phase = "webhook";
       if (delivery.status !== 200) {
         problems.push(`order ${p.index}: payment session answered ${delivery.status} ${delivery.body.slice(0, 160)}`);
@@ -211,6 +229,7 @@ export async function runQuotaDay(options: { databaseUrl: string; quick: boolean
       // clock; the reconciler's schedule is based on it, so it is set to the simulated time.
       await db.payment.update({ where: { id: payment.id }, data: { createdAt: clock.now() } });
       Object.assign(t, { sessionId: session.id, gid: session.gid, orderId: payment.gatewayOrderId, status: "NR" });
+      orderIndexById.set(payment.gatewayOrderId, p.index);
       return;
     }
     if (!t.orderId) return;
@@ -232,7 +251,7 @@ export async function runQuotaDay(options: { databaseUrl: string; quick: boolean
     return db.payment.count({ where: { state: { notIn: ["paid", "failed", "not_started"] } } });
   }
 
-  const events = dayEvents(plan);
+  const events = dayEvents(plan.filter((p) => slotOf.has(p.shop)));
   let next = 0;
   const hardEnd = dayEnd + 6 * 3_600_000;
   let lastReport = performance.now();
@@ -254,100 +273,55 @@ export async function runQuotaDay(options: { databaseUrl: string; quick: boolean
     } else skippedPasses++;
     if (performance.now() - lastReport > 20_000) {
       lastReport = performance.now();
-      options.log(`  quota: simulated ${((minute - startMs) / 3_600_000).toFixed(1)} h, ${next}/${events.length} events, ${counting.calls.length} gateway calls`);
+      options.log(`${options.label}: quota: simulated ${((minute - startMs) / 3_600_000).toFixed(1)} h, ${next}/${events.length} events, ${counting.calls.length} gateway calls`);
     }
     if (minute >= dayEnd && next >= events.length && (await openPayments()) === 0) break;
   }
   const simulatedEnd = clock.millis;
   mark("afterDay");
 
-  // What happened to each order, in Shopify and in the app.
-  const expected: Record<Fate, "RESOLVED" | "REJECTED"> = { paid: "RESOLVED", underpaid: "REJECTED", abandoned: "REJECTED" };
-  let settledCount = 0;
-  let asExpected = 0;
-  const finalDelays: number[] = [];
-  for (const t of tracked) {
-    if (!t.gid) continue;
-    const state = standins[t.plan.shop]!.state.session(t.gid)?.state;
-    if (state && (state.code === "RESOLVED" || state.code === "REJECTED")) {
-      settledCount++;
-      if (state.code === expected[t.plan.fate]) asExpected++;
-      if (t.gatewayFinalAt !== null) finalDelays.push((Date.parse(state.at) - t.gatewayFinalAt) / 1000);
-    }
-  }
+  const orders: OrderOutcome[] = tracked
+    .filter((t) => slotOf.has(t.plan.shop))
+    .map((t) => {
+      const state = t.gid ? standins[slotOf.get(t.plan.shop)!]!.state.session(t.gid)?.state : undefined;
+      return {
+        index: t.plan.index,
+        shop: t.plan.shop,
+        device: deviceTag(bench.shops[slotOf.get(t.plan.shop)!]!.deviceKey),
+        fate: t.plan.fate,
+        createAt: t.plan.createAt,
+        created: t.orderId !== null,
+        gatewayFinalAt: t.gatewayFinalAt,
+        shopify: state && state.code !== "OPEN" ? { code: state.code, at: Date.parse(state.at) } : null,
+      };
+    });
   const stateEvents = await db.paymentEvent.findMany({ where: { type: "state" }, select: { detail: true } });
-  const bySource = { byWebhook: 0, byReconciler: 0, other: 0 };
+  const settledBySource = { byWebhook: 0, byReconciler: 0, other: 0 };
   for (const e of stateEvents) {
     const detail = JSON.parse(e.detail ?? "{}") as { to?: string; source?: string };
     if (detail.to !== "paid" && detail.to !== "failed") continue;
-    if (detail.source === "webhook") bySource.byWebhook++;
-    else if (detail.source === "reconcile") bySource.byReconciler++;
-    else bySource.other++;
+    if (detail.source === "webhook") settledBySource.byWebhook++;
+    else if (detail.source === "reconcile") settledBySource.byReconciler++;
+    else settledBySource.other++;
   }
-
-  // The app's calls, from the counting proxy.
-  const calls = counting.calls;
-  const byEndpoint: Record<string, number> = {};
-  const byPhase: Record<string, number> = {};
-  const appByDevice = new Map<string, number[]>();
-  for (const c of calls) {
-    byEndpoint[c.endpoint] = (byEndpoint[c.endpoint] ?? 0) + 1;
-    byPhase[c.phase] = (byPhase[c.phase] ?? 0) + 1;
-    appByDevice.set(c.device, [...(appByDevice.get(c.device) ?? []), c.at]);
-  }
-  const status429 = calls.filter((c: GatewayCallRecord) => c.status === 429).length;
-  const otherErrors = calls.filter((c) => c.status !== 429 && c.status >= 400).length;
-
-  // The naive approach on the same timeline: a create, then one read per open order per minute until final.
-  const deviceOfShop = bench.shops.map((s) => deviceTag(s.deviceKey));
-  const naiveByDevice = new Map<string, number[]>();
-  let polls = 0;
-  for (const t of tracked) {
-    if (!t.orderId) continue;
-    const device = deviceOfShop[t.plan.shop]!;
-    const times = naiveByDevice.get(device) ?? naiveByDevice.set(device, []).get(device)!;
-    times.push(t.plan.createAt);
-    const finalAt = t.gatewayFinalAt ?? simulatedEnd;
-    const n = Math.max(1, Math.ceil((finalAt - t.plan.createAt) / MINUTE));
-    for (let k = 1; k <= n; k++) times.push(t.plan.createAt + k * MINUTE);
-    polls += n;
-  }
-  const created = tracked.filter((t) => t.orderId).length;
-  const naiveCalls = created + polls;
-
-  const fates: Record<Fate, number> = { paid: 0, underpaid: 0, abandoned: 0 };
-  for (const p of plan) fates[p.fate]++;
-  const appPeak = peakPerMinute(appByDevice).peak;
-  const unsettled = plan.length - settledCount;
-  if (unsettled > 0) problems.push(`${unsettled} orders were not settled in Shopify`);
-  if (waitTimeouts > 0) problems.push(`${waitTimeouts} waits for webhooks or workers timed out (15 s)`);
+  if (waitTimeouts > 0) problems.push(`${waitTimeouts} waits for webhooks timed out (15 s)`);
   if (drop.stats.arrived !== expectedWebhooks) problems.push(`${expectedWebhooks} webhooks were expected and ${drop.stats.arrived} arrived`);
-  const result: QuotaDayResult = {
-    plan: { orders: plan.length, shops: shape.shops, simulatedHours: round((simulatedEnd - startMs) / 3_600_000, 2), dropShare: DROP_SHARE, fates, reconcileEverySimSeconds: RECONCILE_EVERY_MS / 1000 },
-    reconcilerPasses: { run: reconcilePasses, skippedWithNothingDue: skippedPasses },
-    settled: { orders: plan.length, settled: settledCount, asExpected, unsettled, ...bySource },
-    gatewayFinalToShopifySimSeconds: summarize(finalDelays),
-    app: {
-      calls: calls.length,
-      callsPerOrder: round(calls.length / plan.length),
-      byEndpoint,
-      byPhase,
-      peakPerDeviceMinute: appPeak,
-      status429,
-      otherErrors,
-    },
-    naive: { calls: naiveCalls, callsPerOrder: round(naiveCalls / plan.length), polls, peakPerDeviceMinute: peakPerMinute(naiveByDevice).peak },
+  const cpu = process.cpuUsage();
+  const part: QuotaDayPart = {
+    database: options.label,
+    shape,
+    shops: myShops,
+    startMs,
+    simulatedEndMs: simulatedEnd,
+    orders,
+    calls: counting.calls,
+    settledBySource,
     webhooks: { ...drop.stats },
-    targets: {
-      callsPerOrder: TARGET_CALLS_PER_ORDER,
-      callsPerOrderMet: calls.length / plan.length < TARGET_CALLS_PER_ORDER,
-      everyOrderSettled: unsettled === 0 && asExpected === plan.length,
-      no429: status429 === 0,
-      peakWithinLimit: appPeak <= GATEWAY_LIMIT_PER_MINUTE,
-    },
+    reconcilerPasses: { run: reconcilePasses, skippedWithNothingDue: skippedPasses },
     appLogs: bench.logs,
     realSeconds: round((performance.now() - realStart) / 1000, 1),
     realSecondsBySpending: Object.fromEntries(Object.entries(realMs).map(([k, v]) => [k, round(v / 1000, 1)])),
+    cpuSeconds: round((cpu.user + cpu.system) / 1e6, 1),
     memoryCheckpointsMiB: memory,
     problems,
   };
@@ -358,5 +332,5 @@ export async function runQuotaDay(options: { databaseUrl: string; quick: boolean
   for (const s of standins) await s.close();
   await counting.close();
   await sandbox.close();
-  return result;
+  return part;
 }

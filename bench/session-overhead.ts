@@ -7,6 +7,7 @@ import type { BareProxyConfig } from "./lib/bare-proxy";
 import { startChild, type MemoryPeak } from "./lib/child-process";
 import { runClosedLoop, type LoadRequest, type LoadResult } from "./lib/http-load";
 import type { ProcessStack } from "./lib/process-stack";
+import type { SessionProfile } from "./lib/session-profile";
 import { round, summarize, type LatencySummary } from "./lib/stats";
 
 export interface TargetFigures {
@@ -29,6 +30,8 @@ export interface SessionLevel {
 
 export interface SessionOverheadResult {
   levels: SessionLevel[];
+  /** The use case called in-process after the load, with every query and gateway call timed. */
+  profile: SessionProfile;
   appMemory: MemoryPeak;
   bareProxyMemory: MemoryPeak;
   appLogs: unknown;
@@ -107,9 +110,18 @@ export async function benchSessionOverhead(stack: ProcessStack, options: { quick
         `  sessions c=${c}: app p50 ${app.latencyMs.p50} ms p99 ${app.latencyMs.p99} ms ${app.throughputPerSec}/s | bare p50 ${bare.latencyMs.p50} ms p99 ${bare.latencyMs.p99} ms ${bare.throughputPerSec}/s | +${addedMs.p50}/+${addedMs.p99} ms, x${ratio.p50}/x${ratio.p99}`,
       );
     }
+    const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
+    const profile = await stack.app.call<SessionProfile>("profile.sessions", {
+      shopDomain: stack.shop.domain,
+      bodies: Array.from({ length: options.quick ? 30 : 105 }, () => JSON.stringify(stack.standin.state.createPaymentSession({ test: true }).request)),
+    });
+    options.log(
+      `  sessions in-process: p50 ${profile.inProcessMs.p50} ms; per session ${profile.perSession.dbQueries} queries ${profile.perSession.dbMs} ms, gateway HTTP ${profile.perSession.gatewayHttpMs} ms, other ${profile.perSession.otherMs} ms`,
+    );
     return {
       levels: results,
-      appMemory: await stack.app.call<MemoryPeak>("memory.peak"),
+      profile,
+      appMemory,
       bareProxyMemory: await proxy.call<MemoryPeak>("memory.peak"),
       appLogs: await stack.app.call("logs"),
       problems,

@@ -27,7 +27,7 @@ export interface MemoryPeak {
 export interface ChildHandle<Info> {
   info: Info;
   pid: number;
-  call<T>(command: string, args?: unknown): Promise<T>;
+  call<T>(command: string, args?: unknown, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -75,14 +75,14 @@ export async function startChild<Info>(entry: string, config: unknown): Promise<
   return {
     info,
     pid: child.pid ?? -1,
-    call<T>(command: string, args?: unknown): Promise<T> {
+    call<T>(command: string, args?: unknown, timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
       if (exited) return Promise.reject(new Error(`${entry} is not running`));
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
         const timer = setTimeout(() => {
           pending.delete(id);
-          reject(new Error(`${entry}: ${command} took longer than ${CALL_TIMEOUT_MS} ms`));
-        }, CALL_TIMEOUT_MS);
+          reject(new Error(`${entry}: ${command} took longer than ${timeoutMs} ms`));
+        }, timeoutMs);
         pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
         child.send({ type: "request", id, command, args } satisfies Request & { type: string });
       });

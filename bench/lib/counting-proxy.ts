@@ -5,6 +5,7 @@
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash } from "node:crypto";
+import { performance } from "node:perf_hooks";
 
 export interface GatewayCallRecord {
   at: number;
@@ -12,6 +13,8 @@ export interface GatewayCallRecord {
   endpoint: "orders.create" | "orders.list" | "orders.info" | "currencies" | "device.create" | "other";
   status: number;
   phase: string;
+  /** Real milliseconds from the request to the end of the sandbox's answer. */
+  ms: number;
 }
 
 export interface CountingProxy {
@@ -39,19 +42,23 @@ export async function startCountingProxy(targetOrigin: string, now: () => number
   const target = new URL(targetOrigin);
   const proxy: CountingProxy = { url: "", calls: [], phase: "setup", close: async () => undefined };
   const server = createServer((req, res) => {
+    const t0 = performance.now();
     const path = (req.url ?? "/").split("?")[0]!;
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         if (path.startsWith("/api/v1/")) {
           const key = req.headers["x-device-id"];
-          proxy.calls.push({
+          const record: GatewayCallRecord = {
             at: now(),
             device: typeof key === "string" ? deviceTag(key) : "none",
             endpoint: endpointOf(req.method ?? "GET", path),
             status: answer.statusCode ?? 0,
             phase: proxy.phase,
-          });
+            ms: 0,
+          };
+          proxy.calls.push(record);
+          answer.on("end", () => (record.ms = performance.now() - t0));
         }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

@@ -1,7 +1,14 @@
 // Prints a run's figures as Markdown tables (the form BENCHMARKS.md uses).
 import type { DbResults } from "../run";
+import type { QuotaDaySummary } from "./quota-day-summary";
 
-type Report = { machine: { nproc: number; node: string; cpu: string }; loadAverages: Record<string, number[]>; results: Partial<Record<string, DbResults>>; skipped: Partial<Record<string, string>> };
+type Report = {
+  machine: { nproc: number; node: string; cpu: string };
+  loadAverages: Record<string, number[]>;
+  results: Partial<Record<string, DbResults>>;
+  skipped: Partial<Record<string, string>>;
+  day?: QuotaDaySummary | undefined;
+};
 
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
 const yes = (ok: boolean) => (ok ? "met" : "**missed**");
@@ -51,23 +58,6 @@ export function printSummary(report: Report, log: (line: string) => void): void 
         `Webhook counts: ${c.accepted} answered 200, ${c.stored} stored, ${c.processed} processed, ${c.unprocessed} unprocessed; payments resolved once ${c.paymentsResolvedOnce}, more than once ${c.paymentsResolvedMoreThanOnce}, never ${c.paymentsNotResolved}. Targets: answer p99 < ${webhooks.targets.answerP99Ms} ms ${yes(webhooks.targets.answerP99Met)}; resolve p99 < ${webhooks.targets.webhookToResolveP99Ms} ms ${yes(webhooks.targets.resolveP99Met)}; counts ${yes(webhooks.targets.countsOk)}.`,
       );
     }
-    const q = r.quota;
-    if (q) {
-      log("");
-      log(
-        `Simulated day: ${q.plan.orders} orders at ${q.plan.shops} shops over ${q.plan.simulatedHours} simulated hours (${q.plan.fates.paid} paid, ${q.plan.fates.underpaid} underpaid, ${q.plan.fates.abandoned} abandoned), ${Math.round(q.plan.dropShare * 100)}% of webhooks lost (${q.webhooks.dropped} of ${q.webhooks.arrived}).`,
-      );
-      log(row(["", "app", "naive polling (1/min per open order)"]));
-      log(row(["---", "---", "---"]));
-      log(row(["gateway calls", q.app.calls, q.naive.calls]));
-      log(row(["calls per order", q.app.callsPerOrder, q.naive.callsPerOrder]));
-      log(row(["peak calls per device in any 60 s (limit 60)", q.app.peakPerDeviceMinute, q.naive.peakPerDeviceMinute]));
-      log(row(["429 answers", q.app.status429, "-"]));
-      log("");
-      log(
-        `App calls by endpoint ${JSON.stringify(q.app.byEndpoint)}, by cause ${JSON.stringify(q.app.byPhase)}. Settled ${q.settled.settled}/${q.settled.orders} (${q.settled.asExpected} as expected): ${q.settled.byWebhook} by webhook, ${q.settled.byReconciler} by the reconciler. Gateway final to Shopify final (simulated s): p50 ${q.gatewayFinalToShopifySimSeconds.p50}, p99 ${q.gatewayFinalToShopifySimSeconds.p99}, max ${q.gatewayFinalToShopifySimSeconds.max}. Targets: < ${q.targets.callsPerOrder} calls per order ${yes(q.targets.callsPerOrderMet)}; every order settled ${yes(q.targets.everyOrderSettled)}; no 429 ${yes(q.targets.no429)}.`,
-      );
-    }
     log("");
     log(row(["memory (MiB)", "ready rss", "peak rss", "heap used at end", "outside heap at end"]));
     log(row(Array(5).fill("---")));
@@ -80,7 +70,30 @@ export function printSummary(report: Report, log: (line: string) => void): void 
       const w = serving === "prebuilt" ? r.prebuilt?.webhooks?.appMemory : undefined;
       if (w) log(row([`app process, webhooks (${serving})`, w.readyRssMiB, w.peakRssMiB, w.heapUsedMiB, w.externalMiB]));
     }
-    if (q) log(row(["simulated-day process (app, sandbox, stand-ins, proxies)", q.processMemory.readyRssMiB, `${q.processMemory.peakRssMiB} (maxRSS ${q.maxRssMiB})`, q.processMemory.heapUsedMiB, q.processMemory.externalMiB]));
+    const d = r.dayProcessMemory;
+    if (d) log(row(["simulated-day process (app, sandbox, stand-ins, proxies)", d.readyRssMiB, `${d.peakRssMiB} (maxRSS ${d.maxRssMiB})`, d.heapUsedMiB, d.externalMiB]));
     log(`Seconds: ${JSON.stringify(r.seconds)}`);
+  }
+  const q = report.day;
+  if (!q) return;
+  log("");
+  log("### Simulated day (gateway quota)");
+  log("");
+  log(
+    `${q.plan.orders} orders at ${q.plan.shops} shops over ${q.plan.simulatedHours} simulated hours (${q.plan.fates.paid} paid, ${q.plan.fates.underpaid} underpaid, ${q.plan.fates.abandoned} abandoned), ${Math.round(q.plan.dropShare * 100)}% of webhooks lost (${q.webhooks.dropped} of ${q.webhooks.arrived}); shops ${q.parts.map((p) => `${p.shops.join(",")} on ${p.database}`).join(", ")}.`,
+  );
+  log("");
+  log(row(["", "app", "naive polling (1/min per open order)"]));
+  log(row(["---", "---", "---"]));
+  log(row(["gateway calls", q.app.calls, q.naive.calls]));
+  log(row(["calls per order", q.app.callsPerOrder, q.naive.callsPerOrder]));
+  log(row(["peak calls per device in any 60 s (limit 60)", q.app.peakPerDeviceMinute, q.naive.peakPerDeviceMinute]));
+  log(row(["429 answers", q.app.status429, "-"]));
+  log("");
+  log(
+    `App calls by endpoint ${JSON.stringify(q.app.byEndpoint)}, by cause ${JSON.stringify(q.app.byCause)}. Settled ${q.settled.settled}/${q.settled.orders} (${q.settled.asExpected} as expected): ${q.settled.byWebhook} by webhook, ${q.settled.byReconciler} by the reconciler. Gateway final to Shopify final (simulated s): p50 ${q.gatewayFinalToShopifySimSeconds.p50}, p99 ${q.gatewayFinalToShopifySimSeconds.p99}, max ${q.gatewayFinalToShopifySimSeconds.max}. Targets: < ${q.targets.callsPerOrder} calls per order ${yes(q.targets.callsPerOrderMet)}; every order settled ${yes(q.targets.everyOrderSettled)}; no 429 ${yes(q.targets.no429)}; peak within 60/min ${yes(q.targets.peakWithinLimit)}.`,
+  );
+  for (const p of q.parts) {
+    log(`Part on ${p.database}: shops ${p.shops.join(",")}, ${p.orders} orders, ${p.calls} calls, reconciler passes ${p.reconcilerPasses.run} (+${p.reconcilerPasses.skippedWithNothingDue} with nothing due), ${p.realSeconds} s real, ${p.cpuSeconds} s CPU${p.problems.length ? `; problems: ${p.problems.join("; ")}` : ""}`);
   }
 }

@@ -1,6 +1,6 @@
-// Stands between the gateway sandbox and the app's webhook route and loses a fixed share
-// of the notifications at random (seeded), as the real gateway's unretried webhooks get
-// lost. Forwarded ones are signed again with a nonce in simulated time: the sandbox signs
+// Stands between the gateway sandbox and the app's webhook route and loses the
+// notifications its caller says are lost (a fixed share, drawn at random), as the real
+// gateway's unretried webhooks get lost. Forwarded ones are signed again with a nonce in simulated time: the sandbox signs
 // with the real time, while the app checks freshness against its (simulated) clock.
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,8 +24,8 @@ export interface DropProxy {
 
 export async function startWebhookDropProxy(options: {
   appUrl: string;
-  dropShare: number;
-  random: () => number;
+  /** Whether the notification about this order's new status is lost. */
+  lose: (orderIdentifier: string, status: string) => boolean;
   /** Secret Key by webhook token (the path segment of the shop's notification URL). */
   secrets: Map<string, string>;
   nowMs: () => number;
@@ -40,15 +40,18 @@ export async function startWebhookDropProxy(options: {
       const body = Buffer.concat(chunks);
       const token = /^\/gateway\/webhooks\/([^/?]+)/.exec(req.url ?? "")?.[1] ?? "";
       let status = "unknown";
+      let identifier = "";
       try {
-        status = String((JSON.parse(body.toString("utf8")) as { status?: unknown }).status);
+        const parsed = JSON.parse(body.toString("utf8")) as { status?: unknown; identifier?: unknown };
+        status = String(parsed.status);
+        identifier = String(parsed.identifier);
       } catch {
         // Counted as "unknown": the app decides what a malformed body gets.
       }
       const tally = (stats.byStatus[status] ??= { arrived: 0, dropped: 0 });
       stats.arrived++;
       tally.arrived++;
-      if (options.random() < options.dropShare) {
+      if (options.lose(identifier, status)) {
         stats.dropped++;
         tally.dropped++;
         res.writeHead(503).end();

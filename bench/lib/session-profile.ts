@@ -1,0 +1,84 @@
+// Where a payment session's time goes inside the app: the use case is called in-process
+// (no HTTP, no Express or Remix) through a database client that times every query and a
+// fetch that times every gateway round trip. Run in the app's process after the load.
+import { performance } from "node:perf_hooks";
+import type { AppEnv } from "../../app/config/env.server";
+import { openDatabase, type Database } from "../../app/db/database.server";
+import type { QuotaLimits } from "../../app/gateway/quota";
+import { createLogger } from "../../app/lib/logger.server";
+import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
+import { startPaymentSession } from "../../app/payments/start-payment-session";
+import { createBenchServices } from "./bench-services";
+import { round, summarize, type LatencySummary } from "./stats";
+
+export interface SessionProfile {
+  sessions: number;
+  inProcessMs: LatencySummary;
+  perSession: { dbQueries: number; dbMs: number; gatewayHttpMs: number; otherMs: number };
+  /** Database operations per session, most expensive first. */
+  byOperation: { operation: string; perSession: number; msPerSession: number }[];
+}
+
+export async function profileSessions(env: AppEnv, quotaLimits: Partial<QuotaLimits> | null, shopDomain: string, bodies: readonly string[]): Promise<SessionProfile> {
+  const ops = new Map<string, { n: number; ms: number }>();
+  const base = openDatabase(env.DATABASE_URL);
+  const db = base.$extends({
+    query: {
+      $allModels: {
+        async $allOperations({ model, operation, args, query }) {
+          const t0 = performance.now();
+          try {
+            return await query(args);
+          } finally {
+            const key = `${model}.${operation}`;
+            const entry = ops.get(key) ?? { n: 0, ms: 0 };
+            entry.n++;
+            entry.ms += performance.now() - t0;
+            ops.set(key, entry);
+          }
+        },
+      },
+    },
+  }) as unknown as Database;
+  let httpMs = 0;
+  const timedFetch: typeof fetch = async (input, init) => {
+    const t0 = performance.now();
+    try {
+      const response = await fetch(input, init);
+      const body = await response.arrayBuffer();
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } finally {
+      httpMs += performance.now() - t0;
+    }
+  };
+  const services = createBenchServices(env, { db, fetch: timedFetch, logger: createLogger({ level: "info", sink: () => undefined }) }, quotaLimits);
+  const requests = bodies.map((b) => paymentSessionRequestSchema.parse(JSON.parse(b)));
+  // Warm the client and caches, then measure from zero.
+  for (const request of requests.slice(0, 5)) await startPaymentSession(services, { shopDomain, request });
+  ops.clear();
+  httpMs = 0;
+  const totals: number[] = [];
+  for (const request of requests.slice(5)) {
+    const t0 = performance.now();
+    const answer = await startPaymentSession(services, { shopDomain, request });
+    totals.push(performance.now() - t0);
+    if (answer.status !== 200) throw new Error(`profiled session answered ${answer.status}`);
+  }
+  await base.$disconnect();
+  const n = totals.length;
+  const dbMs = [...ops.values()].reduce((sum, e) => sum + e.ms, 0);
+  const totalMs = totals.reduce((a, b) => a + b, 0);
+  return {
+    sessions: n,
+    inProcessMs: summarize(totals),
+    perSession: {
+      dbQueries: round([...ops.values()].reduce((sum, e) => sum + e.n, 0) / n, 1),
+      dbMs: round(dbMs / n),
+      gatewayHttpMs: round(httpMs / n),
+      otherMs: round((totalMs - dbMs - httpMs) / n),
+    },
+    byOperation: [...ops.entries()]
+      .map(([operation, e]) => ({ operation, perSession: round(e.n / n, 1), msPerSession: round(e.ms / n) }))
+      .sort((a, b) => b.msPerSession - a.msPerSession),
+  };
+}
