@@ -45,7 +45,12 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
     gateways: createGatewayDirectory({
       cipher,
       baseUrls: gatewayBaseUrls,
-      quotaStore: createPrismaQuotaStore(db, env.DATABASE_URL),
+      quotaStore: createPrismaQuotaStore(db, env.DATABASE_URL, {
+        generalPerMinute: env.GATEWAY_LIMIT_PER_MINUTE,
+        generalPerDay: env.GATEWAY_LIMIT_PER_DAY,
+        criticalPerMinute: env.GATEWAY_CRITICAL_LIMIT_PER_MINUTE,
+        criticalPerDay: env.GATEWAY_CRITICAL_LIMIT_PER_DAY,
+      }),
       logger,
       clock: () => clock.now(),
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),

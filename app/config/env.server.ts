@@ -59,6 +59,11 @@ const schema = z
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
     WEBHOOK_MAX_NONCE_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
+    // The gateway's throttles per device (SPEC.md's Limits); raise them only if the gateway raised yours.
+    GATEWAY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    GATEWAY_LIMIT_PER_DAY: z.coerce.number().int().min(1).default(2000),
+    GATEWAY_CRITICAL_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(15),
+    GATEWAY_CRITICAL_LIMIT_PER_DAY: z.coerce.number().int().min(1).default(200),
   });
 
 /** Production rules, checked on the raw values so every problem is reported at once. */

@@ -221,6 +221,51 @@ export function checkoutScenarios(getStack: () => Stack): void {
     expect(bogus.status).toBe(404);
   });
 
+  it("refunds are answered 201, deduplicated, and rejected with a message that says how to refund from the gateway", async () => {
+    const { session, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "BTC" });
+    await act(orderId, { action: "pay", amount: "exact" });
+    await act(orderId, { action: "confirm" });
+    await waitFor(async () => shopifyState(session.id) === "RESOLVED", "paid before the refund");
+    const { session: refund, delivery } = await stack().standin.state.startFollowUp("refund", session.id);
+    expect(delivery.status).toBe(201);
+    expect(delivery.body).toBe("");
+    await waitFor(async () => stack().standin.state.session(refund.id)?.state.code === "REJECTED", "refund rejected");
+    const state = stack().standin.state.session(refund.id)!.state;
+    expect(state.code === "REJECTED" && state.merchantMessage).toMatch(/gateway dashboard/);
+    // Shopify may deliver the same refund again: same answer, no second call.
+    const again = await fetch(`${stack().app.url}/payments/refund`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "shopify-shop-domain": stack().shopDomain, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
+      body: JSON.stringify(refund.request),
+    });
+    expect(again.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stack().standin.state.operationsFor(refund.id).filter((op) => op.operationName === "RefundSessionReject")).toHaveLength(1);
+  });
+
+  it("an authorization paid in crypto: capture resolves (the money is in), void is refused with how to refund", async () => {
+    const paidAuthorization = async () => {
+      const { session, orderId } = await startPayment({ kind: "authorization" });
+      await act(orderId, { action: "choose_currency", currency: "BTC" });
+      await act(orderId, { action: "pay", amount: "exact" });
+      await act(orderId, { action: "confirm" });
+      await waitFor(async () => shopifyState(session.id) === "RESOLVED", "authorization paid");
+      return session;
+    };
+    const captured = await paidAuthorization();
+    const capture = await stack().standin.state.startFollowUp("capture", captured.id);
+    expect(capture.delivery.status).toBe(201);
+    await waitFor(async () => stack().standin.state.session(capture.session.id)?.state.code === "RESOLVED", "capture resolved");
+
+    const voided = await paidAuthorization();
+    const voiding = await stack().standin.state.startFollowUp("void", voided.id);
+    expect(voiding.delivery.status).toBe(201);
+    await waitFor(async () => stack().standin.state.session(voiding.session.id)?.state.code === "REJECTED", "void rejected");
+    const state = stack().standin.state.session(voiding.session.id)!.state;
+    expect(state.code === "REJECTED" && state.merchantMessage).toMatch(/cannot be voided/);
+  });
+
   async function listSandboxOrders(): Promise<{ reference: string | null }[]> {
     const response = await fetch(`${stack().sandbox.baseUrl}/orders/`, { headers: { "X-Device-Id": await deviceKey() } });
     expect(response.status).toBe(200);

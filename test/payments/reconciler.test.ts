@@ -12,7 +12,7 @@ let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
 
 beforeAll(async () => {
-  stack = await startStack({ workers: false, clock });
+  stack = await startStack({ workers: false, clock, gatewayLimits: "spec" });
 }, 60_000);
 
 afterAll(async () => {

@@ -38,7 +38,11 @@ export interface StackOptions {
   logLines?: string[];
   env?: Record<string, string>;
   sandboxDbPath?: string;
+  /** The gateway's throttles, on both sides; "spec" keeps SPEC.md's numbers. Default: raised, so suites are not throttled. */
+  gatewayLimits?: "spec" | "raised";
 }
+
+const RAISED_LIMITS = { perMinute: 1_000, perDay: 50_000, criticalPerMinute: 500, criticalPerDay: 20_000 };
 
 export interface Stack {
   env: AppEnv;
@@ -71,7 +75,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   await applyMigrations(databaseUrl);
   const appPort = await freePort();
   const appUrl = `http://127.0.0.1:${appPort}`;
-  const sandbox = await startSandbox({ port: 0, host: "127.0.0.1", dbPath: options.sandboxDbPath ?? join(dir, "sandbox.db"), tickMs: 100 });
+  const raised = (options.gatewayLimits ?? "raised") === "raised";
+  const sandbox = await startSandbox({
+    port: 0,
+    host: "127.0.0.1",
+    dbPath: options.sandboxDbPath ?? join(dir, "sandbox.db"),
+    tickMs: 100,
+    ...(raised ? { limits: RAISED_LIMITS } : {}),
+  });
   const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP });
 
   const values: Record<string, string> = {
@@ -89,6 +100,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     SHOPIFY_PAYMENTS_APPS_ENDPOINT: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
     OUTBOX_INTERVAL_MS: "200",
     RECONCILE_INTERVAL_MS: "3600000",
+    ...(raised
+      ? {
+          GATEWAY_LIMIT_PER_MINUTE: String(RAISED_LIMITS.perMinute),
+          GATEWAY_LIMIT_PER_DAY: String(RAISED_LIMITS.perDay),
+          GATEWAY_CRITICAL_LIMIT_PER_MINUTE: String(RAISED_LIMITS.criticalPerMinute),
+          GATEWAY_CRITICAL_LIMIT_PER_DAY: String(RAISED_LIMITS.criticalPerDay),
+        }
+      : {}),
     ...options.env,
   };
   // Route modules (loaded by Vite) read the same configuration from process.env.
