@@ -119,7 +119,7 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
     paymentsAppsEndpoint: `${router.url}/{shop}/payments_apps/api/{version}/graphql.json`,
     shops: domains.map((domain, i) => ({ domain, accessToken: standins[i]!.accessToken })),
     // The product's own limits (60/min, 2,000/day; 15/min and 200/day for new orders), as the sandbox's.
-    quotaLimits: null,
+    unthrottled: false,
     // The driver runs the workers' passes itself, at the moments the workers would wake.
     workers: false,
     serving: "prebuilt",

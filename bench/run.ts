@@ -34,17 +34,20 @@ export interface DbResults {
 const log = (line: string) => console.log(line);
 const load = () => loadavg().map((v) => Math.round(v * 100) / 100);
 
-/** The app served prebuilt (production's request path) gets both latency benchmarks; Vite dev mode the session one, for comparison. */
-const PLAN: { serving: Serving; benches: ("sessions" | "webhooks")[] }[] = [
-  { serving: "prebuilt", benches: ["sessions", "webhooks"] },
-  { serving: "vite", benches: ["sessions"] },
+/**
+ * The app served prebuilt (production's request path) gets both latency benchmarks; Vite dev
+ * mode (what `npm run dev` serves, always on SQLite) the session one, for comparison.
+ */
+const PLAN: { serving: Serving; benches: ("sessions" | "webhooks")[]; databases: DbKind[] }[] = [
+  { serving: "prebuilt", benches: ["sessions", "webhooks"], databases: ["sqlite", "postgresql"] },
+  { serving: "vite", benches: ["sessions"], databases: ["sqlite"] },
 ];
 
 async function latencyBenchmarks(kind: DbKind, options: BenchOptions, into: DbResults): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `cryptopay-bench-${kind}-`));
   try {
-    for (const { serving, benches } of PLAN) {
-      const selected = benches.filter((b) => options.only.includes(b));
+    for (const { serving, benches, databases } of PLAN) {
+      const selected = databases.includes(kind) ? benches.filter((b) => options.only.includes(b)) : [];
       if (selected.length === 0) continue;
       const db = await freshDatabase(kind, dir, `app-${serving}`);
       const t0 = performance.now();

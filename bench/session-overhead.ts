@@ -60,7 +60,7 @@ function merge(runs: LoadResult[]): LoadResult {
 }
 
 export async function benchSessionOverhead(stack: ProcessStack, options: { quick: boolean; log(line: string): void }): Promise<SessionOverheadResult> {
-  const levels = options.quick ? [{ c: 1, n: 40 }, { c: 10, n: 100 }, { c: 50, n: 200 }] : [{ c: 1, n: 200 }, { c: 10, n: 400 }, { c: 50, n: 600 }];
+  const levels = options.quick ? [{ c: 1, n: 30 }, { c: 10, n: 80 }, { c: 50, n: 150 }] : [{ c: 1, n: 150 }, { c: 10, n: 300 }, { c: 50, n: 400 }];
   const proxy = await startChild<{ url: string }>("./bare-proxy.ts", { sandboxBaseUrl: stack.sandbox.info.baseUrl, deviceKey: stack.shop.deviceKey } satisfies BareProxyConfig);
   const problems: string[] = [];
   try {

@@ -18,7 +18,7 @@ serveParent<BenchAppOptions, AppProcessInfo>(async (config) => {
       logs: () => bench.logs,
       "profile.sessions": (args) => {
         const { shopDomain, bodies } = args as { shopDomain: string; bodies: string[] };
-        return profileSessions(bench.env, config.quotaLimits, shopDomain, bodies);
+        return profileSessions(bench.services, shopDomain, bodies);
       },
     },
     stop: () => bench.close(),

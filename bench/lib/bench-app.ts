@@ -3,7 +3,6 @@
 // the gateway sandbox (its own sandbox merchant, device and Secret Key).
 import { parseEnv, type AppEnv } from "../../app/config/env.server";
 import { applyMigrations } from "../../app/db/migrate.server";
-import type { QuotaLimits } from "../../app/gateway/quota";
 import { createLogger } from "../../app/lib/logger.server";
 import type { Clock } from "../../app/payments/deps";
 import type { AppServices } from "../../app/services.server";
@@ -11,7 +10,8 @@ import { connectSandbox } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { startAppServer, type AppServer } from "../../server/app";
-import { createBenchServices } from "./bench-services";
+import { createServices } from "../../app/services.server";
+import { UNTHROTTLED_APP_ENV } from "./limits";
 import { startPrebuiltAppServer } from "./prebuilt-server";
 
 export interface BenchAppOptions {
@@ -21,7 +21,8 @@ export interface BenchAppOptions {
   /** Template with {shop} and {version} for the Payments Apps API (the stand-in, or a router in front of several). */
   paymentsAppsEndpoint: string;
   shops: { domain: string; accessToken: string }[];
-  quotaLimits: Partial<QuotaLimits> | null;
+  /** Raise the app's gateway quota (GATEWAY_LIMIT_* variables) so it never waits; false keeps the real limits. */
+  unthrottled: boolean;
   workers: boolean;
   /** "vite": Vite dev mode, as `npm run dev` and the tests serve it; "prebuilt": the production request path. */
   serving: "vite" | "prebuilt";
@@ -75,6 +76,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp>
     SHOPIFY_PAYMENTS_APPS_ENDPOINT: options.paymentsAppsEndpoint,
     OUTBOX_INTERVAL_MS: "200",
     RECONCILE_INTERVAL_MS: "3600000",
+    ...(options.unthrottled ? UNTHROTTLED_APP_ENV : {}),
     ...options.env,
   };
   // Route modules (loaded by Vite) read the same configuration from process.env.
@@ -95,7 +97,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp>
       if (logs.samples.length < 10) logs.samples.push(line.slice(0, 400));
     },
   });
-  const services = createBenchServices(env, { logger, ...(options.clock ? { clock: options.clock } : {}) }, options.quotaLimits);
+  const services = createServices(env, { logger, ...(options.clock ? { clock: options.clock } : {}) });
   const app =
     options.serving === "vite"
       ? await startAppServer({ env, mode: "vite", workers: options.workers, services })

@@ -6,7 +6,7 @@ import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-stan
 import { freePort } from "./free-port";
 import type { AppProcessInfo } from "./app-process";
 import type { BenchAppOptions, BenchShop } from "./bench-app";
-import { UNTHROTTLED_QUOTA, UNTHROTTLED_SANDBOX } from "./bench-services";
+import { UNTHROTTLED_SANDBOX } from "./limits";
 import { startChild, type ChildHandle } from "./child-process";
 import type { SandboxProcessConfig, SandboxProcessInfo } from "./sandbox-process";
 
@@ -37,7 +37,7 @@ export async function startProcessStack(options: { databaseUrl: string; dir: str
       sandboxBaseUrl: sandbox.info.baseUrl,
       paymentsAppsEndpoint: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
       shops: [{ domain: BENCH_SHOP, accessToken: standin.accessToken }],
-      quotaLimits: UNTHROTTLED_QUOTA,
+      unthrottled: true,
       workers: true,
       serving: options.serving,
     } satisfies BenchAppOptions);

@@ -2,13 +2,11 @@
 // (no HTTP, no Express or Remix) through a database client that times every query and a
 // fetch that times every gateway round trip. Run in the app's process after the load.
 import { performance } from "node:perf_hooks";
-import type { AppEnv } from "../../app/config/env.server";
-import { openDatabase, type Database } from "../../app/db/database.server";
-import type { QuotaLimits } from "../../app/gateway/quota";
+import type { Database } from "../../app/db/database.server";
 import { createLogger } from "../../app/lib/logger.server";
 import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
 import { startPaymentSession } from "../../app/payments/start-payment-session";
-import { createBenchServices } from "./bench-services";
+import { createServices, type AppServices } from "../../app/services.server";
 import { round, summarize, type LatencySummary } from "./stats";
 
 export interface SessionProfile {
@@ -19,10 +17,10 @@ export interface SessionProfile {
   byOperation: { operation: string; perSession: number; msPerSession: number }[];
 }
 
-export async function profileSessions(env: AppEnv, quotaLimits: Partial<QuotaLimits> | null, shopDomain: string, bodies: readonly string[]): Promise<SessionProfile> {
+export async function profileSessions(app: AppServices, shopDomain: string, bodies: readonly string[]): Promise<SessionProfile> {
   const ops = new Map<string, { n: number; ms: number }>();
-  const base = openDatabase(env.DATABASE_URL);
-  const db = base.$extends({
+  // The app's own client, extended: same connection (SQLite allows one per process).
+  const db = app.db.$extends({
     query: {
       $allModels: {
         async $allOperations({ model, operation, args, query }) {
@@ -51,7 +49,7 @@ export async function profileSessions(env: AppEnv, quotaLimits: Partial<QuotaLim
       httpMs += performance.now() - t0;
     }
   };
-  const services = createBenchServices(env, { db, fetch: timedFetch, logger: createLogger({ level: "info", sink: () => undefined }) }, quotaLimits);
+  const services = createServices(app.env, { db, fetch: timedFetch, logger: createLogger({ level: "info", sink: () => undefined }) });
   const requests = bodies.map((b) => paymentSessionRequestSchema.parse(JSON.parse(b)));
   // Warm the client and caches, then measure from zero.
   for (const request of requests.slice(0, 5)) await startPaymentSession(services, { shopDomain, request });
@@ -64,7 +62,6 @@ export async function profileSessions(env: AppEnv, quotaLimits: Partial<QuotaLim
     totals.push(performance.now() - t0);
     if (answer.status !== 200) throw new Error(`profiled session answered ${answer.status}`);
   }
-  await base.$disconnect();
   const n = totals.length;
   const dbMs = [...ops.values()].reduce((sum, e) => sum + e.ms, 0);
   const totalMs = totals.reduce((a, b) => a + b, 0);
