@@ -22,4 +22,5 @@ COPY prisma ./prisma
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node_modules/.bin/tsx", "server/main.ts"]
+# One process: signals (SIGTERM for a graceful stop) reach the app itself.
+CMD ["node", "--import", "tsx", "server/main.ts"]
