@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   for (const kind of options.dbs) {
     const problem = kind === "postgresql" ? await postgresProblem() : null;
     if (problem) {
-      skipped[kind] = `PostgreSQL at 127.0.0.1:5432 is not reachable (${problem}); its run was skipped.`;
+      skipped[kind] = `PostgreSQL (127.0.0.1:5432, or PG_TEST_URL) is not reachable (${problem}); its run was skipped.`;
       log(`bench: ${skipped[kind]}`);
       continue;
     }
