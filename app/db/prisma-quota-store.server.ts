@@ -13,15 +13,29 @@ export function createPrismaQuotaStore(db: Database, databaseUrl: string, limits
   const postgres = databaseKind(databaseUrl) === "postgresql";
   let lastPrune = 0;
 
-  async function counts(tx: Pick<Database, "gatewayCall">, keyHash: string, now: Date) {
-    const since = (ms: number) => new Date(now.getTime() - ms);
+  type Tx = Pick<Database, "gatewayCall">;
+  const since = (now: Date, ms: number) => new Date(now.getTime() - ms);
+
+  // Counted on the (deviceHash, at) index; rows are only read to find when a full window frees up.
+  async function counts(tx: Tx, keyHash: string, now: Date) {
     const [gMin, gDay, cMin, cDay] = await Promise.all([
-      tx.gatewayCall.findMany({ where: { deviceHash: keyHash, at: { gt: since(MINUTE_MS) } }, select: { at: true }, orderBy: { at: "asc" } }),
-      tx.gatewayCall.findMany({ where: { deviceHash: keyHash, at: { gt: since(DAY_MS) } }, select: { at: true }, orderBy: { at: "asc" } }),
-      tx.gatewayCall.findMany({ where: { deviceHash: keyHash, class: "critical", at: { gt: since(MINUTE_MS) } }, select: { at: true }, orderBy: { at: "asc" } }),
-      tx.gatewayCall.findMany({ where: { deviceHash: keyHash, class: "critical", at: { gt: since(DAY_MS) } }, select: { at: true }, orderBy: { at: "asc" } }),
+      tx.gatewayCall.count({ where: { deviceHash: keyHash, at: { gt: since(now, MINUTE_MS) } } }),
+      tx.gatewayCall.count({ where: { deviceHash: keyHash, at: { gt: since(now, DAY_MS) } } }),
+      tx.gatewayCall.count({ where: { deviceHash: keyHash, class: "critical", at: { gt: since(now, MINUTE_MS) } } }),
+      tx.gatewayCall.count({ where: { deviceHash: keyHash, class: "critical", at: { gt: since(now, DAY_MS) } } }),
     ]);
     return { gMin, gDay, cMin, cDay };
+  }
+
+  /** When the window has room again: the moment the call that filled it ages out. */
+  async function freesAt(tx: Tx, keyHash: string, now: Date, critical: boolean, used: number, limit: number, duration: number): Promise<Date> {
+    const blocking = await tx.gatewayCall.findFirst({
+      where: { deviceHash: keyHash, ...(critical ? { class: "critical" } : {}), at: { gt: since(now, duration) } },
+      orderBy: { at: "asc" },
+      skip: used - limit,
+      select: { at: true },
+    });
+    return new Date((blocking?.at ?? now).getTime() + duration);
   }
 
   return {
@@ -34,19 +48,16 @@ export function createPrismaQuotaStore(db: Database, databaseUrl: string, limits
         // One taker per device at a time across instances (PostgreSQL); SQLite serialises writers itself.
         if (postgres) await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext($1))`, keyHash);
         const c = await counts(tx, keyHash, now);
-        const checks: [QuotaWindow, { at: Date }[], number, number][] = [
-          ["general_day", c.gDay, effective.generalPerDay, DAY_MS],
-          ["general_minute", c.gMin, effective.generalPerMinute, MINUTE_MS],
+        const checks: [QuotaWindow, number, number, number, boolean][] = [
+          ["general_day", c.gDay, effective.generalPerDay, DAY_MS, false],
+          ["general_minute", c.gMin, effective.generalPerMinute, MINUTE_MS, false],
         ];
         if (cls === "critical") {
-          checks.unshift(["critical_day", c.cDay, effective.criticalPerDay, DAY_MS]);
-          checks.push(["critical_minute", c.cMin, effective.criticalPerMinute, MINUTE_MS]);
+          checks.unshift(["critical_day", c.cDay, effective.criticalPerDay, DAY_MS, true]);
+          checks.push(["critical_minute", c.cMin, effective.criticalPerMinute, MINUTE_MS, true]);
         }
-        for (const [window, used, limit, duration] of checks) {
-          if (used.length >= limit) {
-            const oldest = used[used.length - limit]!.at.getTime();
-            return { ok: false as const, window, retryAt: new Date(oldest + duration) };
-          }
+        for (const [window, used, limit, duration, critical] of checks) {
+          if (used >= limit) return { ok: false as const, window, retryAt: await freesAt(tx, keyHash, now, critical, used, limit, duration) };
         }
         await tx.gatewayCall.create({ data: { deviceHash: keyHash, class: cls, at: now } });
         return { ok: true as const };
@@ -54,12 +65,12 @@ export function createPrismaQuotaStore(db: Database, databaseUrl: string, limits
     },
     async remaining(keyHash: string, now: Date): Promise<QuotaRemaining> {
       const c = await counts(db, keyHash, now);
-      const general = { minute: Math.max(0, effective.generalPerMinute - c.gMin.length), day: Math.max(0, effective.generalPerDay - c.gDay.length) };
+      const general = { minute: Math.max(0, effective.generalPerMinute - c.gMin), day: Math.max(0, effective.generalPerDay - c.gDay) };
       return {
         general,
         critical: {
-          minute: Math.min(general.minute, Math.max(0, effective.criticalPerMinute - c.cMin.length)),
-          day: Math.min(general.day, Math.max(0, effective.criticalPerDay - c.cDay.length)),
+          minute: Math.min(general.minute, Math.max(0, effective.criticalPerMinute - c.cMin)),
+          day: Math.min(general.day, Math.max(0, effective.criticalPerDay - c.cDay)),
         },
       };
     },
