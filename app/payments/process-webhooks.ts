@@ -8,6 +8,8 @@ import { readGatewayOrders } from "./read-orders";
 import { settleFromGatewayOrder } from "./settle-payment";
 
 const CLAIM_MS = 30_000;
+/** Statuses that ask nothing of Shopify (the status mapping's "wait" and "confirming"). */
+const NO_ACTION_STATUSES = new Set(["NR", "PE", "AC"]);
 /** How long a webhook for an order we do not know yet is kept, in case its creation answer is still being stored. */
 const UNKNOWN_ORDER_GRACE_MS = 10 * 60_000;
 
@@ -88,16 +90,23 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   const payments = await deps.db.payment.findMany({ where: { shopId, gatewayEnv: env, gatewayOrderId: { in: orderIds } } });
   const byOrder = new Map(payments.map((p) => [p.gatewayOrderId!, p]));
 
-  // Duplicates of what a final payment already shows need no read.
+  // No read (the gateway quota is precious) for duplicates of what a settled payment already
+  // shows, nor for statuses that need nothing from Shopify: the shopper's return and the
+  // reconciler read those orders when it matters.
   const needRead: GatewayWebhook[] = [];
   const duplicates: string[] = [];
+  const noAction: string[] = [];
   for (const hook of hooks) {
     const payment = hook.orderId ? byOrder.get(hook.orderId) : undefined;
-    if (payment && (payment.state === "paid" || payment.state === "failed" || payment.state === "not_started") && hook.status === payment.gatewayStatus) duplicates.push(hook.id);
+    const settled = payment && (payment.state === "paid" || payment.state === "failed" || payment.state === "not_started");
+    if (settled && hook.status === payment.gatewayStatus) duplicates.push(hook.id);
+    else if (payment && !settled && hook.status !== null && NO_ACTION_STATUSES.has(hook.status)) noAction.push(hook.id);
     else needRead.push(hook);
   }
   await markProcessed(deps, duplicates, "duplicate of a settled status");
+  await markProcessed(deps, noAction, "status needs no Shopify action; read on return or reconciliation");
   outcome.duplicates += duplicates.length;
+  outcome.processed += noAction.length;
 
   const known = needRead.filter((h) => h.orderId && byOrder.has(h.orderId));
   const unknown = needRead.filter((h) => !h.orderId || !byOrder.has(h.orderId));

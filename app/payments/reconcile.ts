@@ -21,12 +21,16 @@ const ABANDON_STARTED_AFTER_MS = 3_600_000;
 /** The app's payment page without a chosen coin is given up after a day, like the gateway's own CA. */
 const NO_COIN_CHOSEN_AFTER_MS = 24 * 3_600_000;
 
-/** How long after its last check a payment is due again: often while young, rarely when old. */
+/**
+ * How long after its last check an open payment is due again. Webhooks settle most
+ * payments; this is the safety net for lost ones, so it is sparse: a first look once the
+ * shortest expiry window (15 min) has passed, then less and less often.
+ */
 export function recheckIntervalMs(ageMs: number): number {
-  if (ageMs < 2 * 60_000) return 60_000;
-  if (ageMs < 60 * 60_000) return 2 * 60_000;
-  if (ageMs < 24 * 3_600_000) return 10 * 60_000;
-  return 60 * 60_000;
+  if (ageMs < 60 * 60_000) return 15 * 60_000;
+  if (ageMs < 6 * 3_600_000) return 30 * 60_000;
+  if (ageMs < 25 * 3_600_000) return 2 * 3_600_000;
+  return 6 * 3_600_000;
 }
 
 export function isDue(payment: Pick<Payment, "createdAt" | "lastCheckedAt">, now: Date): boolean {

@@ -42,7 +42,7 @@ it("reads every open payment of a device with one call per cycle, and only when 
   const before = await db().gatewayCall.count({ where: { deviceHash: hash } });
   const notDue = await reconcileOnce(stack.services, { worker: "t" });
   expect(notDue.gatewayCalls).toBe(0);
-  offsetMs += 5 * 60_000;
+  offsetMs += 16 * 60_000;
   const summary = await reconcileOnce(stack.services, { worker: "t" });
   expect(summary.gatewayCalls).toBe(1);
   expect(await db().gatewayCall.count({ where: { deviceHash: hash } })).toBe(before + 1);
@@ -82,11 +82,13 @@ it("finalises a payment still open near the end of Shopify's 3-day pending windo
   }, "the reject delivered");
 });
 
-it("checks young payments often and old ones rarely", () => {
+it("checks a payment first after the shortest expiry window, then less and less often", () => {
   const now = new Date("2026-11-22T12:00:00Z");
   const at = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * 60_000);
-  expect(isDue({ createdAt: at(1), lastCheckedAt: at(0.5) }, now)).toBe(false);
-  expect(isDue({ createdAt: at(30), lastCheckedAt: at(3) }, now)).toBe(true);
-  expect(isDue({ createdAt: at(600), lastCheckedAt: at(5) }, now)).toBe(false);
-  expect(isDue({ createdAt: at(3000), lastCheckedAt: at(61) }, now)).toBe(true);
+  expect(isDue({ createdAt: at(5), lastCheckedAt: at(5) }, now)).toBe(false);
+  expect(isDue({ createdAt: at(16), lastCheckedAt: at(16) }, now)).toBe(true);
+  expect(isDue({ createdAt: at(120), lastCheckedAt: at(20) }, now)).toBe(false);
+  expect(isDue({ createdAt: at(120), lastCheckedAt: at(31) }, now)).toBe(true);
+  expect(isDue({ createdAt: at(600), lastCheckedAt: at(100) }, now)).toBe(false);
+  expect(isDue({ createdAt: at(3000), lastCheckedAt: at(361) }, now)).toBe(true);
 });
