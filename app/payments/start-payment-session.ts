@@ -81,6 +81,8 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
         merchantLocale: request.merchant_locale ?? customer?.locale ?? null,
         gatewayEnv: env,
         state: "started",
+        // The injected clock, like every other time the reconciler compares against.
+        createdAt: now,
         sessionClaimUntil: new Date(now.getTime() + CLAIM_MS),
         customerEmail: customer?.email ?? null,
         customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
