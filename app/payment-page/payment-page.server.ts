@@ -35,7 +35,15 @@ export type PageStage = "choose" | "pay" | "gateway" | "done";
 export function pageStage(payment: Payment): PageStage {
   if (payment.state === "paid" || payment.state === "failed" || payment.state === "not_started") return "done";
   if (!payment.gatewayOrderId) return "choose";
-  return payment.paymentUri ? "pay" : "gateway";
+  return hasPaymentData(payment) ? "pay" : "gateway";
+}
+
+/**
+ * Enough to pay: the gateway's payment URI, or (for an order adopted from the gateway's
+ * listing after an unknown outcome, which carries no URI) the coin, address and amount.
+ */
+function hasPaymentData(payment: Payment): boolean {
+  return payment.paymentUri !== null || (payment.inputCurrency !== null && payment.address !== null && payment.cryptoAmount !== null);
 }
 
 function isPartlyPaid(percentage: string | null): boolean {
@@ -82,7 +90,8 @@ export interface PayInstructions {
   memoKind: MemoKind | null;
   /** A coin that needs a tag/memo came without one: the shopper must not pay. */
   memoMissing: boolean;
-  qrSvg: string;
+  /** Null when only the address and amount are known (no payment URI from the gateway). */
+  qrSvg: string | null;
 }
 
 export interface PaymentPageView {
@@ -131,20 +140,22 @@ async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symb
 }
 
 async function instructions(services: AppServices, payment: PaymentWithShop): Promise<PayInstructions | null> {
-  if (!payment.paymentUri || !payment.inputCurrency) return null;
+  if (!hasPaymentData(payment) || !payment.inputCurrency) return null;
   const coin = await gatewayCoin(services, payment, payment.inputCurrency);
   const lightning = isLightning(payment.inputCurrency) || !payment.address;
+  // A Lightning invoice only ever comes in the payment URI.
+  if (lightning && !payment.paymentUri) return null;
   const kind = lightning ? null : memoKind(payment.inputCurrency, coin?.blockchain);
   return {
     coin: payment.inputCurrency,
     network: coin?.blockchain ?? null,
     amount: payment.cryptoAmount ?? "",
     address: lightning ? null : payment.address,
-    invoice: lightning ? payment.paymentUri.replace(/^lightning:/i, "") : null,
+    invoice: lightning && payment.paymentUri ? payment.paymentUri.replace(/^lightning:/i, "") : null,
     tagMemo: payment.tagMemo,
     memoKind: kind ?? (payment.tagMemo ? "memo" : null),
     memoMissing: kind !== null && !payment.tagMemo,
-    qrSvg: await paymentQrSvg(payment.paymentUri),
+    qrSvg: payment.paymentUri ? await paymentQrSvg(payment.paymentUri) : null,
   };
 }
 

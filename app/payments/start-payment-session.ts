@@ -4,7 +4,7 @@
 import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
-import type { CreateOrderRequest } from "~/gateway/schemas";
+import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
 import type { GatewayError } from "~/gateway/errors";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
@@ -97,7 +97,12 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
     const winner = await deps.db.payment.findUniqueOrThrow({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
     return replayOrResume(deps, shop, winner, request);
   }
-  if (shop.checkoutMode === "app_page") {
+  return answerSession(deps, shop, access, payment, request);
+}
+
+/** The answer for a recorded session, new or resumed after a failed or dead attempt. */
+function answerSession(deps: PaymentsDeps, shop: Shop, access: ShopGatewayAccess, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
+  if (shop.checkoutMode === "app_page" && payment.orderRequestedAt === null) {
     // The shopper picks the coin on the app's own page; the gateway order is created then.
     return finish(deps, payment, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "started", {}, { page: "app" });
   }
@@ -128,7 +133,7 @@ async function replayOrResume(deps: PaymentsDeps, shop: Shop, payment: Payment, 
   const access = deps.gateways.forShop(shop, current.gatewayEnv as GatewayEnv);
   const fresh = await deps.db.payment.findUniqueOrThrow({ where: { id: current.id } });
   if (!access) return finish(deps, fresh, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
-  return createGatewayOrder(deps, shop, access, fresh, request);
+  return answerSession(deps, shop, access, fresh, request);
 }
 
 function orderRequest(deps: PaymentsDeps, shop: Shop, payment: Payment, request: PaymentSessionRequest): CreateOrderRequest {
@@ -187,28 +192,19 @@ async function createGatewayOrder(deps: PaymentsDeps, shop: Shop, access: ShopGa
   if (payment.gatewayOrderId === null && payment.orderRequestedAt !== null) {
     const found = await findOrderByReference(access, payment);
     if (found === "unknown") {
-      await deps.db.payment.update({ where: { id: payment.id }, data: { sessionClaimUntil: null } });
+      await releaseClaim(deps, payment);
       return answer(503, "gateway_unavailable", "The gateway could not be reached; retry shortly.", { "Retry-After": "5" });
     }
     if (found) return adoptFoundOrder(deps, payment, found);
   }
 
   await deps.db.payment.update({ where: { id: payment.id }, data: { orderRequestedAt: deps.clock.now() } });
-  const created = await access.client.createOrder(orderRequest(deps, shop, payment, request));
-  if (created.isOk()) {
-    const order = created.value;
-    const crypto = "payment_uri" in order ? order : null;
-    const redirectUrl = shop.checkoutMode === "app_page" ? deps.links.paymentPageUrl(payment) : order.web_url;
+  const accept = (order: CreateOrderResponse) => {
     log.info("Gateway order created", { gatewayOrderId: order.identifier, env: access.env });
-    return finish(deps, payment, { status: 200, body: { redirect_url: redirectUrl } }, "awaiting_payment", {
-      gatewayOrderId: order.identifier,
-      gatewayWebUrl: order.web_url,
-      gatewayStatus: crypto ? "PE" : "NR",
-      ...(crypto
-        ? { inputCurrency: crypto.input_currency, cryptoAmount: crypto.expected_input_amount, paymentUri: crypto.payment_uri, address: crypto.address, tagMemo: crypto.tag_memo || null }
-        : {}),
-    }, { gatewayOrderId: order.identifier });
-  }
+    return finish(deps, payment, { status: 200, body: { redirect_url: order.web_url } }, "awaiting_payment", orderData(order), { gatewayOrderId: order.identifier });
+  };
+  const created = await access.client.createOrder(orderRequest(deps, shop, payment, request));
+  if (created.isOk()) return accept(created.value);
 
   const error = created.error;
   if (error.kind === "outcome_unknown") {
@@ -218,28 +214,49 @@ async function createGatewayOrder(deps: PaymentsDeps, shop: Shop, access: ShopGa
     if (found === null) {
       // The lookup proves no order exists: creating once more cannot duplicate it.
       const retry = await access.client.createOrder(orderRequest(deps, shop, payment, request));
-      if (retry.isOk()) {
-        const order = retry.value;
-        return finish(deps, payment, { status: 200, body: { redirect_url: shop.checkoutMode === "app_page" ? deps.links.paymentPageUrl(payment) : order.web_url } }, "awaiting_payment", {
-          gatewayOrderId: order.identifier,
-          gatewayWebUrl: order.web_url,
-          gatewayStatus: "payment_uri" in order ? "PE" : "NR",
-        });
-      }
+      if (retry.isOk()) return accept(retry.value);
     }
     // Keep orderRequestedAt: the next attempt looks the order up before creating one.
-    await deps.db.payment.update({ where: { id: payment.id }, data: { sessionClaimUntil: null } });
+    await releaseClaim(deps, payment);
     return answer(503, "gateway_unavailable", "The gateway did not confirm the order; retry shortly.", { "Retry-After": "5" });
   }
   const { result, final } = refusal(error);
   log.warn("Gateway refused the order", { kind: error.kind, final });
   if (final) return finish(deps, payment, result, "not_started", {}, { reason: error.kind });
   // Nothing was created: release the record for Shopify's retry to resume.
-  await deps.db.payment.update({ where: { id: payment.id }, data: { sessionClaimUntil: null, orderRequestedAt: null } });
+  await releaseClaim(deps, payment, { orderRequestedAt: null });
   return result;
 }
 
-type FoundOrder = { identifier: string; currency_id: string | null };
+type FoundOrder = Pick<GatewayOrder, "identifier" | "currency_id" | "crypto_amount" | "address" | "tag_memo" | "expired_time" | "status">;
+
+/** What the app keeps of a gateway order, from the creation answer or (after an unknown outcome) the listing. */
+function orderData(order: CreateOrderResponse | FoundOrder): Prisma.PaymentUpdateInput {
+  if (!("web_url" in order)) {
+    return {
+      gatewayOrderId: order.identifier,
+      gatewayStatus: order.status.code,
+      inputCurrency: order.currency_id,
+      cryptoAmount: order.crypto_amount,
+      address: order.address,
+      tagMemo: order.tag_memo || null,
+      expiresAt: order.expired_time ? new Date(order.expired_time) : null,
+    };
+  }
+  const crypto = "payment_uri" in order ? order : null;
+  return {
+    gatewayOrderId: order.identifier,
+    gatewayWebUrl: order.web_url,
+    gatewayStatus: crypto ? "PE" : "NR",
+    ...(crypto
+      ? { inputCurrency: crypto.input_currency, cryptoAmount: crypto.expected_input_amount, paymentUri: crypto.payment_uri, address: crypto.address, tagMemo: crypto.tag_memo || null }
+      : {}),
+  };
+}
+
+async function releaseClaim(deps: PaymentsDeps, payment: Payment, data: Prisma.PaymentUpdateInput = {}): Promise<void> {
+  await deps.db.payment.update({ where: { id: payment.id }, data: { ...data, sessionClaimUntil: null } });
+}
 
 /** The gateway order whose reference is this payment's id, "unknown" when the gateway cannot say. */
 async function findOrderByReference(access: ShopGatewayAccess, payment: Payment): Promise<FoundOrder | null | "unknown"> {
@@ -252,7 +269,7 @@ async function adoptFoundOrder(deps: PaymentsDeps, payment: Payment, found: Foun
   // The listing has no web_url: an order with a coin can be paid on the app's own page;
   // one still waiting for a coin choice cannot be reached again and expires at no cost.
   if (found.currency_id) {
-    return finish(deps, payment, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "awaiting_payment", { gatewayOrderId: found.identifier }, { adopted: true });
+    return finish(deps, payment, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "awaiting_payment", orderData(found), { adopted: true });
   }
   return finish(
     deps,
@@ -283,9 +300,30 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
   // One creator at a time: the claim prevents a double click from creating two orders.
   const claimed = await deps.db.payment.updateMany({
     where: { id: payment.id, gatewayOrderId: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
-    data: { sessionClaimUntil: new Date(now.getTime() + CLAIM_MS), orderRequestedAt: now },
+    data: { sessionClaimUntil: new Date(now.getTime() + CLAIM_MS), orderRequestedAt: payment.orderRequestedAt ?? now },
   });
   if (claimed.count !== 1) return { ok: false, reason: "already_chosen", message: "This payment is being prepared; reload the page." };
+  const adopt = async (order: CreateOrderResponse | FoundOrder, adopted: boolean) =>
+    deps.db.payment.update({
+      where: { id: payment.id },
+      data: {
+        ...orderData(order),
+        state: "awaiting_payment",
+        sessionClaimUntil: null,
+        events: { create: { type: "order_created", detail: JSON.stringify({ currency: inputCurrency, page: "app", ...(adopted ? { adopted } : {}) }), at: now } },
+      },
+    });
+  const unavailable = { ok: false as const, reason: "unavailable" as const, message: "The payment service is not reachable right now; try again in a moment." };
+
+  // An earlier pick may have created the order without learning its answer: look it up first.
+  if (payment.orderRequestedAt !== null) {
+    const found = await findOrderByReference(access, payment);
+    if (found === "unknown") {
+      await releaseClaim(deps, payment);
+      return unavailable;
+    }
+    if (found) return { ok: true, payment: await adopt(found, true) };
+  }
   const address = payment.billingAddress ? (JSON.parse(payment.billingAddress) as NonNullable<PaymentSessionRequest["customer"]>["billing_address"]) : undefined;
   const requestLike = {
     customer: { email: payment.customerEmail, phone_number: payment.customerPhone, locale: payment.merchantLocale, billing_address: address },
@@ -293,25 +331,17 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
   } as PaymentSessionRequest;
   const created = await access.client.createOrder({ ...orderRequest(deps, payment.shop, payment, requestLike), input_currency: inputCurrency });
   if (created.isErr()) {
-    await deps.db.payment.update({ where: { id: payment.id }, data: { sessionClaimUntil: null, ...(created.error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null }) } });
-    const rejected = created.error.kind === "rejected" || created.error.kind === "invalid_request";
-    return { ok: false, reason: rejected ? "rejected" : "unavailable", message: rejected ? (created.error.kind === "rejected" ? created.error.detail ?? created.error.message : created.error.message) : "The payment service is not reachable right now; try again in a moment." };
+    if (created.error.kind === "outcome_unknown") {
+      const found = await findOrderByReference(access, payment);
+      if (found && found !== "unknown") return { ok: true, payment: await adopt(found, true) };
+    }
+    // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up first.
+    await releaseClaim(deps, payment, created.error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null });
+    const error = created.error;
+    if (error.kind === "rejected") return { ok: false, reason: "rejected", message: error.detail ?? error.message };
+    if (error.kind === "invalid_request") return { ok: false, reason: "rejected", message: error.message };
+    return unavailable;
   }
-  const order = created.value;
-  const crypto = "payment_uri" in order ? order : null;
-  const updated = await deps.db.payment.update({
-    where: { id: payment.id },
-    data: {
-      state: "awaiting_payment",
-      sessionClaimUntil: null,
-      gatewayOrderId: order.identifier,
-      gatewayWebUrl: order.web_url,
-      gatewayStatus: "PE",
-      ...(crypto
-        ? { inputCurrency: crypto.input_currency, cryptoAmount: crypto.expected_input_amount, paymentUri: crypto.payment_uri, address: crypto.address, tagMemo: crypto.tag_memo || null }
-        : {}),
-      events: { create: { type: "order_created", detail: JSON.stringify({ currency: inputCurrency, page: "app" }), at: now } },
-    },
-  });
+  const updated = await adopt(created.value, false);
   return { ok: true, payment: updated };
 }

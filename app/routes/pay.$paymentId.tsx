@@ -222,8 +222,12 @@ function PayWithCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts 
   if (pay.memoMissing) return <p className="error">{texts.memoMissing}</p>;
   return (
     <section className="card" aria-label={texts.exactAmount}>
-      <p className="muted">{texts.scanQr}</p>
-      <figure className="qr" role="img" aria-label={texts.qrLabel} dangerouslySetInnerHTML={{ __html: pay.qrSvg }} />
+      {pay.qrSvg ? (
+        <>
+          <p className="muted">{texts.scanQr}</p>
+          <figure className="qr" role="img" aria-label={texts.qrLabel} dangerouslySetInnerHTML={{ __html: pay.qrSvg }} />
+        </>
+      ) : null}
       <CopyField id="amount" label={texts.exactAmount} value={`${pay.amount} ${pay.coin}`} texts={texts} />
       {pay.tagMemo && memoLabel ? (
         <div className="memo" role="alert" aria-labelledby="memo-label">

@@ -2,6 +2,7 @@
 // unknown), 429 storms and failing reads. Nothing is lost and no second gateway order is
 // created for one payment session.
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, waitFor, type Stack } from "../support/stack";
 
@@ -43,7 +44,47 @@ it("a 500 after the order was created: the order is found by its reference, neve
   const again = await stack.standin.state.redeliverPayment(session.id);
   expect(again.delivery.redirectUrl).toBe(delivery.redirectUrl);
   expect(await ordersWithReference(session.id)).toBe(1);
+  // What the shopper needs to pay comes from the gateway's listing: coin, address, exact amount.
+  const adopted = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+  expect(adopted.inputCurrency).toBe("USDC_POLYGON");
+  expect(adopted.address).toBeTruthy();
+  expect(adopted.cryptoAmount).toMatch(/^\d+(\.\d+)?$/);
+  const page = await (await fetch(delivery.redirectUrl!)).text();
+  expect(page).toContain(adopted.address!);
+  expect(page).toContain(adopted.cryptoAmount!);
 });
+
+it("a 500 after the coin picked on the app's page created the order: the order is adopted, never created twice", async () => {
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "app_page" } });
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+  expect(delivery.status).toBe(200);
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  expect(payment.gatewayOrderId).toBeNull();
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
+  const picked = await createOrderWithCurrency(stack.services, payment.id, "LTC");
+  expect(picked.ok).toBe(true);
+  expect(await ordersWithReference(session.id)).toBe(1);
+  const again = await createOrderWithCurrency(stack.services, payment.id, "LTC");
+  expect(again).toMatchObject({ ok: false, reason: "already_chosen" });
+  expect(await ordersWithReference(session.id)).toBe(1);
+  const page = await (await fetch(delivery.redirectUrl!)).text();
+  const adopted = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+  expect(page).toContain(adopted.address!);
+});
+
+it("when a coin pick's outcome stays unknown, the next pick looks the order up instead of creating another", async () => {
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "app_page" } });
+  const { session } = await stack.standin.state.startPayment({ test: true });
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.list", kind: "http_500", count: 12 });
+  const first = await createOrderWithCurrency(stack.services, payment.id, "LTC");
+  expect(first).toMatchObject({ ok: false, reason: "unavailable" });
+  await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
+  const second = await createOrderWithCurrency(stack.services, payment.id, "LTC");
+  expect(second.ok).toBe(true);
+  expect(await ordersWithReference(session.id)).toBe(1);
+}, 60_000);
 
 it("a 500 after an order without a coin was created: the shopper is told to retry, the order is not duplicated and the merchant sees why", async () => {
   await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
