@@ -1,6 +1,7 @@
 // Turns Shopify's customer into the gateway's customer fields, each cut to the gateway's
 // bound without splitting a character (grapheme clusters), and leaving out values that
 // cannot be shortened without becoming wrong (an e-mail address, a country code).
+import { isCountryCode } from "~/gateway/country-codes";
 import type { CreateOrderRequest } from "~/gateway/schemas";
 import type { PaymentSessionRequest } from "./shopify-requests";
 
@@ -42,7 +43,7 @@ export function gatewayCustomerFields(customer: PaymentSessionRequest["customer"
     city: cutText(address?.city, 28),
     province: cutText(address?.province, 28),
     zip_code: cutText(address?.postal_code, 12),
-    country: country && /^[A-Z]{2}$/.test(country) ? country : undefined,
+    country: country && isCountryCode(country) ? country : undefined,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as CustomerFields;
 }
