@@ -2,34 +2,65 @@
 // budget per device (the gateway throttles per device key). Same windows as the
 // in-memory store of the gateway client: sliding minute and day windows; a critical call
 // counts in the general windows too.
+//
+// A call is taken with one conditional INSERT that counts the windows and records the call
+// only if every window has room: one statement on SQLite (a writing statement holds the
+// write lock from its start, so no other writer comes in between), and that statement
+// after a per-device advisory lock on PostgreSQL, whose statements each see the rows
+// committed before they start. Only a refused call reads more, to say which window is full.
+import { randomUUID } from "node:crypto";
 import { DEFAULT_QUOTA_LIMITS, type QuotaClass, type QuotaLimits, type QuotaRemaining, type QuotaStore, type QuotaTakeResult, type QuotaWindow } from "~/gateway/quota";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import { databaseKind, type Database } from "./database.server";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
+
+interface WindowCounts {
+  gMin: number;
+  gDay: number;
+  cMin: number;
+  cDay: number;
+}
 
 export function createPrismaQuotaStore(db: Database, databaseUrl: string, limits: Partial<QuotaLimits> = {}): QuotaStore {
   const effective = { ...DEFAULT_QUOTA_LIMITS, ...limits };
   const postgres = databaseKind(databaseUrl) === "postgresql";
   let lastPrune = 0;
 
-  type Tx = Pick<Database, "gatewayCall">;
   const since = (now: Date, ms: number) => new Date(now.getTime() - ms);
 
-  // Counted on the (deviceHash, at) index; rows are only read to find when a full window frees up.
-  async function counts(tx: Tx, keyHash: string, now: Date) {
-    const [gMin, gDay, cMin, cDay] = await Promise.all([
-      tx.gatewayCall.count({ where: { deviceHash: keyHash, at: { gt: since(now, MINUTE_MS) } } }),
-      tx.gatewayCall.count({ where: { deviceHash: keyHash, at: { gt: since(now, DAY_MS) } } }),
-      tx.gatewayCall.count({ where: { deviceHash: keyHash, class: "critical", at: { gt: since(now, MINUTE_MS) } } }),
-      tx.gatewayCall.count({ where: { deviceHash: keyHash, class: "critical", at: { gt: since(now, DAY_MS) } } }),
-    ]);
-    return { gMin, gDay, cMin, cDay };
+  // The four windows in one pass over the device's last day, on the (deviceHash, at) index.
+  const countsSql = (keyHash: string, now: Date) => Prisma.sql`
+    SELECT
+      COUNT(CASE WHEN "at" > ${since(now, MINUTE_MS)} THEN 1 END) AS "gMin",
+      COUNT(*) AS "gDay",
+      COUNT(CASE WHEN "class" = 'critical' AND "at" > ${since(now, MINUTE_MS)} THEN 1 END) AS "cMin",
+      COUNT(CASE WHEN "class" = 'critical' THEN 1 END) AS "cDay"
+    FROM "GatewayCall"
+    WHERE "deviceHash" = ${keyHash} AND "at" > ${since(now, DAY_MS)}`;
+
+  async function counts(keyHash: string, now: Date): Promise<WindowCounts> {
+    const [row] = await db.$queryRaw<Record<keyof WindowCounts, number | bigint>[]>(countsSql(keyHash, now));
+    // COUNT is a bigint on PostgreSQL; a day's calls fit a number.
+    return { gMin: Number(row?.gMin ?? 0), gDay: Number(row?.gDay ?? 0), cMin: Number(row?.cMin ?? 0), cDay: Number(row?.cDay ?? 0) };
+  }
+
+  /** Records the call if every window it counts in has room; the number of rows inserted (0 or 1). */
+  function insertIfRoom(keyHash: string, cls: QuotaClass, now: Date) {
+    // PostgreSQL types an untyped parameter in a select list as text: the time needs a cast.
+    const at = postgres ? Prisma.sql`CAST(${now} AS TIMESTAMP(3))` : Prisma.sql`${now}`;
+    const critical = cls === "critical" ? Prisma.sql` AND "cDay" < ${effective.criticalPerDay} AND "cMin" < ${effective.criticalPerMinute}` : Prisma.empty;
+    return db.$executeRaw`
+      INSERT INTO "GatewayCall" ("id", "deviceHash", "class", "at")
+      SELECT ${randomUUID()}, ${keyHash}, ${cls}, ${at}
+      FROM (${countsSql(keyHash, now)}) AS "used"
+      WHERE "gDay" < ${effective.generalPerDay} AND "gMin" < ${effective.generalPerMinute}${critical}`;
   }
 
   /** When the window has room again: the moment the call that filled it ages out. */
-  async function freesAt(tx: Tx, keyHash: string, now: Date, critical: boolean, used: number, limit: number, duration: number): Promise<Date> {
-    const blocking = await tx.gatewayCall.findFirst({
+  async function freesAt(keyHash: string, now: Date, critical: boolean, used: number, limit: number, duration: number): Promise<Date> {
+    const blocking = await db.gatewayCall.findFirst({
       where: { deviceHash: keyHash, ...(critical ? { class: "critical" } : {}), at: { gt: since(now, duration) } },
       orderBy: { at: "asc" },
       skip: used - limit,
@@ -38,33 +69,43 @@ export function createPrismaQuotaStore(db: Database, databaseUrl: string, limits
     return new Date((blocking?.at ?? now).getTime() + duration);
   }
 
+  /** The full window a refused call counts in, checked in this order; null if none is full (any more). */
+  async function fullWindow(keyHash: string, cls: QuotaClass, now: Date): Promise<QuotaTakeResult | null> {
+    const c = await counts(keyHash, now);
+    const checks: [QuotaWindow, number, number, number, boolean][] = [
+      ["general_day", c.gDay, effective.generalPerDay, DAY_MS, false],
+      ["general_minute", c.gMin, effective.generalPerMinute, MINUTE_MS, false],
+    ];
+    if (cls === "critical") {
+      checks.unshift(["critical_day", c.cDay, effective.criticalPerDay, DAY_MS, true]);
+      checks.push(["critical_minute", c.cMin, effective.criticalPerMinute, MINUTE_MS, true]);
+    }
+    for (const [window, used, limit, duration, critical] of checks) {
+      if (used >= limit) return { ok: false, window, retryAt: await freesAt(keyHash, now, critical, used, limit, duration) };
+    }
+    return null;
+  }
+
   return {
     async take(keyHash: string, cls: QuotaClass, now: Date): Promise<QuotaTakeResult> {
       if (now.getTime() - lastPrune > 10 * MINUTE_MS) {
         lastPrune = now.getTime();
         await db.gatewayCall.deleteMany({ where: { at: { lt: new Date(now.getTime() - DAY_MS - MINUTE_MS) } } });
       }
-      return db.$transaction(async (tx) => {
-        // One taker per device at a time across instances (PostgreSQL); SQLite serialises writers itself.
-        if (postgres) await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext($1))`, keyHash);
-        const c = await counts(tx, keyHash, now);
-        const checks: [QuotaWindow, number, number, number, boolean][] = [
-          ["general_day", c.gDay, effective.generalPerDay, DAY_MS, false],
-          ["general_minute", c.gMin, effective.generalPerMinute, MINUTE_MS, false],
-        ];
-        if (cls === "critical") {
-          checks.unshift(["critical_day", c.cDay, effective.criticalPerDay, DAY_MS, true]);
-          checks.push(["critical_minute", c.cMin, effective.criticalPerMinute, MINUTE_MS, true]);
-        }
-        for (const [window, used, limit, duration, critical] of checks) {
-          if (used >= limit) return { ok: false as const, window, retryAt: await freesAt(tx, keyHash, now, critical, used, limit, duration) };
-        }
-        await tx.gatewayCall.create({ data: { deviceHash: keyHash, class: cls, at: now } });
-        return { ok: true as const };
-      });
+      // A refusal is explained by a later read; if a window emptied in between (rows pruned by
+      // an instance whose clock runs ahead), the call is tried again.
+      for (let attempt = 0; ; attempt += 1) {
+        const inserted = postgres
+          ? (await db.$transaction([db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${keyHash}))`, insertIfRoom(keyHash, cls, now)]))[1]
+          : await insertIfRoom(keyHash, cls, now);
+        if (inserted === 1) return { ok: true };
+        const full = await fullWindow(keyHash, cls, now);
+        if (full) return full;
+        if (attempt === 2) return { ok: false, window: cls === "critical" ? "critical_minute" : "general_minute", retryAt: new Date(now.getTime() + 1_000) };
+      }
     },
     async remaining(keyHash: string, now: Date): Promise<QuotaRemaining> {
-      const c = await counts(db, keyHash, now);
+      const c = await counts(keyHash, now);
       const general = { minute: Math.max(0, effective.generalPerMinute - c.gMin), day: Math.max(0, effective.generalPerDay - c.gDay) };
       return {
         general,

@@ -1,38 +1,70 @@
-// The database-backed gateway quota that every instance of the app shares.
+// The database-backed gateway quota that every instance of the app shares, on SQLite and PostgreSQL.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { createPrismaQuotaStore } from "../../app/db/prisma-quota-store.server";
+import { createTestPostgresDatabase } from "../support/postgres";
 
-let db: Database;
-let url: string;
+const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
+  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "quota-")), "app.db")}`, drop: async () => undefined }) },
+  { name: "PostgreSQL", open: createTestPostgresDatabase },
+];
 
-beforeAll(async () => {
-  url = `file:${join(mkdtempSync(join(tmpdir(), "quota-")), "app.db")}`;
-  await applyMigrations(url);
-  db = openDatabase(url);
-});
+describe.each(databases)("on $name", ({ open }) => {
+  let url: string;
+  let drop: () => Promise<void>;
+  let db: Database;
+  // Other app instances: their own clients (connections) to the same database.
+  const instances: Database[] = [];
 
-afterAll(async () => {
-  await db.$disconnect();
-});
+  beforeAll(async () => {
+    ({ url, drop } = await open());
+    await applyMigrations(url);
+    db = openDatabase(url);
+    for (let i = 0; i < 3; i++) instances.push(openDatabase(url));
+  });
 
-it("enforces the minute and day windows, critical calls counting in both, and says when room frees up", async () => {
-  const store = createPrismaQuotaStore(db, url, { generalPerMinute: 3, generalPerDay: 5, criticalPerMinute: 1, criticalPerDay: 2 });
-  const t0 = new Date("2026-11-22T10:00:00Z");
-  const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
-  expect(await store.take("d", "critical", at(0))).toEqual({ ok: true });
-  expect(await store.take("d", "critical", at(1))).toMatchObject({ ok: false, window: "critical_minute", retryAt: at(60) });
-  expect(await store.take("d", "general", at(2))).toEqual({ ok: true });
-  expect(await store.take("d", "general", at(3))).toEqual({ ok: true });
-  expect(await store.take("d", "general", at(4))).toMatchObject({ ok: false, window: "general_minute", retryAt: at(60) });
-  expect(await store.remaining("d", at(4))).toEqual({ general: { minute: 0, day: 2 }, critical: { minute: 0, day: 1 } });
-  expect(await store.take("d", "general", at(61))).toEqual({ ok: true });
-  expect(await store.take("d", "critical", at(62))).toEqual({ ok: true });
-  // Five calls today: the day window is full until the first one is a day old.
-  expect(await store.take("d", "general", at(130))).toMatchObject({ ok: false, window: "general_day", retryAt: at(86_400) });
-  expect(await store.remaining("other", at(130))).toEqual({ general: { minute: 3, day: 5 }, critical: { minute: 1, day: 2 } });
+  afterAll(async () => {
+    await Promise.all([db, ...instances].map((client) => client?.$disconnect()));
+    await drop?.();
+  });
+
+  it("enforces the minute and day windows, critical calls counting in both, and says when room frees up", async () => {
+    const store = createPrismaQuotaStore(db, url, { generalPerMinute: 3, generalPerDay: 5, criticalPerMinute: 1, criticalPerDay: 2 });
+    const t0 = new Date("2026-11-22T10:00:00Z");
+    const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+    expect(await store.take("d", "critical", at(0))).toEqual({ ok: true });
+    expect(await store.take("d", "critical", at(1))).toMatchObject({ ok: false, window: "critical_minute", retryAt: at(60) });
+    expect(await store.take("d", "general", at(2))).toEqual({ ok: true });
+    expect(await store.take("d", "general", at(3))).toEqual({ ok: true });
+    expect(await store.take("d", "general", at(4))).toMatchObject({ ok: false, window: "general_minute", retryAt: at(60) });
+    expect(await store.remaining("d", at(4))).toEqual({ general: { minute: 0, day: 2 }, critical: { minute: 0, day: 1 } });
+    expect(await store.take("d", "general", at(61))).toEqual({ ok: true });
+    expect(await store.take("d", "critical", at(62))).toEqual({ ok: true });
+    // Five calls today: the day window is full until the first one is a day old.
+    expect(await store.take("d", "general", at(130))).toMatchObject({ ok: false, window: "general_day", retryAt: at(86_400) });
+    expect(await store.take("d", "critical", at(131))).toMatchObject({ ok: false, window: "critical_day", retryAt: at(86_400) });
+    expect(await store.remaining("other", at(130))).toEqual({ general: { minute: 3, day: 5 }, critical: { minute: 1, day: 2 } });
+    // A window slides: the first call is a day old at 86 400 s, so one call fits again just after.
+    expect(await store.take("d", "general", at(86_400.001))).toEqual({ ok: true });
+    expect(await store.remaining("d", at(86_400.001))).toEqual({ general: { minute: 2, day: 0 }, critical: { minute: 1, day: 0 } });
+  });
+
+  it("never lets instances taking at once exceed a window", async () => {
+    const limits = { generalPerMinute: 7, generalPerDay: 100, criticalPerMinute: 4, criticalPerDay: 100 };
+    const stores = instances.map((client) => createPrismaQuotaStore(client, url, limits));
+    const now = new Date("2026-11-22T12:00:00Z");
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => stores[i % stores.length]!.take("shared", i % 2 ? "critical" : "general", new Date(now.getTime() + i))),
+    );
+    const granted = results.filter((r) => r.ok).length;
+    expect(granted).toBe(7);
+    const criticalGranted = results.filter((r, i) => r.ok && i % 2 === 1).length;
+    expect(criticalGranted).toBeLessThanOrEqual(4);
+    expect(results.filter((r) => !r.ok).every((r) => !r.ok && (r.window === "general_minute" || r.window === "critical_minute"))).toBe(true);
+    expect(await stores[0]!.remaining("shared", new Date(now.getTime() + 100))).toMatchObject({ general: { minute: 0, day: 93 } });
+  });
 });
