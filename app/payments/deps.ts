@@ -22,9 +22,12 @@ export interface ShopGatewayAccess {
   secretKeyHex: string;
 }
 
+/** What the gateway directory reads of a shop; updatedAt tells when its credentials may have changed. */
+export type ShopCredentials = Pick<Shop, "id" | "shopDomain" | "updatedAt" | "liveDeviceKeyEnc" | "liveSecretKeyEnc" | "sandboxDeviceKeyEnc" | "sandboxSecretKeyEnc">;
+
 export interface GatewayDirectory {
   /** The gateway for one of a shop's environments; null when that environment has no credentials. */
-  forShop(shop: Shop, env: GatewayEnv): ShopGatewayAccess | null;
+  forShop(shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null;
   /** GET /currencies for that access, cached for a few minutes (it counts against the quota). */
   currencies(access: ShopGatewayAccess): Promise<GatewayCurrency[] | null>;
 }

@@ -1,12 +1,14 @@
 // Flow 2: Shopify asks for a payment. The session is recorded before the gateway is
 // called, the gateway order is created once, and the answer is stored so that a repeated
 // `id` (even concurrently) gets exactly the first answer.
+import { z } from "zod";
 import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
+import type { Database } from "~/db/database.server";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
 import type { GatewayError } from "~/gateway/errors";
-import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
+import type { GatewayEnv, PaymentsDeps, ShopCredentials, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import type { PaymentSessionRequest } from "./shopify-requests";
 
@@ -27,9 +29,43 @@ const DUPLICATE_WAIT_MS = 8_000;
 /** A request that has held a payment this long without answering is presumed dead (crash). */
 const CLAIM_MS = 30_000;
 
-export function gatewayEnvFor(shop: Shop, test: boolean): GatewayEnv {
+export function gatewayEnvFor(shop: Pick<Shop, "testMode">, test: boolean): GatewayEnv {
   return test || shop.testMode ? "sandbox" : "live";
 }
+
+/** What a payment session needs of its shop. */
+type SessionShop = ShopCredentials & Pick<Shop, "uninstalledAt" | "testMode" | "checkoutMode" | "fixedCurrency" | "gatewayLanguage">;
+
+const sessionShopSchema = z.object({
+  id: z.string(),
+  shopDomain: z.string(),
+  updatedAt: z.date(),
+  liveDeviceKeyEnc: z.string().nullable(),
+  liveSecretKeyEnc: z.string().nullable(),
+  sandboxDeviceKeyEnc: z.string().nullable(),
+  sandboxSecretKeyEnc: z.string().nullable(),
+  uninstalledAt: z.date().nullable(),
+  testMode: z.boolean(),
+  checkoutMode: z.string(),
+  fixedCurrency: z.string().nullable(),
+  gatewayLanguage: z.string(),
+}) satisfies z.ZodType<SessionShop>;
+
+/**
+ * The shop, read fresh for every session (settings and credentials may change on any
+ * instance at any time) with one plain query instead of a compiled model query: this
+ * runs on every payment. Both databases return typed values; zod checks them.
+ */
+async function readSessionShop(db: Database, shopDomain: string): Promise<SessionShop | null> {
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT "id", "shopDomain", "updatedAt", "liveDeviceKeyEnc", "liveSecretKeyEnc", "sandboxDeviceKeyEnc", "sandboxSecretKeyEnc",
+      "uninstalledAt", "testMode", "checkoutMode", "fixedCurrency", "gatewayLanguage"
+    FROM "Shop" WHERE "shopDomain" = ${shopDomain}`;
+  return rows.length === 0 ? null : sessionShopSchema.parse(rows[0]);
+}
+
+/** What the session flow uses of a payment: a new one is not read back after it is created. */
+type SessionPayment = Pick<Payment, "id" | "shopId" | "shopifyPaymentId" | "gid" | "amount" | "currency" | "createdAt" | "orderRequestedAt" | "gatewayOrderId">;
 
 function storedAnswer(payment: Payment): SessionAnswer | null {
   if (payment.responseStatus === null || payment.responseBody === null) return null;
@@ -42,38 +78,40 @@ function isUniqueViolation(error: unknown): boolean {
 
 export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomain: string; request: PaymentSessionRequest }): Promise<SessionAnswer> {
   const { request } = input;
-  const shop = await deps.db.shop.findUnique({ where: { shopDomain: input.shopDomain } });
+  const shop = await readSessionShop(deps.db, input.shopDomain);
   if (!shop || shop.uninstalledAt) {
     return answer(422, "shop_not_configured", "This shop has not set up crypto payments.");
   }
-  const existing = await deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
-  if (existing) return replayOrResume(deps, shop, existing, request);
+  const findExisting = () => deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
 
-  // Checks that need no record: an answer here stores nothing.
+  // Checks that need no record: a refusal here stores nothing, but a repeat of a session
+  // recorded earlier (before the shop's settings changed) still gets the first answer.
   const env = gatewayEnvFor(shop, request.test);
-  const access = deps.gateways.forShop(shop, env);
-  if (!access) {
-    return answer(422, "shop_not_configured", env === "sandbox" ? "Test payments are not set up: connect the gateway sandbox in the app." : "The shop has not connected its gateway device yet.");
+  const checked = checkSession(deps, shop, env, request);
+  if (!checked.ok) {
+    const existing = await findExisting();
+    return existing ? replayOrResume(deps, shop, existing, request) : checked.refusal;
   }
-  if (!isFiatCode(request.currency)) {
-    return answer(422, "unsupported_currency", `The gateway does not take payments in ${request.currency}.`);
-  }
-  const amount = formatFiatAmount(request.amount, request.currency);
-  if (amount.isErr()) return answer(422, "invalid_amount", `The amount ${request.amount} is not valid in ${request.currency}.`);
-  if (Number(amount.value) <= 0) return answer(422, "invalid_amount", "The amount must be greater than zero.");
+  const { access, amount } = checked;
 
   const now = deps.clock.now();
   const customer = request.customer;
   const address = customer?.billing_address ?? customer?.shipping_address;
-  let payment: Payment;
+  // Unless the shopper picks the coin on the app's page, the gateway order is requested right
+  // after this: the record says so from the start, durably before the request is sent.
+  const requestsOrder = shop.checkoutMode !== "app_page";
+  const orderRequestedAt = requestsOrder ? now : null;
+  let created: { id: string };
   try {
-    payment = await deps.db.payment.create({
+    // Created first (the unique shop + Shopify id decides between concurrent duplicates), not looked up first.
+    created = await deps.db.payment.create({
+      select: { id: true },
       data: {
         shopId: shop.id,
         shopifyPaymentId: request.id,
         gid: request.gid,
         groupId: request.group,
-        amount: amount.value,
+        amount,
         currency: request.currency,
         test: request.test,
         kind: request.kind,
@@ -84,24 +122,53 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
         // The injected clock, like every other time the reconciler compares against.
         createdAt: now,
         sessionClaimUntil: new Date(now.getTime() + CLAIM_MS),
+        orderRequestedAt,
         customerEmail: customer?.email ?? null,
         customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
         customerPhone: customer?.phone_number ?? address?.phone_number ?? null,
         billingAddress: address ? JSON.stringify(address) : null,
         lastCheckedAt: now,
-        events: { create: { type: "session_received", detail: JSON.stringify({ amount: amount.value, currency: request.currency, test: request.test, env }), at: now } },
+        events: { create: { type: "session_received", detail: JSON.stringify({ amount, currency: request.currency, test: request.test, env }), at: now } },
       },
     });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    const winner = await deps.db.payment.findUniqueOrThrow({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
+    const winner = await findExisting();
+    if (!winner) throw error;
     return replayOrResume(deps, shop, winner, request);
   }
-  return answerSession(deps, shop, access, payment, request);
+  const payment: SessionPayment = {
+    id: created.id,
+    shopId: shop.id,
+    shopifyPaymentId: request.id,
+    gid: request.gid,
+    amount,
+    currency: request.currency,
+    createdAt: now,
+    orderRequestedAt,
+    gatewayOrderId: null,
+  };
+  if (!requestsOrder) return answerSession(deps, shop, access, payment, request);
+  return createGatewayOrder(deps, shop, access, payment, request, { orderRequestRecorded: true });
+}
+
+type SessionCheck = { ok: true; access: ShopGatewayAccess; amount: string } | { ok: false; refusal: SessionAnswer };
+
+function checkSession(deps: PaymentsDeps, shop: SessionShop, env: GatewayEnv, request: PaymentSessionRequest): SessionCheck {
+  const refuse = (error: string, message: string): SessionCheck => ({ ok: false, refusal: answer(422, error, message) });
+  const access = deps.gateways.forShop(shop, env);
+  if (!access) {
+    return refuse("shop_not_configured", env === "sandbox" ? "Test payments are not set up: connect the gateway sandbox in the app." : "The shop has not connected its gateway device yet.");
+  }
+  if (!isFiatCode(request.currency)) return refuse("unsupported_currency", `The gateway does not take payments in ${request.currency}.`);
+  const amount = formatFiatAmount(request.amount, request.currency);
+  if (amount.isErr()) return refuse("invalid_amount", `The amount ${request.amount} is not valid in ${request.currency}.`);
+  if (Number(amount.value) <= 0) return refuse("invalid_amount", "The amount must be greater than zero.");
+  return { ok: true, access, amount: amount.value };
 }
 
 /** The answer for a recorded session, new or resumed after a failed or dead attempt. */
-function answerSession(deps: PaymentsDeps, shop: Shop, access: ShopGatewayAccess, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
+function answerSession(deps: PaymentsDeps, shop: SessionShop, access: ShopGatewayAccess, payment: SessionPayment, request: PaymentSessionRequest): Promise<SessionAnswer> {
   if (shop.checkoutMode === "app_page" && payment.orderRequestedAt === null) {
     // The shopper picks the coin on the app's own page; the gateway order is created then.
     return finish(deps, payment, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "started", {}, { page: "app" });
@@ -109,7 +176,7 @@ function answerSession(deps: PaymentsDeps, shop: Shop, access: ShopGatewayAccess
   return createGatewayOrder(deps, shop, access, payment, request);
 }
 
-async function replayOrResume(deps: PaymentsDeps, shop: Shop, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
+async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
   const waitUntil = Date.now() + DUPLICATE_WAIT_MS;
   let current = payment;
   for (;;) {
@@ -136,7 +203,7 @@ async function replayOrResume(deps: PaymentsDeps, shop: Shop, payment: Payment, 
   return answerSession(deps, shop, access, fresh, request);
 }
 
-function orderRequest(deps: PaymentsDeps, shop: Shop, payment: Payment, request: PaymentSessionRequest): CreateOrderRequest {
+function orderRequest(deps: PaymentsDeps, shop: Pick<Shop, "shopDomain" | "gatewayLanguage" | "checkoutMode" | "fixedCurrency">, payment: SessionPayment, request: PaymentSessionRequest): CreateOrderRequest {
   const links = deps.links;
   return {
     expected_output_amount: payment.amount,
@@ -153,10 +220,12 @@ function orderRequest(deps: PaymentsDeps, shop: Shop, payment: Payment, request:
   };
 }
 
-async function finish(deps: PaymentsDeps, payment: Payment, result: SessionAnswer, state: "started" | "awaiting_payment" | "not_started", extra: Prisma.PaymentUpdateInput = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
+async function finish(deps: PaymentsDeps, payment: Pick<Payment, "id">, result: SessionAnswer, state: "started" | "awaiting_payment" | "not_started", extra: Prisma.PaymentUpdateInput = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
   const now = deps.clock.now();
   await deps.db.payment.update({
     where: { id: payment.id },
+    // Nothing is read back: the answer is already known.
+    select: { id: true },
     data: {
       ...extra,
       state,
@@ -185,20 +254,32 @@ function refusal(error: GatewayError): { result: SessionAnswer; final: boolean }
   }
 }
 
-async function createGatewayOrder(deps: PaymentsDeps, shop: Shop, access: ShopGatewayAccess, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
+/**
+ * Creates the gateway order of a claimed payment. `orderRequestRecorded`: this attempt
+ * created the record with orderRequestedAt already set, so no earlier attempt can have sent it.
+ */
+async function createGatewayOrder(
+  deps: PaymentsDeps,
+  shop: SessionShop,
+  access: ShopGatewayAccess,
+  payment: SessionPayment,
+  request: PaymentSessionRequest,
+  options: { orderRequestRecorded: boolean } = { orderRequestRecorded: false },
+): Promise<SessionAnswer> {
   const log = deps.logger.child({ shop: shop.shopDomain, paymentId: payment.id });
 
-  // An earlier attempt may have created the order without learning its answer: look it up first.
-  if (payment.gatewayOrderId === null && payment.orderRequestedAt !== null) {
-    const found = await findOrderByReference(access, payment);
-    if (found === "unknown") {
-      await releaseClaim(deps, payment);
-      return answer(503, "gateway_unavailable", "The gateway could not be reached; retry shortly.", { "Retry-After": "5" });
+  if (!options.orderRequestRecorded) {
+    // An earlier attempt may have created the order without learning its answer: look it up first.
+    if (payment.gatewayOrderId === null && payment.orderRequestedAt !== null) {
+      const found = await findOrderByReference(access, payment);
+      if (found === "unknown") {
+        await releaseClaim(deps, payment);
+        return answer(503, "gateway_unavailable", "The gateway could not be reached; retry shortly.", { "Retry-After": "5" });
+      }
+      if (found) return adoptFoundOrder(deps, payment, found);
     }
-    if (found) return adoptFoundOrder(deps, payment, found);
+    await deps.db.payment.update({ where: { id: payment.id }, select: { id: true }, data: { orderRequestedAt: deps.clock.now() } });
   }
-
-  await deps.db.payment.update({ where: { id: payment.id }, data: { orderRequestedAt: deps.clock.now() } });
   const accept = (order: CreateOrderResponse) => {
     log.info("Gateway order created", { gatewayOrderId: order.identifier, env: access.env });
     return finish(deps, payment, { status: 200, body: { redirect_url: order.web_url } }, "awaiting_payment", orderData(order), { gatewayOrderId: order.identifier });
@@ -254,18 +335,18 @@ function orderData(order: CreateOrderResponse | FoundOrder): Prisma.PaymentUpdat
   };
 }
 
-async function releaseClaim(deps: PaymentsDeps, payment: Payment, data: Prisma.PaymentUpdateInput = {}): Promise<void> {
-  await deps.db.payment.update({ where: { id: payment.id }, data: { ...data, sessionClaimUntil: null } });
+async function releaseClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, data: Prisma.PaymentUpdateInput = {}): Promise<void> {
+  await deps.db.payment.update({ where: { id: payment.id }, select: { id: true }, data: { ...data, sessionClaimUntil: null } });
 }
 
 /** The gateway order whose reference is this payment's id, "unknown" when the gateway cannot say. */
-async function findOrderByReference(access: ShopGatewayAccess, payment: Payment): Promise<FoundOrder | null | "unknown"> {
+async function findOrderByReference(access: ShopGatewayAccess, payment: Pick<Payment, "createdAt" | "shopifyPaymentId">): Promise<FoundOrder | null | "unknown"> {
   const listed = await access.client.listOrders({ start: new Date(payment.createdAt.getTime() - 86_400_000), end: new Date(Date.now() + 86_400_000) });
   if (listed.isErr()) return "unknown";
   return listed.value.find((order) => order.reference === payment.shopifyPaymentId) ?? null;
 }
 
-async function adoptFoundOrder(deps: PaymentsDeps, payment: Payment, found: FoundOrder): Promise<SessionAnswer> {
+async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" | "shopId">, found: FoundOrder): Promise<SessionAnswer> {
   // The listing has no web_url: an order with a coin can be paid on the app's own page;
   // one still waiting for a coin choice cannot be reached again and expires at no cost.
   if (found.currency_id) {

@@ -4,8 +4,7 @@ import { createGatewayClient, type GatewayClient } from "~/gateway/client";
 import type { QuotaStore } from "~/gateway/quota";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import { registerSecret, type Logger } from "~/lib/logger.server";
-import type { Shop } from "../../generated/prisma/sqlite/client";
-import type { GatewayDirectory, GatewayEnv, ShopGatewayAccess } from "~/payments/deps";
+import type { GatewayDirectory, GatewayEnv, ShopCredentials, ShopGatewayAccess } from "~/payments/deps";
 import type { CredentialCipher } from "./credential-cipher.server";
 import { credentialContext } from "./shop-credentials.server";
 
@@ -26,7 +25,7 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
   const ttl = options.currenciesTtlMs ?? 10 * 60_000;
 
   return {
-    forShop(shop: Shop, env: GatewayEnv): ShopGatewayAccess | null {
+    forShop(shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null {
       const sealedKey = env === "live" ? shop.liveDeviceKeyEnc : shop.sandboxDeviceKeyEnc;
       const sealedSecret = env === "live" ? shop.liveSecretKeyEnc : shop.sandboxSecretKeyEnc;
       if (!sealedKey || !sealedSecret) return null;

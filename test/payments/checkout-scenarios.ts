@@ -199,6 +199,24 @@ export function checkoutScenarios(getStack: () => Stack): void {
     expect(orders.filter((o) => o.reference === session.id)).toHaveLength(1);
   });
 
+  it("a repeated session still gets its first answer after the shop's test credentials were removed; a new one is refused", async () => {
+    const { session, delivery, payment } = await startPayment();
+    expect(payment.orderRequestedAt).not.toBeNull();
+    const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+    await db().shop.update({ where: { id: shop.id }, data: { sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null } });
+    try {
+      const again = await stack().standin.state.redeliverPayment(session.id);
+      expect(again.delivery.status).toBe(200);
+      expect(again.delivery.redirectUrl).toBe(delivery.redirectUrl);
+      const fresh = await stack().standin.state.startPayment({ test: true });
+      expect(fresh.delivery.status).toBe(422);
+      expect(fresh.delivery.body).toContain("shop_not_configured");
+      expect(await db().payment.count({ where: { shopifyPaymentId: fresh.session.id } })).toBe(0);
+    } finally {
+      await db().shop.update({ where: { id: shop.id }, data: { sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc } });
+    }
+  });
+
   it("a session in a currency the gateway does not take is refused with nothing stored", async () => {
     const session = stack().standin.state.createPaymentSession({ test: true });
     const response = await fetch(`${stack().app.url}/payments/session`, {
