@@ -25,23 +25,22 @@ export async function profileSessions(app: AppServices, shopDomain: string, bodi
   let busySince = 0;
   let dbBusyMs = 0;
   // The app's own client, extended: same connection (SQLite allows one per process).
+  // Model queries and raw SQL ($queryRaw, $executeRaw) alike.
   const db = app.db.$extends({
     query: {
-      $allModels: {
-        async $allOperations({ model, operation, args, query }) {
-          const t0 = performance.now();
-          if (inFlight++ === 0) busySince = t0;
-          try {
-            return await query(args);
-          } finally {
-            if (--inFlight === 0) dbBusyMs += performance.now() - busySince;
-            const key = `${model}.${operation}`;
-            const entry = ops.get(key) ?? { n: 0, ms: 0 };
-            entry.n++;
-            entry.ms += performance.now() - t0;
-            ops.set(key, entry);
-          }
-        },
+      async $allOperations({ model, operation, args, query }) {
+        const t0 = performance.now();
+        if (inFlight++ === 0) busySince = t0;
+        try {
+          return await query(args);
+        } finally {
+          if (--inFlight === 0) dbBusyMs += performance.now() - busySince;
+          const key = model ? `${model}.${operation}` : operation;
+          const entry = ops.get(key) ?? { n: 0, ms: 0 };
+          entry.n++;
+          entry.ms += performance.now() - t0;
+          ops.set(key, entry);
+        }
       },
     },
   }) as unknown as Database;
