@@ -8,7 +8,7 @@
 // lib/quota-day-summary.ts adds them up into the day.
 import { performance } from "node:perf_hooks";
 import { startShopifyStandin, type ShopifyStandin } from "../dev/shopify-standin/server";
-import { isDue, reconcileOnce } from "../app/payments/reconcile";
+import { isDue, reconcileOnce, VERIFY_WITHIN_MS } from "../app/payments/reconcile";
 import { deliverDueMessages } from "../app/payments/outbox";
 import { processWebhookInbox } from "../app/payments/process-webhooks";
 import { OPEN_PAYMENT_STATES } from "../app/payments/payment-state";
@@ -182,13 +182,16 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
 
   /**
    * Whether the reconciler pass at this minute can do anything: a pass with no payment due
-   * (the reconciler's own isDue) makes no gateway call and changes nothing, so it is skipped
-   * to keep the simulation fast. Payments still in "started" always run the pass.
+   * (the reconciler's own isDue, or a verification due) makes no gateway call and changes
+   * nothing, so it is skipped to keep the simulation fast. Payments still in "started"
+   * always run the pass; a pass that runs may still make no call (listings are spaced).
    */
   async function reconcilerHasWork(): Promise<boolean> {
     const now = clock.now();
     const open = await db.payment.findMany({ where: { state: { in: [...OPEN_PAYMENT_STATES] } }, select: { state: true, gatewayOrderId: true, createdAt: true, lastCheckedAt: true } });
-    return open.some((p) => p.state === "started" || (p.gatewayOrderId !== null && isDue(p, now)));
+    if (open.some((p) => p.state === "started" || (p.gatewayOrderId !== null && isDue(p, now)))) return true;
+    // Payments settled from a signed webhook alone are due for verification by a listing.
+    return (await db.payment.count({ where: { unverifiedSince: { lte: new Date(now.getTime() - VERIFY_WITHIN_MS) } } })) > 0;
   }
 
   async function quiesce(): Promise<void> {
@@ -247,8 +250,9 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
     if (["CO", "IA", "OC", "EX", "FA"].includes(status) && t.gatewayFinalAt === null) t.gatewayFinalAt = clock.millis;
   }
 
+  /** Payments not yet final, or final from a signed webhook but not yet verified by a listing. */
   async function openPayments(): Promise<number> {
-    return db.payment.count({ where: { state: { notIn: ["paid", "failed", "not_started"] } } });
+    return db.payment.count({ where: { OR: [{ state: { notIn: ["paid", "failed", "not_started"] } }, { unverifiedSince: { not: null } }] } });
   }
 
   const events = dayEvents(plan.filter((p) => slotOf.has(p.shop)));
@@ -300,7 +304,7 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
   for (const e of stateEvents) {
     const detail = JSON.parse(e.detail ?? "{}") as { to?: string; source?: string };
     if (detail.to !== "paid" && detail.to !== "failed") continue;
-    if (detail.source === "webhook") settledBySource.byWebhook++;
+    if (detail.source === "webhook" || detail.source === "signed_webhook") settledBySource.byWebhook++;
     else if (detail.source === "reconcile") settledBySource.byReconciler++;
     else settledBySource.other++;
   }

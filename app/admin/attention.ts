@@ -30,6 +30,11 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
     title: "Shopify refused an update",
     whatToDo: "Shopify did not accept the payment's outcome. Check the order in Shopify and the details below; press Check now to try again once the cause is fixed.",
   },
+  webhook_mismatch: {
+    title: "Gateway record disagrees with its webhook",
+    whatToDo:
+      "A signed webhook from the gateway settled this payment, but the gateway's order now shows something else. Compare the order in the gateway dashboard with Shopify before shipping, and refund or cancel by hand if the order was not paid.",
+  },
   pending_window_expired: {
     title: "Pending too long",
     whatToDo:

@@ -1,11 +1,18 @@
-// Flow 4, behind the door: stored gateway webhooks are processed from the inbox. The
-// webhook is a trigger, never the truth: the order is read from the gateway (one call per
-// shop and environment for a whole batch), then settled. Claims are atomic, so any number
-// of workers (and a restart after a crash) process each webhook once.
-import type { GatewayWebhook } from "../../generated/prisma/sqlite/client";
+// Flow 4, behind the door: stored gateway webhooks are processed from the inbox. A
+// webhook that reports a final status for an open payment, consistently with what the app
+// asked the gateway for, settles it at once without a gateway call (its signature was
+// verified at the door with the shop's Secret Key); the next listing of the shop's orders
+// checks it (reconcile.ts). Anything else is only a trigger: the order is read from the
+// gateway (one call per shop and environment for a whole batch), then settled. Claims are
+// atomic, so any number of workers (and a restart after a crash) process each webhook once.
+import Decimal from "decimal.js";
+import type { GatewayWebhook, Payment } from "../../generated/prisma/sqlite/client";
+import { tryParseGatewayJson } from "~/gateway/json-numbers";
+import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
+import { isFinalGatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { readGatewayOrders } from "./read-orders";
-import { settleFromGatewayOrder } from "./settle-payment";
+import { settleFromGatewayOrder, settleFromSignedWebhook } from "./settle-payment";
 
 const CLAIM_MS = 30_000;
 /** Statuses that ask nothing of Shopify (the status mapping's "wait" and "confirming"). */
@@ -17,6 +24,28 @@ export interface InboxPassResult {
   processed: number;
   retried: number;
   duplicates: number;
+}
+
+type FinalStatus = Extract<ParsedGatewayStatus, { known: true }>;
+
+/**
+ * The final status a stored webhook reports for this open payment, when it carries the
+ * order's fiat amount and every field it carries agrees with the payment (the amount and
+ * fiat the app asked for); null when the order must be read from the gateway instead.
+ */
+export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): FinalStatus | null {
+  const json = tryParseGatewayJson(hook.rawBody);
+  if (!json.ok) return null;
+  const parsed = gatewayWebhookPayloadSchema.safeParse(json.value);
+  if (!parsed.success) return null;
+  const body = parsed.data;
+  if (body.identifier !== payment.gatewayOrderId || hook.orderId !== payment.gatewayOrderId) return null;
+  const status = body.status;
+  if (!status?.known || !isFinalGatewayStatus(status.code)) return null;
+  // The gateway's webhooks always carry the order's fiat amount: one without it is read instead.
+  if (body.fiat_amount === undefined || !new Decimal(body.fiat_amount).equals(new Decimal(payment.amount))) return null;
+  if (body.fiat_currency !== undefined && body.fiat_currency.toUpperCase() !== payment.currency.toUpperCase()) return null;
+  return status;
 }
 
 async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Promise<GatewayWebhook[]> {
@@ -108,8 +137,20 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   outcome.duplicates += duplicates.length;
   outcome.processed += noAction.length;
 
-  const known = needRead.filter((h) => h.orderId && byOrder.has(h.orderId));
-  const unknown = needRead.filter((h) => !h.orderId || !byOrder.has(h.orderId));
+  const known: GatewayWebhook[] = [];
+  const trusted: { hook: GatewayWebhook; payment: Payment; status: FinalStatus }[] = [];
+  const unknown: GatewayWebhook[] = [];
+  for (const hook of needRead) {
+    const payment = hook.orderId ? byOrder.get(hook.orderId) : undefined;
+    if (!payment) {
+      unknown.push(hook);
+      continue;
+    }
+    const open = payment.state !== "paid" && payment.state !== "failed" && payment.state !== "not_started";
+    const status = open ? trustedFinalStatus(hook, payment) : null;
+    if (status) trusted.push({ hook, payment, status });
+    else known.push(hook);
+  }
   const now = deps.clock.now();
   const expired = unknown.filter((h) => now.getTime() - h.receivedAt.getTime() > UNKNOWN_ORDER_GRACE_MS);
   await markProcessed(deps, expired.map((h) => h.id), "no payment of this shop has that gateway order");
@@ -118,6 +159,24 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   if (waiting.length) {
     await retryLater(deps, waiting, "gateway order not known yet");
     outcome.retried += waiting.length;
+  }
+
+  const settledHere = new Map<string, string>();
+  for (const { hook, payment, status } of trusted) {
+    if (settledHere.get(payment.id) === status.code) {
+      await markProcessed(deps, [hook.id], "duplicate of a settled status");
+      outcome.duplicates++;
+      continue;
+    }
+    const settled = settledHere.has(payment.id) ? null : await settleFromSignedWebhook(deps, payment.id, { identifier: payment.gatewayOrderId!, status });
+    if (settled) {
+      settledHere.set(payment.id, status.code);
+      await markProcessed(deps, [hook.id], null);
+      outcome.processed++;
+    } else {
+      // Settled meanwhile (another webhook, a return, the reconciler): a read decides what this one means.
+      known.push(hook);
+    }
   }
   if (known.length === 0) return outcome;
 

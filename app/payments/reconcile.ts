@@ -1,8 +1,9 @@
 // Flow 5: the gateway does not retry webhooks, so open payments are read back. Per shop
-// and environment, one GET /orders/ covers every open payment (one call per device per
-// cycle), only when one of them is due, and only while the quota keeps room for new
-// orders. Payments still open near the end of Shopify's pending window are finalised.
-// Shops are claimed atomically, so several instances can run it at once.
+// and environment, one GET /orders/ covers every open payment and every payment settled
+// from a signed webhook alone (which it verifies), only when one of them is due, at most
+// once per LIST_SPACING_MS, and only while the quota keeps room for new orders. Payments
+// still open near the end of Shopify's pending window are finalised. Shops are claimed
+// atomically, so several instances can run it at once.
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { enqueue } from "./outbox";
@@ -14,6 +15,14 @@ import { settleFromGatewayOrder } from "./settle-payment";
 const LEASE_MS = 60_000;
 /** Calls kept free for new orders (POST /orders/ shares the general budget). */
 export const QUOTA_RESERVE = { minute: 20, day: 600 } as const;
+/**
+ * The least time between two listings of one shop's orders in one environment. Lost
+ * webhooks are what listings are for; a shopper who paid is settled on return anyway, so
+ * the wait mostly delays the merchant seeing an abandoned order as not paid.
+ */
+export const LIST_SPACING_MS = 60 * 60_000;
+/** A payment settled from a signed webhook alone is verified by a listing within this long. */
+export const VERIFY_WITHIN_MS = 60 * 60_000;
 /** A payment open this long is finalised before Shopify's 3-day pending window closes. */
 const FINALISE_AFTER_MS = PENDING_WINDOW_MS - 3_600_000;
 /** A session that never got a gateway order answer is abandoned after this long. */
@@ -43,6 +52,8 @@ export interface ReconcileSummary {
   shops: number;
   gatewayCalls: number;
   settled: number;
+  /** Payments settled from a signed webhook alone that a listing checked. */
+  verified: number;
   finalised: number;
   skippedForQuota: number;
 }
@@ -57,9 +68,9 @@ async function claimShop(deps: PaymentsDeps, shopId: string, worker: string): Pr
 }
 
 export async function reconcileOnce(deps: PaymentsDeps, options: { worker: string; force?: boolean }): Promise<ReconcileSummary> {
-  const summary: ReconcileSummary = { shops: 0, gatewayCalls: 0, settled: 0, finalised: 0, skippedForQuota: 0 };
+  const summary: ReconcileSummary = { shops: 0, gatewayCalls: 0, settled: 0, verified: 0, finalised: 0, skippedForQuota: 0 };
   const open = await deps.db.payment.findMany({
-    where: { state: { in: [...OPEN_PAYMENT_STATES] } },
+    where: { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }] },
     select: { shopId: true },
     distinct: ["shopId"],
   });
@@ -81,8 +92,11 @@ export async function reconcileOnce(deps: PaymentsDeps, options: { worker: strin
 
 async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, summary: ReconcileSummary, force: boolean): Promise<void> {
   const now = deps.clock.now();
-  const payments = await deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] } }, include: { shop: true } });
-  if (payments.length === 0) return;
+  const [payments, unverified] = await Promise.all([
+    deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] } }, include: { shop: true } }),
+    deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, unverifiedSince: { not: null }, gatewayOrderId: { not: null } } }),
+  ]);
+  if (payments.length === 0 && unverified.length === 0) return;
 
   for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === null && now.getTime() - p.createdAt.getTime() > ABANDON_STARTED_AFTER_MS)) {
     await deps.db.payment.update({
@@ -101,19 +115,27 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   }
 
   const withOrder = payments.filter((p) => p.gatewayOrderId !== null && p.state !== "started");
-  const due = withOrder.filter((p) => force || isDue(p, now) || now.getTime() - p.createdAt.getTime() > FINALISE_AFTER_MS);
-  if (due.length === 0) return;
+  const nearDeadline = withOrder.some((p) => now.getTime() - p.createdAt.getTime() > FINALISE_AFTER_MS);
+  const due =
+    force ||
+    nearDeadline ||
+    withOrder.some((p) => isDue(p, now)) ||
+    unverified.some((p) => now.getTime() - p.unverifiedSince!.getTime() >= VERIFY_WITHIN_MS);
+  if (!due) return;
+  const listedAt = env === "live" ? shop.listedLiveAt : shop.listedSandboxAt;
+  if (!force && !nearDeadline && listedAt && now.getTime() - listedAt.getTime() < LIST_SPACING_MS) return;
   const access = deps.gateways.forShop(shop, env);
   if (!access) return;
 
   const quota = await access.client.quotaRemaining();
-  const nearDeadline = due.some((p) => now.getTime() - p.createdAt.getTime() > FINALISE_AFTER_MS);
   if (!nearDeadline && (quota.general.minute < QUOTA_RESERVE.minute || quota.general.day < QUOTA_RESERVE.day)) {
     summary.skippedForQuota++;
     return;
   }
 
-  const read = await readGatewayOrders(access, withOrder.map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt })), now);
+  const wanted = [...withOrder, ...unverified].map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
+  await deps.db.shop.update({ where: { id: shop.id }, data: env === "live" ? { listedLiveAt: now } : { listedSandboxAt: now } });
+  const read = await readGatewayOrders(access, wanted, now);
   summary.gatewayCalls++;
   if (read.isErr()) {
     deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind });
@@ -132,6 +154,27 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
       summary.finalised++;
     }
   }
+  for (const payment of unverified) {
+    const order = read.value.get(payment.gatewayOrderId!);
+    if (order) await settleFromGatewayOrder(deps, payment.id, order, "reconcile");
+    else await flagUnlistedPayment(deps, payment, now);
+    summary.verified++;
+  }
+}
+
+/** The gateway no longer has the order a signed webhook settled: a person must look. */
+async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Date): Promise<void> {
+  const detail = `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but the gateway does not return this order any more. Check it in the gateway dashboard before shipping or refunding.`;
+  await deps.db.payment.update({
+    where: { id: payment.id },
+    data: {
+      unverifiedSince: null,
+      attention: "webhook_mismatch",
+      attentionDetail: detail,
+      attentionResolvedAt: null,
+      events: { create: { type: "attention", detail: JSON.stringify({ reason: "webhook_mismatch", detail }), at: now } },
+    },
+  });
 }
 
 /** Shopify's pending window is about to close while the gateway has not finished: reject and flag. */

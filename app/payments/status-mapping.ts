@@ -3,7 +3,7 @@
 import type { ParsedGatewayStatus, GatewayStatus } from "~/gateway/statuses";
 import type { PaymentSessionRejectionCode, PendingReason } from "~/shopify/payments-apps/outcome";
 
-export type AttentionReason = "underpaid" | "out_of_condition" | "late_payment" | "unknown_status" | "shopify_error" | "pending_window_expired";
+export type AttentionReason = "underpaid" | "out_of_condition" | "late_payment" | "unknown_status" | "shopify_error" | "pending_window_expired" | "webhook_mismatch";
 
 export type SettlementDecision =
   /** Nothing to tell Shopify yet; a returning shopper is told "pending" with this reason. */

@@ -57,9 +57,17 @@ export function checkoutScenarios(getStack: () => Stack): void {
     expect(back.status).toBe(303);
     expect(back.headers.get("location")).toBe(paid.nextActionUrl);
     expect(calls(session.id, "PaymentSessionResolve")).toBe(1);
+    // Settled on the signed webhook alone; the next listing verifies it and records the coin transaction.
+    expect(paid.unverifiedSince).not.toBeNull();
+    const summary = await reconcileOnce(stack().services, { worker: "test", force: true });
+    expect(summary.verified).toBeGreaterThanOrEqual(1);
+    const verified = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(verified.unverifiedSince).toBeNull();
+    expect(verified.attention).toBeNull();
     const transactions = await db().paymentTransaction.findMany({ where: { paymentId: payment.id } });
     expect(transactions).toHaveLength(1);
     expect(transactions[0]!.confirmed).toBe(true);
+    expect(calls(session.id, "PaymentSessionResolve")).toBe(1);
   });
 
   it("the shopper returns before confirmation: AC gives pending, the later CO resolves", async () => {

@@ -3,7 +3,7 @@
 // Shopify's pending window are finalised and flagged.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { hashDeviceKey } from "../../app/gateway/quota";
-import { isDue, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
+import { isDue, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, waitFor, type Stack } from "../support/stack";
 
@@ -51,7 +51,7 @@ it("reads every open payment of a device with one call per cycle, and only when 
 
 it("keeps a reserve of the quota for new orders", async () => {
   const hash = await deviceHash();
-  offsetMs += 15 * 60_000;
+  offsetMs += LIST_SPACING_MS;
   const at = clock.now();
   // Spend the minute budget until one call less than the reserve is left.
   const inWindow = await db().gatewayCall.count({ where: { deviceHash: hash, at: { gt: new Date(at.getTime() - 60_000) } } });

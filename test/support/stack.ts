@@ -83,7 +83,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     tickMs: 100,
     ...(raised ? { limits: RAISED_LIMITS } : {}),
   });
-  const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP });
+  // Shopify sees the same time as the app, so tests that move the clock stay consistent.
+  const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP, ...(options.clock ? { now: () => options.clock!.now() } : {}) });
 
   const values: Record<string, string> = {
     NODE_ENV: "test",
