@@ -1,10 +1,11 @@
 // Flow 4, at the door: a gateway notification is verified on its raw bytes with the
 // shop's Secret Key (live or sandbox), refused when stale, replayed or forged, and stored
 // durably before the 200. Processing happens later, from storage (process-webhooks.ts).
-import { Prisma } from "../../generated/prisma/sqlite/client";
+import { randomUUID } from "node:crypto";
 import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
+import { readShopByWebhookToken } from "~/shops/shop-rows.server";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 
 export type WebhookIntakeResult =
@@ -23,7 +24,7 @@ const ENVS: readonly GatewayEnv[] = ["live", "sandbox"];
 
 export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIntakeInput): Promise<WebhookIntakeResult> {
   if (!/^[A-Za-z0-9_-]{16,64}$/.test(input.token)) return { status: 404, reason: "unknown_endpoint" };
-  const shop = await deps.db.shop.findUnique({ where: { webhookToken: input.token } });
+  const shop = await readShopByWebhookToken(deps.db, input.token);
   if (!shop) return { status: 404, reason: "unknown_endpoint" };
 
   const reject = async (status: 400 | 401 | 409, reason: Exclude<WebhookIntakeResult, { status: 200 }>["reason"]) => {
@@ -59,25 +60,16 @@ export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIn
   const payload = json.ok ? gatewayWebhookPayloadSchema.safeParse(json.value) : null;
   if (!payload?.success) return reject(400, "malformed_payload");
 
-  try {
-    const stored = await deps.db.gatewayWebhook.create({
-      data: {
-        shopId: shop.id,
-        gatewayEnv: verifiedEnv,
-        nonce: input.nonce ?? "",
-        signature: (input.signature ?? "").toLowerCase(),
-        rawBody: text,
-        orderId: payload.data.identifier,
-        status: payload.data.status?.code ?? null,
-        receivedAt: deps.clock.now(),
-        nextAttemptAt: deps.clock.now(),
-      },
-      select: { id: true },
-    });
-    deps.notify?.inbox();
-    return { status: 200, webhookId: stored.id };
-  } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") return reject(409, "replayed");
-    throw error;
-  }
+  // One plain statement (this answers every notification, and the gateway waits for it):
+  // a replay, the same signature for the shop, inserts nothing instead of raising.
+  const id = randomUUID();
+  const now = deps.clock.now();
+  const inserted = await deps.db.$executeRaw`
+    INSERT INTO "GatewayWebhook" ("id", "shopId", "gatewayEnv", "nonce", "signature", "rawBody", "orderId", "status", "receivedAt", "nextAttemptAt", "attempts")
+    VALUES (${id}, ${shop.id}, ${verifiedEnv}, ${input.nonce ?? ""}, ${(input.signature ?? "").toLowerCase()}, ${text},
+      ${payload.data.identifier}, ${payload.data.status?.code ?? null}, ${now}, ${now}, 0)
+    ON CONFLICT ("shopId", "signature") DO NOTHING`;
+  if (inserted === 0) return reject(409, "replayed");
+  deps.notify?.inbox();
+  return { status: 200, webhookId: id };
 }

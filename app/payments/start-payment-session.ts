@@ -1,9 +1,8 @@
 // Flow 2: Shopify asks for a payment. The session is recorded before the gateway is
 // called, the gateway order is created once, and the answer is stored so that a repeated
 // `id` (even concurrently) gets exactly the first answer.
-import { z } from "zod";
 import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
-import type { Database } from "~/db/database.server";
+import { readSessionShop, type SessionShop } from "~/shops/shop-rows.server";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
@@ -31,37 +30,6 @@ const CLAIM_MS = 30_000;
 
 export function gatewayEnvFor(shop: Pick<Shop, "testMode">, test: boolean): GatewayEnv {
   return test || shop.testMode ? "sandbox" : "live";
-}
-
-/** What a payment session needs of its shop. */
-type SessionShop = ShopCredentials & Pick<Shop, "uninstalledAt" | "testMode" | "checkoutMode" | "fixedCurrency" | "gatewayLanguage">;
-
-const sessionShopSchema = z.object({
-  id: z.string(),
-  shopDomain: z.string(),
-  updatedAt: z.date(),
-  liveDeviceKeyEnc: z.string().nullable(),
-  liveSecretKeyEnc: z.string().nullable(),
-  sandboxDeviceKeyEnc: z.string().nullable(),
-  sandboxSecretKeyEnc: z.string().nullable(),
-  uninstalledAt: z.date().nullable(),
-  testMode: z.boolean(),
-  checkoutMode: z.string(),
-  fixedCurrency: z.string().nullable(),
-  gatewayLanguage: z.string(),
-}) satisfies z.ZodType<SessionShop>;
-
-/**
- * The shop, read fresh for every session (settings and credentials may change on any
- * instance at any time) with one plain query instead of a compiled model query: this
- * runs on every payment. Both databases return typed values; zod checks them.
- */
-async function readSessionShop(db: Database, shopDomain: string): Promise<SessionShop | null> {
-  const rows = await db.$queryRaw<unknown[]>`
-    SELECT "id", "shopDomain", "updatedAt", "liveDeviceKeyEnc", "liveSecretKeyEnc", "sandboxDeviceKeyEnc", "sandboxSecretKeyEnc",
-      "uninstalledAt", "testMode", "checkoutMode", "fixedCurrency", "gatewayLanguage"
-    FROM "Shop" WHERE "shopDomain" = ${shopDomain}`;
-  return rows.length === 0 ? null : sessionShopSchema.parse(rows[0]);
 }
 
 /** What the session flow uses of a payment: a new one is not read back after it is created. */

@@ -1,0 +1,52 @@
+// The shop row as the two hot paths read it (every payment session, every gateway webhook):
+// one plain query instead of a compiled model query, its values checked by zod. Both
+// databases return typed values (dates as Date, booleans as boolean).
+import { z } from "zod";
+import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
+import type { Database } from "~/db/database.server";
+import type { ShopCredentials } from "~/payments/deps";
+
+const credentialsSchema = z.object({
+  id: z.string(),
+  shopDomain: z.string(),
+  updatedAt: z.date(),
+  liveDeviceKeyEnc: z.string().nullable(),
+  liveSecretKeyEnc: z.string().nullable(),
+  sandboxDeviceKeyEnc: z.string().nullable(),
+  sandboxSecretKeyEnc: z.string().nullable(),
+}) satisfies z.ZodType<ShopCredentials>;
+
+/** What a payment session needs of its shop. */
+export type SessionShop = ShopCredentials & Pick<Shop, "uninstalledAt" | "testMode" | "checkoutMode" | "fixedCurrency" | "gatewayLanguage">;
+
+const sessionShopSchema = credentialsSchema.extend({
+  uninstalledAt: z.date().nullable(),
+  testMode: z.boolean(),
+  checkoutMode: z.string(),
+  fixedCurrency: z.string().nullable(),
+  gatewayLanguage: z.string(),
+}) satisfies z.ZodType<SessionShop>;
+
+/** Column names are the schema's keys: the list in the query cannot drift from what is checked. */
+function columns(schema: z.AnyZodObject): Prisma.Sql {
+  return Prisma.raw(
+    Object.keys(schema.shape)
+      .map((name) => `"${name}"`)
+      .join(", "),
+  );
+}
+
+async function readOne<S extends z.ZodRawShape>(db: Database, schema: z.ZodObject<S>, where: Prisma.Sql): Promise<z.infer<z.ZodObject<S>> | null> {
+  const rows = await db.$queryRaw<unknown[]>`SELECT ${columns(schema)} FROM "Shop" WHERE ${where}`;
+  return rows.length === 0 ? null : schema.parse(rows[0]);
+}
+
+/** The shop behind a payment session, read fresh each time (settings may change on any instance). */
+export function readSessionShop(db: Database, shopDomain: string): Promise<SessionShop | null> {
+  return readOne(db, sessionShopSchema, Prisma.sql`"shopDomain" = ${shopDomain}`);
+}
+
+/** The shop owning a gateway notification URL, with what verifying its signature needs. */
+export function readShopByWebhookToken(db: Database, token: string): Promise<ShopCredentials | null> {
+  return readOne(db, credentialsSchema, Prisma.sql`"webhookToken" = ${token}`);
+}
