@@ -7,7 +7,7 @@ import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
 import type { GatewayError } from "~/gateway/errors";
-import type { GatewayEnv, PaymentsDeps, ShopCredentials, ShopGatewayAccess } from "./deps";
+import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import type { PaymentSessionRequest } from "./shopify-requests";
 
