@@ -64,7 +64,7 @@ function startLoop(name: string, intervalMs: number, pass: () => Promise<unknown
 
 export function startWorkers(services: AppServices): Workers {
   const worker = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const outbox = startLoop("outbox", services.env.OUTBOX_INTERVAL_MS, () => deliverDueMessages(services, { worker }), services);
+  const outbox = startLoop("outbox", services.env.OUTBOX_INTERVAL_MS, () => deliverDueMessages(services, { worker, concurrency: services.env.OUTBOX_CONCURRENCY }), services);
   const inbox = startLoop("inbox", Math.max(250, services.env.OUTBOX_INTERVAL_MS), () => processWebhookInbox(services, { worker }), services);
   const reconciler = startLoop("reconciler", services.env.RECONCILE_INTERVAL_MS, () => reconcileOnce(services, { worker }), services);
   const unsubscribe = [services.subscribe("outbox", () => outbox.wake()), services.subscribe("inbox", () => inbox.wake())];

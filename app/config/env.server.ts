@@ -58,6 +58,8 @@ const schema = z
     WORKERS: booleanText.default("true"),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
+    // Shopify calls one instance's outbox makes at once (one payment's messages always go in order).
+    OUTBOX_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
     WEBHOOK_MAX_NONCE_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
     // The gateway's throttles per device (SPEC.md's Limits); raise them only if the gateway raised yours.
     GATEWAY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),

@@ -5,6 +5,7 @@
 // succeed; Shopify's "already done" counts as success; other user errors are recorded and
 // shown to the merchant.
 import { randomUUID } from "node:crypto";
+import pMap from "p-map";
 import { z } from "zod";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { OutboxMessage } from "../../generated/prisma/sqlite/client";
@@ -187,26 +188,40 @@ export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise
   return deliverClaimed(deps, message);
 }
 
-/** One pass of the outbox worker: delivers up to `limit` due messages. */
-export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: string; limit?: number }): Promise<Record<DeliveryResult, number>> {
+/**
+ * One pass of the outbox worker: delivers up to `limit` due messages, several payments at
+ * once (each Shopify call is a network round trip) but one payment's messages in the order
+ * they were stored, so a pending never overtakes the resolve or reject that follows it.
+ */
+export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: string; limit?: number; concurrency?: number }): Promise<Record<DeliveryResult, number>> {
   const counts: Record<DeliveryResult, number> = { done: 0, failed: 0, retry: 0, skipped: 0 };
   const now = deps.clock.now();
   const due = await deps.db.outboxMessage.findMany({
     where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
-    orderBy: { createdAt: "asc" },
+    // Ids break ties between messages stored in the same millisecond (they grow with time).
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: options.limit ?? 50,
-    select: { id: true },
+    select: { id: true, paymentId: true },
   });
-  for (const { id } of due) {
-    const message = await claim(deps, id, options.worker);
-    if (!message) continue;
-    try {
-      counts[await deliverClaimed(deps, message)]++;
-    } catch (error) {
-      deps.logger.error("Outbox delivery crashed", { outboxId: id, error });
-      await deps.db.outboxMessage.update({ where: { id }, data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(now.getTime() + 5_000) } });
-      counts.retry++;
-    }
-  }
+  const inOrder = new Map<string, string[]>();
+  for (const { id, paymentId } of due) inOrder.set(paymentId ?? id, [...(inOrder.get(paymentId ?? id) ?? []), id]);
+  await pMap(
+    inOrder.values(),
+    async (ids) => {
+      for (const id of ids) {
+        const message = await claim(deps, id, options.worker);
+        if (!message) return;
+        try {
+          counts[await deliverClaimed(deps, message)]++;
+        } catch (error) {
+          deps.logger.error("Outbox delivery crashed", { outboxId: id, error });
+          await deps.db.outboxMessage.update({ where: { id }, data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(now.getTime() + 5_000) } });
+          counts.retry++;
+          return;
+        }
+      }
+    },
+    { concurrency: options.concurrency ?? 1 },
+  );
   return counts;
 }

@@ -5,6 +5,7 @@
 // checks it (reconcile.ts). Anything else is only a trigger: the order is read from the
 // gateway (one call per shop and environment for a whole batch), then settled. Claims are
 // atomic, so any number of workers (and a restart after a crash) process each webhook once.
+import { randomUUID } from "node:crypto";
 import Decimal from "decimal.js";
 import type { GatewayWebhook, Payment } from "../../generated/prisma/sqlite/client";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
@@ -48,23 +49,27 @@ export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "order
   return status;
 }
 
+/**
+ * Claims up to `limit` due webhooks with one conditional update: the pass's own claim id
+ * marks the rows it won, so a concurrent worker (or the pass of another instance) never
+ * gets the same row, and a crashed pass's claims expire after CLAIM_MS.
+ */
 async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Promise<GatewayWebhook[]> {
   const now = deps.clock.now();
+  const claimable = { processedAt: null, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] };
   const due = await deps.db.gatewayWebhook.findMany({
-    where: { processedAt: null, nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+    where: { ...claimable, nextAttemptAt: { lte: now } },
     orderBy: { receivedAt: "asc" },
     take: limit,
     select: { id: true },
   });
-  const claimed: GatewayWebhook[] = [];
-  for (const { id } of due) {
-    const result = await deps.db.gatewayWebhook.updateMany({
-      where: { id, processedAt: null, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
-      data: { lockedBy: worker, lockedUntil: new Date(now.getTime() + CLAIM_MS), attempts: { increment: 1 } },
-    });
-    if (result.count === 1) claimed.push(await deps.db.gatewayWebhook.findUniqueOrThrow({ where: { id } }));
-  }
-  return claimed;
+  if (due.length === 0) return [];
+  const claimId = `${worker}/${randomUUID()}`;
+  await deps.db.gatewayWebhook.updateMany({
+    where: { ...claimable, id: { in: due.map((d) => d.id) } },
+    data: { lockedBy: claimId, lockedUntil: new Date(now.getTime() + CLAIM_MS), attempts: { increment: 1 } },
+  });
+  return deps.db.gatewayWebhook.findMany({ where: { lockedBy: claimId, processedAt: null }, orderBy: { receivedAt: "asc" } });
 }
 
 async function markProcessed(deps: PaymentsDeps, ids: string[], note: string | null): Promise<void> {
@@ -161,23 +166,29 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     outcome.retried += waiting.length;
   }
 
+  // Marked processed together after the batch: a crash in between only means settling again,
+  // which finds the payment final and reads the order instead.
   const settledHere = new Map<string, string>();
+  const settledIds: string[] = [];
+  const duplicateIds: string[] = [];
   for (const { hook, payment, status } of trusted) {
     if (settledHere.get(payment.id) === status.code) {
-      await markProcessed(deps, [hook.id], "duplicate of a settled status");
-      outcome.duplicates++;
+      duplicateIds.push(hook.id);
       continue;
     }
     const settled = settledHere.has(payment.id) ? null : await settleFromSignedWebhook(deps, payment.id, { identifier: payment.gatewayOrderId!, status });
     if (settled) {
       settledHere.set(payment.id, status.code);
-      await markProcessed(deps, [hook.id], null);
-      outcome.processed++;
+      settledIds.push(hook.id);
     } else {
       // Settled meanwhile (another webhook, a return, the reconciler): a read decides what this one means.
       known.push(hook);
     }
   }
+  await markProcessed(deps, settledIds, null);
+  await markProcessed(deps, duplicateIds, "duplicate of a settled status");
+  outcome.processed += settledIds.length;
+  outcome.duplicates += duplicateIds.length;
   if (known.length === 0) return outcome;
 
   const wanted = [...new Set(known.map((h) => h.orderId!))].map((id) => byOrder.get(id)!).map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
