@@ -116,7 +116,8 @@ export async function benchSessionOverhead(stack: ProcessStack, options: { quick
       bodies: Array.from({ length: options.quick ? 30 : 105 }, () => JSON.stringify(stack.standin.state.createPaymentSession({ test: true }).request)),
     });
     options.log(
-      `  sessions in-process: p50 ${profile.inProcessMs.p50} ms; per session ${profile.perSession.dbQueries} queries ${profile.perSession.dbMs} ms, gateway HTTP ${profile.perSession.gatewayHttpMs} ms, other ${profile.perSession.otherMs} ms`,
+      `  sessions in-process: p50 ${profile.inProcessMs.p50} ms; per session ${profile.perSession.dbQueries} queries ${profile.perSession.dbMs} ms, gateway HTTP ${profile.perSession.gatewayHttpMs} ms, other ${profile.perSession.otherMs} ms; ` +
+        `a durable single-row write p50 ${profile.durableWrite.ms.p50} ms, so the session's 3 writes cost at least ${profile.durableWrite.floorMs} ms`,
     );
     return {
       levels: results,

@@ -1,6 +1,7 @@
 // Where a payment session's time goes inside the app: the use case is called in-process
 // (no HTTP, no Express or Remix) through a database client that times every query and a
 // fetch that times every gateway round trip. Run in the app's process after the load.
+import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Database } from "../../app/db/database.server";
 import { createLogger } from "../../app/lib/logger.server";
@@ -16,6 +17,25 @@ export interface SessionProfile {
   perSession: { dbQueries: number; dbMs: number; gatewayHttpMs: number; otherMs: number };
   /** Database operations per session, most expensive first. */
   byOperation: { operation: string; perSession: number; msPerSession: number }[];
+  /**
+   * The floor under any durable session: one committed single-row INSERT of plain SQL on the
+   * same database and client. A session commits three writes before it answers (the session
+   * recorded before the gateway is called, the quota slot, the answer stored for retries).
+   */
+  durableWrite: { ms: LatencySummary; perSession: 3; floorMs: number };
+}
+
+/** Times committed single-row inserts into a scratch table of the benchmark's throwaway database. */
+async function durableWriteFloor(db: Database, count: number): Promise<LatencySummary> {
+  await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS "BenchWriteFloor" ("id" TEXT PRIMARY KEY, "at" TEXT NOT NULL)`);
+  const times: number[] = [];
+  for (let i = 0; i < count + 5; i++) {
+    const t0 = performance.now();
+    await db.$executeRaw`INSERT INTO "BenchWriteFloor" ("id", "at") VALUES (${randomUUID()}, ${new Date().toISOString()})`;
+    if (i >= 5) times.push(performance.now() - t0);
+  }
+  await db.$executeRawUnsafe(`DROP TABLE "BenchWriteFloor"`);
+  return summarize(times);
 }
 
 export async function profileSessions(app: AppServices, shopDomain: string, bodies: readonly string[]): Promise<SessionProfile> {
@@ -70,6 +90,7 @@ export async function profileSessions(app: AppServices, shopDomain: string, bodi
     if (answer.status !== 200) throw new Error(`profiled session answered ${answer.status}`);
   }
   const n = totals.length;
+  const writeMs = await durableWriteFloor(app.db, n);
   const dbMs = dbBusyMs;
   const totalMs = totals.reduce((a, b) => a + b, 0);
   return {
@@ -84,5 +105,6 @@ export async function profileSessions(app: AppServices, shopDomain: string, bodi
     byOperation: [...ops.entries()]
       .map(([operation, e]) => ({ operation, perSession: round(e.n / n, 1), msPerSession: round(e.ms / n) }))
       .sort((a, b) => b.msPerSession - a.msPerSession),
+    durableWrite: { ms: writeMs, perSession: 3, floorMs: round(3 * writeMs.p50) },
   };
 }

@@ -43,6 +43,15 @@ export function printSummary(report: Report, log: (line: string) => void): void 
           );
         }
       }
+      for (const serving of servings) {
+        const p = r[serving]!.sessions!.profile;
+        log("");
+        log(
+          `In process (${serving}): a session takes p50 ${p.inProcessMs.p50} ms: ${p.perSession.dbQueries} queries ${p.perSession.dbMs} ms, ` +
+            `the gateway call ${p.perSession.gatewayHttpMs} ms, the rest ${p.perSession.otherMs} ms. A committed single-row write of plain SQL takes ` +
+            `p50 ${p.durableWrite.ms.p50} ms here; the three a session makes before answering put its floor at ${p.durableWrite.floorMs} ms over the gateway call.`,
+        );
+      }
     }
     const webhooks = r.prebuilt?.webhooks;
     if (webhooks) {
