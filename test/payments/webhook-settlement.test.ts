@@ -1,43 +1,36 @@
 // Signed final webhooks settle open payments without a gateway call; the reconciler's next
 // listing of the shop's orders verifies them and flags any disagreement; anything
 // inconsistent is read back first; listings of one shop's orders are spaced.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { hashDeviceKey } from "../../app/gateway/quota";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { startStack, waitFor, type Stack } from "../support/stack";
+import { stackForFile, waitFor } from "../support/stack";
 
-let stack: Stack;
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
 
-beforeAll(async () => {
-  stack = await startStack({ workers: false, clock, gatewayLimits: "spec" });
-}, 60_000);
+const stack = stackForFile({ workers: false, clock, gatewayLimits: "spec" });
 
-afterAll(async () => {
-  await stack?.close();
-});
-
-const db = () => stack.services.db;
-const act = (orderId: string, body: Record<string, string>) => stack.sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
+const db = () => stack().services.db;
+const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
 
 async function shopRow() {
-  return db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  return db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
 }
 
 async function gatewayCalls(): Promise<number> {
   const shop = await shopRow();
-  const hash = hashDeviceKey(stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key")));
+  const hash = hashDeviceKey(stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key")));
   return db().gatewayCall.count({ where: { deviceHash: hash } });
 }
 
 /** A payment whose gateway order waits for the shopper's coins (PE). */
 async function pendingPayment() {
-  const { session } = await stack.standin.state.startPayment({ test: true, amount: "25.50", currency: "EUR" });
+  const { session } = await stack().standin.state.startPayment({ test: true, amount: "25.50", currency: "EUR" });
   const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   await act(payment.gatewayOrderId!, { action: "choose_currency", currency: "BTC" });
   return { session, payment, orderId: payment.gatewayOrderId! };
@@ -46,9 +39,9 @@ async function pendingPayment() {
 /** Posts a webhook signed with the shop's own sandbox Secret Key, as the gateway would. */
 async function postSignedWebhook(body: string): Promise<number> {
   const shop = await shopRow();
-  const secretHex = stack.services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
+  const secretHex = stack().services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
   const nonce = String(Math.floor(clock.now().getTime() / 1000));
-  const response = await fetch(`${stack.app.url}/gateway/webhooks/${shop.webhookToken}`, {
+  const response = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
     method: "POST",
     body,
     headers: { "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
@@ -58,7 +51,7 @@ async function postSignedWebhook(body: string): Promise<number> {
 }
 
 async function drainInbox(): Promise<void> {
-  await processWebhookInbox(stack.services, { worker: "t" });
+  await processWebhookInbox(stack().services, { worker: "t" });
   expect(await db().gatewayWebhook.count({ where: { processedAt: null, nextAttemptAt: { lte: clock.now() } } })).toBe(0);
 }
 
@@ -80,11 +73,11 @@ it("the gateway's own completed webhook settles the payment with no gateway call
   expect(settled.gatewayStatus).toBe("CO");
   expect(settled.unverifiedSince).not.toBeNull();
   expect(await gatewayCalls()).toBe(before);
-  await deliverDueMessages(stack.services, { worker: "t" });
-  expect(stack.standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+  await deliverDueMessages(stack().services, { worker: "t" });
+  expect(stack().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
 
   laterThanVerificationIsDue();
-  const summary = await reconcileOnce(stack.services, { worker: "t" });
+  const summary = await reconcileOnce(stack().services, { worker: "t" });
   expect(summary.gatewayCalls).toBe(1);
   expect(summary.verified).toBe(1);
   const verified = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true, transactions: true } });
@@ -94,7 +87,7 @@ it("the gateway's own completed webhook settles the payment with no gateway call
   expect(verified.events.map((e) => e.type)).toContain("verified");
   // Verified payments are not read again.
   laterThanVerificationIsDue();
-  expect((await reconcileOnce(stack.services, { worker: "t" })).gatewayCalls).toBe(0);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(0);
 });
 
 it("a validly signed webhook that the gateway's record contradicts is flagged for a person at the next listing", async () => {
@@ -104,7 +97,7 @@ it("a validly signed webhook that the gateway's record contradicts is flagged fo
   expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("paid");
 
   laterThanVerificationIsDue();
-  const summary = await reconcileOnce(stack.services, { worker: "t" });
+  const summary = await reconcileOnce(stack().services, { worker: "t" });
   expect(summary.verified).toBe(1);
   const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true } });
   expect(flagged.state).toBe("paid");
@@ -135,13 +128,13 @@ it.each([
 
 it("lists one shop's orders at most once per spacing interval, however many payments fall due", async () => {
   laterThanVerificationIsDue();
-  await reconcileOnce(stack.services, { worker: "t" });
+  await reconcileOnce(stack().services, { worker: "t" });
   await pendingPayment();
   offsetMs += LIST_SPACING_MS;
-  expect((await reconcileOnce(stack.services, { worker: "t" })).gatewayCalls).toBe(1);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(1);
   await pendingPayment();
   offsetMs += 16 * 60_000;
-  expect((await reconcileOnce(stack.services, { worker: "t" })).gatewayCalls).toBe(0);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(0);
   offsetMs += LIST_SPACING_MS - 16 * 60_000;
-  expect((await reconcileOnce(stack.services, { worker: "t" })).gatewayCalls).toBe(1);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(1);
 });

@@ -1,27 +1,19 @@
 // The inbox and the outbox under concurrency: passes running at once (two workers of one
 // instance, or two instances) share the work without doing any of it twice, and the
 // outbox's parallel delivery keeps each payment's Shopify calls in the order they were stored.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { deliverDueMessages, enqueue } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
-import { startStack, waitFor, type Stack } from "../support/stack";
+import { stackForFile, waitFor } from "../support/stack";
 
-let stack: Stack;
+const stack = stackForFile({ workers: false });
 
-beforeAll(async () => {
-  stack = await startStack({ workers: false });
-}, 60_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
-
-const db = () => stack.services.db;
-const act = (orderId: string, body: Record<string, string>) => stack.sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
-const operations = (sessionId: string) => stack.standin.state.operationsFor(sessionId).map((op) => op.operationName);
+const db = () => stack().services.db;
+const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
+const operations = (sessionId: string) => stack().standin.state.operationsFor(sessionId).map((op) => op.operationName);
 
 async function startPayment() {
-  const { session } = await stack.standin.state.startPayment({ test: true });
+  const { session } = await stack().standin.state.startPayment({ test: true });
   const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   return { session, payment, orderId: payment.gatewayOrderId! };
 }
@@ -37,14 +29,14 @@ it("two inbox passes at once process every stored webhook exactly once", async (
   await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId: { in: orderIds }, status: "CO" } })) === 6 || null, "six CO webhooks stored");
   const stored = await db().gatewayWebhook.count({ where: { orderId: { in: orderIds }, processedAt: null } });
 
-  const [a, b] = await Promise.all([processWebhookInbox(stack.services, { worker: "a" }), processWebhookInbox(stack.services, { worker: "b" })]);
+  const [a, b] = await Promise.all([processWebhookInbox(stack().services, { worker: "a" }), processWebhookInbox(stack().services, { worker: "b" })]);
   const handled = a.processed + a.duplicates + b.processed + b.duplicates;
   expect(a.retried + b.retried).toBe(0);
   expect(handled).toBe(stored);
   const hooks = await db().gatewayWebhook.findMany({ where: { orderId: { in: orderIds } } });
   expect(hooks.every((h) => h.processedAt !== null && h.attempts === 1)).toBe(true);
 
-  await deliverDueMessages(stack.services, { worker: "o", concurrency: 8 });
+  await deliverDueMessages(stack().services, { worker: "o", concurrency: 8 });
   for (const { session, payment } of payments) {
     expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).shopifyOutcome).toBe("resolved");
     expect(operations(session.id).filter((name) => name === "PaymentSessionResolve")).toHaveLength(1);
@@ -57,16 +49,16 @@ it("parallel delivery keeps one payment's messages in order: its pending reaches
   for (const { payment } of payments) {
     await db().$transaction(async (tx) => {
       await enqueue(tx, {
-        shopDomain: stack.shopDomain,
+        shopDomain: stack().shopDomain,
         paymentId: payment.id,
         dedupeKey: `test:${payment.id}:pending`,
         payload: { kind: "payment.pending", gid: payment.gid, reason: "BUYER_ACTION_REQUIRED", pendingExpiresAt: new Date(now.getTime() + 86_400_000).toISOString() },
         now,
       });
-      await enqueue(tx, { shopDomain: stack.shopDomain, paymentId: payment.id, dedupeKey: `test:${payment.id}:final`, payload: { kind: "payment.resolve", gid: payment.gid }, now });
+      await enqueue(tx, { shopDomain: stack().shopDomain, paymentId: payment.id, dedupeKey: `test:${payment.id}:final`, payload: { kind: "payment.resolve", gid: payment.gid }, now });
     });
   }
-  const counts = await deliverDueMessages(stack.services, { worker: "o", concurrency: 8 });
+  const counts = await deliverDueMessages(stack().services, { worker: "o", concurrency: 8 });
   expect(counts.done).toBe(10);
   for (const { session } of payments) {
     expect(operations(session.id).filter((name) => name !== null && name.startsWith("PaymentSession"))).toEqual(["PaymentSessionPending", "PaymentSessionResolve"]);

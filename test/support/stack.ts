@@ -1,6 +1,7 @@
 // Starts the whole product for a test: the gateway sandbox, the Shopify stand-in and the
 // real app server (Vite dev mode, real routes, workers on), on a fresh database, with one
 // shop installed and connected to the sandbox. Nothing here fakes the app itself.
+import { afterAll, beforeAll } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -178,4 +179,22 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 /** A second database client for assertions (the app's own is closed on restart). */
 export function openTestDatabase(url: string) {
   return openDatabase(url);
+}
+
+/**
+ * One stack for the test file: started before its first test, closed after its last.
+ * Returns a getter (the stack exists only once the tests run).
+ */
+export function stackForFile(options: StackOptions = {}): () => Stack {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await startStack(options);
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return () => {
+    if (!stack) throw new Error("the stack is not started yet");
+    return stack;
+  };
 }
