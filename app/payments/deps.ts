@@ -22,8 +22,8 @@ export interface ShopGatewayAccess {
   secretKeyHex: string;
 }
 
-/** What the gateway directory reads of a shop; updatedAt tells when its credentials may have changed. */
-export type ShopCredentials = Pick<Shop, "id" | "shopDomain" | "updatedAt" | "liveDeviceKeyEnc" | "liveSecretKeyEnc" | "sandboxDeviceKeyEnc" | "sandboxSecretKeyEnc">;
+/** What the gateway directory reads of a shop: its sealed credentials per environment. */
+export type ShopCredentials = Pick<Shop, "id" | "shopDomain" | "liveDeviceKeyEnc" | "liveSecretKeyEnc" | "sandboxDeviceKeyEnc" | "sandboxSecretKeyEnc">;
 
 export interface GatewayDirectory {
   /** The gateway for one of a shop's environments; null when that environment has no credentials. */

@@ -20,7 +20,9 @@ export interface GatewayDirectoryOptions {
 }
 
 export function createGatewayDirectory(options: GatewayDirectoryOptions): GatewayDirectory {
-  const clients = new Map<string, { version: number; access: ShopGatewayAccess }>();
+  // Keyed by the sealed values themselves: sealing draws a fresh nonce, so any change of a
+  // credential (even two in the same millisecond, or from another instance) is a new key.
+  const clients = new Map<string, { sealed: string; access: ShopGatewayAccess }>();
   const currencyCache = new Map<GatewayClient, { at: number; currencies: GatewayCurrency[] }>();
   const ttl = options.currenciesTtlMs ?? 10 * 60_000;
 
@@ -30,9 +32,9 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
       const sealedSecret = env === "live" ? shop.liveSecretKeyEnc : shop.sandboxSecretKeyEnc;
       if (!sealedKey || !sealedSecret) return null;
       const cacheKey = `${shop.id}|${env}`;
-      const version = shop.updatedAt.getTime();
+      const sealed = `${sealedKey}|${sealedSecret}`;
       const cached = clients.get(cacheKey);
-      if (cached && cached.version === version) return cached.access;
+      if (cached && cached.sealed === sealed) return cached.access;
       const deviceKey = options.cipher.decrypt(sealedKey, credentialContext(shop.id, env, "device-key"));
       const secretKeyHex = options.cipher.decrypt(sealedSecret, credentialContext(shop.id, env, "secret-key"));
       registerSecret(deviceKey);
@@ -47,7 +49,7 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
         ...(options.clock ? { clock: options.clock } : {}),
       });
       const access = { env, client, secretKeyHex };
-      clients.set(cacheKey, { version, access });
+      clients.set(cacheKey, { sealed, access });
       return access;
     },
     async currencies(access) {

@@ -9,7 +9,6 @@ import type { ShopCredentials } from "~/payments/deps";
 const credentialsSchema = z.object({
   id: z.string(),
   shopDomain: z.string(),
-  updatedAt: z.date(),
   liveDeviceKeyEnc: z.string().nullable(),
   liveSecretKeyEnc: z.string().nullable(),
   sandboxDeviceKeyEnc: z.string().nullable(),
