@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import pMap from "p-map";
 import { z } from "zod";
+import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { OutboxMessage } from "../../generated/prisma/sqlite/client";
 import { classifyUserErrors } from "~/shopify/payments-apps/classify-user-errors";
@@ -50,12 +51,8 @@ export async function enqueue(
   });
 }
 
-/** Backoff for the n-th failed attempt: 1 s doubling to 10 min, ±20% jitter. */
-export function outboxBackoffMs(attempt: number, random: () => number = Math.random, retryAfterMs?: number | null): number {
-  const base = Math.min(600_000, 1_000 * 2 ** Math.max(0, attempt - 1));
-  const jittered = base * (0.8 + random() * 0.4);
-  return Math.max(retryAfterMs ?? 0, Math.round(jittered));
-}
+/** Shopify calls that failed: 1 s doubling to 10 min. */
+const OUTBOX_BACKOFF: BackoffPolicy = { baseMs: 1_000, capMs: 600_000 };
 
 function call(client: PaymentsAppsClient, payload: OutboxPayload): Promise<PaymentsAppsResult> {
   switch (payload.kind) {
@@ -117,7 +114,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
   if (result === null || result.isErr()) {
     const reason = result === null ? "no offline access token for the shop" : describePaymentsAppsError(result.error);
     const retryAfter = result?.isErr() && result.error.kind === "throttled" ? result.error.retryAfterMs : null;
-    const delay = outboxBackoffMs(attempts, Math.random, retryAfter);
+    const delay = backoffMs(attempts, OUTBOX_BACKOFF, Math.random, retryAfter);
     log.warn("Shopify call failed; will retry", { attempts, reason, retryInMs: delay });
     await deps.db.outboxMessage.update({
       where: { id: message.id },

@@ -10,12 +10,15 @@ import Decimal from "decimal.js";
 import type { GatewayWebhook, Payment } from "../../generated/prisma/sqlite/client";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
+import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
 import { isFinalGatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { readGatewayOrders } from "./read-orders";
 import { settleFromGatewayOrder, settleFromSignedWebhook } from "./settle-payment";
 
 const CLAIM_MS = 30_000;
+/** Webhooks whose processing failed (gateway read refused, order not known yet): 2 s doubling to 5 min. */
+const INBOX_BACKOFF: BackoffPolicy = { baseMs: 2_000, capMs: 300_000 };
 /** Statuses that ask nothing of Shopify (the status mapping's "wait" and "confirming"). */
 const NO_ACTION_STATUSES = new Set(["NR", "PE", "AC"]);
 /** How long a webhook for an order we do not know yet is kept, in case its creation answer is still being stored. */
@@ -79,7 +82,7 @@ async function markProcessed(deps: PaymentsDeps, ids: string[], note: string | n
 
 async function retryLater(deps: PaymentsDeps, hooks: GatewayWebhook[], reason: string): Promise<void> {
   for (const hook of hooks) {
-    const delay = Math.min(300_000, 2_000 * 2 ** Math.min(8, hook.attempts));
+    const delay = backoffMs(hook.attempts, INBOX_BACKOFF);
     await deps.db.gatewayWebhook.update({
       where: { id: hook.id },
       data: { lockedUntil: null, lockedBy: null, lastError: reason, nextAttemptAt: new Date(deps.clock.now().getTime() + delay) },

@@ -1,0 +1,15 @@
+// When to try a failed background job again: the delay doubles with each attempt from a base
+// up to a cap, with ±20% jitter so that jobs that failed together do not return together,
+// and never sooner than the other side asked (Retry-After).
+export interface BackoffPolicy {
+  baseMs: number;
+  capMs: number;
+}
+
+/** The delay after the `attempt`-th failed attempt (1 for the first). */
+export function backoffMs(attempt: number, policy: BackoffPolicy, random: () => number = Math.random, retryAfterMs?: number | null): number {
+  const exponent = Math.min(30, Math.max(0, attempt - 1));
+  const base = Math.min(policy.capMs, policy.baseMs * 2 ** exponent);
+  const jittered = base * (0.8 + random() * 0.4);
+  return Math.max(retryAfterMs ?? 0, Math.round(jittered));
+}
