@@ -200,12 +200,11 @@ export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: 
     take: options.limit ?? 50,
     select: { id: true, paymentId: true },
   });
-  const inOrder = new Map<string, string[]>();
-  for (const { id, paymentId } of due) inOrder.set(paymentId ?? id, [...(inOrder.get(paymentId ?? id) ?? []), id]);
+  const inOrder = Map.groupBy(due, (message) => message.paymentId ?? message.id);
   await pMap(
     inOrder.values(),
-    async (ids) => {
-      for (const id of ids) {
+    async (messages) => {
+      for (const { id } of messages) {
         const message = await claim(deps, id, options.worker);
         if (!message) return;
         try {

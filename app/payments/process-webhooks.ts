@@ -93,11 +93,7 @@ async function retryLater(deps: PaymentsDeps, hooks: GatewayWebhook[], reason: s
 export async function processWebhookInbox(deps: PaymentsDeps, options: { worker: string; limit?: number }): Promise<InboxPassResult> {
   const result: InboxPassResult = { processed: 0, retried: 0, duplicates: 0 };
   const hooks = await claimDue(deps, options.worker, options.limit ?? 100);
-  const groups = new Map<string, GatewayWebhook[]>();
-  for (const hook of hooks) {
-    const key = `${hook.shopId}|${hook.gatewayEnv}`;
-    groups.set(key, [...(groups.get(key) ?? []), hook]);
-  }
+  const groups = Map.groupBy(hooks, (hook) => `${hook.shopId}|${hook.gatewayEnv}`);
   for (const group of groups.values()) {
     const first = group[0]!;
     try {
