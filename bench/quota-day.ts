@@ -252,7 +252,7 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
 
   /** Payments not yet final, or final from a signed webhook but not yet verified by a listing. */
   async function openPayments(): Promise<number> {
-    return db.payment.count({ where: { OR: [{ state: { notIn: ["paid", "failed", "not_started"] } }, { unverifiedSince: { not: null } }] } });
+    return db.payment.count({ where: { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }] } });
   }
 
   const events = dayEvents(plan.filter((p) => slotOf.has(p.shop)));

@@ -7,6 +7,7 @@ import Decimal from "decimal.js";
 import { z } from "zod";
 import { checkPaymentNow } from "~/payments/check-payment";
 import type { GatewayEnv } from "~/payments/deps";
+import { isOpenPaymentState } from "~/payments/payment-state";
 import type { AppServices } from "~/services.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { isLightning, memoKind, offerableCoins, type CoinChoice } from "./coins";
@@ -33,7 +34,7 @@ export async function paymentForLink(services: AppServices, params: { paymentId?
 export type PageStage = "choose" | "pay" | "gateway" | "done";
 
 export function pageStage(payment: Payment): PageStage {
-  if (payment.state === "paid" || payment.state === "failed" || payment.state === "not_started") return "done";
+  if (!isOpenPaymentState(payment.state)) return "done";
   if (!payment.gatewayOrderId) return "choose";
   return hasPaymentData(payment) ? "pay" : "gateway";
 }

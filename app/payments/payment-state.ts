@@ -25,6 +25,11 @@ export function isFinalPaymentState(state: PaymentState): boolean {
 /** Payments the reconciler still has to bring to an end. */
 export const OPEN_PAYMENT_STATES: readonly PaymentState[] = ["started", "awaiting_payment", "confirming"];
 
+/** Whether a stored payment's state is one of OPEN_PAYMENT_STATES. */
+export function isOpenPaymentState(state: string): boolean {
+  return (OPEN_PAYMENT_STATES as readonly string[]).includes(state);
+}
+
 export function stateForDecision(decision: SettlementDecision): PaymentState | null {
   switch (decision.kind) {
     case "wait":

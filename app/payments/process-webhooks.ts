@@ -13,6 +13,7 @@ import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
 import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
 import { isFinalGatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
+import { isOpenPaymentState } from "./payment-state";
 import { readGatewayOrders } from "./read-orders";
 import { settleFromGatewayOrder, settleFromSignedWebhook } from "./settle-payment";
 
@@ -131,9 +132,9 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   const noAction: string[] = [];
   for (const hook of hooks) {
     const payment = hook.orderId ? byOrder.get(hook.orderId) : undefined;
-    const settled = payment && (payment.state === "paid" || payment.state === "failed" || payment.state === "not_started");
-    if (settled && hook.status === payment.gatewayStatus) duplicates.push(hook.id);
-    else if (payment && !settled && hook.status !== null && NO_ACTION_STATUSES.has(hook.status)) noAction.push(hook.id);
+    const open = payment !== undefined && isOpenPaymentState(payment.state);
+    if (payment && !open && hook.status === payment.gatewayStatus) duplicates.push(hook.id);
+    else if (open && hook.status !== null && NO_ACTION_STATUSES.has(hook.status)) noAction.push(hook.id);
     else needRead.push(hook);
   }
   await markProcessed(deps, duplicates, "duplicate of a settled status");
@@ -150,8 +151,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
       unknown.push(hook);
       continue;
     }
-    const open = payment.state !== "paid" && payment.state !== "failed" && payment.state !== "not_started";
-    const status = open ? trustedFinalStatus(hook, payment) : null;
+    const status = isOpenPaymentState(payment.state) ? trustedFinalStatus(hook, payment) : null;
     if (status) trusted.push({ hook, payment, status });
     else known.push(hook);
   }

@@ -7,7 +7,7 @@
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { enqueue } from "./outbox";
-import { OPEN_PAYMENT_STATES } from "./payment-state";
+import { isOpenPaymentState, OPEN_PAYMENT_STATES } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
 import { readGatewayOrders } from "./read-orders";
 import { settleFromGatewayOrder } from "./settle-payment";
@@ -149,7 +149,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
       state = settled.payment.state;
       if (settled.payment.state !== payment.state) summary.settled++;
     }
-    if (OPEN_PAYMENT_STATES.includes(state as never) && now.getTime() - payment.createdAt.getTime() > FINALISE_AFTER_MS) {
+    if (isOpenPaymentState(state) && now.getTime() - payment.createdAt.getTime() > FINALISE_AFTER_MS) {
       await finaliseStalePayment(deps, payment, now);
       summary.finalised++;
     }
