@@ -8,7 +8,7 @@
 // lib/quota-day-summary.ts adds them up into the day.
 import { performance } from "node:perf_hooks";
 import { startShopifyStandin, type ShopifyStandin } from "../dev/shopify-standin/server";
-import { isDue, reconcileOnce, VERIFY_WITHIN_MS } from "../app/payments/reconcile";
+import { isDue, isVerificationDue, reconcileOnce } from "../app/payments/reconcile";
 import { deliverDueMessages } from "../app/payments/outbox";
 import { processWebhookInbox } from "../app/payments/process-webhooks";
 import { OPEN_PAYMENT_STATES } from "../app/payments/payment-state";
@@ -191,7 +191,8 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
     const open = await db.payment.findMany({ where: { state: { in: [...OPEN_PAYMENT_STATES] } }, select: { state: true, gatewayOrderId: true, createdAt: true, lastCheckedAt: true } });
     if (open.some((p) => p.state === "started" || (p.gatewayOrderId !== null && isDue(p, now)))) return true;
     // Payments settled from a signed webhook alone are due for verification by a listing.
-    return (await db.payment.count({ where: { unverifiedSince: { lte: new Date(now.getTime() - VERIFY_WITHIN_MS) } } })) > 0;
+    const unverified = await db.payment.findMany({ where: { unverifiedSince: { not: null } }, select: { unverifiedSince: true } });
+    return unverified.some((p) => isVerificationDue(p, now));
   }
 
   async function quiesce(): Promise<void> {

@@ -48,6 +48,11 @@ export function isDue(payment: Pick<Payment, "createdAt" | "lastCheckedAt">, now
   return now.getTime() - last >= recheckIntervalMs(age);
 }
 
+/** Whether a payment settled from a signed webhook alone must now be verified by a listing. */
+export function isVerificationDue(payment: Pick<Payment, "unverifiedSince">, now: Date): boolean {
+  return payment.unverifiedSince !== null && now.getTime() - payment.unverifiedSince.getTime() >= VERIFY_WITHIN_MS;
+}
+
 export interface ReconcileSummary {
   shops: number;
   gatewayCalls: number;
@@ -120,7 +125,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     force ||
     nearDeadline ||
     withOrder.some((p) => isDue(p, now)) ||
-    unverified.some((p) => now.getTime() - p.unverifiedSince!.getTime() >= VERIFY_WITHIN_MS);
+    unverified.some((p) => isVerificationDue(p, now));
   if (!due) return;
   const listedAt = env === "live" ? shop.listedLiveAt : shop.listedSandboxAt;
   if (!force && !nearDeadline && listedAt && now.getTime() - listedAt.getTime() < LIST_SPACING_MS) return;
