@@ -4,6 +4,7 @@
 // gracefully (the pass in flight finishes).
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
+import type { Logger } from "./lib/logger.server";
 import type { AppServices } from "./services.server";
 import { deliverDueMessages } from "./payments/outbox";
 import { processWebhookInbox } from "./payments/process-webhooks";
@@ -15,17 +16,22 @@ export interface Workers {
   runOnce(): Promise<void>;
 }
 
-interface Loop {
+/** How long a wake waits before the pass starts (see Loop.wake). */
+export const WAKE_DELAY_MS = 5;
+
+export interface Loop {
   stop(): Promise<void>;
   wake(): void;
   pass(): Promise<void>;
 }
 
-function startLoop(name: string, intervalMs: number, pass: () => Promise<unknown>, services: AppServices): Loop {
+/** A loop that runs `pass` every `intervalMs` after the previous pass ends, and soon after a wake. */
+export function startLoop(name: string, intervalMs: number, pass: () => Promise<unknown>, logger: Logger): Loop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
   let again = false;
+  let woken = false;
   const run = (): Promise<void> => {
     if (running) {
       again = true;
@@ -37,7 +43,7 @@ function startLoop(name: string, intervalMs: number, pass: () => Promise<unknown
         try {
           await pass();
         } catch (error) {
-          services.logger.error(`${name} pass failed`, { error });
+          logger.error(`${name} pass failed`, { error });
         }
       } while (again && !stopped);
     })().finally(() => {
@@ -49,9 +55,19 @@ function startLoop(name: string, intervalMs: number, pass: () => Promise<unknown
   timer = setTimeout(run, 0);
   return {
     wake() {
-      if (stopped) return;
+      if (stopped || woken) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      // Never inside the caller's turn: the request that stored the work answers first, and
+      // the wakes of the next few milliseconds join this pass instead of postponing it.
+      woken = true;
       if (timer) clearTimeout(timer);
-      void run();
+      timer = setTimeout(() => {
+        woken = false;
+        void run();
+      }, WAKE_DELAY_MS);
     },
     pass: run,
     async stop() {
@@ -64,9 +80,9 @@ function startLoop(name: string, intervalMs: number, pass: () => Promise<unknown
 
 export function startWorkers(services: AppServices): Workers {
   const worker = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const outbox = startLoop("outbox", services.env.OUTBOX_INTERVAL_MS, () => deliverDueMessages(services, { worker, concurrency: services.env.OUTBOX_CONCURRENCY }), services);
-  const inbox = startLoop("inbox", Math.max(250, services.env.OUTBOX_INTERVAL_MS), () => processWebhookInbox(services, { worker }), services);
-  const reconciler = startLoop("reconciler", services.env.RECONCILE_INTERVAL_MS, () => reconcileOnce(services, { worker }), services);
+  const outbox = startLoop("outbox", services.env.OUTBOX_INTERVAL_MS, () => deliverDueMessages(services, { worker, concurrency: services.env.OUTBOX_CONCURRENCY }), services.logger);
+  const inbox = startLoop("inbox", Math.max(250, services.env.OUTBOX_INTERVAL_MS), () => processWebhookInbox(services, { worker }), services.logger);
+  const reconciler = startLoop("reconciler", services.env.RECONCILE_INTERVAL_MS, () => reconcileOnce(services, { worker }), services.logger);
   const unsubscribe = [services.subscribe("outbox", () => outbox.wake()), services.subscribe("inbox", () => inbox.wake())];
   services.logger.info("Background workers started", { worker });
   return {

@@ -1,6 +1,6 @@
 // Benchmark 2: the gateway webhook door. Signed webhooks for real orders of the shop (the
 // sandbox's own CO notification bodies, freshly signed with the shop's Secret Key) are
-// POSTed to /gateway/webhooks/<token> at several concurrency levels: how many are answered
+// POSTed to /gateway/webhooks/<token> as a steady stream and in bursts: how many are answered
 // per second, how fast the 200 comes (each stored durably first), and how long until the
 // Shopify stand-in receives the resulting paymentSessionResolve. Afterwards every accepted
 // webhook must be processed and every payment resolved exactly once.
@@ -10,10 +10,11 @@ import type { MemoryPeak } from "./lib/child-process";
 import { runClosedLoop, type LoadRequest, type LoadResult } from "./lib/http-load";
 import { mapLimit, pollUntil } from "./lib/pool";
 import type { ProcessStack } from "./lib/process-stack";
-import { round, summarize, type LatencySummary } from "./lib/stats";
+import { performance } from "node:perf_hooks";
+import { round, seededRandom, summarize, type LatencySummary } from "./lib/stats";
 
 export interface WebhookLevel {
-  /** 0 = paced: each webhook sent after the previous one's resolve arrived. */
+  /** 0 = steady: Poisson arrivals at STEADY_PER_SEC, each on its own connection. */
   concurrency: number;
   webhooks: number;
   answeredPerSec: number;
@@ -29,6 +30,8 @@ export interface WebhookLevel {
 }
 
 export interface WebhookIntakeResult {
+  /** Mean arrival rate of the steady level (concurrency 0). */
+  steadyPerSec: number;
   levels: WebhookLevel[];
   checks: {
     accepted: number;
@@ -55,24 +58,35 @@ interface PreparedOrder {
 
 const TARGET = { answerP99Ms: 20, webhookToResolveP99Ms: 1000 };
 
-/** One webhook at a time: send, wait for its resolve, then the next. */
-async function paced(origin: string, n: number, signed: (i: number) => LoadRequest, resolved: (i: number) => Promise<unknown>): Promise<LoadResult> {
-  const runs: LoadResult[] = [];
+/** Mean arrivals per second of the steady level: far above a shop's real webhook rate, below saturation. */
+const STEADY_PER_SEC = 5;
+
+/**
+ * The steady level: webhooks arrive on their own schedule, as a gateway sends them (open loop,
+ * a Poisson process with a fixed seed, each on a new connection), whether or not the app has
+ * finished with the ones before.
+ */
+async function steady(origin: string, n: number, signed: (i: number) => LoadRequest): Promise<LoadResult> {
+  const random = seededRandom(20261123);
+  const started = performance.now();
+  let at = 0;
+  const sends: Promise<LoadResult>[] = [];
   for (let i = 0; i < n; i++) {
-    const one = await runClosedLoop({ origin, concurrency: 1, count: 1, timeLimitMs: 30_000, requests: () => signed(i) });
-    runs.push({ ...one, sent: one.sent.map((s) => ({ ...s, index: i })) });
-    await resolved(i);
+    const wait = started + at - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    sends.push(runClosedLoop({ origin, concurrency: 1, count: 1, timeLimitMs: 30_000, requests: () => signed(i) }).then((one) => ({ ...one, sent: one.sent.map((s) => ({ ...s, index: i })) })));
+    at += (-Math.log(1 - random()) / STEADY_PER_SEC) * 1000;
   }
-  const sent = runs.flatMap((r) => r.sent);
-  const elapsedMs = runs.reduce((sum, r) => sum + r.elapsedMs, 0);
+  const sent = (await Promise.all(sends)).flatMap((r) => r.sent);
+  const elapsedMs = performance.now() - started;
   const statuses: Record<string, number> = {};
   for (const s of sent) statuses[String(s.status)] = (statuses[String(s.status)] ?? 0) + 1;
   return { sent, elapsedMs, throughput: (sent.length / elapsedMs) * 1000, statuses, stoppedByTime: false };
 }
 
 export async function benchWebhookIntake(stack: ProcessStack, options: { quick: boolean; databaseUrl: string; log(line: string): void }): Promise<WebhookIntakeResult> {
-  // c = 0: paced, one webhook at a time and the next only after its resolve arrived (no backlog).
-  const levels = options.quick ? [{ c: 0, n: 8 }, { c: 10, n: 30 }, { c: 50, n: 60 }] : [{ c: 0, n: 30 }, { c: 10, n: 150 }, { c: 50, n: 250 }];
+  // c = 0: the steady level (see steady()); then bursts from c clients at once.
+  const levels = options.quick ? [{ c: 0, n: 30 }, { c: 10, n: 30 }, { c: 50, n: 60 }] : [{ c: 0, n: 150 }, { c: 10, n: 150 }, { c: 50, n: 250 }];
   const total = levels.reduce((sum, l) => sum + l.n, 0);
   const problems: string[] = [];
   const setupStarted = Date.now();
@@ -125,7 +139,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
     const run =
       c > 0
         ? await runClosedLoop({ origin: stack.app.info.url, concurrency: c, count: n, timeLimitMs: 120_000, requests: signed })
-        : await paced(stack.app.info.url, n, signed, (i) => pollUntil(() => (stack.standin.state.session(batch[i]!.gid)?.state.code === "RESOLVED" ? true : null), 10_000, 2));
+        : await steady(stack.app.info.url, n, signed);
     const accepted = run.sent.filter((s) => s.status === 200);
     if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
     const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
@@ -155,7 +169,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
     level.meetsTarget = { answerP99: level.answerMs.p99 < TARGET.answerP99Ms, resolveP99: level.webhookToResolveMs.p99 < TARGET.webhookToResolveP99Ms };
     results.push(level);
     options.log(
-      `  webhooks ${c === 0 ? "paced" : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}`,
+      `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}`,
     );
   }
   const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
@@ -187,6 +201,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
     const worstAnswer = Math.max(...results.map((l) => l.answerMs.p99));
     const worstResolve = Math.max(...results.map((l) => l.webhookToResolveMs.p99));
     return {
+      steadyPerSec: STEADY_PER_SEC,
       levels: results,
       checks,
       targets: {

@@ -61,7 +61,7 @@ export function printSummary(report: Report, log: (line: string) => void): void 
       for (const l of webhooks.levels) {
         log(
           row([
-            l.concurrency === 0 ? `${l.webhooks} paced (one at a time)` : `${l.webhooks} at concurrency ${l.concurrency}`,
+            l.concurrency === 0 ? `${l.webhooks} steady (${webhooks.steadyPerSec} per s on average, open loop)` : `${l.webhooks} at concurrency ${l.concurrency}`,
             l.answeredPerSec,
             `${l.answerMs.p50} / ${l.answerMs.p99}`,
             `${l.webhookToResolveMs.p50} / ${l.webhookToResolveMs.p99}`,

@@ -1,0 +1,112 @@
+// The background loops' timing: a wake never runs the pass inside the caller's turn (the
+// request that stored the work answers first), wakes close together make one pass, a wake
+// during a pass makes exactly one more, and a stopped loop runs nothing.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { silentLogger } from "~/lib/logger.server";
+import { startLoop, WAKE_DELAY_MS, type Loop } from "~/workers.server";
+
+const INTERVAL_MS = 60_000;
+
+describe("worker loop", () => {
+  let loop: Loop | undefined;
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(async () => {
+    await loop?.stop();
+    loop = undefined;
+    vi.useRealTimers();
+  });
+
+  /** A pass that stays in flight until released. */
+  function controlledPass() {
+    const started: (() => void)[] = [];
+    const pass = vi.fn(() => new Promise<void>((resolve) => started.push(resolve)));
+    return { pass, finishAll: () => started.splice(0).forEach((finish) => finish()) };
+  }
+
+  async function startIdle(pass: () => Promise<unknown>): Promise<Loop> {
+    const started = startLoop("test", INTERVAL_MS, pass, silentLogger);
+    // The first pass runs at once; let it end so the loop is idle until its interval.
+    await vi.advanceTimersByTimeAsync(0);
+    return started;
+  }
+
+  it("runs a woken pass after the caller's turn, once for several wakes close together", async () => {
+    const { pass, finishAll } = controlledPass();
+    loop = await startIdle(pass);
+    expect(pass).toHaveBeenCalledTimes(1);
+    finishAll();
+    await vi.advanceTimersByTimeAsync(0);
+
+    loop.wake();
+    expect(pass).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(WAKE_DELAY_MS - 1);
+    loop.wake();
+    loop.wake();
+    expect(pass).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(pass).toHaveBeenCalledTimes(2);
+    finishAll();
+    await vi.advanceTimersByTimeAsync(WAKE_DELAY_MS * 10);
+    expect(pass).toHaveBeenCalledTimes(2);
+  });
+
+  it("a steady stream of wakes does not postpone the pass", async () => {
+    const { pass, finishAll } = controlledPass();
+    loop = await startIdle(pass);
+    finishAll();
+    await vi.advanceTimersByTimeAsync(0);
+    for (let ms = 0; ms < WAKE_DELAY_MS; ms++) {
+      loop.wake();
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    expect(pass).toHaveBeenCalledTimes(2);
+    finishAll();
+  });
+
+  it("a wake during a pass makes exactly one more pass when it ends", async () => {
+    const { pass, finishAll } = controlledPass();
+    loop = await startIdle(pass);
+    expect(pass).toHaveBeenCalledTimes(1);
+    loop.wake();
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(WAKE_DELAY_MS * 2);
+    expect(pass).toHaveBeenCalledTimes(1);
+    finishAll();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pass).toHaveBeenCalledTimes(2);
+    finishAll();
+    await vi.advanceTimersByTimeAsync(WAKE_DELAY_MS * 10);
+    expect(pass).toHaveBeenCalledTimes(2);
+  });
+
+  it("without wakes, passes follow the interval", async () => {
+    const pass = vi.fn(async () => undefined);
+    loop = await startIdle(pass);
+    expect(pass).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1);
+    expect(pass).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(pass).toHaveBeenCalledTimes(2);
+  });
+
+  it("a wake pending when the loop stops never runs", async () => {
+    const pass = vi.fn(async () => undefined);
+    loop = await startIdle(pass);
+    loop.wake();
+    await loop.stop();
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS * 2);
+    expect(pass).toHaveBeenCalledTimes(1);
+  });
+
+  it("a failing pass does not stop the loop", async () => {
+    const pass = vi.fn(async () => {
+      throw new Error("database unavailable");
+    });
+    loop = await startIdle(pass);
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(WAKE_DELAY_MS);
+    expect(pass).toHaveBeenCalledTimes(2);
+  });
+});
