@@ -18,6 +18,7 @@ import { startChild, type MemoryPeak } from "./lib/child-process";
 import { freshDatabase, postgresProblem, type DbKind } from "./lib/databases";
 import { parseOptions, type BenchOptions } from "./lib/options";
 import type { QuotaDayConfig } from "./lib/quota-day-process";
+import { buildForProduction } from "./lib/prebuilt-server";
 import { startProcessStack } from "./lib/process-stack";
 import { summarizeQuotaDay, type QuotaDaySummary } from "./lib/quota-day-summary";
 import { printSummary } from "./lib/summary";
@@ -51,13 +52,13 @@ async function latencyBenchmarks(kind: DbKind, options: BenchOptions, into: DbRe
       if (selected.length === 0) continue;
       const db = await freshDatabase(kind, dir, `app-${serving}`);
       const t0 = performance.now();
-      const stack = await startProcessStack({ databaseUrl: db.url, dir, serving });
+      const stack = await startProcessStack({ databaseUrl: db.url, dir, serving, workers: options.workers });
       log(`  ${kind}: app ${serving === "vite" ? "in Vite dev mode" : "prebuilt (production request path)"} up in ${Math.round(performance.now() - t0)} ms`);
       try {
         const figures: { sessions?: SessionOverheadResult; webhooks?: WebhookIntakeResult } = {};
         into[serving] = figures;
         if (selected.includes("sessions")) figures.sessions = await benchSessionOverhead(stack, { quick: options.quick, log });
-        if (selected.includes("webhooks")) figures.webhooks = await benchWebhookIntake(stack, { quick: options.quick, databaseUrl: db.url, log });
+        if (selected.includes("webhooks")) figures.webhooks = await benchWebhookIntake(stack, { quick: options.quick, workers: options.workers, databaseUrl: db.url, log });
       } finally {
         await stack.close();
         await db.drop();
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = new Date();
   const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform };
-  log(`bench: ${options.only.join(", ")} on ${options.dbs.join(", ")}${options.quick ? " (quick)" : ""}; ${machine.nproc} cores, Node ${machine.node}, load ${load().join(" ")}`);
+  log(`bench: ${options.only.join(", ")} on ${options.dbs.join(", ")}${options.quick ? " (quick)" : ""}${options.workers ? "" : " (app workers off)"}; ${machine.nproc} cores, Node ${machine.node}, load ${load().join(" ")}`);
   const results: Partial<Record<DbKind, DbResults>> = {};
   const skipped: Partial<Record<DbKind, string>> = {};
   const loadAverages: Record<string, number[]> = { start: load() };
@@ -113,6 +114,9 @@ async function main(): Promise<void> {
   }
   const kinds = Object.keys(results) as DbKind[];
   if (options.only.includes("sessions") || options.only.includes("webhooks")) {
+    const t0 = performance.now();
+    await buildForProduction();
+    log(`bench: production build (npm run build) made in ${Math.round((performance.now() - t0) / 1000)} s`);
     for (const kind of kinds) await latencyBenchmarks(kind, options, results[kind]!);
     loadAverages.afterLatency = load();
   }

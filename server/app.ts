@@ -19,8 +19,6 @@ export interface AppServerOptions {
   /** "vite": Vite dev server in middleware mode (npm run dev); "build": build/ (production). */
   mode: "vite" | "build";
   workers?: boolean;
-  /** "build" mode: a server build already loaded (e.g. compiled in memory), instead of build/server/index.js. */
-  build?: ServerBuild;
   overrides?: ServiceOverrides;
   services?: AppServices;
 }
@@ -66,7 +64,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     app.use(express.static("build/client", { maxAge: "1h" }));
     // The path is computed so TypeScript does not try to resolve a build that may not exist yet.
     const buildPath = new URL("../build/server/index.js", import.meta.url).href;
-    build = options.build ?? ((await import(/* @vite-ignore */ buildPath)) as ServerBuild);
+    build = (await import(/* @vite-ignore */ buildPath)) as ServerBuild;
   }
 
   // A server build is served as production serves it, whatever NODE_ENV says.

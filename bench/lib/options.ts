@@ -9,6 +9,8 @@ export interface BenchOptions {
   only: BenchName[];
   dbs: DbKind[];
   quick: boolean;
+  /** False (--no-workers): the app runs without its background workers, so the webhook door is measured alone. */
+  workers: boolean;
 }
 
 const schema = z.object({
@@ -19,19 +21,21 @@ const schema = z.object({
     .pipe(z.array(z.enum(BENCHMARKS)).min(1)),
   db: z.enum(["sqlite", "postgresql"]).optional(),
   quick: z.boolean(),
+  workers: z.boolean(),
 });
 
-export const USAGE = `npm run bench [-- --only=${BENCHMARKS.join("|")}[,...]] [--db=sqlite|postgresql] [--quick]`;
+export const USAGE = `npm run bench [-- --only=${BENCHMARKS.join("|")}[,...]] [--db=sqlite|postgresql] [--quick] [--no-workers]`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const raw: Record<string, string | boolean> = { quick: false };
+  const raw: Record<string, string | boolean> = { quick: false, workers: true };
   for (const arg of argv) {
     const match = /^--(only|db)=(.*)$/.exec(arg);
     if (match) raw[match[1]!] = match[2]!;
     else if (arg === "--quick") raw.quick = true;
+    else if (arg === "--no-workers") raw.workers = false;
     else throw new Error(`unknown argument ${arg}\nusage: ${USAGE}`);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new Error(`${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}\nusage: ${USAGE}`);
-  return { only: parsed.data.only, dbs: parsed.data.db ? [parsed.data.db] : ["sqlite", "postgresql"], quick: parsed.data.quick };
+  return { only: parsed.data.only, dbs: parsed.data.db ? [parsed.data.db] : ["sqlite", "postgresql"], quick: parsed.data.quick, workers: parsed.data.workers };
 }

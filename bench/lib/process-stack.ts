@@ -22,7 +22,7 @@ export interface ProcessStack {
   close(): Promise<void>;
 }
 
-export async function startProcessStack(options: { databaseUrl: string; dir: string; serving: "vite" | "prebuilt" }): Promise<ProcessStack> {
+export async function startProcessStack(options: { databaseUrl: string; dir: string; serving: "vite" | "prebuilt"; workers?: boolean }): Promise<ProcessStack> {
   const sandbox = await startChild<SandboxProcessInfo>("./sandbox-process.ts", {
     dbPath: join(options.dir, `sandbox-${options.serving}.db`),
     limits: UNTHROTTLED_SANDBOX,
@@ -38,7 +38,7 @@ export async function startProcessStack(options: { databaseUrl: string; dir: str
       paymentsAppsEndpoint: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
       shops: [{ domain: BENCH_SHOP, accessToken: standin.accessToken }],
       unthrottled: true,
-      workers: true,
+      workers: options.workers ?? true,
       serving: options.serving,
     } satisfies BenchAppOptions);
   } catch (error) {
