@@ -27,6 +27,9 @@ export default defineConfig({
   build: { assetsInlineLimit: 0, target: "es2022" },
   // Pre-bundled up front, so the first admin page load does not re-bundle (and reload) React.
   optimizeDeps: {
+    // The dependency scan's entries, named here: with the ones the Remix plugin sets the scan found
+    // nothing, so the first page load discovered the rest, re-bundled and reloaded (a blank admin).
+    entries: ["./app/root.tsx", "./app/routes/**/*.tsx"],
     include: ["@shopify/app-bridge-react", "@shopify/polaris", "@shopify/shopify-app-remix/react", "@remix-run/react", "react", "react-dom", "react-dom/client"],
   },
 });
