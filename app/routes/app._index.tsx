@@ -41,8 +41,13 @@ export default function Home() {
                   Gateway
                 </Text>
                 <InlineStack gap="200">
-                  {connection.ready ? <Badge tone="success">Ready for payments</Badge> : <Badge tone="warning">Not ready</Badge>}
                   {connection.testMode ? <Badge tone="attention">Test mode</Badge> : null}
+                  {connection.ready ? (
+                    <Badge tone="success">{connection.testMode ? "Ready for test payments" : "Ready for payments"}</Badge>
+                  ) : (
+                    <Badge tone="warning">{connection.testMode ? "Not ready" : "Not ready for live payments"}</Badge>
+                  )}
+                  {!connection.testMode && connection.sandbox.connected ? <Badge tone="info">Test payments ready</Badge> : null}
                 </InlineStack>
                 <Text as="p" tone="subdued">
                   {connection.live.connected ? `Live device ${connection.live.maskedKey}` : "No live device"}

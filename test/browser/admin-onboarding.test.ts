@@ -75,6 +75,11 @@ describe("onboarding in the admin", () => {
     expect(html).not.toContain(deviceKey);
     expect(html).not.toContain(secretKeyHex);
     expect(html).toContain(deviceKey.slice(-4));
+
+    // The home page tells live and test payments apart: only the sandbox is connected.
+    await openAdmin(page, stack, "/app", SHOP);
+    await page.getByText("Not ready for live payments").waitFor();
+    await page.getByText("Test payments ready").waitFor();
   }, 120_000);
 
   it("creates a dedicated device and shows its key once, without storing it", async () => {
@@ -121,6 +126,8 @@ describe("onboarding in the admin", () => {
     await openAdmin(page, stack, "/app", SHOP);
     await page.getByRole("heading", { name: "Crypto checkout", exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/app");
+    // Test mode is on (saved above) and the sandbox is connected.
+    await page.getByText("Ready for test payments").waitFor();
 
     await openAdmin(page, stack, "/app/onboarding", SHOP);
     await page.getByRole("button", { name: "Remove the sandbox credentials" }).click();
