@@ -4,14 +4,13 @@
 // per second, how fast the 200 comes (each stored durably first), and how long until the
 // Shopify stand-in receives the resulting paymentSessionResolve. Afterwards every accepted
 // webhook must be processed and every payment resolved exactly once.
-import { signWebhook } from "../app/gateway/webhook-signature";
 import { openDatabase } from "../app/db/database.server";
-import type { MemoryPeak } from "./lib/child-process";
-import { runClosedLoop, type LoadRequest, type LoadResult } from "./lib/http-load";
+import { startChild, type MemoryPeak } from "./lib/child-process";
+import type { LoadResult } from "./lib/http-load";
+import type { SignedWebhookLoad } from "./lib/load-process";
 import { mapLimit, pollUntil } from "./lib/pool";
 import type { ProcessStack } from "./lib/process-stack";
-import { performance } from "node:perf_hooks";
-import { round, seededRandom, summarize, type LatencySummary } from "./lib/stats";
+import { round, summarize, type LatencySummary } from "./lib/stats";
 
 export interface WebhookLevel {
   /** 0 = steady: Poisson arrivals at STEADY_PER_SEC, each on its own connection. */
@@ -63,31 +62,9 @@ const TARGET = { answerP99Ms: 20, webhookToResolveP99Ms: 1000 };
 /** Mean arrivals per second of the steady level: far above a shop's real webhook rate, below saturation. */
 const STEADY_PER_SEC = 5;
 
-/**
- * The steady level: webhooks arrive on their own schedule, as a gateway sends them (open loop,
- * a Poisson process with a fixed seed, each on a new connection), whether or not the app has
- * finished with the ones before.
- */
-async function steady(origin: string, n: number, signed: (i: number) => LoadRequest): Promise<LoadResult> {
-  const random = seededRandom(20261123);
-  const started = performance.now();
-  let at = 0;
-  const sends: Promise<LoadResult>[] = [];
-  for (let i = 0; i < n; i++) {
-    const wait = started + at - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    sends.push(runClosedLoop({ origin, concurrency: 1, count: 1, timeLimitMs: 30_000, requests: () => signed(i) }).then((one) => ({ ...one, sent: one.sent.map((s) => ({ ...s, index: i })) })));
-    at += (-Math.log(1 - random()) / STEADY_PER_SEC) * 1000;
-  }
-  const sent = (await Promise.all(sends)).flatMap((r) => r.sent);
-  const elapsedMs = performance.now() - started;
-  const statuses: Record<string, number> = {};
-  for (const s of sent) statuses[String(s.status)] = (statuses[String(s.status)] ?? 0) + 1;
-  return { sent, elapsedMs, throughput: (sent.length / elapsedMs) * 1000, statuses, stoppedByTime: false };
-}
-
 export async function benchWebhookIntake(stack: ProcessStack, options: { quick: boolean; workers: boolean; databaseUrl: string; log(line: string): void }): Promise<WebhookIntakeResult> {
-  // c = 0: the steady level (see steady()); then bursts from c clients at once.
+  // c = 0: the steady level, an open stream (runOpenStream); then bursts from c clients at once.
+  // The load comes from its own process (load-process.ts), never from this busy one.
   const levels = options.quick ? [{ c: 0, n: 30 }, { c: 10, n: 30 }, { c: 50, n: 60 }] : [{ c: 0, n: 150 }, { c: 10, n: 150 }, { c: 50, n: 250 }];
   const total = levels.reduce((sum, l) => sum + l.n, 0);
   const problems: string[] = [];
@@ -124,58 +101,58 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
 
   await stack.app.call("memory.reset");
   const results: WebhookLevel[] = [];
-  let offset = 0;
-  for (const { c, n } of levels) {
-    const batch = prepared.slice(offset, offset + n);
-    offset += n;
-    const signed = (i: number) => {
-      const order = batch[i]!;
-      // Signed at send time: the app refuses nonces older than 20 s.
-      const nonce = String(Math.floor(Date.now() / 1000));
-      return {
+  const generator = await startChild<{ pid: number }>("./load-process.ts", {});
+  await generator.call("warm", { origin: stack.app.info.url, path: "/healthz", count: 200 });
+  try {
+    let offset = 0;
+    for (const { c, n } of levels) {
+      const batch = prepared.slice(offset, offset + n);
+      offset += n;
+      const load: SignedWebhookLoad = {
+        origin: stack.app.info.url,
         path: `/gateway/webhooks/${shop.webhookToken}`,
-        headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex: shop.secretKeyHex, nonce, rawBody: order.body }) },
-        body: order.body,
+        secretKeyHex: shop.secretKeyHex,
+        bodies: batch.map((order) => order.body),
+        shape: c > 0 ? { kind: "closed", concurrency: c, timeLimitMs: 120_000 } : { kind: "stream", perSec: STEADY_PER_SEC, seed: 20261123 },
       };
-    };
-    const run =
-      c > 0
-        ? await runClosedLoop({ origin: stack.app.info.url, concurrency: c, count: n, timeLimitMs: 120_000, requests: signed })
-        : await steady(stack.app.info.url, n, signed);
-    const accepted = run.sent.filter((s) => s.status === 200);
-    if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
-    const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
-    if (options.workers) await pollUntil(() => ([...wanted].every((gid) => stack.standin.state.session(gid)?.state.code === "RESOLVED") ? true : null), 60_000, 25);
-    const resolveAt = new Map<string, number>();
-    for (const op of stack.standin.state.operations()) {
-      if (op.operationName !== "PaymentSessionResolve" || op.status !== 200) continue;
-      for (const gid of op.sessionIds) if (wanted.has(gid) && !resolveAt.has(gid)) resolveAt.set(gid, Date.parse(op.at));
+      const run = await generator.call<LoadResult>("webhooks", load, 180_000);
+      const accepted = run.sent.filter((s) => s.status === 200);
+      if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
+      const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
+      if (options.workers) await pollUntil(() => ([...wanted].every((gid) => stack.standin.state.session(gid)?.state.code === "RESOLVED") ? true : null), 60_000, 25);
+      const resolveAt = new Map<string, number>();
+      for (const op of stack.standin.state.operations()) {
+        if (op.operationName !== "PaymentSessionResolve" || op.status !== 200) continue;
+        for (const gid of op.sessionIds) if (wanted.has(gid) && !resolveAt.has(gid)) resolveAt.set(gid, Date.parse(op.at));
+      }
+      const toResolve = accepted.flatMap((s) => {
+        const at = resolveAt.get(batch[s.index]!.gid);
+        return at === undefined ? [] : [at - s.sentAt];
+      });
+      const firstSent = Math.min(...run.sent.map((s) => s.sentAt));
+      const lastResolve = Math.max(...resolveAt.values());
+      const level: WebhookLevel = {
+        concurrency: c,
+        webhooks: n,
+        answeredPerSec: round(run.throughput, 1),
+        statuses: run.statuses,
+        answerMs: summarize(run.sent.map((s) => s.latencyMs)),
+        webhookToResolveMs: options.workers ? summarize(toResolve) : null,
+        missingResolves: options.workers ? accepted.length - toResolve.length : 0,
+        settledPerSec: options.workers ? round((resolveAt.size / Math.max(1, lastResolve - firstSent)) * 1000, 1) : null,
+        meetsTarget: { answerP99: false, resolveP99: null },
+      };
+      level.meetsTarget = {
+        answerP99: level.answerMs.p99 < TARGET.answerP99Ms,
+        resolveP99: level.webhookToResolveMs ? level.webhookToResolveMs.p99 < TARGET.webhookToResolveP99Ms : null,
+      };
+      results.push(level);
+      options.log(
+        `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}`,
+      );
     }
-    const toResolve = accepted.flatMap((s) => {
-      const at = resolveAt.get(batch[s.index]!.gid);
-      return at === undefined ? [] : [at - s.sentAt];
-    });
-    const firstSent = Math.min(...run.sent.map((s) => s.sentAt));
-    const lastResolve = Math.max(...resolveAt.values());
-    const level: WebhookLevel = {
-      concurrency: c,
-      webhooks: n,
-      answeredPerSec: round(run.throughput, 1),
-      statuses: run.statuses,
-      answerMs: summarize(run.sent.map((s) => s.latencyMs)),
-      webhookToResolveMs: options.workers ? summarize(toResolve) : null,
-      missingResolves: options.workers ? accepted.length - toResolve.length : 0,
-      settledPerSec: options.workers ? round((resolveAt.size / Math.max(1, lastResolve - firstSent)) * 1000, 1) : null,
-      meetsTarget: { answerP99: false, resolveP99: null },
-    };
-    level.meetsTarget = {
-      answerP99: level.answerMs.p99 < TARGET.answerP99Ms,
-      resolveP99: level.webhookToResolveMs ? level.webhookToResolveMs.p99 < TARGET.webhookToResolveP99Ms : null,
-    };
-    results.push(level);
-    options.log(
-      `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}`,
-    );
+  } finally {
+    await generator.close();
   }
   const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
 

@@ -1,8 +1,9 @@
-// A closed-loop load generator: `concurrency` clients, each sending its next request as
-// soon as the previous answer is read, over keep-alive connections (node:http), bounded
-// by a request count and a time limit.
+// Load generators over node:http. Closed loop: `concurrency` clients, each sending its next
+// request as soon as the previous answer is read, over keep-alive connections, bounded by a
+// request count and a time limit. Open stream: arrivals on their own schedule.
 import http from "node:http";
 import { performance } from "node:perf_hooks";
+import { seededRandom } from "./stats";
 
 export interface LoadRequest {
   path: string;
@@ -92,4 +93,38 @@ export async function runClosedLoop(options: {
   const elapsedMs = performance.now() - started;
   agent.destroy();
   return { sent, elapsedMs, throughput: (sent.length / elapsedMs) * 1000, statuses, stoppedByTime };
+}
+
+/**
+ * An open-loop stream: requests arrive on their own schedule (a Poisson process at `perSec` on
+ * average, from a fixed seed), each on a new connection, whether or not earlier ones were answered.
+ */
+export async function runOpenStream(options: {
+  origin: string;
+  perSec: number;
+  seed: number;
+  count: number;
+  requests: (index: number) => LoadRequest;
+}): Promise<LoadResult> {
+  const random = seededRandom(options.seed);
+  const started = performance.now();
+  let at = 0;
+  const sends: Promise<LoadResult>[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const wait = started + at - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const index = i;
+    sends.push(
+      runClosedLoop({ origin: options.origin, concurrency: 1, count: 1, timeLimitMs: 30_000, requests: () => options.requests(index) }).then((one) => ({
+        ...one,
+        sent: one.sent.map((s) => ({ ...s, index })),
+      })),
+    );
+    at += (-Math.log(1 - random()) / options.perSec) * 1000;
+  }
+  const sent = (await Promise.all(sends)).flatMap((r) => r.sent);
+  const elapsedMs = performance.now() - started;
+  const statuses: Record<string, number> = {};
+  for (const s of sent) statuses[String(s.status)] = (statuses[String(s.status)] ?? 0) + 1;
+  return { sent, elapsedMs, throughput: (sent.length / elapsedMs) * 1000, statuses, stoppedByTime: false };
 }
