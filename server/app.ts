@@ -12,6 +12,7 @@ import type { AppEnv } from "../app/config/env.server";
 import { shareAppDatabase } from "../app/db.server";
 import { createServices, type AppServices, type ServiceOverrides } from "../app/services.server";
 import { startWorkers, type Workers } from "../app/workers.server";
+import { startWorkerThread } from "./workers-thread";
 import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
 
 export interface AppServerOptions {
@@ -79,7 +80,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const address = server.address() as AddressInfo;
   const protocol = server instanceof https.Server ? "https" : "http";
   const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST;
-  const workers = options.workers === false ? null : startWorkers(services);
+  const workers = options.workers === false ? null : env.WORKER_THREAD ? startWorkerThread(services) : startWorkers(services);
 
   return {
     url: `${protocol}://${host}:${address.port}`,

@@ -56,6 +56,9 @@ const schema = z
     MTLS_PROXY_HEADER_VALUE: z.string().default("SUCCESS"),
     DEV_ADMIN_LOGIN: booleanText.default("false"),
     WORKERS: booleanText.default("true"),
+    // The workers on their own thread, so their CPU never delays a request (PostgreSQL only:
+    // SQLite allows one connection per process). BENCHMARKS.md has what it changed here.
+    WORKER_THREAD: booleanText.default("false"),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
     // Shopify calls one instance's outbox makes at once (one payment's messages always go in order).
@@ -67,6 +70,16 @@ const schema = z
     GATEWAY_CRITICAL_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(15),
     GATEWAY_CRITICAL_LIMIT_PER_DAY: z.coerce.number().int().min(1).default(200),
   });
+
+function isPostgresUrl(url: string | undefined): boolean {
+  return /^postgres(ql)?:\/\//.test(url ?? "");
+}
+
+/** Rules across variables, in every environment. */
+function combinationIssues(raw: Record<string, string | undefined>): string[] {
+  const threadAsked = raw.WORKER_THREAD === "true" || raw.WORKER_THREAD === "1";
+  return threadAsked && !isPostgresUrl(raw.DATABASE_URL) ? ["  WORKER_THREAD: needs PostgreSQL (SQLite allows one connection per process)"] : [];
+}
 
 /** Production rules, checked on the raw values so every problem is reported at once. */
 function productionIssues(raw: Record<string, string | undefined>): string[] {
@@ -99,6 +112,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   const result = schema.safeParse(cleaned);
   const lines = [
     ...(result.success ? [] : result.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`)),
+    ...combinationIssues(cleaned),
     ...productionIssues(cleaned),
   ];
   if (!result.success || lines.length > 0) {

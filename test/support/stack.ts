@@ -102,6 +102,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     SHOPIFY_PAYMENTS_APPS_ENDPOINT: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
     OUTBOX_INTERVAL_MS: "200",
     RECONCILE_INTERVAL_MS: "3600000",
+    // The clock, logger and fakes a test passes reach workers on the request thread only.
+    WORKER_THREAD: "false",
     ...(raised
       ? {
           GATEWAY_LIMIT_PER_MINUTE: String(RAISED_LIMITS.perMinute),

@@ -30,6 +30,15 @@ describe("configuration", () => {
     expect(() => parseEnv({ ...production, DEV_ADMIN_LOGIN: "true" })).toThrow(/DEV_ADMIN_LOGIN/);
   });
 
+  it("runs the workers on their own thread only when asked, and only on PostgreSQL", () => {
+    const postgres = "postgresql://localhost:5432/app";
+    expect(parseEnv({}).WORKER_THREAD).toBe(false);
+    expect(parseEnv({ DATABASE_URL: postgres }).WORKER_THREAD).toBe(false);
+    expect(parseEnv({ DATABASE_URL: postgres, WORKER_THREAD: "true" }).WORKER_THREAD).toBe(true);
+    expect(parseEnv({ DATABASE_URL: "file:./data/app.db", WORKER_THREAD: "false" }).WORKER_THREAD).toBe(false);
+    expect(() => parseEnv({ DATABASE_URL: "file:./data/app.db", WORKER_THREAD: "true" })).toThrow(/WORKER_THREAD: needs PostgreSQL/);
+  });
+
   it("has working defaults for local development", () => {
     const env = parseEnv({});
     expect(env.DATABASE_URL).toBe("file:./data/app.db");
