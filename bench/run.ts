@@ -52,7 +52,8 @@ async function latencyBenchmarks(kind: DbKind, options: BenchOptions, into: DbRe
       if (selected.length === 0) continue;
       const db = await freshDatabase(kind, dir, `app-${serving}`);
       const t0 = performance.now();
-      const stack = await startProcessStack({ databaseUrl: db.url, dir, serving, workers: options.workers });
+      const workerThread = options.workerThread && kind === "postgresql";
+      const stack = await startProcessStack({ databaseUrl: db.url, dir, serving, workers: options.workers, ...(workerThread ? { env: { WORKER_THREAD: "true" } } : {}) });
       log(`  ${kind}: app ${serving === "vite" ? "in Vite dev mode" : "prebuilt (production request path)"} up in ${Math.round(performance.now() - t0)} ms`);
       try {
         const figures: { sessions?: SessionOverheadResult; webhooks?: WebhookIntakeResult } = {};
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = new Date();
   const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform };
-  log(`bench: ${options.only.join(", ")} on ${options.dbs.join(", ")}${options.quick ? " (quick)" : ""}${options.workers ? "" : " (app workers off)"}; ${machine.nproc} cores, Node ${machine.node}, load ${load().join(" ")}`);
+  log(`bench: ${options.only.join(", ")} on ${options.dbs.join(", ")}${options.quick ? " (quick)" : ""}${options.workers ? "" : " (app workers off)"}${options.workerThread ? " (workers on their own thread on PostgreSQL)" : ""}; ${machine.nproc} cores, Node ${machine.node}, load ${load().join(" ")}`);
   const results: Partial<Record<DbKind, DbResults>> = {};
   const skipped: Partial<Record<DbKind, string>> = {};
   const loadAverages: Record<string, number[]> = { start: load() };

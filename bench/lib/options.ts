@@ -11,6 +11,8 @@ export interface BenchOptions {
   quick: boolean;
   /** False (--no-workers): the app runs without its background workers, so the webhook door is measured alone. */
   workers: boolean;
+  /** --worker-thread: on PostgreSQL the app runs its workers on their own thread (WORKER_THREAD=true). */
+  workerThread: boolean;
 }
 
 const schema = z.object({
@@ -22,20 +24,22 @@ const schema = z.object({
   db: z.enum(["sqlite", "postgresql"]).optional(),
   quick: z.boolean(),
   workers: z.boolean(),
+  workerThread: z.boolean(),
 });
 
-export const USAGE = `npm run bench [-- --only=${BENCHMARKS.join("|")}[,...]] [--db=sqlite|postgresql] [--quick] [--no-workers]`;
+export const USAGE = `npm run bench [-- --only=${BENCHMARKS.join("|")}[,...]] [--db=sqlite|postgresql] [--quick] [--no-workers] [--worker-thread]`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const raw: Record<string, string | boolean> = { quick: false, workers: true };
+  const raw: Record<string, string | boolean> = { quick: false, workers: true, workerThread: false };
   for (const arg of argv) {
     const match = /^--(only|db)=(.*)$/.exec(arg);
     if (match) raw[match[1]!] = match[2]!;
     else if (arg === "--quick") raw.quick = true;
     else if (arg === "--no-workers") raw.workers = false;
+    else if (arg === "--worker-thread") raw.workerThread = true;
     else throw new Error(`unknown argument ${arg}\nusage: ${USAGE}`);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new Error(`${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}\nusage: ${USAGE}`);
-  return { only: parsed.data.only, dbs: parsed.data.db ? [parsed.data.db] : ["sqlite", "postgresql"], quick: parsed.data.quick, workers: parsed.data.workers };
+  return { only: parsed.data.only, dbs: parsed.data.db ? [parsed.data.db] : ["sqlite", "postgresql"], quick: parsed.data.quick, workers: parsed.data.workers, workerThread: parsed.data.workerThread };
 }

@@ -22,7 +22,7 @@ export interface ProcessStack {
   close(): Promise<void>;
 }
 
-export async function startProcessStack(options: { databaseUrl: string; dir: string; serving: "vite" | "prebuilt"; workers?: boolean }): Promise<ProcessStack> {
+export async function startProcessStack(options: { databaseUrl: string; dir: string; serving: "vite" | "prebuilt"; workers?: boolean; env?: Record<string, string> }): Promise<ProcessStack> {
   const sandbox = await startChild<SandboxProcessInfo>("./sandbox-process.ts", {
     dbPath: join(options.dir, `sandbox-${options.serving}.db`),
     limits: UNTHROTTLED_SANDBOX,
@@ -39,6 +39,7 @@ export async function startProcessStack(options: { databaseUrl: string; dir: str
       shops: [{ domain: BENCH_SHOP, accessToken: standin.accessToken }],
       unthrottled: true,
       workers: options.workers ?? true,
+      ...(options.env ? { env: options.env } : {}),
       serving: options.serving,
     } satisfies BenchAppOptions);
   } catch (error) {
