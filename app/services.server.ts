@@ -2,7 +2,7 @@
 // the validated environment. Routes receive it through Remix's load context; the server
 // entry starts the background workers with the same object.
 import type { AppEnv } from "./config/env.server";
-import { openDatabase, type Database } from "./db/database.server";
+import { databaseKind, openDatabase, type Database } from "./db/database.server";
 import { createPrismaQuotaStore } from "./db/prisma-quota-store.server";
 import { createLogger, type Logger } from "./lib/logger.server";
 import { systemClock, type Clock } from "./payments/deps";
@@ -35,6 +35,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
   const services: AppServices = {
     env,
     db,
+    dbKind: databaseKind(env.DATABASE_URL),
     logger,
     clock,
     cipher,

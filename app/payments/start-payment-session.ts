@@ -10,6 +10,7 @@ import type { GatewayError } from "~/gateway/errors";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import type { PaymentSessionRequest } from "./shopify-requests";
+import { insertSessionPayment, storeSessionAnswer, type AnswerColumns } from "./session-rows.server";
 
 export interface SessionAnswer {
   status: number;
@@ -40,10 +41,6 @@ function storedAnswer(payment: Payment): SessionAnswer | null {
   return { status: payment.responseStatus, body: JSON.parse(payment.responseBody) as Record<string, unknown> };
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
-}
-
 export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomain: string; request: PaymentSessionRequest }): Promise<SessionAnswer> {
   const { request } = input;
   const shop = await readSessionShop(deps.db, input.shopDomain);
@@ -69,40 +66,38 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   // after this: the record says so from the start, durably before the request is sent.
   const requestsOrder = shop.checkoutMode !== "app_page";
   const orderRequestedAt = requestsOrder ? now : null;
-  let created: { id: string };
-  try {
-    // Created first (the unique shop + Shopify id decides between concurrent duplicates), not looked up first.
-    created = await deps.db.payment.create({
-      select: { id: true },
-      data: {
-        shopId: shop.id,
-        shopifyPaymentId: request.id,
-        gid: request.gid,
-        groupId: request.group,
-        amount,
-        currency: request.currency,
-        test: request.test,
-        kind: request.kind,
-        cancelUrl: request.cancelUrl,
-        merchantLocale: request.merchant_locale ?? customer?.locale ?? null,
-        gatewayEnv: env,
-        state: "started",
-        // The injected clock, like every other time the reconciler compares against.
-        createdAt: now,
-        sessionClaimUntil: new Date(now.getTime() + CLAIM_MS),
-        orderRequestedAt,
-        customerEmail: customer?.email ?? null,
-        customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
-        customerPhone: customer?.phone_number ?? address?.phone_number ?? null,
-        billingAddress: address ? JSON.stringify(address) : null,
-        lastCheckedAt: now,
-        events: { create: { type: "session_received", detail: JSON.stringify({ amount, currency: request.currency, test: request.test, env }), at: now } },
-      },
-    });
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
+  // Inserted first (the unique shop + Shopify id decides between concurrent duplicates), not looked up first.
+  const created = await insertSessionPayment(
+    deps.db,
+    deps.dbKind,
+    {
+      shopId: shop.id,
+      shopifyPaymentId: request.id,
+      gid: request.gid,
+      groupId: request.group,
+      amount,
+      currency: request.currency,
+      test: request.test,
+      kind: request.kind,
+      cancelUrl: request.cancelUrl,
+      merchantLocale: request.merchant_locale ?? customer?.locale ?? null,
+      gatewayEnv: env,
+      state: "started",
+      // The injected clock, like every other time the reconciler compares against.
+      createdAt: now,
+      sessionClaimUntil: new Date(now.getTime() + CLAIM_MS),
+      orderRequestedAt,
+      customerEmail: customer?.email ?? null,
+      customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
+      customerPhone: customer?.phone_number ?? address?.phone_number ?? null,
+      billingAddress: address ? JSON.stringify(address) : null,
+      lastCheckedAt: now,
+    },
+    { type: "session_received", detail: JSON.stringify({ amount, currency: request.currency, test: request.test, env }), at: now },
+  );
+  if (!created) {
     const winner = await findExisting();
-    if (!winner) throw error;
+    if (!winner) throw new Error(`payment ${request.id} of ${shop.shopDomain} was neither inserted nor found`);
     return replayOrResume(deps, shop, winner, request);
   }
   const payment: SessionPayment = {
@@ -188,21 +183,15 @@ function orderRequest(deps: PaymentsDeps, shop: Pick<Shop, "shopDomain" | "gatew
   };
 }
 
-async function finish(deps: PaymentsDeps, payment: Pick<Payment, "id">, result: SessionAnswer, state: "started" | "awaiting_payment" | "not_started", extra: Prisma.PaymentUpdateInput = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
-  const now = deps.clock.now();
-  await deps.db.payment.update({
-    where: { id: payment.id },
-    // Nothing is read back: the answer is already known.
-    select: { id: true },
-    data: {
-      ...extra,
-      state,
-      sessionClaimUntil: null,
-      responseStatus: result.status,
-      responseBody: JSON.stringify(result.body),
-      events: { create: { type: state === "not_started" ? "session_refused" : state === "started" ? "sent_to_payment_page" : "order_created", detail: JSON.stringify({ status: result.status, ...eventDetail }), at: now } },
-    },
-  });
+async function finish(deps: PaymentsDeps, payment: Pick<Payment, "id">, result: SessionAnswer, state: "started" | "awaiting_payment" | "not_started", columns: AnswerColumns = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
+  const type = state === "not_started" ? "session_refused" : state === "started" ? "sent_to_payment_page" : "order_created";
+  await storeSessionAnswer(
+    deps.db,
+    deps.dbKind,
+    payment.id,
+    { state, responseStatus: result.status, responseBody: JSON.stringify(result.body), columns },
+    { type, detail: JSON.stringify({ status: result.status, ...eventDetail }), at: deps.clock.now() },
+  );
   return result;
 }
 
@@ -280,7 +269,7 @@ async function createGatewayOrder(
 type FoundOrder = Pick<GatewayOrder, "identifier" | "currency_id" | "crypto_amount" | "address" | "tag_memo" | "expired_time" | "status">;
 
 /** What the app keeps of a gateway order, from the creation answer or (after an unknown outcome) the listing. */
-function orderData(order: CreateOrderResponse | FoundOrder): Prisma.PaymentUpdateInput {
+function orderData(order: CreateOrderResponse | FoundOrder): AnswerColumns {
   if (!("web_url" in order)) {
     return {
       gatewayOrderId: order.identifier,

@@ -1,0 +1,131 @@
+// The two writes every payment session commits, as plain SQL: the payment recorded with its
+// first event before the gateway is called, and the answer stored with its event before
+// Shopify gets it. Each is one atomic write: a single statement on PostgreSQL (the event is
+// inserted by a data-modifying WITH from the row just written), a two-statement transaction
+// on SQLite (which has no data-modifying WITH). Compiled model queries with nested writes
+// cost two to three times as much here (see BENCHMARKS.md).
+import { monotonicFactory } from "ulid";
+import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
+import type { Database, DatabaseKind } from "~/db/database.server";
+
+/**
+ * Ids that sort in creation order, like the model's cuid (the timeline orders events by time,
+ * then id), in lower case so they fit the return links' id pattern.
+ */
+const nextUlid = monotonicFactory();
+export const newRowId = (): string => nextUlid().toLowerCase();
+
+/** The columns a new session's payment row sets; the others keep their defaults (null). */
+export type NewSessionPayment = Pick<
+  Payment,
+  | "shopId"
+  | "shopifyPaymentId"
+  | "gid"
+  | "groupId"
+  | "amount"
+  | "currency"
+  | "test"
+  | "kind"
+  | "cancelUrl"
+  | "merchantLocale"
+  | "gatewayEnv"
+  | "state"
+  | "createdAt"
+  | "sessionClaimUntil"
+  | "orderRequestedAt"
+  | "customerEmail"
+  | "customerName"
+  | "customerPhone"
+  | "billingAddress"
+  | "lastCheckedAt"
+>;
+
+/** What storing a session's answer may set besides the answer itself. */
+export type AnswerColumns = Partial<
+  Pick<
+    Payment,
+    | "gatewayOrderId"
+    | "gatewayStatus"
+    | "gatewayWebUrl"
+    | "inputCurrency"
+    | "cryptoAmount"
+    | "paymentUri"
+    | "address"
+    | "tagMemo"
+    | "expiresAt"
+    | "attention"
+    | "attentionDetail"
+  >
+>;
+
+export interface SessionEvent {
+  type: string;
+  detail: string;
+  at: Date;
+}
+
+const quoted = (name: string) => Prisma.raw(`"${name}"`);
+
+/** `"a" = $1, "b" = $2`: the names come from the typed keys above, never from input. */
+function assignments(values: Record<string, unknown>): Prisma.Sql {
+  return Prisma.join(
+    Object.entries(values)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => Prisma.sql`${quoted(name)} = ${value}`),
+  );
+}
+
+/** A time as a value in a select list: PostgreSQL types an untyped parameter there as text. */
+const timeValue = (kind: DatabaseKind, at: Date) => (kind === "postgresql" ? Prisma.sql`CAST(${at} AS TIMESTAMP(3))` : Prisma.sql`${at}`);
+
+function eventFrom(kind: DatabaseKind, source: string, event: SessionEvent): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "PaymentEvent" ("id", "paymentId", "type", "detail", "at")
+    SELECT ${newRowId()}, ${quoted(source)}."id", ${event.type}, ${event.detail}, ${timeValue(kind, event.at)} FROM ${quoted(source)}`;
+}
+
+/**
+ * Records a new session's payment and its first event, unless the shop already has a payment
+ * with this Shopify id (a duplicate or concurrent request): then nothing is written and the
+ * answer is null.
+ */
+export async function insertSessionPayment(db: Database, kind: DatabaseKind, row: NewSessionPayment, event: SessionEvent): Promise<{ id: string } | null> {
+  const id = newRowId();
+  const columns = { id, ...row, updatedAt: row.createdAt };
+  const names = Prisma.join(Object.keys(columns).map(quoted));
+  const values = Prisma.join(Object.values(columns));
+  const insert = Prisma.sql`INSERT INTO "Payment" (${names}) VALUES (${values}) ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
+  if (kind === "postgresql") {
+    const inserted = await db.$executeRaw`WITH "created" AS (${insert} RETURNING "id") ${eventFrom(kind, "created", event)}`;
+    return inserted === 1 ? { id } : null;
+  }
+  const [inserted] = await db.$transaction([
+    db.$executeRaw`${insert}`,
+    db.$executeRaw`WITH "created" AS (SELECT "id" FROM "Payment" WHERE "id" = ${id}) ${eventFrom(kind, "created", event)}`,
+  ]);
+  return inserted === 1 ? { id } : null;
+}
+
+/** Stores the answer given to Shopify for a session (replayed on repeats) with its event; the claim is released. */
+export async function storeSessionAnswer(
+  db: Database,
+  kind: DatabaseKind,
+  paymentId: string,
+  answer: { state: string; responseStatus: number; responseBody: string; columns: AnswerColumns },
+  event: SessionEvent,
+): Promise<void> {
+  const set = assignments({
+    ...answer.columns,
+    state: answer.state,
+    sessionClaimUntil: null,
+    responseStatus: answer.responseStatus,
+    responseBody: answer.responseBody,
+    updatedAt: event.at,
+  });
+  const update = Prisma.sql`UPDATE "Payment" SET ${set} WHERE "id" = ${paymentId}`;
+  if (kind === "postgresql") {
+    await db.$executeRaw`WITH "updated" AS (${update} RETURNING "id") ${eventFrom(kind, "updated", event)}`;
+    return;
+  }
+  await db.$transaction([db.$executeRaw`${update}`, db.$executeRaw`WITH "updated" AS (SELECT "id" FROM "Payment" WHERE "id" = ${paymentId}) ${eventFrom(kind, "updated", event)}`]);
+}

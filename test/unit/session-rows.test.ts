@@ -1,0 +1,134 @@
+// The payment session's two plain-SQL writes, on SQLite and PostgreSQL: what they store reads
+// back through the models exactly as a model write would have stored it, each write is
+// atomic with its event, and concurrent duplicates record one payment.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseKind, openDatabase, type Database, type DatabaseKind } from "../../app/db/database.server";
+import { applyMigrations } from "../../app/db/migrate.server";
+import { insertSessionPayment, newRowId, storeSessionAnswer, type NewSessionPayment } from "../../app/payments/session-rows.server";
+import { createTestPostgresDatabase } from "../support/postgres";
+
+const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
+  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "session-rows-")), "app.db")}`, drop: async () => undefined }) },
+  { name: "PostgreSQL", open: createTestPostgresDatabase },
+];
+
+const T0 = new Date("2026-11-22T10:00:00.123Z");
+
+describe.each(databases)("on $name", ({ open }) => {
+  let drop: () => Promise<void>;
+  let db: Database;
+  let kind: DatabaseKind;
+  let shopId: string;
+  let serial = 0;
+
+  const row = (overrides: Partial<NewSessionPayment> = {}): NewSessionPayment => ({
+    shopId,
+    shopifyPaymentId: `payment-${++serial}`,
+    gid: `gid://shopify/PaymentSession/${serial}`,
+    groupId: `group-${serial}`,
+    amount: "49.90",
+    currency: "EUR",
+    test: true,
+    kind: "sale",
+    cancelUrl: "https://shop.example/cancel",
+    merchantLocale: "es-ES",
+    gatewayEnv: "sandbox",
+    state: "started",
+    createdAt: T0,
+    sessionClaimUntil: new Date(T0.getTime() + 30_000),
+    orderRequestedAt: T0,
+    customerEmail: "ana@example.com",
+    customerName: "Ana Pérez",
+    customerPhone: null,
+    billingAddress: JSON.stringify({ given_name: "Ana", country_code: "ES" }),
+    lastCheckedAt: T0,
+    ...overrides,
+  });
+  const received = { type: "session_received", detail: '{"amount":"49.90"}', at: T0 };
+
+  beforeAll(async () => {
+    let url: string;
+    ({ url, drop } = await open());
+    await applyMigrations(url);
+    kind = databaseKind(url);
+    db = openDatabase(url);
+    shopId = (await db.shop.create({ data: { shopDomain: "rows.myshopify.com", webhookToken: "rows-webhook-token-0001" }, select: { id: true } })).id;
+  });
+
+  afterAll(async () => {
+    await db?.$disconnect();
+    await drop?.();
+  });
+
+  it("records a payment with its first event, read back through the model as written", async () => {
+    const values = row({ test: false, customerPhone: "+34600000000", orderRequestedAt: null });
+    const created = await insertSessionPayment(db, kind, values, received);
+    expect(created?.id).toMatch(/^[a-z0-9]{26}$/);
+    const stored = await db.payment.findUniqueOrThrow({ where: { id: created!.id }, include: { events: true } });
+    expect(stored).toMatchObject({ ...values, updatedAt: T0, gatewayOrderId: null, responseStatus: null });
+    expect(stored.events).toEqual([{ id: expect.any(String), paymentId: created!.id, ...received }]);
+  });
+
+  it("records nothing for a Shopify id the shop already has, even when the requests arrive together", async () => {
+    const first = row();
+    const duplicate = { ...first, amount: "1.00" };
+    const results = await Promise.all([insertSessionPayment(db, kind, first, received), ...Array.from({ length: 5 }, () => insertSessionPayment(db, kind, duplicate, received))]);
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+    const stored = await db.payment.findMany({ where: { shopId, shopifyPaymentId: first.shopifyPaymentId }, include: { events: true } });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.events).toHaveLength(1);
+  });
+
+  it("stores the answer with its event and releases the claim; events sort in the order written", async () => {
+    const created = await insertSessionPayment(db, kind, row(), received);
+    const expiresAt = new Date(T0.getTime() + 900_000);
+    await storeSessionAnswer(
+      db,
+      kind,
+      created!.id,
+      { state: "awaiting_payment", responseStatus: 200, responseBody: '{"redirect_url":"https://pay.example/x"}', columns: { gatewayOrderId: "order-1", gatewayStatus: "PE", cryptoAmount: "0.00123", tagMemo: null, expiresAt } },
+      { type: "order_created", detail: '{"status":200}', at: T0 },
+    );
+    const stored = await db.payment.findUniqueOrThrow({ where: { id: created!.id }, include: { events: { orderBy: [{ at: "asc" }, { id: "asc" }] } } });
+    expect(stored).toMatchObject({
+      state: "awaiting_payment",
+      responseStatus: 200,
+      responseBody: '{"redirect_url":"https://pay.example/x"}',
+      sessionClaimUntil: null,
+      gatewayOrderId: "order-1",
+      gatewayStatus: "PE",
+      cryptoAmount: "0.00123",
+      tagMemo: null,
+      expiresAt,
+      // Untouched columns keep their values.
+      amount: "49.90",
+      inputCurrency: null,
+    });
+    // Same time to the millisecond: the ids keep the order in which they were written.
+    expect(stored.events.map((e) => e.type)).toEqual(["session_received", "order_created"]);
+  });
+
+  it("leaves nothing half-written when the answer cannot be stored", async () => {
+    const a = await insertSessionPayment(db, kind, row(), received);
+    const b = await insertSessionPayment(db, kind, row(), received);
+    const answer = (id: string) =>
+      storeSessionAnswer(db, kind, id, { state: "awaiting_payment", responseStatus: 200, responseBody: "{}", columns: { gatewayOrderId: "same-order" } }, { type: "order_created", detail: "{}", at: T0 });
+    await answer(a!.id);
+    // The gateway order is unique per environment: the second update fails, and its event with it.
+    await expect(answer(b!.id)).rejects.toThrow();
+    const second = await db.payment.findUniqueOrThrow({ where: { id: b!.id }, include: { events: true } });
+    expect(second).toMatchObject({ state: "started", responseStatus: null, gatewayOrderId: null });
+    expect(second.events.map((e) => e.type)).toEqual(["session_received"]);
+  });
+});
+
+describe("newRowId", () => {
+  it("makes ids that sort in creation order and fit the return links' pattern", () => {
+    const ids = Array.from({ length: 1000 }, newRowId);
+    expect([...ids].sort()).toEqual(ids);
+    for (const id of ids) expect(id).toMatch(/^[a-z0-9]{10,40}$/);
+  });
+});
