@@ -5,9 +5,10 @@
 //
 // A call is taken with one conditional INSERT that counts the windows and records the call
 // only if every window has room: one statement on SQLite (a writing statement holds the
-// write lock from its start, so no other writer comes in between), and that statement
-// after a per-device advisory lock on PostgreSQL, whose statements each see the rows
-// committed before they start. Only a refused call reads more, to say which window is full.
+// write lock from its start, so no other writer comes in between); on PostgreSQL, whose
+// statements each see the rows committed before they start, the same insert after a
+// per-device advisory lock, both in one call of the "takeGatewayCall" function (its
+// migration). Only a refused call reads more, to say which window is full.
 import { randomUUID } from "node:crypto";
 import { DEFAULT_QUOTA_LIMITS, type QuotaClass, type QuotaLimits, type QuotaRemaining, type QuotaStore, type QuotaTakeResult, type QuotaWindow } from "~/gateway/quota";
 import { Prisma } from "../../generated/prisma/sqlite/client";
@@ -46,16 +47,25 @@ export function createPrismaQuotaStore(db: Database, databaseUrl: string, limits
     return { gMin: Number(row?.gMin ?? 0), gDay: Number(row?.gDay ?? 0), cMin: Number(row?.cMin ?? 0), cDay: Number(row?.cDay ?? 0) };
   }
 
-  /** Records the call if every window it counts in has room; the number of rows inserted (0 or 1). */
+  /** SQLite: records the call if every window it counts in has room; the number of rows inserted (0 or 1). */
   function insertIfRoom(keyHash: string, cls: QuotaClass, now: Date) {
-    // PostgreSQL types an untyped parameter in a select list as text: the time needs a cast.
-    const at = postgres ? Prisma.sql`CAST(${now} AS TIMESTAMP(3))` : Prisma.sql`${now}`;
     const critical = cls === "critical" ? Prisma.sql` AND "cDay" < ${effective.criticalPerDay} AND "cMin" < ${effective.criticalPerMinute}` : Prisma.empty;
     return db.$executeRaw`
       INSERT INTO "GatewayCall" ("id", "deviceHash", "class", "at")
-      SELECT ${randomUUID()}, ${keyHash}, ${cls}, ${at}
+      SELECT ${randomUUID()}, ${keyHash}, ${cls}, ${now}
       FROM (${countsSql(keyHash, now)}) AS "used"
       WHERE "gDay" < ${effective.generalPerDay} AND "gMin" < ${effective.generalPerMinute}${critical}`;
+  }
+
+  /** The same in one round trip on PostgreSQL: the lock and the insert in the migration's "takeGatewayCall". */
+  async function takeOnPostgres(keyHash: string, cls: QuotaClass, now: Date): Promise<number> {
+    const time = (at: Date) => Prisma.sql`CAST(${at} AS TIMESTAMP(3))`;
+    const count = (n: number) => Prisma.sql`CAST(${n} AS INTEGER)`;
+    const [row] = await db.$queryRaw<{ recorded: number }[]>`
+      SELECT "takeGatewayCall"(CAST(${randomUUID()} AS TEXT), CAST(${keyHash} AS TEXT), CAST(${cls} AS TEXT), ${time(now)},
+        ${time(since(now, MINUTE_MS))}, ${time(since(now, DAY_MS))},
+        ${count(effective.generalPerMinute)}, ${count(effective.generalPerDay)}, ${count(effective.criticalPerMinute)}, ${count(effective.criticalPerDay)}) AS "recorded"`;
+    return Number(row?.recorded ?? 0);
   }
 
   /** When the window has room again: the moment the call that filled it ages out. */
@@ -95,9 +105,7 @@ export function createPrismaQuotaStore(db: Database, databaseUrl: string, limits
       // A refusal is explained by a later read; if a window emptied in between (rows pruned by
       // an instance whose clock runs ahead), the call is tried again.
       for (let attempt = 0; ; attempt += 1) {
-        const inserted = postgres
-          ? (await db.$transaction([db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${keyHash}))`, insertIfRoom(keyHash, cls, now)]))[1]
-          : await insertIfRoom(keyHash, cls, now);
+        const inserted = postgres ? await takeOnPostgres(keyHash, cls, now) : await insertIfRoom(keyHash, cls, now);
         if (inserted === 1) return { ok: true };
         const full = await fullWindow(keyHash, cls, now);
         if (full) return full;
