@@ -53,7 +53,16 @@ async function latencyBenchmarks(kind: DbKind, options: BenchOptions, into: DbRe
       const db = await freshDatabase(kind, dir, `app-${serving}`);
       const t0 = performance.now();
       const workerThread = options.workerThread && kind === "postgresql";
-      const stack = await startProcessStack({ databaseUrl: db.url, dir, serving, workers: options.workers, ...(workerThread ? { env: { WORKER_THREAD: "true" } } : {}) });
+      const cpuProfileDir = options.cpuProf ? fileURLToPath(new URL(`./results/cpu-profiles/${new Date().toISOString().replace(/[:.]/g, "-")}-${kind}-${serving}/`, import.meta.url)) : undefined;
+      const stack = await startProcessStack({
+        databaseUrl: db.url,
+        dir,
+        serving,
+        workers: options.workers,
+        ...(workerThread ? { env: { WORKER_THREAD: "true" } } : {}),
+        ...(cpuProfileDir ? { cpuProfileDir } : {}),
+      });
+      if (cpuProfileDir) log(`  ${kind}: the app's CPU profile goes to ${cpuProfileDir} (open it in Chrome DevTools, Performance)`);
       log(`  ${kind}: app ${serving === "vite" ? "in Vite dev mode" : "prebuilt (production request path)"} up in ${Math.round(performance.now() - t0)} ms`);
       try {
         const figures: { sessions?: SessionOverheadResult; webhooks?: WebhookIntakeResult } = {};

@@ -34,11 +34,15 @@ export interface ChildHandle<Info> {
 const START_TIMEOUT_MS = 120_000;
 const CALL_TIMEOUT_MS = 300_000;
 
-/** Starts `entry` (a module next to this one, e.g. "app-process.ts") and waits for it to be ready. */
-export async function startChild<Info>(entry: string, config: unknown): Promise<ChildHandle<Info>> {
+/**
+ * Starts `entry` (a module next to this one, e.g. "app-process.ts") and waits for it to be ready.
+ * `cpuProfileDir`: the child writes a V8 CPU profile there when it exits (node --cpu-prof).
+ */
+export async function startChild<Info>(entry: string, config: unknown, options: { cpuProfileDir?: string } = {}): Promise<ChildHandle<Info>> {
   const path = fileURLToPath(new URL(entry, import.meta.url));
+  const profile = options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   // --expose-gc: memory figures can then tell retained heap from garbage not yet collected.
-  const child: ChildProcess = fork(path, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced", execArgv: [...process.execArgv, "--expose-gc"] });
+  const child: ChildProcess = fork(path, [], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced", execArgv: [...process.execArgv, "--expose-gc", ...profile] });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
   let nextId = 1;
   let exited = false;

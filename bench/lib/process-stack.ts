@@ -22,7 +22,15 @@ export interface ProcessStack {
   close(): Promise<void>;
 }
 
-export async function startProcessStack(options: { databaseUrl: string; dir: string; serving: "vite" | "prebuilt"; workers?: boolean; env?: Record<string, string> }): Promise<ProcessStack> {
+export async function startProcessStack(options: {
+  databaseUrl: string;
+  dir: string;
+  serving: "vite" | "prebuilt";
+  workers?: boolean;
+  env?: Record<string, string>;
+  /** Where the app process writes its CPU profile when it stops (--cpu-prof). */
+  cpuProfileDir?: string;
+}): Promise<ProcessStack> {
   const sandbox = await startChild<SandboxProcessInfo>("./sandbox-process.ts", {
     dbPath: join(options.dir, `sandbox-${options.serving}.db`),
     limits: UNTHROTTLED_SANDBOX,
@@ -41,7 +49,7 @@ export async function startProcessStack(options: { databaseUrl: string; dir: str
       workers: options.workers ?? true,
       ...(options.env ? { env: options.env } : {}),
       serving: options.serving,
-    } satisfies BenchAppOptions);
+    } satisfies BenchAppOptions, options.cpuProfileDir ? { cpuProfileDir: options.cpuProfileDir } : {});
   } catch (error) {
     await standin.close();
     await sandbox.close();
