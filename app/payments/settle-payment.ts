@@ -135,20 +135,17 @@ async function settle(deps: PaymentsDeps, paymentId: string, observation: Gatewa
       });
       if (updated.count !== 1) return null;
 
+      // The timeline's entries of this settlement, in one insert (their ids keep this order).
+      const events: { type: string; detail: unknown }[] = [];
       if (statusChanged) {
         const percentage = observation.kind === "read" ? observation.order.percentage : undefined;
-        await tx.paymentEvent.create({
-          data: { paymentId, type: "gateway_status", detail: JSON.stringify({ from: payment.gatewayStatus, to: status.code, source, percentage }), at: now },
-        });
+        events.push({ type: "gateway_status", detail: { from: payment.gatewayStatus, to: status.code, source, percentage } });
       }
-      if (next !== current) {
-        await tx.paymentEvent.create({ data: { paymentId, type: "state", detail: JSON.stringify({ from: current, to: next, source }), at: now } });
-      }
-      if (attention) {
-        await tx.paymentEvent.create({ data: { paymentId, type: "attention", detail: JSON.stringify(attention), at: now } });
-      }
-      if (observation.kind === "read" && payment.unverifiedSince !== null && !attention) {
-        await tx.paymentEvent.create({ data: { paymentId, type: "verified", detail: JSON.stringify({ status: status.code, source }), at: now } });
+      if (next !== current) events.push({ type: "state", detail: { from: current, to: next, source } });
+      if (attention) events.push({ type: "attention", detail: attention });
+      if (observation.kind === "read" && payment.unverifiedSince !== null && !attention) events.push({ type: "verified", detail: { status: status.code, source } });
+      if (events.length > 0) {
+        await tx.paymentEvent.createMany({ data: events.map((event) => ({ paymentId, type: event.type, detail: JSON.stringify(event.detail), at: now })) });
       }
       for (const transaction of observation.kind === "read" ? observation.order.transactions : []) {
         await tx.paymentTransaction.upsert({
