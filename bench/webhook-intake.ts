@@ -5,7 +5,7 @@
 // Shopify stand-in receives the resulting paymentSessionResolve. Afterwards every accepted
 // webhook must be processed and every payment resolved exactly once.
 import { openDatabase } from "../app/db/database.server";
-import { startChild, type MemoryPeak } from "./lib/child-process";
+import { startChild, type LoopStalls, type MemoryPeak } from "./lib/child-process";
 import type { LoadResult } from "./lib/http-load";
 import type { SignedWebhookLoad } from "./lib/load-process";
 import { mapLimit, pollUntil } from "./lib/pool";
@@ -26,6 +26,10 @@ export interface WebhookLevel {
   /** Payments resolved per second, first send to last resolve (null with the workers off). */
   settledPerSec: number | null;
   meetsTarget: { answerP99: boolean; resolveP99: boolean | null };
+  /** The app process's event-loop delay and GC pauses during the level. */
+  appLoop: LoopStalls;
+  /** The three slowest answers: ms, and when they were sent (s after the level's first send). */
+  slowest: { ms: number; atSecond: number }[];
 }
 
 export interface WebhookIntakeResult {
@@ -116,7 +120,9 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
         bodies: batch.map((order) => order.body),
         shape: c > 0 ? { kind: "closed", concurrency: c, timeLimitMs: 120_000 } : { kind: "stream", perSec: STEADY_PER_SEC, seed: 20261123 },
       };
+      await stack.app.call("loop.reset");
       const run = await generator.call<LoadResult>("webhooks", load, 180_000);
+      const appLoop = await stack.app.call<LoopStalls>("loop.stalls");
       const accepted = run.sent.filter((s) => s.status === 200);
       if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
       const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
@@ -142,6 +148,11 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
         missingResolves: options.workers ? accepted.length - toResolve.length : 0,
         settledPerSec: options.workers ? round((resolveAt.size / Math.max(1, lastResolve - firstSent)) * 1000, 1) : null,
         meetsTarget: { answerP99: false, resolveP99: null },
+        appLoop,
+        slowest: [...run.sent]
+          .sort((a, b) => b.latencyMs - a.latencyMs)
+          .slice(0, 3)
+          .map((s) => ({ ms: round(s.latencyMs), atSecond: round((s.sentAt - firstSent) / 1000, 1) })),
       };
       level.meetsTarget = {
         answerP99: level.answerMs.p99 < TARGET.answerP99Ms,
@@ -149,7 +160,8 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
       };
       results.push(level);
       options.log(
-        `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}`,
+        `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
+          `\n    app event loop delay p99 ${appLoop.delayMs.p99} ms, max ${appLoop.delayMs.max} ms; GC ${appLoop.gc.count} pauses, longest ${appLoop.gc.maxMs} ms; slowest answers ${level.slowest.map((s) => `${s.ms} ms at ${s.atSecond} s`).join(", ")}`,
       );
     }
   } finally {

@@ -2,6 +2,7 @@
 // (the same Node and TypeScript loader as the runner), configured and driven over IPC
 // with request/answer messages, and each one samples its own resident memory.
 import { fork, type ChildProcess } from "node:child_process";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
 interface Request {
@@ -22,6 +23,14 @@ export interface MemoryPeak {
   heapUsedMiB: number;
   externalMiB: number;
   samples: number;
+}
+
+/** How long the child's event loop was held up since the last "loop.reset", and by garbage collection. */
+export interface LoopStalls {
+  /** Delay of the event loop's turns (sampled every 1 ms), in ms. */
+  delayMs: { p50: number; p99: number; max: number };
+  /** Garbage-collection pauses. */
+  gc: { count: number; maxMs: number; totalMs: number };
 }
 
 export interface ChildHandle<Info> {
@@ -106,7 +115,8 @@ export type Handlers = Record<string, (args: unknown) => Promise<unknown> | unkn
 
 /**
  * The child's side: reads its configuration, runs `start`, reports ready, then answers
- * commands. "memory.reset" / "memory.peak" are built in; "close" runs `stop` and exits.
+ * commands. "memory.reset" / "memory.peak" and "loop.reset" / "loop.stalls" are built in;
+ * "close" runs `stop` and exits.
  */
 export function serveParent<Config, Info>(start: (config: Config) => Promise<{ info: Info; handlers: Handlers; stop(): Promise<void> }>): void {
   let peak = process.memoryUsage().rss;
@@ -119,6 +129,16 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
   }, 50);
   sampler.unref();
   const mib = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
+  const ms = (nanoseconds: number) => Math.round(nanoseconds / 10_000) / 100;
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  const gc = { count: 0, maxMs: 0, totalMs: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  });
   const send = (message: Message) => process.send?.(message);
 
   process.once("message", (raw) => {
@@ -132,6 +152,22 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
             samples = 0;
             return null;
           },
+          "loop.reset": () => {
+            loop.disable();
+            loop.reset();
+            loop.enable();
+            gcObserver.disconnect();
+            Object.assign(gc, { count: 0, maxMs: 0, totalMs: 0 });
+            gcObserver.observe({ entryTypes: ["gc"] });
+            return null;
+          },
+          "loop.stalls": (): LoopStalls => {
+            const round2 = (n: number) => Math.round(n * 100) / 100;
+            return {
+              delayMs: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
+              gc: { count: gc.count, maxMs: round2(gc.maxMs), totalMs: round2(gc.totalMs) },
+            };
+          },
           "memory.peak": (): MemoryPeak => {
             const rssBefore = process.memoryUsage().rss;
             if (rssBefore > peak) peak = rssBefore;
@@ -144,6 +180,8 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
           const request = message as Request;
           if (request.command === "close") {
             clearInterval(sampler);
+            loop.disable();
+            gcObserver.disconnect();
             stop().finally(() => process.exit(0));
             return;
           }
