@@ -62,9 +62,10 @@ async function applySqlite(url: string, migrations: Migration[]): Promise<string
   const client = createClient({ url });
   try {
     await client.execute("PRAGMA busy_timeout = 5000");
-    // The default rollback journal: libsql's WAL gave short reads with several connections
-    // in one process. (Also turns WAL off on files an earlier version set it on.)
-    if (file !== ":memory:") await client.execute("PRAGMA journal_mode = DELETE");
+    // Write-ahead log: a commit appends to the log and syncs it once (synchronous stays FULL,
+    // libsql's default, so a commit is durable), instead of writing, syncing and deleting a
+    // rollback journal. The setting is kept in the file, for every connection and process.
+    if (file !== ":memory:") await client.execute("PRAGMA journal_mode = WAL");
     await client.execute(HISTORY_SQLITE);
     const rows = await client.execute(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
     const applied = new Map(rows.rows.map((r) => [String(r.migration_name), String(r.checksum)]));
