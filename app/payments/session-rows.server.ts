@@ -91,7 +91,8 @@ function eventFrom(kind: DatabaseKind, source: string, event: SessionEvent): Pri
  */
 export async function insertSessionPayment(db: Database, kind: DatabaseKind, row: NewSessionPayment, event: SessionEvent): Promise<{ id: string } | null> {
   const id = newRowId();
-  const columns = { id, ...row, updatedAt: row.createdAt };
+  // updatedAt is the wall clock, as the model's @updatedAt writes it (createdAt is the injected clock).
+  const columns = { id, ...row, updatedAt: new Date() };
   const names = Prisma.join(Object.keys(columns).map(quoted));
   const values = Prisma.join(Object.values(columns));
   const insert = Prisma.sql`INSERT INTO "Payment" (${names}) VALUES (${values}) ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
@@ -120,7 +121,7 @@ export async function storeSessionAnswer(
     sessionClaimUntil: null,
     responseStatus: answer.responseStatus,
     responseBody: answer.responseBody,
-    updatedAt: event.at,
+    updatedAt: new Date(),
   });
   const update = Prisma.sql`UPDATE "Payment" SET ${set} WHERE "id" = ${paymentId}`;
   if (kind === "postgresql") {
