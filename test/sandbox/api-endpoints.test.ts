@@ -2,19 +2,15 @@
 // the list's date range and order, info visibility across devices and
 // merchants, trailing slashes, and unknown routes.
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, client, createOrder, newMerchant, startTestSandbox, UUID_V4, type TestSandbox } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, client, createOrder, newMerchant, UUID_V4, sandboxForThisFile } from "./helpers.js";
 
-let t: TestSandbox;
+const t = sandboxForThisFile({ limits: { perMinute: 10_000, perDay: 100_000, criticalPerMinute: 10_000, criticalPerDay: 100_000 } });
 let api: ReturnType<typeof client>;
 const URLS = { merchant_urlok: "https://shop.example/ok", merchant_urlko: "https://shop.example/ko" };
 
 beforeAll(async () => {
-  t = await startTestSandbox({ limits: { perMinute: 10_000, perDay: 100_000, criticalPerMinute: 10_000, criticalPerDay: 100_000 } });
   api = client(t.sandbox);
-});
-afterAll(async () => {
-  await t.stop();
 });
 
 describe("GET /currencies", () => {

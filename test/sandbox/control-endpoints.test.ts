@@ -1,17 +1,13 @@
 // The sandbox-only endpoints other engineers code against: merchant sign-up,
 // device settings, the clock, injected gateway faults and the dashboard.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, client, createOrder, newMerchant, startTestSandbox, UUID_V4, type TestSandbox } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, client, createOrder, newMerchant, UUID_V4, sandboxForThisFile } from "./helpers.js";
 
-let t: TestSandbox;
+const t = sandboxForThisFile();
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  t = await startTestSandbox({ limits: { perMinute: 100_000, perDay: 1_000_000, criticalPerMinute: 100_000, criticalPerDay: 1_000_000 } });
   api = client(t.sandbox);
-});
-afterAll(async () => {
-  await t.stop();
 });
 
 describe("merchants and device settings", () => {

@@ -2,18 +2,14 @@
 // DRF-style body), each 404 cause with its detail, amount limits converted
 // into the order's fiat, and no 500 for any body.
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, startTestSandbox, type TestSandbox } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { client, sandboxForThisFile } from "./helpers.js";
 
-let t: TestSandbox;
+const t = sandboxForThisFile();
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  t = await startTestSandbox({ limits: { perMinute: 100_000, perDay: 1_000_000, criticalPerMinute: 100_000, criticalPerDay: 1_000_000 } });
   api = client(t.sandbox);
-});
-afterAll(async () => {
-  await t.stop();
 });
 
 const BASE = { expected_output_amount: "10.00", input_currency: "BTC", fiat: "EUR" };

@@ -1,19 +1,15 @@
 // The project's own gateway client, unchanged but for the base URL, against the
 // sandbox: every endpoint, its typed errors, and the "outcome unknown" path of
 // a create whose answer is lost after the order was made.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createGatewayClient } from "../../app/gateway/client.js";
-import { action, client, newMerchant, startTestSandbox, type NewMerchant, type TestSandbox } from "./helpers.js";
+import { action, client, newMerchant, type NewMerchant, sandboxForThisFile } from "./helpers.js";
 
-let t: TestSandbox;
+const t = sandboxForThisFile();
 let merchant: NewMerchant;
 
 beforeAll(async () => {
-  t = await startTestSandbox({ limits: { perMinute: 100_000, perDay: 1_000_000, criticalPerMinute: 100_000, criticalPerDay: 1_000_000 } });
   merchant = await newMerchant(t.sandbox, "Client shop");
-});
-afterAll(async () => {
-  await t.stop();
 });
 
 function gateway(deviceKey = merchant.key) {

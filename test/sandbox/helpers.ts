@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { startSandbox, type SandboxHandle, type SandboxOptions } from "../../sandbox/server.js";
 
 export class TestClock {
@@ -28,6 +29,42 @@ export interface TestSandbox {
   dir: string;
   /** Stops the sandbox and removes its files. */
   stop(): Promise<void>;
+}
+
+/** Request quotas no test reaches, for the files that are not about throttling. */
+export const GENEROUS_LIMITS = { perMinute: 100_000, perDay: 1_000_000, criticalPerMinute: 100_000, criticalPerDay: 1_000_000 };
+
+/**
+ * One sandbox for a whole test file: started before its tests and stopped after them. The
+ * answer reads like a TestSandbox from inside the tests (its fields are there once started).
+ */
+export function sandboxForThisFile(options: Partial<SandboxOptions> = { limits: GENEROUS_LIMITS }): TestSandbox {
+  let started: TestSandbox | undefined;
+  beforeAll(async () => {
+    started = await startTestSandbox(options);
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const current = (): TestSandbox => {
+    if (!started) throw new Error("the test sandbox is used before beforeAll started it");
+    return started;
+  };
+  return {
+    get sandbox() {
+      return current().sandbox;
+    },
+    get clock() {
+      return current().clock;
+    },
+    get dbPath() {
+      return current().dbPath;
+    },
+    get dir() {
+      return current().dir;
+    },
+    stop: () => current().stop(),
+  };
 }
 
 export async function startTestSandbox(options: Partial<SandboxOptions> = {}, clock = new TestClock()): Promise<TestSandbox> {

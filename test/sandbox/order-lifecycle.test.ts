@@ -2,22 +2,15 @@
 // sandbox's actions and clock over HTTP: NR→PE→AC→CO, EX per currency window,
 // CA after 24 h, late payments after EX, CM/DE from each open state, IA, OC,
 // FA, Lightning, and the amounts that must stay consistent along the way.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { findCurrency } from "../../sandbox/catalogue.js";
 import { Dec } from "../../sandbox/decimal.js";
 import { expectedInputAmount, rateInFiat } from "../../sandbox/price-feed.js";
-import { action, client, createOrder, info, startReceiver, startTestSandbox, type TestSandbox } from "./helpers.js";
+import { action, client, createOrder, info, startReceiver, startTestSandbox, sandboxForThisFile } from "./helpers.js";
 
-let t: TestSandbox;
+const t = sandboxForThisFile();
 const URLS = { merchant_urlok: "https://shop.example/ok", merchant_urlko: "https://shop.example/ko" };
 const MINUTE = 60_000;
-
-beforeAll(async () => {
-  t = await startTestSandbox({ limits: { perMinute: 100_000, perDay: 1_000_000, criticalPerMinute: 100_000, criticalPerDay: 1_000_000 } });
-});
-afterAll(async () => {
-  await t.stop();
-});
 
 async function variantA(symbol = "BTC", amount: number | string = "25.00") {
   return createOrder(t.sandbox, { expected_output_amount: amount, input_currency: symbol, fiat: "EUR", ...URLS });

@@ -2,7 +2,7 @@
 // status change, Python json.dumps spacing, the FACTS payload, the recorded
 // attempts, no retries, the 5 s time-out, and the drop / duplicate / delay /
 // reorder fault modes.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   action,
   client,
@@ -12,21 +12,17 @@ import {
   startReceiver,
   startTestSandbox,
   type NewMerchant,
-  type TestSandbox,
+  sandboxForThisFile,
   type WebhookReceiver,
 } from "./helpers.js";
 
-let t: TestSandbox;
+const t = sandboxForThisFile();
 let api: ReturnType<typeof client>;
 let receiver: WebhookReceiver;
 let merchant: NewMerchant;
 
 beforeAll(async () => {
-  t = await startTestSandbox({ limits: { perMinute: 100_000, perDay: 1_000_000, criticalPerMinute: 100_000, criticalPerDay: 1_000_000 } });
   api = client(t.sandbox);
-});
-afterAll(async () => {
-  await t.stop();
 });
 beforeEach(async () => {
   receiver = await startReceiver();
