@@ -2,7 +2,8 @@
 // the validated environment. Routes receive it through Remix's load context; the server
 // entry starts the background workers with the same object.
 import type { AppEnv } from "./config/env.server";
-import { databaseKind, openDatabase, type Database } from "./db/database.server";
+import { databaseKind } from "./db/database-url";
+import { openDatabase, type Database } from "./db/database.server";
 import { createPrismaQuotaStore } from "./db/prisma-quota-store.server";
 import { createLogger, type Logger } from "./lib/logger.server";
 import { systemClock, type Clock } from "./payments/deps";
@@ -27,6 +28,7 @@ export interface ServiceOverrides {
 
 export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): AppServices {
   const db = overrides.db ?? openDatabase(env.DATABASE_URL);
+  const dbKind = databaseKind(env.DATABASE_URL);
   const logger = overrides.logger ?? createLogger({ level: env.LOG_LEVEL });
   const clock = overrides.clock ?? systemClock;
   const cipher = createCredentialCipher(env.CREDENTIALS_ENCRYPTION_KEYS);
@@ -35,7 +37,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
   const services: AppServices = {
     env,
     db,
-    dbKind: databaseKind(env.DATABASE_URL),
+    dbKind,
     logger,
     clock,
     cipher,
@@ -46,7 +48,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
     gateways: createGatewayDirectory({
       cipher,
       baseUrls: gatewayBaseUrls,
-      quotaStore: createPrismaQuotaStore(db, env.DATABASE_URL, {
+      quotaStore: createPrismaQuotaStore(db, dbKind, {
         generalPerMinute: env.GATEWAY_LIMIT_PER_MINUTE,
         generalPerDay: env.GATEWAY_LIMIT_PER_DAY,
         criticalPerMinute: env.GATEWAY_CRITICAL_LIMIT_PER_MINUTE,

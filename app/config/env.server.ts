@@ -1,6 +1,7 @@
 // The only module that reads process.env. Every setting is validated once, with zod; a
 // missing or malformed variable stops start-up with a message that names it.
 import { z } from "zod";
+import { databaseKind } from "../db/database-url";
 
 // A fixed key for local development and tests only; production must set CREDENTIALS_ENCRYPTION_KEYS.
 const DEV_ENCRYPTION_KEY = "dev:ZGV2LW9ubHkta2V5LW5ldmVyLWluLXByb2R1Y3Rpb24=";
@@ -71,14 +72,12 @@ const schema = z
     GATEWAY_CRITICAL_LIMIT_PER_DAY: z.coerce.number().int().min(1).default(200),
   });
 
-function isPostgresUrl(url: string | undefined): boolean {
-  return /^postgres(ql)?:\/\//.test(url ?? "");
-}
+/** A raw switch that booleanText reads as on. */
+const isOn = (value: string | undefined): boolean => booleanText.safeParse(value).data === true;
 
 /** Rules across variables, in every environment. */
 function combinationIssues(raw: Record<string, string | undefined>): string[] {
-  const threadAsked = raw.WORKER_THREAD === "true" || raw.WORKER_THREAD === "1";
-  return threadAsked && !isPostgresUrl(raw.DATABASE_URL) ? ["  WORKER_THREAD: needs PostgreSQL (SQLite allows one connection per process)"] : [];
+  return isOn(raw.WORKER_THREAD) && databaseKind(raw.DATABASE_URL ?? "") !== "postgresql" ? ["  WORKER_THREAD: needs PostgreSQL (SQLite allows one connection per process)"] : [];
 }
 
 /** Production rules, checked on the raw values so every problem is reported at once. */
@@ -88,7 +87,7 @@ function productionIssues(raw: Record<string, string | undefined>): string[] {
   for (const name of ["SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "CREDENTIALS_ENCRYPTION_KEYS"]) {
     if (!raw[name]) issues.push(`  ${name}: is required in production`);
   }
-  if (raw.DEV_ADMIN_LOGIN === "true" || raw.DEV_ADMIN_LOGIN === "1") issues.push("  DEV_ADMIN_LOGIN: cannot be enabled in production");
+  if (isOn(raw.DEV_ADMIN_LOGIN)) issues.push("  DEV_ADMIN_LOGIN: cannot be enabled in production");
   if (raw.SHOPIFY_PAYMENTS_APPS_ENDPOINT) issues.push("  SHOPIFY_PAYMENTS_APPS_ENDPOINT: is for local development only");
   if (!raw.MTLS_MODE || raw.MTLS_MODE === "off") {
     issues.push("  MTLS_MODE: must be direct or proxy in production (Shopify calls the payment routes with mTLS)");

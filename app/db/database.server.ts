@@ -7,17 +7,9 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { PrismaClient as SqliteClient } from "../../generated/prisma/sqlite/client";
 import { PrismaClient as PostgresClient } from "../../generated/prisma/postgresql/client";
+import { databaseKind, sqliteFilePath } from "./database-url";
 
 export type Database = SqliteClient;
-export type DatabaseKind = "sqlite" | "postgresql";
-
-export function databaseKind(url: string): DatabaseKind {
-  return /^postgres(ql)?:\/\//.test(url) ? "postgresql" : "sqlite";
-}
-
-export function sqliteFilePath(url: string): string {
-  return url.replace(/^file:/, "");
-}
 
 export function openDatabase(url: string): Database {
   if (databaseKind(url) === "postgresql") {

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
 import pg from "pg";
-import { databaseKind, sqliteFilePath } from "./database.server";
+import { databaseKind, sqliteFilePath } from "./database-url";
 
 export interface Migration {
   name: string;

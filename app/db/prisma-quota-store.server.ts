@@ -12,7 +12,8 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_QUOTA_LIMITS, type QuotaClass, type QuotaLimits, type QuotaRemaining, type QuotaStore, type QuotaTakeResult, type QuotaWindow } from "~/gateway/quota";
 import { Prisma } from "../../generated/prisma/sqlite/client";
-import { databaseKind, type Database } from "./database.server";
+import type { DatabaseKind } from "./database-url";
+import type { Database } from "./database.server";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -24,9 +25,9 @@ interface WindowCounts {
   cDay: number;
 }
 
-export function createPrismaQuotaStore(db: Database, databaseUrl: string, limits: Partial<QuotaLimits> = {}): QuotaStore {
+export function createPrismaQuotaStore(db: Database, kind: DatabaseKind, limits: Partial<QuotaLimits> = {}): QuotaStore {
   const effective = { ...DEFAULT_QUOTA_LIMITS, ...limits };
-  const postgres = databaseKind(databaseUrl) === "postgresql";
+  const postgres = kind === "postgresql";
   let lastPrune = 0;
 
   const since = (now: Date, ms: number) => new Date(now.getTime() - ms);

@@ -1,7 +1,8 @@
 // The explicit dependencies of the payments use cases. Routes and workers build them once
 // (app/services.server.ts); tests pass real ones pointed at a test database, the gateway
 // sandbox and the Shopify stand-in.
-import type { Database, DatabaseKind } from "~/db/database.server";
+import type { Database } from "~/db/database.server";
+import type { DatabaseKind } from "~/db/database-url";
 import type { Logger } from "~/lib/logger.server";
 import type { GatewayClient } from "~/gateway/client";
 import type { GatewayCurrency } from "~/gateway/schemas";

@@ -6,7 +6,8 @@
 // cost two to three times as much here (see BENCHMARKS.md).
 import { monotonicFactory } from "ulid";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
-import type { Database, DatabaseKind } from "~/db/database.server";
+import type { Database } from "~/db/database.server";
+import type { DatabaseKind } from "~/db/database-url";
 
 /**
  * Ids that sort in creation order, like the model's cuid (the timeline orders events by time,
