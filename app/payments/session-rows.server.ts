@@ -79,10 +79,19 @@ function assignments(values: Record<string, unknown>): Prisma.Sql {
 /** A time as a value in a select list: PostgreSQL types an untyped parameter there as text. */
 const timeValue = (kind: DatabaseKind, at: Date) => (kind === "postgresql" ? Prisma.sql`CAST(${at} AS TIMESTAMP(3))` : Prisma.sql`${at}`);
 
-function eventFrom(kind: DatabaseKind, source: string, event: SessionEvent): Prisma.Sql {
-  return Prisma.sql`
+/**
+ * Runs `write` (an INSERT or UPDATE of one payment row) and inserts `event` for that payment
+ * when the write touched it, atomically; the number of rows written (0 or 1).
+ */
+async function writeWithEvent(db: Database, kind: DatabaseKind, write: Prisma.Sql, paymentId: string, event: SessionEvent): Promise<number> {
+  const insertEvent = (from: Prisma.Sql) => Prisma.sql`
+    WITH "written" AS (${from})
     INSERT INTO "PaymentEvent" ("id", "paymentId", "type", "detail", "at")
-    SELECT ${newRowId()}, ${quoted(source)}."id", ${event.type}, ${event.detail}, ${timeValue(kind, event.at)} FROM ${quoted(source)}`;
+    SELECT ${newRowId()}, "written"."id", ${event.type}, ${event.detail}, ${timeValue(kind, event.at)} FROM "written"`;
+  if (kind === "postgresql") return db.$executeRaw`${insertEvent(Prisma.sql`${write} RETURNING "id"`)}`;
+  // SQLite: the write, then the event if the row is there, in one transaction.
+  const [written] = await db.$transaction([db.$executeRaw`${write}`, db.$executeRaw`${insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId}`)}`]);
+  return written;
 }
 
 /**
@@ -97,15 +106,7 @@ export async function insertSessionPayment(db: Database, kind: DatabaseKind, row
   const names = Prisma.join(Object.keys(columns).map(quoted));
   const values = Prisma.join(Object.values(columns));
   const insert = Prisma.sql`INSERT INTO "Payment" (${names}) VALUES (${values}) ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
-  if (kind === "postgresql") {
-    const inserted = await db.$executeRaw`WITH "created" AS (${insert} RETURNING "id") ${eventFrom(kind, "created", event)}`;
-    return inserted === 1 ? { id } : null;
-  }
-  const [inserted] = await db.$transaction([
-    db.$executeRaw`${insert}`,
-    db.$executeRaw`WITH "created" AS (SELECT "id" FROM "Payment" WHERE "id" = ${id}) ${eventFrom(kind, "created", event)}`,
-  ]);
-  return inserted === 1 ? { id } : null;
+  return (await writeWithEvent(db, kind, insert, id, event)) === 1 ? { id } : null;
 }
 
 /** Stores the answer given to Shopify for a session (replayed on repeats) with its event; the claim is released. */
@@ -124,10 +125,5 @@ export async function storeSessionAnswer(
     responseBody: answer.responseBody,
     updatedAt: new Date(),
   });
-  const update = Prisma.sql`UPDATE "Payment" SET ${set} WHERE "id" = ${paymentId}`;
-  if (kind === "postgresql") {
-    await db.$executeRaw`WITH "updated" AS (${update} RETURNING "id") ${eventFrom(kind, "updated", event)}`;
-    return;
-  }
-  await db.$transaction([db.$executeRaw`${update}`, db.$executeRaw`WITH "updated" AS (SELECT "id" FROM "Payment" WHERE "id" = ${paymentId}) ${eventFrom(kind, "updated", event)}`]);
+  await writeWithEvent(db, kind, Prisma.sql`UPDATE "Payment" SET ${set} WHERE "id" = ${paymentId}`, paymentId, event);
 }
