@@ -3,7 +3,8 @@
 // entry starts the background workers with the same object.
 import type { AppEnv } from "./config/env.server";
 import { databaseKind } from "./db/database-url";
-import { openDatabase, type Database } from "./db/database.server";
+import { openAppDatabase, type Database } from "./db/database.server";
+import { plainSqlThroughClient, type PlainSql } from "./db/plain-sql.server";
 import { createPrismaQuotaStore } from "./db/prisma-quota-store.server";
 import { createLogger, type Logger } from "./lib/logger.server";
 import { systemClock, type Clock } from "./payments/deps";
@@ -20,15 +21,18 @@ export interface AppServices extends ShopsDeps {
 }
 
 export interface ServiceOverrides {
+  /** Another client (a test's, the benchmark's timing wrapper); its plain SQL runs through it unless `sql` is given too. */
   db?: Database;
+  sql?: PlainSql;
   clock?: Clock;
   logger?: Logger;
   fetch?: typeof fetch;
 }
 
 export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): AppServices {
-  const db = overrides.db ?? openDatabase(env.DATABASE_URL);
-  const dbKind = databaseKind(env.DATABASE_URL);
+  const { db, sql } = overrides.db
+    ? { db: overrides.db, sql: overrides.sql ?? plainSqlThroughClient(overrides.db, databaseKind(env.DATABASE_URL)) }
+    : openAppDatabase(env.DATABASE_URL);
   const logger = overrides.logger ?? createLogger({ level: env.LOG_LEVEL });
   const clock = overrides.clock ?? systemClock;
   const cipher = createCredentialCipher(env.CREDENTIALS_ENCRYPTION_KEYS);
@@ -37,7 +41,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
   const services: AppServices = {
     env,
     db,
-    dbKind,
+    sql,
     logger,
     clock,
     cipher,
@@ -48,7 +52,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
     gateways: createGatewayDirectory({
       cipher,
       baseUrls: gatewayBaseUrls,
-      quotaStore: createPrismaQuotaStore(db, dbKind, {
+      quotaStore: createPrismaQuotaStore(db, sql, {
         generalPerMinute: env.GATEWAY_LIMIT_PER_MINUTE,
         generalPerDay: env.GATEWAY_LIMIT_PER_DAY,
         criticalPerMinute: env.GATEWAY_CRITICAL_LIMIT_PER_MINUTE,

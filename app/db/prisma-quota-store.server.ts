@@ -12,8 +12,8 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_QUOTA_LIMITS, type QuotaClass, type QuotaLimits, type QuotaRemaining, type QuotaStore, type QuotaTakeResult, type QuotaWindow } from "~/gateway/quota";
 import { Prisma } from "../../generated/prisma/sqlite/client";
-import type { DatabaseKind } from "./database-url";
 import type { Database } from "./database.server";
+import type { PlainSql } from "./plain-sql.server";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -25,9 +25,10 @@ interface WindowCounts {
   cDay: number;
 }
 
-export function createPrismaQuotaStore(db: Database, kind: DatabaseKind, limits: Partial<QuotaLimits> = {}): QuotaStore {
+/** `sql` runs the statements every call makes; `db` the rare reads of a refusal and the pruning. */
+export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Partial<QuotaLimits> = {}): QuotaStore {
   const effective = { ...DEFAULT_QUOTA_LIMITS, ...limits };
-  const postgres = kind === "postgresql";
+  const postgres = sql.kind === "postgresql";
   let lastPrune = 0;
 
   const since = (now: Date, ms: number) => new Date(now.getTime() - ms);
@@ -43,7 +44,7 @@ export function createPrismaQuotaStore(db: Database, kind: DatabaseKind, limits:
     WHERE "deviceHash" = ${keyHash} AND "at" > ${since(now, DAY_MS)}`;
 
   async function counts(keyHash: string, now: Date): Promise<WindowCounts> {
-    const [row] = await db.$queryRaw<Record<keyof WindowCounts, number | bigint>[]>(countsSql(keyHash, now));
+    const [row] = await sql.query<Record<keyof WindowCounts, number | bigint>>(countsSql(keyHash, now));
     // COUNT is a bigint on PostgreSQL; a day's calls fit a number.
     return { gMin: Number(row?.gMin ?? 0), gDay: Number(row?.gDay ?? 0), cMin: Number(row?.cMin ?? 0), cDay: Number(row?.cDay ?? 0) };
   }
@@ -51,21 +52,21 @@ export function createPrismaQuotaStore(db: Database, kind: DatabaseKind, limits:
   /** SQLite: records the call if every window it counts in has room; the number of rows inserted (0 or 1). */
   function insertIfRoom(keyHash: string, cls: QuotaClass, now: Date) {
     const critical = cls === "critical" ? Prisma.sql` AND "cDay" < ${effective.criticalPerDay} AND "cMin" < ${effective.criticalPerMinute}` : Prisma.empty;
-    return db.$executeRaw`
+    return sql.execute(Prisma.sql`
       INSERT INTO "GatewayCall" ("id", "deviceHash", "class", "at")
       SELECT ${randomUUID()}, ${keyHash}, ${cls}, ${now}
       FROM (${countsSql(keyHash, now)}) AS "used"
-      WHERE "gDay" < ${effective.generalPerDay} AND "gMin" < ${effective.generalPerMinute}${critical}`;
+      WHERE "gDay" < ${effective.generalPerDay} AND "gMin" < ${effective.generalPerMinute}${critical}`);
   }
 
   /** The same in one round trip on PostgreSQL: the lock and the insert in the migration's "takeGatewayCall". */
   async function takeOnPostgres(keyHash: string, cls: QuotaClass, now: Date): Promise<number> {
     const time = (at: Date) => Prisma.sql`CAST(${at} AS TIMESTAMP(3))`;
     const count = (n: number) => Prisma.sql`CAST(${n} AS INTEGER)`;
-    const [row] = await db.$queryRaw<{ recorded: number }[]>`
+    const [row] = await sql.query<{ recorded: number }>(Prisma.sql`
       SELECT "takeGatewayCall"(CAST(${randomUUID()} AS TEXT), CAST(${keyHash} AS TEXT), CAST(${cls} AS TEXT), ${time(now)},
         ${time(since(now, MINUTE_MS))}, ${time(since(now, DAY_MS))},
-        ${count(effective.generalPerMinute)}, ${count(effective.generalPerDay)}, ${count(effective.criticalPerMinute)}, ${count(effective.criticalPerDay)}) AS "recorded"`;
+        ${count(effective.generalPerMinute)}, ${count(effective.generalPerDay)}, ${count(effective.criticalPerMinute)}, ${count(effective.criticalPerDay)}) AS "recorded"`);
     return Number(row?.recorded ?? 0);
   }
 

@@ -2,7 +2,7 @@
 // (app/services.server.ts); tests pass real ones pointed at a test database, the gateway
 // sandbox and the Shopify stand-in.
 import type { Database } from "~/db/database.server";
-import type { DatabaseKind } from "~/db/database-url";
+import type { PlainSql } from "~/db/plain-sql.server";
 import type { Logger } from "~/lib/logger.server";
 import type { GatewayClient } from "~/gateway/client";
 import type { GatewayCurrency } from "~/gateway/schemas";
@@ -48,8 +48,8 @@ export interface ReturnLinks {
 
 export interface PaymentsDeps {
   db: Database;
-  /** Which SQL the plain statements of the hot paths speak. */
-  dbKind: DatabaseKind;
+  /** The plain statements of the hot paths, on the same database. */
+  sql: PlainSql;
   clock: Clock;
   logger: Logger;
   gateways: GatewayDirectory;

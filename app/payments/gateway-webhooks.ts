@@ -2,6 +2,7 @@
 // shop's Secret Key (live or sandbox), refused when stale, replayed or forged, and stored
 // durably before the 200. Processing happens later, from storage (process-webhooks.ts).
 import { randomUUID } from "node:crypto";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
@@ -24,7 +25,7 @@ const ENVS: readonly GatewayEnv[] = ["live", "sandbox"];
 
 export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIntakeInput): Promise<WebhookIntakeResult> {
   if (!/^[A-Za-z0-9_-]{16,64}$/.test(input.token)) return { status: 404, reason: "unknown_endpoint" };
-  const shop = await readShopByWebhookToken(deps.db, input.token);
+  const shop = await readShopByWebhookToken(deps.sql, input.token);
   if (!shop) return { status: 404, reason: "unknown_endpoint" };
 
   const reject = async (status: 400 | 401 | 409, reason: Exclude<WebhookIntakeResult, { status: 200 }>["reason"]) => {
@@ -64,11 +65,11 @@ export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIn
   // a replay, the same signature for the shop, inserts nothing instead of raising.
   const id = randomUUID();
   const now = deps.clock.now();
-  const inserted = await deps.db.$executeRaw`
+  const inserted = await deps.sql.execute(Prisma.sql`
     INSERT INTO "GatewayWebhook" ("id", "shopId", "gatewayEnv", "nonce", "signature", "rawBody", "orderId", "status", "receivedAt", "nextAttemptAt", "attempts")
     VALUES (${id}, ${shop.id}, ${verifiedEnv}, ${input.nonce ?? ""}, ${(input.signature ?? "").toLowerCase()}, ${text},
       ${payload.data.identifier}, ${payload.data.status?.code ?? null}, ${now}, ${now}, 0)
-    ON CONFLICT ("shopId", "signature") DO NOTHING`;
+    ON CONFLICT ("shopId", "signature") DO NOTHING`);
   if (inserted === 0) return reject(409, "replayed");
   deps.notify?.inbox();
   return { status: 200, webhookId: id };

@@ -3,11 +3,12 @@
 // Shopify gets it. Each is one atomic write: a single statement on PostgreSQL (the event is
 // inserted by a data-modifying WITH from the row just written), a two-statement transaction
 // on SQLite (which has no data-modifying WITH). Compiled model queries with nested writes
-// cost two to three times as much here (see BENCHMARKS.md).
+// cost two to three times as much here (see BENCHMARKS.md); on PostgreSQL the statements
+// also skip the client and go straight to its pool (`PlainSql`).
 import { monotonicFactory } from "ulid";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
-import type { Database } from "~/db/database.server";
 import type { DatabaseKind } from "~/db/database-url";
+import type { PlainSql } from "~/db/plain-sql.server";
 
 /**
  * Ids that sort in creation order, like the model's cuid (the timeline orders events by time,
@@ -83,15 +84,15 @@ const timeValue = (kind: DatabaseKind, at: Date) => (kind === "postgresql" ? Pri
  * Runs `write` (an INSERT or UPDATE of one payment row) and inserts `event` for that payment
  * when the write touched it, atomically; the number of rows written (0 or 1).
  */
-async function writeWithEvent(db: Database, kind: DatabaseKind, write: Prisma.Sql, paymentId: string, event: SessionEvent): Promise<number> {
+async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId: string, event: SessionEvent): Promise<number> {
   const insertEvent = (from: Prisma.Sql) => Prisma.sql`
     WITH "written" AS (${from})
     INSERT INTO "PaymentEvent" ("id", "paymentId", "type", "detail", "at")
-    SELECT ${newRowId()}, "written"."id", ${event.type}, ${event.detail}, ${timeValue(kind, event.at)} FROM "written"`;
-  if (kind === "postgresql") return db.$executeRaw`${insertEvent(Prisma.sql`${write} RETURNING "id"`)}`;
+    SELECT ${newRowId()}, "written"."id", ${event.type}, ${event.detail}, ${timeValue(sql.kind, event.at)} FROM "written"`;
+  if (sql.kind === "postgresql") return sql.execute(insertEvent(Prisma.sql`${write} RETURNING "id"`));
   // SQLite: the write, then the event if the row is there, in one transaction.
-  const [written] = await db.$transaction([db.$executeRaw`${write}`, db.$executeRaw`${insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId}`)}`]);
-  return written;
+  const [written] = await sql.executeInTransaction([write, insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId}`)]);
+  return written ?? 0;
 }
 
 /**
@@ -99,20 +100,19 @@ async function writeWithEvent(db: Database, kind: DatabaseKind, write: Prisma.Sq
  * with this Shopify id (a duplicate or concurrent request): then nothing is written and the
  * answer is null.
  */
-export async function insertSessionPayment(db: Database, kind: DatabaseKind, row: NewSessionPayment, event: SessionEvent): Promise<{ id: string } | null> {
+export async function insertSessionPayment(sql: PlainSql, row: NewSessionPayment, event: SessionEvent): Promise<{ id: string } | null> {
   const id = newRowId();
   // updatedAt is the wall clock, as the model's @updatedAt writes it (createdAt is the injected clock).
   const columns = { id, ...row, updatedAt: new Date() };
   const names = Prisma.join(Object.keys(columns).map(quoted));
   const values = Prisma.join(Object.values(columns));
   const insert = Prisma.sql`INSERT INTO "Payment" (${names}) VALUES (${values}) ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
-  return (await writeWithEvent(db, kind, insert, id, event)) === 1 ? { id } : null;
+  return (await writeWithEvent(sql, insert, id, event)) === 1 ? { id } : null;
 }
 
 /** Stores the answer given to Shopify for a session (replayed on repeats) with its event; the claim is released. */
 export async function storeSessionAnswer(
-  db: Database,
-  kind: DatabaseKind,
+  sql: PlainSql,
   paymentId: string,
   answer: { state: string; responseStatus: number; responseBody: string; columns: AnswerColumns },
   event: SessionEvent,
@@ -125,5 +125,5 @@ export async function storeSessionAnswer(
     responseBody: answer.responseBody,
     updatedAt: new Date(),
   });
-  await writeWithEvent(db, kind, Prisma.sql`UPDATE "Payment" SET ${set} WHERE "id" = ${paymentId}`, paymentId, event);
+  await writeWithEvent(sql, Prisma.sql`UPDATE "Payment" SET ${set} WHERE "id" = ${paymentId}`, paymentId, event);
 }

@@ -43,7 +43,7 @@ function storedAnswer(payment: Payment): SessionAnswer | null {
 
 export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomain: string; request: PaymentSessionRequest }): Promise<SessionAnswer> {
   const { request } = input;
-  const shop = await readSessionShop(deps.db, input.shopDomain);
+  const shop = await readSessionShop(deps.sql, input.shopDomain);
   if (!shop || shop.uninstalledAt) {
     return answer(422, "shop_not_configured", "This shop has not set up crypto payments.");
   }
@@ -68,8 +68,7 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   const orderRequestedAt = requestsOrder ? now : null;
   // Inserted first (the unique shop + Shopify id decides between concurrent duplicates), not looked up first.
   const created = await insertSessionPayment(
-    deps.db,
-    deps.dbKind,
+    deps.sql,
     {
       shopId: shop.id,
       shopifyPaymentId: request.id,
@@ -186,8 +185,7 @@ function orderRequest(deps: PaymentsDeps, shop: Pick<Shop, "shopDomain" | "gatew
 async function finish(deps: PaymentsDeps, payment: Pick<Payment, "id">, result: SessionAnswer, state: "started" | "awaiting_payment" | "not_started", columns: AnswerColumns = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
   const type = state === "not_started" ? "session_refused" : state === "started" ? "sent_to_payment_page" : "order_created";
   await storeSessionAnswer(
-    deps.db,
-    deps.dbKind,
+    deps.sql,
     payment.id,
     { state, responseStatus: result.status, responseBody: JSON.stringify(result.body), columns },
     { type, detail: JSON.stringify({ status: result.status, ...eventDetail }), at: deps.clock.now() },

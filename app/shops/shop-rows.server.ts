@@ -3,7 +3,7 @@
 // databases return typed values (dates as Date, booleans as boolean).
 import { z } from "zod";
 import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
-import type { Database } from "~/db/database.server";
+import type { PlainSql } from "~/db/plain-sql.server";
 import type { ShopCredentials } from "~/payments/deps";
 
 const credentialsSchema = z.object({
@@ -35,17 +35,17 @@ function columns(schema: z.AnyZodObject): Prisma.Sql {
   );
 }
 
-async function readOne<S extends z.ZodRawShape>(db: Database, schema: z.ZodObject<S>, where: Prisma.Sql): Promise<z.infer<z.ZodObject<S>> | null> {
-  const rows = await db.$queryRaw<unknown[]>`SELECT ${columns(schema)} FROM "Shop" WHERE ${where}`;
+async function readOne<S extends z.ZodRawShape>(sql: PlainSql, schema: z.ZodObject<S>, where: Prisma.Sql): Promise<z.infer<z.ZodObject<S>> | null> {
+  const rows = await sql.query<unknown>(Prisma.sql`SELECT ${columns(schema)} FROM "Shop" WHERE ${where}`);
   return rows.length === 0 ? null : schema.parse(rows[0]);
 }
 
 /** The shop behind a payment session, read fresh each time (settings may change on any instance). */
-export function readSessionShop(db: Database, shopDomain: string): Promise<SessionShop | null> {
-  return readOne(db, sessionShopSchema, Prisma.sql`"shopDomain" = ${shopDomain}`);
+export function readSessionShop(sql: PlainSql, shopDomain: string): Promise<SessionShop | null> {
+  return readOne(sql, sessionShopSchema, Prisma.sql`"shopDomain" = ${shopDomain}`);
 }
 
 /** The shop owning a gateway notification URL, with what verifying its signature needs. */
-export function readShopByWebhookToken(db: Database, token: string): Promise<ShopCredentials | null> {
-  return readOne(db, credentialsSchema, Prisma.sql`"webhookToken" = ${token}`);
+export function readShopByWebhookToken(sql: PlainSql, token: string): Promise<ShopCredentials | null> {
+  return readOne(sql, credentialsSchema, Prisma.sql`"webhookToken" = ${token}`);
 }

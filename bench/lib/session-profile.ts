@@ -3,7 +3,9 @@
 // fetch that times every gateway round trip. Run in the app's process after the load.
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { Database } from "../../app/db/database.server";
+import type { PlainSql } from "../../app/db/plain-sql.server";
 import { createLogger } from "../../app/lib/logger.server";
 import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
 import { startPaymentSession } from "../../app/payments/start-payment-session";
@@ -18,20 +20,21 @@ export interface SessionProfile {
   /** Database operations per session, most expensive first. */
   byOperation: { operation: string; perSession: number; msPerSession: number }[];
   /**
-   * The floor under any durable session: one committed single-row INSERT of plain SQL on the
-   * same database and client. A session commits three writes before it answers (the session
-   * recorded before the gateway is called, the quota slot, the answer stored for retries).
+   * The floor under any durable session: one committed single-row INSERT through the app's
+   * plain SQL, as the session's writes go. A session commits three writes before it answers
+   * (the session recorded before the gateway is called, the quota slot, the answer stored for
+   * retries).
    */
   durableWrite: { ms: LatencySummary; perSession: 3; floorMs: number };
 }
 
 /** Times committed single-row inserts into a scratch table of the benchmark's throwaway database. */
-async function durableWriteFloor(db: Database, count: number): Promise<LatencySummary> {
+async function durableWriteFloor(db: Database, sql: PlainSql, count: number): Promise<LatencySummary> {
   await db.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS "BenchWriteFloor" ("id" TEXT PRIMARY KEY, "at" TEXT NOT NULL)`);
   const times: number[] = [];
   for (let i = 0; i < count + 5; i++) {
     const t0 = performance.now();
-    await db.$executeRaw`INSERT INTO "BenchWriteFloor" ("id", "at") VALUES (${randomUUID()}, ${new Date().toISOString()})`;
+    await sql.execute(Prisma.sql`INSERT INTO "BenchWriteFloor" ("id", "at") VALUES (${randomUUID()}, ${new Date().toISOString()})`);
     if (i >= 5) times.push(performance.now() - t0);
   }
   await db.$executeRawUnsafe(`DROP TABLE "BenchWriteFloor"`);
@@ -44,26 +47,34 @@ export async function profileSessions(app: AppServices, shopDomain: string, bodi
   let inFlight = 0;
   let busySince = 0;
   let dbBusyMs = 0;
+  async function timed<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    if (inFlight++ === 0) busySince = t0;
+    try {
+      return await run();
+    } finally {
+      if (--inFlight === 0) dbBusyMs += performance.now() - busySince;
+      const entry = ops.get(key) ?? { n: 0, ms: 0 };
+      entry.n++;
+      entry.ms += performance.now() - t0;
+      ops.set(key, entry);
+    }
+  }
   // The app's own client, extended: same connection (SQLite allows one per process).
   // Model queries and raw SQL ($queryRaw, $executeRaw) alike.
   const db = app.db.$extends({
     query: {
-      async $allOperations({ model, operation, args, query }) {
-        const t0 = performance.now();
-        if (inFlight++ === 0) busySince = t0;
-        try {
-          return await query(args);
-        } finally {
-          if (--inFlight === 0) dbBusyMs += performance.now() - busySince;
-          const key = model ? `${model}.${operation}` : operation;
-          const entry = ops.get(key) ?? { n: 0, ms: 0 };
-          entry.n++;
-          entry.ms += performance.now() - t0;
-          ops.set(key, entry);
-        }
-      },
+      $allOperations: ({ model, operation, args, query }) => timed(model ? `${model}.${operation}` : operation, () => query(args)),
     },
   }) as unknown as Database;
+  // The app's plain SQL (on PostgreSQL straight on the pool), each statement named by its start.
+  const name = (statement: { sql: string }) => `sql: ${statement.sql.replace(/\s+/g, " ").trim().slice(0, 40)}`;
+  const sql: PlainSql = {
+    kind: app.sql.kind,
+    execute: (statement) => timed(name(statement), () => app.sql.execute(statement)),
+    query: (statement) => timed(name(statement), () => app.sql.query(statement)),
+    executeInTransaction: (statements) => timed(`${name(statements[0]!)} (+${statements.length - 1} in a transaction)`, () => app.sql.executeInTransaction(statements)),
+  };
   let httpMs = 0;
   const timedFetch: typeof fetch = async (input, init) => {
     const t0 = performance.now();
@@ -75,7 +86,7 @@ export async function profileSessions(app: AppServices, shopDomain: string, bodi
       httpMs += performance.now() - t0;
     }
   };
-  const services = createServices(app.env, { db, fetch: timedFetch, logger: createLogger({ level: "info", sink: () => undefined }) });
+  const services = createServices(app.env, { db, sql, fetch: timedFetch, logger: createLogger({ level: "info", sink: () => undefined }) });
   const requests = bodies.map((b) => paymentSessionRequestSchema.parse(JSON.parse(b)));
   // Warm the client and caches, then measure from zero.
   for (const request of requests.slice(0, 5)) await startPaymentSession(services, { shopDomain, request });
@@ -90,7 +101,7 @@ export async function profileSessions(app: AppServices, shopDomain: string, bodi
     if (answer.status !== 200) throw new Error(`profiled session answered ${answer.status}`);
   }
   const n = totals.length;
-  const writeMs = await durableWriteFloor(app.db, n);
+  const writeMs = await durableWriteFloor(app.db, app.sql, n);
   const dbMs = dbBusyMs;
   const totalMs = totals.reduce((a, b) => a + b, 0);
   return {

@@ -3,8 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseKind } from "../../app/db/database-url";
-import { openDatabase, type Database } from "../../app/db/database.server";
+import { openAppDatabase, type AppDatabase } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { createPrismaQuotaStore } from "../../app/db/prisma-quota-store.server";
 import { createTestPostgresDatabase } from "../support/postgres";
@@ -17,24 +16,24 @@ const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<
 describe.each(databases)("on $name", ({ open }) => {
   let url: string;
   let drop: () => Promise<void>;
-  let db: Database;
+  let db: AppDatabase;
   // Other app instances: their own clients (connections) to the same database.
-  const instances: Database[] = [];
+  const instances: AppDatabase[] = [];
 
   beforeAll(async () => {
     ({ url, drop } = await open());
     await applyMigrations(url);
-    db = openDatabase(url);
-    for (let i = 0; i < 3; i++) instances.push(openDatabase(url));
+    db = openAppDatabase(url);
+    for (let i = 0; i < 3; i++) instances.push(openAppDatabase(url));
   });
 
   afterAll(async () => {
-    await Promise.all([db, ...instances].map((client) => client?.$disconnect()));
+    await Promise.all([db, ...instances].map((opened) => opened?.db.$disconnect()));
     await drop?.();
   });
 
   it("enforces the minute and day windows, critical calls counting in both, and says when room frees up", async () => {
-    const store = createPrismaQuotaStore(db, databaseKind(url), { generalPerMinute: 3, generalPerDay: 5, criticalPerMinute: 1, criticalPerDay: 2 });
+    const store = createPrismaQuotaStore(db.db, db.sql, { generalPerMinute: 3, generalPerDay: 5, criticalPerMinute: 1, criticalPerDay: 2 });
     const t0 = new Date("2026-11-22T10:00:00Z");
     const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
     expect(await store.take("d", "critical", at(0))).toEqual({ ok: true });
@@ -56,7 +55,7 @@ describe.each(databases)("on $name", ({ open }) => {
 
   it("never lets instances taking at once exceed a window", async () => {
     const limits = { generalPerMinute: 7, generalPerDay: 100, criticalPerMinute: 4, criticalPerDay: 100 };
-    const stores = instances.map((client) => createPrismaQuotaStore(client, databaseKind(url), limits));
+    const stores = instances.map((opened) => createPrismaQuotaStore(opened.db, opened.sql, limits));
     const now = new Date("2026-11-22T12:00:00Z");
     const results = await Promise.all(
       Array.from({ length: 24 }, (_, i) => stores[i % stores.length]!.take("shared", i % 2 ? "critical" : "general", new Date(now.getTime() + i))),

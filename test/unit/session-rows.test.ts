@@ -5,8 +5,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseKind, type DatabaseKind } from "../../app/db/database-url";
-import { openDatabase, type Database } from "../../app/db/database.server";
+import { openAppDatabase, type Database } from "../../app/db/database.server";
+import type { PlainSql } from "../../app/db/plain-sql.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { insertSessionPayment, newRowId, storeSessionAnswer, type NewSessionPayment } from "../../app/payments/session-rows.server";
 import { createTestPostgresDatabase } from "../support/postgres";
@@ -21,7 +21,7 @@ const T0 = new Date("2026-11-22T10:00:00.123Z");
 describe.each(databases)("on $name", ({ open }) => {
   let drop: () => Promise<void>;
   let db: Database;
-  let kind: DatabaseKind;
+  let sql: PlainSql;
   let shopId: string;
   let serial = 0;
 
@@ -54,8 +54,7 @@ describe.each(databases)("on $name", ({ open }) => {
     let url: string;
     ({ url, drop } = await open());
     await applyMigrations(url);
-    kind = databaseKind(url);
-    db = openDatabase(url);
+    ({ db, sql } = openAppDatabase(url));
     shopId = (await db.shop.create({ data: { shopDomain: "rows.myshopify.com", webhookToken: "rows-webhook-token-0001" }, select: { id: true } })).id;
   });
 
@@ -66,7 +65,7 @@ describe.each(databases)("on $name", ({ open }) => {
 
   it("records a payment with its first event, read back through the model as written", async () => {
     const values = row({ test: false, customerPhone: "+34600000000", orderRequestedAt: null });
-    const created = await insertSessionPayment(db, kind, values, received);
+    const created = await insertSessionPayment(sql, values, received);
     expect(created?.id).toMatch(/^[a-z0-9]{26}$/);
     const stored = await db.payment.findUniqueOrThrow({ where: { id: created!.id }, include: { events: true } });
     expect(stored).toMatchObject({ ...values, gatewayOrderId: null, responseStatus: null });
@@ -78,7 +77,7 @@ describe.each(databases)("on $name", ({ open }) => {
   it("records nothing for a Shopify id the shop already has, even when the requests arrive together", async () => {
     const first = row();
     const duplicate = { ...first, amount: "1.00" };
-    const results = await Promise.all([insertSessionPayment(db, kind, first, received), ...Array.from({ length: 5 }, () => insertSessionPayment(db, kind, duplicate, received))]);
+    const results = await Promise.all([insertSessionPayment(sql, first, received), ...Array.from({ length: 5 }, () => insertSessionPayment(sql, duplicate, received))]);
     expect(results.filter((r) => r !== null)).toHaveLength(1);
     const stored = await db.payment.findMany({ where: { shopId, shopifyPaymentId: first.shopifyPaymentId }, include: { events: true } });
     expect(stored).toHaveLength(1);
@@ -86,11 +85,10 @@ describe.each(databases)("on $name", ({ open }) => {
   });
 
   it("stores the answer with its event and releases the claim; events sort in the order written", async () => {
-    const created = await insertSessionPayment(db, kind, row(), received);
+    const created = await insertSessionPayment(sql, row(), received);
     const expiresAt = new Date(T0.getTime() + 900_000);
     await storeSessionAnswer(
-      db,
-      kind,
+      sql,
       created!.id,
       { state: "awaiting_payment", responseStatus: 200, responseBody: '{"redirect_url":"https://pay.example/x"}', columns: { gatewayOrderId: "order-1", gatewayStatus: "PE", cryptoAmount: "0.00123", tagMemo: null, expiresAt } },
       { type: "order_created", detail: '{"status":200}', at: T0 },
@@ -115,10 +113,10 @@ describe.each(databases)("on $name", ({ open }) => {
   });
 
   it("leaves nothing half-written when the answer cannot be stored", async () => {
-    const a = await insertSessionPayment(db, kind, row(), received);
-    const b = await insertSessionPayment(db, kind, row(), received);
+    const a = await insertSessionPayment(sql, row(), received);
+    const b = await insertSessionPayment(sql, row(), received);
     const answer = (id: string) =>
-      storeSessionAnswer(db, kind, id, { state: "awaiting_payment", responseStatus: 200, responseBody: "{}", columns: { gatewayOrderId: "same-order" } }, { type: "order_created", detail: "{}", at: T0 });
+      storeSessionAnswer(sql, id, { state: "awaiting_payment", responseStatus: 200, responseBody: "{}", columns: { gatewayOrderId: "same-order" } }, { type: "order_created", detail: "{}", at: T0 });
     await answer(a!.id);
     // The gateway order is unique per environment: the second update fails, and its event with it.
     await expect(answer(b!.id)).rejects.toThrow();

@@ -1,0 +1,90 @@
+// Plain SQL for the statements on the hot paths (every payment session, every gateway
+// webhook): the same `Prisma.sql` templates either way, run straight on the pg pool the
+// Prisma client shares on PostgreSQL, or through the Prisma client on SQLite. On PostgreSQL
+// a statement through the pool costs about half the round trip of the same statement
+// through the client (see BENCHMARKS.md); SQLite keeps the client, whose one connection and
+// lock every query of the process must share.
+import pg from "pg";
+import type { Prisma } from "../../generated/prisma/sqlite/client";
+import type { DatabaseKind } from "./database-url";
+import type { Database } from "./database.server";
+
+export interface PlainSql {
+  /** Which SQL the statements must speak. */
+  readonly kind: DatabaseKind;
+  /** Runs a statement; the number of rows it wrote. */
+  execute(statement: Prisma.Sql): Promise<number>;
+  /** Runs a query; its rows, typed as the Prisma client types raw rows (dates as Date, int8 as bigint). */
+  query<Row>(statement: Prisma.Sql): Promise<Row[]>;
+  /** Runs the statements in one transaction; the rows each wrote. */
+  executeInTransaction(statements: Prisma.Sql[]): Promise<number[]>;
+}
+
+/** Through the Prisma client: SQLite, or a client the caller wrapped (the benchmark's timing). */
+export function plainSqlThroughClient(db: Database, kind: DatabaseKind): PlainSql {
+  return {
+    kind,
+    execute: (statement) => db.$executeRaw(statement),
+    query: <Row>(statement: Prisma.Sql) => db.$queryRaw<Row[]>(statement),
+    executeInTransaction: (statements) => db.$transaction(statements.map((statement) => db.$executeRaw(statement))),
+  };
+}
+
+// PostgreSQL type ids whose text the pool must read as the Prisma client does.
+const TIMESTAMP = 1114;
+const INT8 = 20;
+
+/**
+ * TIMESTAMP(3) columns hold UTC without a zone (as Prisma writes them): read them as UTC
+ * whatever the process's time zone, and send dates the same way.
+ */
+const readUtcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
+const writeUtcTimestamp = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
+
+const readBigInt = (text: string) => BigInt(text);
+
+/** The pool's own parsers but for those two, per query (the pg module's global parsers stay as they are). */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") => {
+    if (oid === TIMESTAMP) return readUtcTimestamp;
+    if (oid === INT8) return readBigInt;
+    return pg.types.getTypeParser(oid, format);
+  }) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+function parameters(statement: Prisma.Sql): unknown[] {
+  return statement.values.map((value) => (value instanceof Date ? writeUtcTimestamp(value) : value));
+}
+
+/** Straight on the pool (PostgreSQL): the statement's `$n` text and its values. */
+export function plainSqlOnPool(pool: pg.Pool): PlainSql {
+  const config = (statement: Prisma.Sql): pg.QueryConfig => ({ text: statement.text, values: parameters(statement), types });
+  return {
+    kind: "postgresql",
+    async execute(statement) {
+      return (await pool.query(config(statement))).rowCount ?? 0;
+    },
+    async query<Row>(statement: Prisma.Sql) {
+      return (await pool.query(config(statement))).rows as Row[];
+    },
+    async executeInTransaction(statements) {
+      const client = await pool.connect();
+      const counts: number[] = [];
+      try {
+        await client.query("BEGIN");
+        for (const statement of statements) counts.push((await client.query(config(statement))).rowCount ?? 0);
+        await client.query("COMMIT");
+      } catch (error) {
+        // A connection that cannot roll back is not given back to the pool.
+        const broken = await client.query("ROLLBACK").then(
+          () => undefined,
+          (rollbackError: unknown) => (rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
+        );
+        client.release(broken);
+        throw error;
+      }
+      client.release();
+      return counts;
+    },
+  };
+}

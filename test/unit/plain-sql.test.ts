@@ -1,0 +1,82 @@
+// The plain SQL of the hot paths: on PostgreSQL straight on the pool, on SQLite through the
+// client. Either way a statement must read and write exactly what the Prisma client would.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "../../generated/prisma/sqlite/client";
+import { openAppDatabase, type Database } from "../../app/db/database.server";
+import { applyMigrations } from "../../app/db/migrate.server";
+import type { PlainSql } from "../../app/db/plain-sql.server";
+import { createTestPostgresDatabase } from "../support/postgres";
+
+const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
+  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "plain-sql-")), "app.db")}`, drop: async () => undefined }) },
+  { name: "PostgreSQL", open: createTestPostgresDatabase },
+];
+
+const AT = new Date("2026-11-22T23:30:00.123Z");
+const zoneAtStart = process.env.TZ;
+
+describe.each(databases)("on $name", ({ name, open }) => {
+  let drop: () => Promise<void>;
+  let db: Database;
+  let sql: PlainSql;
+  let serial = 0;
+  const call = (at: Date) => Prisma.sql`INSERT INTO "GatewayCall" ("id", "deviceHash", "class", "at") VALUES (${`call-${++serial}`}, ${"device"}, ${"general"}, ${at})`;
+
+  beforeAll(async () => {
+    let url: string;
+    ({ url, drop } = await open());
+    await applyMigrations(url);
+    ({ db, sql } = openAppDatabase(url));
+  });
+
+  afterEach(() => {
+    if (zoneAtStart === undefined) delete process.env.TZ;
+    else process.env.TZ = zoneAtStart;
+  });
+
+  afterAll(async () => {
+    await db?.$disconnect();
+    await drop?.();
+  });
+
+  it("speaks the dialect of its database", () => {
+    expect(sql.kind).toBe(name === "SQLite" ? "sqlite" : "postgresql");
+  });
+
+  it("returns the rows the client returns, value for value and type for type", async () => {
+    await db.shop.create({ data: { shopDomain: "rows.myshopify.com", webhookToken: "plain-sql-token-0001", uninstalledAt: AT, testMode: true } });
+    await sql.execute(call(AT));
+    const read = Prisma.sql`
+      SELECT s."shopDomain", s."testMode", s."uninstalledAt", s."fixedCurrency",
+        (SELECT COUNT(*) FROM "GatewayCall" WHERE "deviceHash" = ${"device"}) AS "calls"
+      FROM "Shop" AS s WHERE s."shopDomain" = ${"rows.myshopify.com"}`;
+    const plain = await sql.query<Record<string, unknown>>(read);
+    expect(plain).toEqual(await db.$queryRaw<Record<string, unknown>[]>(read));
+    // COUNT is a bigint on PostgreSQL, an integer on SQLite, through either path.
+    expect(plain).toEqual([{ shopDomain: "rows.myshopify.com", testMode: true, uninstalledAt: AT, fixedCurrency: null, calls: name === "SQLite" ? 1 : 1n }]);
+  });
+
+  it("writes and reads times as UTC whatever the process's time zone, as the client does", async () => {
+    process.env.TZ = "Pacific/Auckland";
+    expect(new Date(2026, 0, 1).getTimezoneOffset()).not.toBe(0);
+    await sql.execute(call(AT));
+    const id = `call-${serial}`;
+    // Written by the plain statement, read by the model, and the other way round.
+    expect((await db.gatewayCall.findUniqueOrThrow({ where: { id } })).at).toEqual(AT);
+    const [row] = await sql.query<{ at: Date }>(Prisma.sql`SELECT "at" FROM "GatewayCall" WHERE "id" = ${id}`);
+    expect(row?.at).toEqual(AT);
+  });
+
+  it("commits the statements of a transaction all or none, and the next one runs as usual", async () => {
+    const before = await db.gatewayCall.count();
+    const first = call(AT);
+    // The second statement repeats the first one's id: the primary key refuses it.
+    await expect(sql.executeInTransaction([first, first])).rejects.toThrow();
+    expect(await db.gatewayCall.count()).toBe(before);
+    expect(await sql.executeInTransaction([call(AT), call(AT)])).toEqual([1, 1]);
+    expect(await db.gatewayCall.count()).toBe(before + 2);
+  });
+});
