@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import { openAppDatabase, type AppDatabase } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { createPrismaQuotaStore } from "../../app/db/prisma-quota-store.server";
@@ -13,7 +14,7 @@ const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<
   { name: "PostgreSQL", open: createTestPostgresDatabase },
 ];
 
-describe.each(databases)("on $name", ({ open }) => {
+describe.each(databases)("on $name", ({ name, open }) => {
   let url: string;
   let drop: () => Promise<void>;
   let db: AppDatabase;
@@ -51,6 +52,17 @@ describe.each(databases)("on $name", ({ open }) => {
     // A window slides: the first call is a day old at 86 400 s, so one call fits again just after.
     expect(await store.take("d", "general", at(86_400.001))).toEqual({ ok: true });
     expect(await store.remaining("d", at(86_400.001))).toEqual({ general: { minute: 2, day: 0 }, critical: { minute: 1, day: 0 } });
+  });
+
+  // SQLite has no such setting: every commit there waits for the disk.
+  it.runIf(name === "PostgreSQL")("lets only a call's own record commit without waiting for the disk: the connection's next writes wait again", async () => {
+    const store = createPrismaQuotaStore(db.db, db.sql, {});
+    expect(await store.take("async", "general", new Date())).toEqual({ ok: true });
+    // One statement at a time reuses the pool's most recent connection, the one the call used.
+    for (let i = 0; i < 3; i++) {
+      const rows = await db.sql.query<{ setting: string }>(Prisma.sql`SELECT current_setting('synchronous_commit') AS "setting"`);
+      expect(rows).toEqual([{ setting: "on" }]);
+    }
   });
 
   it("never lets instances taking at once exceed a window", async () => {
