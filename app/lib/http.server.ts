@@ -4,10 +4,21 @@ import type { ZodError } from "zod";
 
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
 
+/**
+ * A JSON answer with its length: the server's compression then leaves the short answers of
+ * the machine-facing routes as they are (under its 1 KB threshold a gzip stream costs more
+ * than it saves) instead of compressing every answer whose length it cannot see.
+ */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(body === null ? null : JSON.stringify(body), {
+  const text = body === null ? null : JSON.stringify(body);
+  return new Response(text, {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      ...(text === null ? {} : { "content-length": String(Buffer.byteLength(text)) }),
+      ...headers,
+    },
   });
 }
 
