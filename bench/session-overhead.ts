@@ -21,6 +21,8 @@ export interface TargetFigures {
 export interface SessionLevel {
   concurrency: number;
   app: TargetFigures;
+  /** The app's answers from its own side: request received to answer written (no network, no client). */
+  appInAppMs: LatencySummary;
   bareProxy: TargetFigures;
   addedMs: { p50: number; p99: number };
   ratio: { p50: number; p99: number; throughput: number };
@@ -92,10 +94,12 @@ export async function benchSessionOverhead(stack: ProcessStack, options: { quick
       // Rounds in A-B-B-A order, so that drift in the machine's load hits both sides alike.
       const rounds: ("bare" | "app")[] = ["bare", "app", "app", "bare"];
       const runs: Record<"bare" | "app", LoadResult[]> = { bare: [], app: [] };
+      await stack.app.call("requests.reset");
       for (const side of rounds) runs[side].push(await load(side === "bare" ? proxy.info.url : stack.app.info.url, c, Math.ceil(n / 2)));
       const bare = figures(merge(runs.bare));
       const appRun = merge(runs.app);
       const app = figures(appRun);
+      const appInAppMs = await stack.app.call<LatencySummary>("requests.inApp");
       const refused = appRun.sent.filter((s) => s.status !== 200 || !s.body.includes("redirect_url"));
       if (refused.length) problems.push(`${refused.length} app answers at concurrency ${c} were not 200 {redirect_url}, e.g. ${refused[0]!.status} ${refused[0]!.body.slice(0, 200)}`);
       const addedMs = { p50: round(app.latencyMs.p50 - bare.latencyMs.p50), p99: round(app.latencyMs.p99 - bare.latencyMs.p99) };
@@ -105,9 +109,9 @@ export async function benchSessionOverhead(stack: ProcessStack, options: { quick
         throughput: round(app.throughputPerSec / bare.throughputPerSec),
       };
       const meetsTarget = (addedMs.p50 < TARGET.addedP50Ms && addedMs.p99 < TARGET.addedP99Ms) || (ratio.p50 <= TARGET.ratio && ratio.p99 <= TARGET.ratio);
-      results.push({ concurrency: c, app, bareProxy: bare, addedMs, ratio, meetsTarget });
+      results.push({ concurrency: c, app, appInAppMs, bareProxy: bare, addedMs, ratio, meetsTarget });
       options.log(
-        `  sessions c=${c}: app p50 ${app.latencyMs.p50} ms p99 ${app.latencyMs.p99} ms ${app.throughputPerSec}/s | bare p50 ${bare.latencyMs.p50} ms p99 ${bare.latencyMs.p99} ms ${bare.throughputPerSec}/s | +${addedMs.p50}/+${addedMs.p99} ms, x${ratio.p50}/x${ratio.p99}`,
+        `  sessions c=${c}: app p50 ${app.latencyMs.p50} ms p99 ${app.latencyMs.p99} ms ${app.throughputPerSec}/s (in the app ${appInAppMs.p50} / ${appInAppMs.p99} ms) | bare p50 ${bare.latencyMs.p50} ms p99 ${bare.latencyMs.p99} ms ${bare.throughputPerSec}/s | +${addedMs.p50}/+${addedMs.p99} ms, x${ratio.p50}/x${ratio.p99}`,
       );
     }
     const appMemory = await stack.app.call<MemoryPeak>("memory.peak");

@@ -19,6 +19,8 @@ export interface WebhookLevel {
   answeredPerSec: number;
   statuses: Record<string, number>;
   answerMs: LatencySummary;
+  /** The same answers from the app's side: request received to answer written (no network, no client). */
+  answerInAppMs: LatencySummary;
   /** From sending the webhook to the stand-in receiving paymentSessionResolve (null with the workers off). */
   webhookToResolveMs: LatencySummary | null;
   /** Webhooks whose resolve never arrived within the wait. */
@@ -121,8 +123,10 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
         shape: c > 0 ? { kind: "closed", concurrency: c, timeLimitMs: 120_000 } : { kind: "stream", perSec: STEADY_PER_SEC, seed: 20261123 },
       };
       await stack.app.call("loop.reset");
+      await stack.app.call("requests.reset");
       const run = await generator.call<LoadResult>("webhooks", load, 180_000);
       const appLoop = await stack.app.call<LoopStalls>("loop.stalls");
+      const answerInAppMs = await stack.app.call<LatencySummary>("requests.inApp");
       const accepted = run.sent.filter((s) => s.status === 200);
       if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
       const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
@@ -144,6 +148,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
         answeredPerSec: round(run.throughput, 1),
         statuses: run.statuses,
         answerMs: summarize(run.sent.map((s) => s.latencyMs)),
+        answerInAppMs,
         webhookToResolveMs: options.workers ? summarize(toResolve) : null,
         missingResolves: options.workers ? accepted.length - toResolve.length : 0,
         settledPerSec: options.workers ? round((resolveAt.size / Math.max(1, lastResolve - firstSent)) * 1000, 1) : null,
@@ -160,8 +165,8 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
       };
       results.push(level);
       options.log(
-        `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
-          `\n    app event loop delay p99 ${appLoop.delayMs.p99} ms, max ${appLoop.delayMs.max} ms; GC ${appLoop.gc.count} pauses, longest ${appLoop.gc.maxMs} ms; slowest answers ${level.slowest.map((s) => `${s.ms} ms at ${s.atSecond} s`).join(", ")}`,
+        `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms (in the app ${answerInAppMs.p50} / ${answerInAppMs.p99} ms)${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
+          `\n    app event loop delay p99 ${appLoop.delayMs.p99} ms, max ${appLoop.delayMs.max} ms; GC ${appLoop.gc.count} pauses, longest ${appLoop.gc.maxMs} ms (${appLoop.gc.longest ?? "?"}); slowest answers ${level.slowest.map((s) => `${s.ms} ms at ${s.atSecond} s`).join(", ")}`,
       );
     }
   } finally {

@@ -26,6 +26,8 @@ export interface AppServerOptions {
 
 export interface AppServer {
   url: string;
+  /** The listening server, for instruments that observe its requests (the benchmark's timing). */
+  httpServer: http.Server;
   services: AppServices;
   workers: Workers | null;
   close(): Promise<void>;
@@ -84,6 +86,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
 
   return {
     url: `${protocol}://${host}:${address.port}`,
+    httpServer: server,
     services,
     workers,
     async close() {

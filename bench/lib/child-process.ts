@@ -2,7 +2,7 @@
 // (the same Node and TypeScript loader as the runner), configured and driven over IPC
 // with request/answer messages, and each one samples its own resident memory.
 import { fork, type ChildProcess } from "node:child_process";
-import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
 interface Request {
@@ -29,8 +29,8 @@ export interface MemoryPeak {
 export interface LoopStalls {
   /** Delay of the event loop's turns (sampled every 1 ms), in ms. */
   delayMs: { p50: number; p99: number; max: number };
-  /** Garbage-collection pauses. */
-  gc: { count: number; maxMs: number; totalMs: number };
+  /** Garbage-collection pauses; `longest` says which kind of collection the longest was (minor, major, incremental, weakcb). */
+  gc: { count: number; maxMs: number; totalMs: number; longest: string | null };
 }
 
 export interface ChildHandle<Info> {
@@ -131,12 +131,22 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
   const mib = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
   const ms = (nanoseconds: number) => Math.round(nanoseconds / 10_000) / 100;
   const loop = monitorEventLoopDelay({ resolution: 1 });
-  const gc = { count: 0, maxMs: 0, totalMs: 0 };
+  const gc = { count: 0, maxMs: 0, totalMs: 0, longest: null as string | null };
+  const gcKinds: Record<number, string> = {
+    [constants.NODE_PERFORMANCE_GC_MINOR]: "minor",
+    [constants.NODE_PERFORMANCE_GC_MAJOR]: "major",
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+    [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weakcb",
+  };
   const gcObserver = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       gc.count++;
       gc.totalMs += entry.duration;
-      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+      if (entry.duration > gc.maxMs) {
+        gc.maxMs = entry.duration;
+        const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind;
+        gc.longest = kind === undefined ? null : (gcKinds[kind] ?? String(kind));
+      }
     }
   });
   const send = (message: Message) => process.send?.(message);
@@ -157,7 +167,7 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
             loop.reset();
             loop.enable();
             gcObserver.disconnect();
-            Object.assign(gc, { count: 0, maxMs: 0, totalMs: 0 });
+            Object.assign(gc, { count: 0, maxMs: 0, totalMs: 0, longest: null });
             gcObserver.observe({ entryTypes: ["gc"] });
             return null;
           },
@@ -165,7 +175,7 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
             const round2 = (n: number) => Math.round(n * 100) / 100;
             return {
               delayMs: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
-              gc: { count: gc.count, maxMs: round2(gc.maxMs), totalMs: round2(gc.totalMs) },
+              gc: { count: gc.count, maxMs: round2(gc.maxMs), totalMs: round2(gc.totalMs), longest: gc.longest },
             };
           },
           "memory.peak": (): MemoryPeak => {
