@@ -1,11 +1,11 @@
 // Onboarding in the merchant admin, in real Chromium through the development login:
 // a wrong device key is refused with the gateway's reason, the right key and Secret Key
 // connect the shop, and afterwards only the key's last four characters are ever shown.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { notificationUrl } from "../../app/shops/onboarding.server";
-import { launchBrowser, saveScreenshot } from "../support/browser";
-import { startStack, type Stack } from "../support/stack";
+import { browserForFile, saveScreenshot } from "../support/browser";
+import { stackForFile } from "../support/stack";
 import { DESKTOP, openAdmin, reloadInteractive } from "./support/admin";
 import { saveDocScreenshot } from "./support/screenshots";
 
@@ -13,19 +13,12 @@ import { saveDocScreenshot } from "./support/screenshots";
 const SHOP = "fresh-onboarding.myshopify.com";
 const WRONG_KEY = "0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a";
 
-let stack: Stack;
-let browser: Browser;
+const stack = stackForFile({ env: { DEV_ADMIN_LOGIN: "true" } });
+const browser = browserForFile();
 let page: Page;
 
 beforeAll(async () => {
-  stack = await startStack({ env: { DEV_ADMIN_LOGIN: "true" } });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: DESKTOP });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
+  page = await browser().newPage({ viewport: DESKTOP });
 });
 
 async function connectWith(deviceKey: string, secretKeyHex: string) {
@@ -37,13 +30,13 @@ async function connectWith(deviceKey: string, secretKeyHex: string) {
 
 describe("onboarding in the admin", () => {
   it("sends a shop with no device to the connection page, refuses a wrong key, then connects with the right one", async () => {
-    const { deviceKey, secretKeyHex } = stack.sandbox.demo;
-    await openAdmin(page, stack, "/app", SHOP);
+    const { deviceKey, secretKeyHex } = stack().sandbox.demo;
+    await openAdmin(page, stack(), "/app", SHOP);
     await page.waitForURL(/\/app\/onboarding/);
     await page.getByRole("heading", { name: "Gateway connection" }).waitFor();
 
-    const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
-    const expectedUrl = notificationUrl(stack.app.url, shop);
+    const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    const expectedUrl = notificationUrl(stack().app.url, shop);
     expect(await page.locator("#notification-url").textContent()).toBe(expectedUrl);
     expect(expectedUrl).not.toContain(SHOP);
     expect(await page.getByText("Generate Secret Key").count()).toBeGreaterThan(0);
@@ -52,7 +45,7 @@ describe("onboarding in the admin", () => {
     await connectWith(WRONG_KEY, secretKeyHex);
     await page.getByText("The gateway refused this device key").first().waitFor();
     await saveScreenshot(page, "admin-onboarding-wrong-key");
-    const refused = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    const refused = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(refused.sandboxDeviceKeyEnc).toBeNull();
     // The form keeps what was typed so the merchant can correct it.
     expect(await page.getByLabel("Device API key").inputValue()).toBe(WRONG_KEY);
@@ -61,7 +54,7 @@ describe("onboarding in the admin", () => {
     await page.getByText("The gateway sandbox device is connected.").first().waitFor();
     await saveScreenshot(page, "admin-onboarding-connected");
 
-    const stored = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    const stored = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(stored.sandboxDeviceKeyEnc).not.toBeNull();
     expect(stored.sandboxDeviceKeyEnc).not.toContain(deviceKey);
     expect(stored.sandboxSecretKeyEnc).not.toContain(secretKeyHex);
@@ -77,31 +70,31 @@ describe("onboarding in the admin", () => {
     expect(html).toContain(deviceKey.slice(-4));
 
     // The home page tells live and test payments apart: only the sandbox is connected.
-    await openAdmin(page, stack, "/app", SHOP);
+    await openAdmin(page, stack(), "/app", SHOP);
     await page.getByText("Not ready for live payments").waitFor();
     await page.getByText("Test payments ready").waitFor();
   }, 120_000);
 
   it("creates a dedicated device and shows its key once, without storing it", async () => {
-    await openAdmin(page, stack, "/app/onboarding", SHOP);
-    const before = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    await openAdmin(page, stack(), "/app/onboarding", SHOP);
+    const before = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     await page.getByLabel("New device name").fill("Online shop");
     await page.getByRole("button", { name: "Create device" }).click();
     await page.getByText("Device “Online shop” created").waitFor();
     const newKey = (await page.locator("#new-device-key").textContent()) ?? "";
     expect(newKey).toMatch(/^[0-9a-f-]{36}$/);
-    expect(newKey).not.toBe(stack.sandbox.demo.deviceKey);
+    expect(newKey).not.toBe(stack().sandbox.demo.deviceKey);
     // The gateway knows the new device; the app keeps nothing of it until the merchant connects it.
-    const settings = (await stack.sandboxControl(`/sandbox/devices/${newKey}/settings`, undefined, "GET")) as { name: string };
+    const settings = (await stack().sandboxControl(`/sandbox/devices/${newKey}/settings`, undefined, "GET")) as { name: string };
     expect(settings.name).toBe("Online shop");
-    const after = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    const after = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(after.sandboxDeviceKeyEnc).toBe(before.sandboxDeviceKeyEnc);
     await reloadInteractive(page);
     expect(await page.content()).not.toContain(newKey);
   }, 60_000);
 
   it("saves how shoppers pay, the coins offered on the app's page, the gateway language and test mode", async () => {
-    await openAdmin(page, stack, "/app/settings", SHOP);
+    await openAdmin(page, stack(), "/app/settings", SHOP);
     await page.getByText("Shoppers pay on this app's own payment page (QR code and address)").click();
     await page.getByText("Ripple XRP · XRP (XRP)").click();
     await page.getByText("Bitcoin BTC · BTC (BTC)").click();
@@ -111,7 +104,7 @@ describe("onboarding in the admin", () => {
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Settings saved.").waitFor();
 
-    const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(shop).toMatchObject({ checkoutMode: "app_page", gatewayLanguage: "ES", testMode: true });
     expect(JSON.parse(shop.offeredCurrencies)).toEqual(["XRP", "BTC"]);
     // The sandbox device is connected and test mode is on: Shopify may offer the method.
@@ -123,40 +116,40 @@ describe("onboarding in the admin", () => {
   }, 60_000);
 
   it("shows the home page once a device is connected, and removes credentials only after confirmation", async () => {
-    await openAdmin(page, stack, "/app", SHOP);
+    await openAdmin(page, stack(), "/app", SHOP);
     await page.getByRole("heading", { name: "Crypto checkout", exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/app");
     // Test mode is on (saved above) and the sandbox is connected.
     await page.getByText("Ready for test payments").waitFor();
 
-    await openAdmin(page, stack, "/app/onboarding", SHOP);
+    await openAdmin(page, stack(), "/app/onboarding", SHOP);
     await page.getByRole("button", { name: "Remove the sandbox credentials" }).click();
     await page.getByText("Remove the sandbox device's credentials?").waitFor();
-    expect((await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).not.toBeNull();
+    expect((await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).not.toBeNull();
     await page.getByRole("button", { name: "Yes, remove them" }).click();
     await page.getByText("The sandbox device's credentials were removed.").waitFor();
-    expect((await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).toBeNull();
+    expect((await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).toBeNull();
 
     // Test mode without a gateway account: the sandbox signs the shop up and points its notifications here.
     await page.getByRole("button", { name: "Connect the gateway sandbox" }).click();
     await page.getByText("Test mode is ready").waitFor();
-    const connected = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    const connected = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(connected.sandboxDeviceKeyEnc).not.toBeNull();
   }, 60_000);
 
   it("remembers the development login's shop in a cookie for links without ?shop=", async () => {
-    const first = await fetch(`${stack.app.url}/app/health?shop=cookie-shop.myshopify.com`);
+    const first = await fetch(`${stack().app.url}/app/health?shop=cookie-shop.myshopify.com`);
     expect(first.status).toBe(200);
     const cookie = first.headers.get("set-cookie") ?? "";
     expect(cookie).toMatch(/^cryptopay_dev_shop=cookie-shop\.myshopify\.com;/);
     expect(cookie).toContain("HttpOnly");
-    const next = await fetch(`${stack.app.url}/app/health`, { headers: { cookie: cookie.split(";")[0]! } });
+    const next = await fetch(`${stack().app.url}/app/health`, { headers: { cookie: cookie.split(";")[0]! } });
     const html = (await next.text()).replace(/<!-- -->/g, "");
     expect(html).toContain("Development login · cookie-shop.myshopify.com");
   });
 
   it("refuses a shop that is not a *.myshopify.com domain", async () => {
-    const response = await fetch(`${stack.app.url}/app?shop=${encodeURIComponent("evil.example.com")}`);
+    const response = await fetch(`${stack().app.url}/app?shop=${encodeURIComponent("evil.example.com")}`);
     expect(response.status).toBe(400);
   });
 });

@@ -3,37 +3,29 @@
 // impossible to miss — the destination tag; the payment arrives on-chain and the page
 // takes the shopper back to Shopify's order page, paid. Also: the page speaks the
 // shopper's language, refuses a forged link, and "pay another way" returns to checkout.
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, saveScreenshot } from "../support/browser";
+import { beforeAll, describe, expect, it } from "vitest";
+import { browserForFile, saveScreenshot } from "../support/browser";
 import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
-import { startStack, waitFor, type Stack } from "../support/stack";
+import { stackForFile, waitFor } from "../support/stack";
 import { PHONE, waitForHydration } from "./support/admin";
 import { payFromCheckout } from "./support/checkout";
 import { saveDocScreenshot } from "./support/screenshots";
 
-let stack: Stack;
-let browser: Browser;
+const stack = stackForFile();
+const browser = browserForFile();
 
 beforeAll(async () => {
-  stack = await startStack();
-  await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "app_page" } });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
+  await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { checkoutMode: "app_page" } });
 });
 
 async function paymentOf(sessionId: string) {
-  return stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
+  return stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
 }
 
 /** The order as the gateway itself reports it. */
 async function gatewayOrder(orderId: string) {
-  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
-  const access = stack.services.gateways.forShop(shop, "sandbox");
+  const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+  const access = stack().services.gateways.forShop(shop, "sandbox");
   if (!access) throw new Error("the test shop has no sandbox device");
   const read = await access.client.orderInfo(orderId);
   if (read.isErr()) throw new Error(`order read failed: ${read.error.kind}`);
@@ -42,9 +34,9 @@ async function gatewayOrder(orderId: string) {
 
 describe("the app's own payment page", () => {
   it("pays with XRP: the tag is shown with its warning, and the shopper lands on Shopify's order page, paid", async () => {
-    const page = await browser.newPage({ viewport: PHONE });
-    const sessionId = await payFromCheckout(page, stack, { amount: "49.90", currency: "EUR", locale: "en" });
-    await page.waitForURL(`${stack.app.url}/pay/**`);
+    const page = await browser().newPage({ viewport: PHONE });
+    const sessionId = await payFromCheckout(page, stack(), { amount: "49.90", currency: "EUR", locale: "en" });
+    await page.waitForURL(`${stack().app.url}/pay/**`);
     await waitForHydration(page);
     await page.getByRole("heading", { name: "Choose a cryptocurrency" }).waitFor();
     expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
@@ -71,17 +63,17 @@ describe("the app's own payment page", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await saveDocScreenshot(page, "payment-page");
 
-    await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "pay", amount: "exact" });
-    await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "confirm" });
-    await page.waitForURL(`${stack.standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
+    await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "pay", amount: "exact" });
+    await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "confirm" });
+    await page.waitForURL(`${stack().standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
     await page.getByText("Thank you! Your order is confirmed.").waitFor({ timeout: 30_000 });
     await saveScreenshot(page, "app-payment-page-back-in-shop");
-    expect(stack.standin.state.session(sessionId)?.state.code).toBe("RESOLVED");
+    expect(stack().standin.state.session(sessionId)?.state.code).toBe("RESOLVED");
     expect((await paymentOf(sessionId)).state).toBe("paid");
   }, 180_000);
 
   it("speaks the shopper's language", async () => {
-    const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "es" });
+    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "es" });
     expect(delivery.status).toBe(200);
     const html = await (await fetch(delivery.redirectUrl!)).text();
     expect(html).toContain("Elige una criptomoneda");
@@ -91,7 +83,7 @@ describe("the app's own payment page", () => {
   });
 
   it("answers 404 to a link whose signature does not match, for the page and its status", async () => {
-    const { delivery } = await stack.standin.state.startPayment({ test: true, locale: "en" });
+    const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "en" });
     const url = new URL(delivery.redirectUrl!);
     const forged = new URL(url);
     forged.searchParams.set("sig", "A".repeat(43));
@@ -107,17 +99,17 @@ describe("the app's own payment page", () => {
   });
 
   it("sends a shopper who wants to pay another way back to Shopify's checkout, with nothing created at the gateway", async () => {
-    const page = await browser.newPage({ viewport: PHONE });
-    const sessionId = await payFromCheckout(page, stack, { amount: "12.00", currency: "EUR", locale: "fr" });
-    await page.waitForURL(`${stack.app.url}/pay/**`);
+    const page = await browser().newPage({ viewport: PHONE });
+    const sessionId = await payFromCheckout(page, stack(), { amount: "12.00", currency: "EUR", locale: "fr" });
+    await page.waitForURL(`${stack().app.url}/pay/**`);
     await page.getByRole("link", { name: "Je veux payer autrement" }).click();
-    await page.waitForURL(`${stack.standin.origin}/checkout/cancelled/**`);
+    await page.waitForURL(`${stack().standin.origin}/checkout/cancelled/**`);
     await page.getByText("You left the payment page").waitFor();
     expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
   }, 60_000);
 
   it("shows a Lightning invoice, and no address, for BTCL (also without JavaScript)", async () => {
-    const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
+    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
     const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "BTCL" }), redirect: "manual" });
     expect(chosen.status).toBe(303);
     const payment = await paymentOf(session.id);
@@ -131,9 +123,9 @@ describe("the app's own payment page", () => {
   });
 
   it("refuses a coin the page does not offer", async () => {
-    await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { offeredCurrencies: JSON.stringify(["XRP", "BTC"]) } });
+    await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { offeredCurrencies: JSON.stringify(["XRP", "BTC"]) } });
     try {
-      const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en" });
+      const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en" });
       const html = await (await fetch(delivery.redirectUrl!)).text();
       expect(html).toContain("Ripple XRP");
       expect(html).not.toContain("Ethereum ETH");
@@ -141,19 +133,19 @@ describe("the app's own payment page", () => {
       expect(refused.status).toBe(400);
       expect((await paymentOf(session.id)).gatewayOrderId).toBeNull();
     } finally {
-      await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { offeredCurrencies: "[]" } });
+      await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { offeredCurrencies: "[]" } });
     }
   });
 
   it("reads the gateway at most once per 15 seconds however many status polls arrive", async () => {
-    const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en" });
+    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en" });
     const url = new URL(delivery.redirectUrl!);
-    const chosen = await createOrderWithCurrency(stack.services, (await paymentOf(session.id)).id, "ETH");
+    const chosen = await createOrderWithCurrency(stack().services, (await paymentOf(session.id)).id, "ETH");
     expect(chosen).toMatchObject({ ok: true });
     const payment = await paymentOf(session.id);
-    const gatewayCalls = () => stack.services.db.gatewayCall.count();
+    const gatewayCalls = () => stack().services.db.gatewayCall.count();
     // Let the order's creation notification be processed before counting.
-    await waitFor(async () => (await stack.services.db.gatewayWebhook.count({ where: { processedAt: null } })) === 0, "an idle inbox");
+    await waitFor(async () => (await stack().services.db.gatewayWebhook.count({ where: { processedAt: null } })) === 0, "an idle inbox");
     let settled = await gatewayCalls();
     await waitFor(async () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -164,7 +156,7 @@ describe("the app's own payment page", () => {
     }, "no gateway calls in flight");
 
     // Last read two minutes ago: the page may look again, once.
-    await stack.services.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: new Date(Date.now() - 120_000) } });
+    await stack().services.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: new Date(Date.now() - 120_000) } });
     const statusUrl = new URL(`${url.pathname}/status${url.search}`, url);
     const poll = () => Promise.all(Array.from({ length: 8 }, () => fetch(statusUrl).then((r) => r.json() as Promise<{ stage: string; expiresAtMs: number | null }>)));
     const first = await poll();

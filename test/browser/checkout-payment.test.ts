@@ -2,58 +2,47 @@
 // gateway sandbox's page (chooses a coin, pays exactly), the network confirms it, the
 // stand-in's order page ends paid, and the merchant sees it paid in the admin's payment
 // list and detail.
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, saveScreenshot } from "../support/browser";
-import { startStack, waitFor, type Stack } from "../support/stack";
+import { describe, expect, it } from "vitest";
+import { browserForFile, saveScreenshot } from "../support/browser";
+import { stackForFile, waitFor } from "../support/stack";
 import { DESKTOP, openAdmin, PHONE } from "./support/admin";
 import { payFromCheckout } from "./support/checkout";
 import { saveDocScreenshot } from "./support/screenshots";
 
-let stack: Stack;
-let browser: Browser;
-
-beforeAll(async () => {
-  stack = await startStack({ env: { DEV_ADMIN_LOGIN: "true" } });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+const stack = stackForFile({ env: { DEV_ADMIN_LOGIN: "true" } });
+const browser = browserForFile();
 
 describe("a payment from checkout to paid", () => {
   it("pays on the gateway sandbox's page and shows the order paid in Shopify and in the admin", async () => {
-    const shopper = await browser.newPage({ viewport: PHONE });
-    const sessionId = await payFromCheckout(shopper, stack, { amount: "49.90", currency: "EUR", locale: "en" }, async () => {
+    const shopper = await browser().newPage({ viewport: PHONE });
+    const sessionId = await payFromCheckout(shopper, stack(), { amount: "49.90", currency: "EUR", locale: "en" }, async () => {
       expect(await shopper.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await saveDocScreenshot(shopper, "checkout-simulator");
     });
-    await shopper.waitForURL(`${stack.sandbox.origin}/pay/**`);
-    const payment = await stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
+    await shopper.waitForURL(`${stack().sandbox.origin}/pay/**`);
+    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
     expect(payment.gatewayEnv).toBe("sandbox");
     expect(payment.gatewayOrderId).toBeTruthy();
 
     await shopper.getByRole("button", { name: "Bitcoin BTC (BTC)", exact: true }).click();
     await shopper.getByRole("button", { name: "Pay exactly" }).click();
     // Paid but unconfirmed: the gateway sends the shopper back while the network confirms.
-    await shopper.waitForURL(`${stack.standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
+    await shopper.waitForURL(`${stack().standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
     await saveScreenshot(shopper, "checkout-payment-pending-order-page");
 
     // A block confirmation is the blockchain's doing, not the shopper's: the sandbox's control endpoint.
-    await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "confirm" });
-    await waitFor(async () => stack.standin.state.session(sessionId)?.state.code === "RESOLVED", "Shopify resolve", 30_000);
+    await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "confirm" });
+    await waitFor(async () => stack().standin.state.session(sessionId)?.state.code === "RESOLVED", "Shopify resolve", 30_000);
     await shopper.getByText("Thank you! Your order is confirmed.").waitFor({ timeout: 30_000 });
     await saveScreenshot(shopper, "checkout-payment-paid-order-page");
-    expect(stack.standin.state.invalidOperations()).toEqual([]);
+    expect(stack().standin.state.invalidOperations()).toEqual([]);
 
-    const paid = await stack.services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    const paid = await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(paid.state).toBe("paid");
     expect(paid.gatewayStatus).toBe("CO");
 
-    const merchant = await browser.newPage({ viewport: DESKTOP });
-    await openAdmin(merchant, stack, "/app/payments");
+    const merchant = await browser().newPage({ viewport: DESKTOP });
+    await openAdmin(merchant, stack(), "/app/payments");
     const row = merchant.locator("tr", { hasText: sessionId });
     await row.waitFor();
     expect(await row.textContent()).toContain("49.90 EUR");
@@ -76,7 +65,7 @@ describe("a payment from checkout to paid", () => {
     const detail = (await merchant.locator("main, body").first().textContent()) ?? "";
     expect(detail).toContain("Gateway: Completed");
     expect(detail).toContain("Shopify: marked as paid");
-    const transactions = await stack.services.db.paymentTransaction.findMany({ where: { paymentId: payment.id } });
+    const transactions = await stack().services.db.paymentTransaction.findMany({ where: { paymentId: payment.id } });
     expect(transactions.length).toBeGreaterThan(0);
     for (const transaction of transactions) expect(detail).toContain(transaction.txHash);
     await saveDocScreenshot(merchant, "admin-payment-detail");
@@ -84,6 +73,6 @@ describe("a payment from checkout to paid", () => {
     // "Check now" reads the order again and changes nothing for a settled payment.
     await merchant.getByRole("button", { name: "Check now" }).click();
     await merchant.getByText("Checked with the gateway just now.").waitFor();
-    expect((await stack.services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("paid");
+    expect((await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("paid");
   }, 180_000);
 });

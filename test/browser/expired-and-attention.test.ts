@@ -3,47 +3,36 @@
 // rejected, which the admin shows as expired; an underpaid order is flagged on the
 // "Needs attention" page with what to do, until the merchant marks it as handled; the
 // health page shows the notifications that arrived.
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, saveScreenshot } from "../support/browser";
-import { startStack, waitFor, type Stack } from "../support/stack";
+import { describe, expect, it } from "vitest";
+import { browserForFile, saveScreenshot } from "../support/browser";
+import { stackForFile, waitFor } from "../support/stack";
 import { DESKTOP, openAdmin, PHONE } from "./support/admin";
 import { payFromCheckout } from "./support/checkout";
 
-let stack: Stack;
-let browser: Browser;
-
-beforeAll(async () => {
-  stack = await startStack({ env: { DEV_ADMIN_LOGIN: "true" } });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+const stack = stackForFile({ env: { DEV_ADMIN_LOGIN: "true" } });
+const browser = browserForFile();
 
 describe("payments that end unpaid", () => {
   it("an expired order sends the shopper to Shopify with the payment rejected, and the admin shows it expired", async () => {
-    const shopper = await browser.newPage({ viewport: PHONE });
-    const sessionId = await payFromCheckout(shopper, stack, { amount: "20.00", currency: "EUR", locale: "en" });
-    await shopper.waitForURL(`${stack.sandbox.origin}/pay/**`);
+    const shopper = await browser().newPage({ viewport: PHONE });
+    const sessionId = await payFromCheckout(shopper, stack(), { amount: "20.00", currency: "EUR", locale: "en" });
+    await shopper.waitForURL(`${stack().sandbox.origin}/pay/**`);
     await shopper.getByRole("button", { name: "Litecoin LTC (LTC)", exact: true }).click();
     await shopper.getByRole("button", { name: "Let it expire now" }).click();
 
-    await shopper.waitForURL(`${stack.standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
+    await shopper.waitForURL(`${stack().standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
     await shopper.getByText("Your payment could not be processed.").waitFor({ timeout: 30_000 });
     await saveScreenshot(shopper, "expired-shopper-back-in-shop");
-    const session = stack.standin.state.session(sessionId);
+    const session = stack().standin.state.session(sessionId);
     expect(session?.state.code).toBe("REJECTED");
     expect(session?.state).toMatchObject({ reason: "CANCELLED_PAYMENT" });
 
-    const payment = await stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
+    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
     expect(payment).toMatchObject({ state: "failed", gatewayStatus: "EX", shopifyOutcome: "rejected" });
     expect(payment.attention).toBeNull();
 
-    const merchant = await browser.newPage({ viewport: DESKTOP });
-    await openAdmin(merchant, stack, "/app/payments?status=EX");
+    const merchant = await browser().newPage({ viewport: DESKTOP });
+    await openAdmin(merchant, stack(), "/app/payments?status=EX");
     const row = merchant.locator("tr", { hasText: sessionId });
     await row.waitFor();
     expect(await row.textContent()).toContain("Expired");
@@ -58,17 +47,17 @@ describe("payments that end unpaid", () => {
   }, 180_000);
 
   it("flags an underpaid order with what to do, until the merchant marks it as handled", async () => {
-    const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en", amount: "30.00", currency: "EUR" });
+    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "30.00", currency: "EUR" });
     expect(delivery.status).toBe(200);
-    const payment = await stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-    const act = (body: Record<string, unknown>) => stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, body);
+    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+    const act = (body: Record<string, unknown>) => stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, body);
     await act({ action: "choose_currency", currency: "BTC" });
     await act({ action: "pay", amount: "less" });
     await act({ action: "confirm" });
-    await waitFor(async () => (await stack.services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).attention === "underpaid", "the underpaid flag", 30_000);
+    await waitFor(async () => (await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).attention === "underpaid", "the underpaid flag", 30_000);
 
-    const merchant = await browser.newPage({ viewport: DESKTOP });
-    await openAdmin(merchant, stack, "/app/attention");
+    const merchant = await browser().newPage({ viewport: DESKTOP });
+    await openAdmin(merchant, stack(), "/app/attention");
     const card = merchant.getByRole("article", { name: "Shopper paid too little: 30.00 EUR" });
     await card.waitFor();
     expect(await card.textContent()).toContain("30.00 EUR");
@@ -77,14 +66,14 @@ describe("payments that end unpaid", () => {
 
     await card.getByRole("button", { name: "Mark as handled" }).click();
     await merchant.getByText("Nothing needs attention right now.").waitFor();
-    const handled = await stack.services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    const handled = await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(handled.attentionResolvedAt).not.toBeNull();
     expect(handled.attention).toBe("underpaid");
   }, 120_000);
 
   it("shows on the health page when the last notification arrived and how much quota is left", async () => {
-    const merchant = await browser.newPage({ viewport: DESKTOP });
-    await openAdmin(merchant, stack, "/app/health");
+    const merchant = await browser().newPage({ viewport: DESKTOP });
+    await openAdmin(merchant, stack(), "/app/health");
     await merchant.getByRole("heading", { name: "Gateway notifications" }).waitFor();
     const text = (await merchant.locator("body").textContent()) ?? "";
     expect(text).not.toContain("Last one receivednever");

@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { forThisFile } from "../support/for-this-file";
 import { startSandbox, type SandboxHandle, type SandboxOptions } from "../../sandbox/server.js";
 
 export class TestClock {
@@ -39,17 +39,7 @@ export const GENEROUS_LIMITS = { perMinute: 100_000, perDay: 1_000_000, critical
  * answer reads like a TestSandbox from inside the tests (its fields are there once started).
  */
 export function sandboxForThisFile(options: Partial<SandboxOptions> = { limits: GENEROUS_LIMITS }): TestSandbox {
-  let started: TestSandbox | undefined;
-  beforeAll(async () => {
-    started = await startTestSandbox(options);
-  });
-  afterAll(async () => {
-    await started?.stop();
-  });
-  const current = (): TestSandbox => {
-    if (!started) throw new Error("the test sandbox is used before beforeAll started it");
-    return started;
-  };
+  const current = forThisFile("the test sandbox", () => startTestSandbox(options), (started) => started.stop());
   return {
     get sandbox() {
       return current().sandbox;

@@ -3,6 +3,7 @@
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { forThisFile } from "./for-this-file";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
@@ -20,6 +21,11 @@ const SCREENSHOT_DIR = fileURLToPath(new URL("../../test-results/screenshots/", 
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** One browser for the test file: launched before its first test, closed after its last. */
+export function browserForFile(): () => Browser {
+  return forThisFile("the browser", launchBrowser, (browser) => browser.close());
 }
 
 /** Saves a full-page screenshot as test-results/screenshots/<name>.png and returns its path. */

@@ -1,7 +1,7 @@
 // Starts the whole product for a test: the gateway sandbox, the Shopify stand-in and the
 // real app server (Vite dev mode, real routes, workers on), on a fresh database, with one
 // shop installed and connected to the sandbox. Nothing here fakes the app itself.
-import { afterAll, beforeAll } from "vitest";
+import { forThisFile } from "./for-this-file";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -188,15 +188,5 @@ export function openTestDatabase(url: string) {
  * Returns a getter (the stack exists only once the tests run).
  */
 export function stackForFile(options: StackOptions = {}): () => Stack {
-  let stack: Stack | undefined;
-  beforeAll(async () => {
-    stack = await startStack(options);
-  }, 60_000);
-  afterAll(async () => {
-    await stack?.close();
-  });
-  return () => {
-    if (!stack) throw new Error("the stack is not started yet");
-    return stack;
-  };
+  return forThisFile("the stack", () => startStack(options), (stack) => stack.close(), 60_000);
 }
