@@ -13,6 +13,6 @@ export function shareAppDatabase(db: Database): void {
 }
 
 export function appDatabase(): Database {
-  globalForDb.__appDatabase ??= openDatabase(env().DATABASE_URL);
+  globalForDb.__appDatabase ??= openDatabase(env().DATABASE_URL, { poolSize: env().DATABASE_POOL_SIZE });
   return globalForDb.__appDatabase;
 }

@@ -32,7 +32,7 @@ export interface ServiceOverrides {
 export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): AppServices {
   const { db, sql } = overrides.db
     ? { db: overrides.db, sql: overrides.sql ?? plainSqlThroughClient(overrides.db, databaseKind(env.DATABASE_URL)) }
-    : openAppDatabase(env.DATABASE_URL);
+    : openAppDatabase(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE });
   const logger = overrides.logger ?? createLogger({ level: env.LOG_LEVEL });
   const clock = overrides.clock ?? systemClock;
   const cipher = createCredentialCipher(env.CREDENTIALS_ENCRYPTION_KEYS);

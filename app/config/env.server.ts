@@ -44,6 +44,9 @@ const schema = z
       .string()
       .regex(/^(file:|postgres(ql)?:\/\/)/, "must be file:<path> (SQLite) or postgresql://...")
       .default("file:./data/app.db"),
+    // PostgreSQL: the connections one database client opens at most, shared by the Prisma client
+    // and the hot paths' plain statements (the worker thread, when on, opens its own).
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
     GATEWAY_BASE_URL: z.string().url().default("https://pos.bitnovo.com/api/v1"),
     GATEWAY_SANDBOX_URL: z.string().url().default("http://localhost:4010/api/v1"),
     CREDENTIALS_ENCRYPTION_KEYS: encryptionKeys.optional(),

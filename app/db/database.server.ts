@@ -19,10 +19,15 @@ export interface AppDatabase {
   sql: PlainSql;
 }
 
+export interface OpenOptions {
+  /** PostgreSQL: the pool's connections at most (DATABASE_POOL_SIZE). */
+  poolSize?: number;
+}
+
 /** The client and the plain SQL beside it: on PostgreSQL both use one pool (the client ends it on $disconnect). */
-export function openAppDatabase(url: string): AppDatabase {
+export function openAppDatabase(url: string, options: OpenOptions = {}): AppDatabase {
   if (databaseKind(url) === "postgresql") {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     // A pooled connection that breaks while idle (the server restarted) is dropped by the pool
     // and replaced on the next query; without a listener its error would end the process.
     pool.on("error", () => undefined);
@@ -33,8 +38,8 @@ export function openAppDatabase(url: string): AppDatabase {
   return { db, sql: plainSqlThroughClient(db, "sqlite") };
 }
 
-export function openDatabase(url: string): Database {
-  return openAppDatabase(url).db;
+export function openDatabase(url: string, options: OpenOptions = {}): Database {
+  return openAppDatabase(url, options).db;
 }
 
 function openSqlite(url: string): Database {

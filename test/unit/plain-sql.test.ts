@@ -19,6 +19,7 @@ const AT = new Date("2026-11-22T23:30:00.123Z");
 const zoneAtStart = process.env.TZ;
 
 describe.each(databases)("on $name", ({ name, open }) => {
+  let url: string;
   let drop: () => Promise<void>;
   let db: Database;
   let sql: PlainSql;
@@ -26,7 +27,6 @@ describe.each(databases)("on $name", ({ name, open }) => {
   const call = (at: Date) => Prisma.sql`INSERT INTO "GatewayCall" ("id", "deviceHash", "class", "at") VALUES (${`call-${++serial}`}, ${"device"}, ${"general"}, ${at})`;
 
   beforeAll(async () => {
-    let url: string;
     ({ url, drop } = await open());
     await applyMigrations(url);
     ({ db, sql } = openAppDatabase(url));
@@ -68,6 +68,20 @@ describe.each(databases)("on $name", ({ name, open }) => {
     expect((await db.gatewayCall.findUniqueOrThrow({ where: { id } })).at).toEqual(AT);
     const [row] = await sql.query<{ at: Date }>(Prisma.sql`SELECT "at" FROM "GatewayCall" WHERE "id" = ${id}`);
     expect(row?.at).toEqual(AT);
+  });
+
+  it.runIf(name === "PostgreSQL")("shares one pool of DATABASE_POOL_SIZE connections between the client and the plain statements", async () => {
+    const opened = openAppDatabase(url, { poolSize: 2 });
+    try {
+      const who = Prisma.sql`SELECT pg_backend_pid() AS "pid", pg_sleep(0.05)::text AS "slept"`;
+      const rows = await Promise.all([
+        ...Array.from({ length: 3 }, () => opened.sql.query<{ pid: number }>(who)),
+        ...Array.from({ length: 3 }, () => opened.db.$queryRaw<{ pid: number }[]>(who)),
+      ]);
+      expect(new Set(rows.flat().map((row) => row.pid)).size).toBe(2);
+    } finally {
+      await opened.db.$disconnect();
+    }
   });
 
   it("commits the statements of a transaction all or none, and the next one runs as usual", async () => {
