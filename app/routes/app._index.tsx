@@ -9,6 +9,7 @@ import { adminShop } from "~/admin/admin-shop.server";
 import { connectionView } from "~/admin/connection.server";
 import { countNeedingAttention, listPayments } from "~/admin/payments.server";
 import { paymentStateWords } from "~/admin/status-words";
+import { TitledCard } from "~/admin/titled-card";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { services } = context;
@@ -35,63 +36,48 @@ export default function Home() {
       <Layout>
         <Layout.Section>
           <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
-            <Card>
-              <BlockStack gap="200">
-                <Text as="h2" variant="headingMd">
-                  Gateway
-                </Text>
-                <InlineStack gap="200">
-                  {connection.testMode ? <Badge tone="attention">Test mode</Badge> : null}
-                  {connection.ready ? (
-                    <Badge tone="success">{connection.testMode ? "Ready for test payments" : "Ready for payments"}</Badge>
-                  ) : (
-                    <Badge tone="warning">{connection.testMode ? "Not ready" : "Not ready for live payments"}</Badge>
-                  )}
-                  {!connection.testMode && connection.sandbox.connected ? <Badge tone="info">Test payments ready</Badge> : null}
-                </InlineStack>
-                <Text as="p" tone="subdued">
-                  {connection.live.connected ? `Live device ${connection.live.maskedKey}` : "No live device"}
-                  {" · "}
-                  {connection.sandbox.connected ? "sandbox connected" : "sandbox not connected"}
-                </Text>
-                <InlineStack>
-                  <Button url="/app/onboarding">Connection</Button>
-                </InlineStack>
-              </BlockStack>
-            </Card>
-            <Card>
-              <BlockStack gap="200">
-                <Text as="h2" variant="headingMd">
-                  Last 7 days
-                </Text>
-                {lastWeek.length === 0 ? (
-                  <Text as="p" tone="subdued">
-                    No payments yet.
-                  </Text>
+            <TitledCard title="Gateway">
+              <InlineStack gap="200">
+                {connection.testMode ? <Badge tone="attention">Test mode</Badge> : null}
+                {connection.ready ? (
+                  <Badge tone="success">{connection.testMode ? "Ready for test payments" : "Ready for payments"}</Badge>
                 ) : (
-                  lastWeek.map((s) => (
-                    <Text as="p" key={s.label}>
-                      {s.label}: {s.count}
-                    </Text>
-                  ))
+                  <Badge tone="warning">{connection.testMode ? "Not ready" : "Not ready for live payments"}</Badge>
                 )}
-              </BlockStack>
-            </Card>
-            <Card>
-              <BlockStack gap="200">
-                <Text as="h2" variant="headingMd">
-                  Needs attention
+                {!connection.testMode && connection.sandbox.connected ? <Badge tone="info">Test payments ready</Badge> : null}
+              </InlineStack>
+              <Text as="p" tone="subdued">
+                {connection.live.connected ? `Live device ${connection.live.maskedKey}` : "No live device"}
+                {" · "}
+                {connection.sandbox.connected ? "sandbox connected" : "sandbox not connected"}
+              </Text>
+              <InlineStack>
+                <Button url="/app/onboarding">Connection</Button>
+              </InlineStack>
+            </TitledCard>
+            <TitledCard title="Last 7 days">
+              {lastWeek.length === 0 ? (
+                <Text as="p" tone="subdued">
+                  No payments yet.
                 </Text>
-                <Text as="p" variant="headingLg" tone={attention > 0 ? "critical" : "success"}>
-                  {attention}
-                </Text>
-                <InlineStack>
-                  <Button url="/app/attention" disabled={attention === 0}>
-                    Review
-                  </Button>
-                </InlineStack>
-              </BlockStack>
-            </Card>
+              ) : (
+                lastWeek.map((s) => (
+                  <Text as="p" key={s.label}>
+                    {s.label}: {s.count}
+                  </Text>
+                ))
+              )}
+            </TitledCard>
+            <TitledCard title="Needs attention">
+              <Text as="p" variant="headingLg" tone={attention > 0 ? "critical" : "success"}>
+                {attention}
+              </Text>
+              <InlineStack>
+                <Button url="/app/attention" disabled={attention === 0}>
+                  Review
+                </Button>
+              </InlineStack>
+            </TitledCard>
           </InlineGrid>
         </Layout.Section>
         <Layout.Section>

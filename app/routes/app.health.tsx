@@ -2,9 +2,10 @@
 // Shopify accepting the app's calls, and gateway request quota left for today.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { Badge, BlockStack, Card, DataTable, InlineGrid, Layout, Page, Text } from "@shopify/polaris";
+import { Badge, BlockStack, DataTable, InlineGrid, Layout, Page, Text } from "@shopify/polaris";
 import { adminShop } from "~/admin/admin-shop.server";
 import { shopHealth } from "~/admin/health.server";
+import { TitledCard } from "~/admin/titled-card";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
@@ -32,92 +33,62 @@ export default function Health() {
       <Layout>
         <Layout.Section>
           <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
-            <Card>
-              <BlockStack gap="200">
-                <Text as="h2" variant="headingMd">
-                  Gateway notifications
-                </Text>
-                <Figure label="Last one received" value={health.lastWebhookAgo ?? "never"} />
-                <Text as="p" tone="subdued">
-                  {health.lastWebhookAt}
-                </Text>
-              </BlockStack>
-            </Card>
-            <Card>
-              <BlockStack gap="200">
-                <Text as="h2" variant="headingMd">
-                  Backlogs
-                </Text>
-                <Figure label="Notifications waiting to be processed" value={health.inboxBacklog} tone={health.inboxFailing > 0 ? "critical" : undefined} />
-                <Figure label="Updates waiting to be sent to Shopify" value={health.outboxBacklog} />
-              </BlockStack>
-            </Card>
-            <Card>
-              <BlockStack gap="200">
-                <Text as="h2" variant="headingMd">
-                  Shopify calls that failed
-                </Text>
-                <Figure label="Refused by Shopify" value={health.outboxFailedCount} tone={health.outboxFailedCount > 0 ? "critical" : "success"} />
-              </BlockStack>
-            </Card>
+            <TitledCard title="Gateway notifications">
+              <Figure label="Last one received" value={health.lastWebhookAgo ?? "never"} />
+              <Text as="p" tone="subdued">
+                {health.lastWebhookAt}
+              </Text>
+            </TitledCard>
+            <TitledCard title="Backlogs">
+              <Figure label="Notifications waiting to be processed" value={health.inboxBacklog} tone={health.inboxFailing > 0 ? "critical" : undefined} />
+              <Figure label="Updates waiting to be sent to Shopify" value={health.outboxBacklog} />
+            </TitledCard>
+            <TitledCard title="Shopify calls that failed">
+              <Figure label="Refused by Shopify" value={health.outboxFailedCount} tone={health.outboxFailedCount > 0 ? "critical" : "success"} />
+            </TitledCard>
           </InlineGrid>
         </Layout.Section>
         <Layout.Section>
-          <Card>
-            <BlockStack gap="200">
-              <Text as="h2" variant="headingMd">
-                Notifications rejected in the last 7 days
+          <TitledCard title="Notifications rejected in the last 7 days">
+            {rejectedTotal === 0 ? (
+              <Text as="p" tone="success">
+                None.
               </Text>
-              {rejectedTotal === 0 ? (
-                <Text as="p" tone="success">
-                  None.
-                </Text>
-              ) : (
-                <DataTable columnContentTypes={["text", "numeric"]} headings={["Reason", "Count"]} rows={health.rejected.map((r) => [r.description, r.count])} />
-              )}
-            </BlockStack>
-          </Card>
+            ) : (
+              <DataTable columnContentTypes={["text", "numeric"]} headings={["Reason", "Count"]} rows={health.rejected.map((r) => [r.description, r.count])} />
+            )}
+          </TitledCard>
         </Layout.Section>
         {health.outboxFailed.length > 0 ? (
           <Layout.Section>
-            <Card>
-              <BlockStack gap="200">
-                <Text as="h2" variant="headingMd">
-                  Latest refused Shopify calls
-                </Text>
-                <DataTable columnContentTypes={["text", "text", "text"]} headings={["Call", "Shopify said", "When"]} rows={health.outboxFailed.map((m) => [m.kind, m.lastError, m.at])} />
-              </BlockStack>
-            </Card>
+            <TitledCard title="Latest refused Shopify calls">
+              <DataTable columnContentTypes={["text", "text", "text"]} headings={["Call", "Shopify said", "When"]} rows={health.outboxFailed.map((m) => [m.kind, m.lastError, m.at])} />
+            </TitledCard>
           </Layout.Section>
         ) : null}
         <Layout.Section>
-          <Card>
-            <BlockStack gap="200">
-              <Text as="h2" variant="headingMd">
-                Gateway request quota left
+          <TitledCard title="Gateway request quota left">
+            {health.quotas.length === 0 ? (
+              <Text as="p" tone="subdued">
+                No gateway device is connected.
               </Text>
-              {health.quotas.length === 0 ? (
-                <Text as="p" tone="subdued">
-                  No gateway device is connected.
-                </Text>
-              ) : (
-                <DataTable
-                  columnContentTypes={["text", "numeric", "numeric", "numeric", "numeric"]}
-                  headings={["Device", "Today", "This minute", "Order creation today", "Order creation this minute"]}
-                  rows={health.quotas.map((q) => [
-                    <BlockStack key="env" gap="050">
-                      <Text as="span">{q.label}</Text>
-                      {q.generalDay < 100 ? <Badge tone="warning">Running low</Badge> : null}
-                    </BlockStack>,
-                    q.generalDay,
-                    q.generalMinute,
-                    q.criticalDay,
-                    q.criticalMinute,
-                  ])}
-                />
-              )}
-            </BlockStack>
-          </Card>
+            ) : (
+              <DataTable
+                columnContentTypes={["text", "numeric", "numeric", "numeric", "numeric"]}
+                headings={["Device", "Today", "This minute", "Order creation today", "Order creation this minute"]}
+                rows={health.quotas.map((q) => [
+                  <BlockStack key="env" gap="050">
+                    <Text as="span">{q.label}</Text>
+                    {q.generalDay < 100 ? <Badge tone="warning">Running low</Badge> : null}
+                  </BlockStack>,
+                  q.generalDay,
+                  q.generalMinute,
+                  q.criticalDay,
+                  q.criticalMinute,
+                ])}
+              />
+            )}
+          </TitledCard>
         </Layout.Section>
       </Layout>
     </Page>

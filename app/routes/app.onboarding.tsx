@@ -12,6 +12,7 @@ import { adminShop } from "~/admin/admin-shop.server";
 import { connectionView, type EnvironmentConnection } from "~/admin/connection.server";
 import { CopyButton } from "~/admin/copy-button";
 import { formFields } from "~/admin/form-data";
+import { TitledCard } from "~/admin/titled-card";
 import { connectGateway, connectSandbox, createDedicatedDevice, removeGatewayCredentials } from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -145,52 +146,42 @@ export default function Onboarding() {
           </Layout.Section>
         ) : null}
         <Layout.Section>
-          <Card>
-            <BlockStack gap="300">
-              <Text as="h2" variant="headingMd">
-                Status
-              </Text>
-              <ConnectionState connection={connection.live} />
-              <ConnectionState connection={connection.sandbox} />
-              <Text as="p" tone={connection.ready ? "success" : "subdued"}>
-                {connection.ready
-                  ? `Crypto payments can be offered at checkout (${connection.testMode ? "test mode: payments go to the gateway sandbox" : "live"}).`
-                  : connection.testMode
-                    ? "Test mode is on: connect the gateway sandbox below before shoppers can pay."
-                    : connection.sandbox.connected
-                      ? "Connect a live gateway device before shoppers can pay, or turn on test mode in Settings to take test payments through the sandbox."
-                      : "Connect a live gateway device before shoppers can pay."}
-              </Text>
-            </BlockStack>
-          </Card>
+          <TitledCard title="Status" gap="300">
+            <ConnectionState connection={connection.live} />
+            <ConnectionState connection={connection.sandbox} />
+            <Text as="p" tone={connection.ready ? "success" : "subdued"}>
+              {connection.ready
+                ? `Crypto payments can be offered at checkout (${connection.testMode ? "test mode: payments go to the gateway sandbox" : "live"}).`
+                : connection.testMode
+                  ? "Test mode is on: connect the gateway sandbox below before shoppers can pay."
+                  : connection.sandbox.connected
+                    ? "Connect a live gateway device before shoppers can pay, or turn on test mode in Settings to take test payments through the sandbox."
+                    : "Connect a live gateway device before shoppers can pay."}
+            </Text>
+          </TitledCard>
         </Layout.Section>
 
         <Layout.Section>
-          <Card>
-            <BlockStack gap="300">
-              <Text as="h2" variant="headingMd">
-                1. Notification URL
-              </Text>
-              <Text as="p">The gateway tells this app about every payment at this address. Paste it into your device&apos;s settings in the gateway dashboard.</Text>
-              <InlineStack gap="200" blockAlign="center" wrap>
-                <Box background="bg-surface-secondary" padding="200" borderRadius="200">
-                  <Text as="span" variant="bodyMd" breakWord>
-                    <code id="notification-url">{connection.notificationUrl}</code>
-                  </Text>
-                </Box>
-                <CopyButton value={connection.notificationUrl} label="Copy URL" />
-              </InlineStack>
-              <Text as="h3" variant="headingSm">
-                Get the Secret Key that signs the notifications
-              </Text>
-              <List type="number">
-                <List.Item>In the gateway dashboard, open Settings → Merchant → Devices.</List.Item>
-                <List.Item>Choose the device whose API key you enter below.</List.Item>
-                <List.Item>Paste the notification URL above into the device&apos;s notification URL field and save.</List.Item>
-                <List.Item>Press “Generate Secret Key” and copy the hexadecimal key it shows.</List.Item>
-              </List>
-            </BlockStack>
-          </Card>
+          <TitledCard title="1. Notification URL" gap="300">
+            <Text as="p">The gateway tells this app about every payment at this address. Paste it into your device&apos;s settings in the gateway dashboard.</Text>
+            <InlineStack gap="200" blockAlign="center" wrap>
+              <Box background="bg-surface-secondary" padding="200" borderRadius="200">
+                <Text as="span" variant="bodyMd" breakWord>
+                  <code id="notification-url">{connection.notificationUrl}</code>
+                </Text>
+              </Box>
+              <CopyButton value={connection.notificationUrl} label="Copy URL" />
+            </InlineStack>
+            <Text as="h3" variant="headingSm">
+              Get the Secret Key that signs the notifications
+            </Text>
+            <List type="number">
+              <List.Item>In the gateway dashboard, open Settings → Merchant → Devices.</List.Item>
+              <List.Item>Choose the device whose API key you enter below.</List.Item>
+              <List.Item>Paste the notification URL above into the device&apos;s notification URL field and save.</List.Item>
+              <List.Item>Press “Generate Secret Key” and copy the hexadecimal key it shows.</List.Item>
+            </List>
+          </TitledCard>
         </Layout.Section>
 
         <Layout.Section>
@@ -285,37 +276,27 @@ export default function Onboarding() {
         </Layout.Section>
 
         <Layout.Section>
-          <Card>
-            <BlockStack gap="300">
-              <Text as="h2" variant="headingMd">
-                Test mode
-              </Text>
-              <Text as="p">
-                Shopify&apos;s test orders always go to the gateway sandbox, a faithful stand-in for the gateway where no real money moves. Connect it to try payments without a gateway
-                account; turn on test mode in Settings to send every payment there.
-              </Text>
-              {result && result.intent === "connect_sandbox" && !result.ok ? <Banner tone="critical" title={result.message} /> : null}
-              <Form method="post">
-                <input type="hidden" name="intent" value="connect_sandbox" />
-                <Button submit loading={busyIntent === "connect_sandbox"}>
-                  {connection.sandbox.connected ? "Reconnect the gateway sandbox" : "Connect the gateway sandbox"}
-                </Button>
-              </Form>
-            </BlockStack>
-          </Card>
+          <TitledCard title="Test mode" gap="300">
+            <Text as="p">
+              Shopify&apos;s test orders always go to the gateway sandbox, a faithful stand-in for the gateway where no real money moves. Connect it to try payments without a gateway
+              account; turn on test mode in Settings to send every payment there.
+            </Text>
+            {result && result.intent === "connect_sandbox" && !result.ok ? <Banner tone="critical" title={result.message} /> : null}
+            <Form method="post">
+              <input type="hidden" name="intent" value="connect_sandbox" />
+              <Button submit loading={busyIntent === "connect_sandbox"}>
+                {connection.sandbox.connected ? "Reconnect the gateway sandbox" : "Connect the gateway sandbox"}
+              </Button>
+            </Form>
+          </TitledCard>
         </Layout.Section>
 
         {connection.anyConnected ? (
           <Layout.Section>
-            <Card>
-              <BlockStack gap="300">
-                <Text as="h2" variant="headingMd">
-                  Remove credentials
-                </Text>
-                <RemoveCredentials connection={connection.live} busy={busyIntent === "remove"} />
-                <RemoveCredentials connection={connection.sandbox} busy={busyIntent === "remove"} />
-              </BlockStack>
-            </Card>
+            <TitledCard title="Remove credentials" gap="300">
+              <RemoveCredentials connection={connection.live} busy={busyIntent === "remove"} />
+              <RemoveCredentials connection={connection.sandbox} busy={busyIntent === "remove"} />
+            </TitledCard>
           </Layout.Section>
         ) : null}
       </Layout>

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { formFields } from "~/admin/form-data";
 import { markAttentionHandled, paymentDetail } from "~/admin/payments.server";
+import { TitledCard } from "~/admin/titled-card";
 import { checkPaymentNow } from "~/payments/check-payment";
 
 const paramsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
@@ -131,64 +132,54 @@ export default function PaymentDetailPage() {
                 {gateway.tagMemo ? <Field label="Tag / memo">{gateway.tagMemo}</Field> : null}
               </BlockStack>
             </Card>
-            <Card>
-              <BlockStack gap="300">
-                <Text as="h2" variant="headingMd">
-                  Shopify
-                </Text>
-                <Text as="p" variant="headingSm">
-                  {shopify.outcome}
-                </Text>
-                <Field label="Next action">{shopify.nextAction}</Field>
-                <InlineGrid columns={2} gap="300">
-                  <Field label="Amount">{payment.amount}</Field>
-                  <Field label="Shopify state">{shopify.state ?? "—"}</Field>
-                  <Field label="Outcome sent">{shopify.finalizedAt}</Field>
-                  <Field label="Started">{payment.createdAt}</Field>
-                </InlineGrid>
-                {payment.customer.name || payment.customer.email ? (
-                  <Field label="Customer">{[payment.customer.name, payment.customer.email].filter(Boolean).join(" · ")}</Field>
-                ) : null}
-                <Text as="p" tone="subdued">
-                  {payment.state.meaning}
-                </Text>
-              </BlockStack>
-            </Card>
+            <TitledCard title="Shopify" gap="300">
+              <Text as="p" variant="headingSm">
+                {shopify.outcome}
+              </Text>
+              <Field label="Next action">{shopify.nextAction}</Field>
+              <InlineGrid columns={2} gap="300">
+                <Field label="Amount">{payment.amount}</Field>
+                <Field label="Shopify state">{shopify.state ?? "—"}</Field>
+                <Field label="Outcome sent">{shopify.finalizedAt}</Field>
+                <Field label="Started">{payment.createdAt}</Field>
+              </InlineGrid>
+              {payment.customer.name || payment.customer.email ? (
+                <Field label="Customer">{[payment.customer.name, payment.customer.email].filter(Boolean).join(" · ")}</Field>
+              ) : null}
+              <Text as="p" tone="subdued">
+                {payment.state.meaning}
+              </Text>
+            </TitledCard>
           </InlineGrid>
         </Layout.Section>
         <Layout.Section>
-          <Card>
-            <BlockStack gap="300">
-              <Text as="h2" variant="headingMd">
-                Timeline
-              </Text>
-              <ol style={{ listStyle: "none", margin: 0, padding: 0 }} aria-label="Timeline">
-                {payment.timeline.map((entry) => (
-                  <li key={entry.id}>
-                    <Box paddingBlock="200" borderBlockEndWidth="025" borderColor="border-secondary">
-                      <InlineStack gap="300" wrap={false} blockAlign="start">
-                        <Box minWidth="190px">
-                          <Text as="span" tone="subdued" variant="bodySm">
-                            {entry.at}
+          <TitledCard title="Timeline" gap="300">
+            <ol style={{ listStyle: "none", margin: 0, padding: 0 }} aria-label="Timeline">
+              {payment.timeline.map((entry) => (
+                <li key={entry.id}>
+                  <Box paddingBlock="200" borderBlockEndWidth="025" borderColor="border-secondary">
+                    <InlineStack gap="300" wrap={false} blockAlign="start">
+                      <Box minWidth="190px">
+                        <Text as="span" tone="subdued" variant="bodySm">
+                          {entry.at}
+                        </Text>
+                      </Box>
+                      <BlockStack gap="050">
+                        <Text as="span" fontWeight="semibold">
+                          {entry.title}
+                        </Text>
+                        {entry.description ? (
+                          <Text as="span" tone="subdued">
+                            {entry.description}
                           </Text>
-                        </Box>
-                        <BlockStack gap="050">
-                          <Text as="span" fontWeight="semibold">
-                            {entry.title}
-                          </Text>
-                          {entry.description ? (
-                            <Text as="span" tone="subdued">
-                              {entry.description}
-                            </Text>
-                          ) : null}
-                        </BlockStack>
-                      </InlineStack>
-                    </Box>
-                  </li>
-                ))}
-              </ol>
-            </BlockStack>
-          </Card>
+                        ) : null}
+                      </BlockStack>
+                    </InlineStack>
+                  </Box>
+                </li>
+              ))}
+            </ol>
+          </TitledCard>
         </Layout.Section>
         <Layout.Section>
           <Card padding="0">
