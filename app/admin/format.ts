@@ -1,6 +1,8 @@
 // How the admin writes times, money and percentages. Everything is formatted on the
 // server into plain text (UTC), so the page reads the same before and after hydration,
 // and money stays the decimal string the database holds: it is never turned into a float.
+import { isFiatCode } from "~/gateway/fiat-codes";
+import { formatFiatAmount } from "~/gateway/money";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
@@ -10,10 +12,16 @@ export function formatDateTime(value: Date | null | undefined): string {
   return `${value.getUTCFullYear()}-${pad(value.getUTCMonth() + 1)}-${pad(value.getUTCDate())} ${pad(value.getUTCHours())}:${pad(value.getUTCMinutes())}:${pad(value.getUTCSeconds())} UTC`;
 }
 
-/** A stored decimal amount with its currency, as stored ("49.90 EUR"). */
+/**
+ * A stored decimal amount with its currency. A fiat amount gets its currency's minor digits
+ * (the gateway states "49.9" for 49.90 EUR); any other amount, or one with more digits than
+ * its fiat has, reads as stored: nothing is rounded.
+ */
 export function formatMoney(amount: string | null | undefined, currency: string | null | undefined): string {
   if (amount === null || amount === undefined || amount === "") return "—";
-  return currency ? `${amount} ${currency}` : amount;
+  if (!currency) return amount;
+  const shown = isFiatCode(currency) ? formatFiatAmount(amount, currency).unwrapOr(amount) : amount;
+  return `${shown} ${currency}`;
 }
 
 /** The gateway's percentage paid ("100.0" → "100.0 %"); shown as the gateway wrote it. */

@@ -65,6 +65,8 @@ describe("a payment from checkout to paid", () => {
     const detail = (await merchant.locator("main, body").first().textContent()) ?? "";
     expect(detail).toContain("Gateway: Completed");
     expect(detail).toContain("Shopify: marked as paid");
+    // The gateway states the fiat received as a number (49.9); the admin writes it as money.
+    expect(detail).toContain("Received49.90 EUR");
     const transactions = await stack().services.db.paymentTransaction.findMany({ where: { paymentId: payment.id } });
     expect(transactions.length).toBeGreaterThan(0);
     for (const transaction of transactions) expect(detail).toContain(transaction.txHash);
