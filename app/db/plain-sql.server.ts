@@ -5,7 +5,7 @@
 // through the client (see BENCHMARKS.md); SQLite keeps the client, whose one connection and
 // lock every query of the process must share.
 import pg from "pg";
-import type { Prisma } from "../../generated/prisma/sqlite/client";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { DatabaseKind } from "./database-url";
 import type { Database } from "./database.server";
 
@@ -18,6 +18,14 @@ export interface PlainSql {
   query<Row>(statement: Prisma.Sql): Promise<Row[]>;
   /** Runs the statements in one transaction; the rows each wrote. */
   executeInTransaction(statements: Prisma.Sql[]): Promise<number[]>;
+}
+
+/**
+ * A time where PostgreSQL cannot infer a parameter's type (a select list, a function's
+ * argument), so it would take it as text: cast there; SQLite takes it as it is.
+ */
+export function timeValue(kind: DatabaseKind, at: Date): Prisma.Sql {
+  return kind === "postgresql" ? Prisma.sql`CAST(${at} AS TIMESTAMP(3))` : Prisma.sql`${at}`;
 }
 
 /** Through the Prisma client: SQLite, or a client the caller wrapped (the benchmark's timing). */
@@ -75,11 +83,8 @@ export function plainSqlOnPool(pool: pg.Pool): PlainSql {
         for (const statement of statements) counts.push((await client.query(config(statement))).rowCount ?? 0);
         await client.query("COMMIT");
       } catch (error) {
-        // A connection that cannot roll back is not given back to the pool.
-        const broken = await client.query("ROLLBACK").then(
-          () => undefined,
-          (rollbackError: unknown) => (rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
-        );
+        // A connection that cannot roll back is closed, not given back to the pool.
+        const broken = await client.query("ROLLBACK").then(() => false, () => true);
         client.release(broken);
         throw error;
       }

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { DEFAULT_QUOTA_LIMITS, type QuotaClass, type QuotaLimits, type QuotaRemaining, type QuotaStore, type QuotaTakeResult, type QuotaWindow } from "~/gateway/quota";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { Database } from "./database.server";
-import type { PlainSql } from "./plain-sql.server";
+import { timeValue, type PlainSql } from "./plain-sql.server";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -68,7 +68,7 @@ export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Part
    * flush on every gateway call.
    */
   async function takeOnPostgres(keyHash: string, cls: QuotaClass, now: Date): Promise<number> {
-    const time = (at: Date) => Prisma.sql`CAST(${at} AS TIMESTAMP(3))`;
+    const time = (at: Date) => timeValue(sql.kind, at);
     const count = (n: number) => Prisma.sql`CAST(${n} AS INTEGER)`;
     const [row] = await sql.query<{ recorded: number }>(Prisma.sql`
       SELECT "takeGatewayCall"(CAST(${randomUUID()} AS TEXT), CAST(${keyHash} AS TEXT), CAST(${cls} AS TEXT), ${time(now)},

@@ -7,8 +7,7 @@
 // also skip the client and go straight to its pool (`PlainSql`).
 import { monotonicFactory } from "ulid";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
-import type { DatabaseKind } from "~/db/database-url";
-import type { PlainSql } from "~/db/plain-sql.server";
+import { timeValue, type PlainSql } from "~/db/plain-sql.server";
 
 /**
  * Ids that sort in creation order, like the model's cuid (the timeline orders events by time,
@@ -76,9 +75,6 @@ function assignments(values: Record<string, unknown>): Prisma.Sql {
       .map(([name, value]) => Prisma.sql`${quoted(name)} = ${value}`),
   );
 }
-
-/** A time as a value in a select list: PostgreSQL types an untyped parameter there as text. */
-const timeValue = (kind: DatabaseKind, at: Date) => (kind === "postgresql" ? Prisma.sql`CAST(${at} AS TIMESTAMP(3))` : Prisma.sql`${at}`);
 
 /**
  * Runs `write` (an INSERT or UPDATE of one payment row) and inserts `event` for that payment

@@ -4,6 +4,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { round } from "./stats";
 
 interface Request {
   id: number;
@@ -129,7 +130,7 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
   }, 50);
   sampler.unref();
   const mib = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
-  const ms = (nanoseconds: number) => Math.round(nanoseconds / 10_000) / 100;
+  const ms = (nanoseconds: number) => round(nanoseconds / 1_000_000);
   const loop = monitorEventLoopDelay({ resolution: 1 });
   const gc = { count: 0, maxMs: 0, totalMs: 0, longest: null as string | null };
   const gcKinds: Record<number, string> = {
@@ -172,10 +173,9 @@ export function serveParent<Config, Info>(start: (config: Config) => Promise<{ i
             return null;
           },
           "loop.stalls": (): LoopStalls => {
-            const round2 = (n: number) => Math.round(n * 100) / 100;
             return {
               delayMs: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
-              gc: { count: gc.count, maxMs: round2(gc.maxMs), totalMs: round2(gc.totalMs), longest: gc.longest },
+              gc: { count: gc.count, maxMs: round(gc.maxMs), totalMs: round(gc.totalMs), longest: gc.longest },
             };
           },
           "memory.peak": (): MemoryPeak => {
