@@ -6,6 +6,7 @@
 // webhook must be processed and every payment resolved exactly once.
 import { openDatabase } from "../app/db/database.server";
 import { startChild, type LoopStalls, type MemoryPeak } from "./lib/child-process";
+import type { BareWebhookDoorConfig } from "./lib/bare-webhook-door";
 import type { LoadResult } from "./lib/http-load";
 import type { SignedWebhookLoad } from "./lib/load-process";
 import { mapLimit, pollUntil } from "./lib/pool";
@@ -32,6 +33,10 @@ export interface WebhookLevel {
   appLoop: LoopStalls;
   /** The three slowest answers: ms, and when they were sent (s after the level's first send). */
   slowest: { ms: number; atSecond: number }[];
+  /** The same load on the bare door (bare-webhook-door.ts: signature check and one durable insert), just before. */
+  bareDoor: { answeredPerSec: number; statuses: Record<string, number>; answerMs: LatencySummary };
+  /** The app's answer times over the bare door's. */
+  ratio: { p50: number; p99: number };
 }
 
 export interface WebhookIntakeResult {
@@ -108,8 +113,10 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
   await stack.app.call("memory.reset");
   const results: WebhookLevel[] = [];
   const generator = await startChild<{ pid: number }>("./load-process.ts", {});
-  // An unknown endpoint: the webhook route answers 404 before any database work.
+  const bareDoor = await startChild<{ url: string }>("./bare-webhook-door.ts", { databaseUrl: options.databaseUrl, secretKeyHex: shop.secretKeyHex } satisfies BareWebhookDoorConfig);
+  // An unknown endpoint: the webhook route answers 404 before any database work (the bare door: 401, unsigned).
   await generator.call("warm", { origin: stack.app.info.url, path: "/gateway/webhooks/warm-up", count: 200 });
+  await generator.call("warm", { origin: bareDoor.info.url, path: "/", count: 200 });
   try {
     let offset = 0;
     for (const { c, n } of levels) {
@@ -122,6 +129,9 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
         bodies: batch.map((order) => order.body),
         shape: c > 0 ? { kind: "closed", concurrency: c, timeLimitMs: 120_000 } : { kind: "stream", perSec: STEADY_PER_SEC, seed: 20261123 },
       };
+      // The floor first, with the same bodies, arrivals and signing, while the app is idle.
+      const bare = await generator.call<LoadResult>("webhooks", { ...load, origin: bareDoor.info.url, path: "/" }, 180_000);
+      if ((bare.statuses["200"] ?? 0) !== n) problems.push(`concurrency ${c}: the bare door answered ${JSON.stringify(bare.statuses)}`);
       await stack.app.call("loop.reset");
       await stack.app.call("requests.reset");
       const run = await generator.call<LoadResult>("webhooks", load, 180_000);
@@ -142,12 +152,14 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
       });
       const firstSent = Math.min(...run.sent.map((s) => s.sentAt));
       const lastResolve = Math.max(...resolveAt.values());
+      const answerMs = summarize(run.sent.map((s) => s.latencyMs));
+      const bareAnswerMs = summarize(bare.sent.map((s) => s.latencyMs));
       const level: WebhookLevel = {
         concurrency: c,
         webhooks: n,
         answeredPerSec: round(run.throughput, 1),
         statuses: run.statuses,
-        answerMs: summarize(run.sent.map((s) => s.latencyMs)),
+        answerMs,
         answerInAppMs,
         webhookToResolveMs: options.workers ? summarize(toResolve) : null,
         missingResolves: options.workers ? accepted.length - toResolve.length : 0,
@@ -158,6 +170,8 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
           .sort((a, b) => b.latencyMs - a.latencyMs)
           .slice(0, 3)
           .map((s) => ({ ms: round(s.latencyMs), atSecond: round((s.sentAt - firstSent) / 1000, 1) })),
+        bareDoor: { answeredPerSec: round(bare.throughput, 1), statuses: bare.statuses, answerMs: bareAnswerMs },
+        ratio: { p50: round(answerMs.p50 / bareAnswerMs.p50), p99: round(answerMs.p99 / bareAnswerMs.p99) },
       };
       level.meetsTarget = {
         answerP99: level.answerMs.p99 < TARGET.answerP99Ms,
@@ -165,12 +179,13 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
       };
       results.push(level);
       options.log(
-        `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms (in the app ${answerInAppMs.p50} / ${answerInAppMs.p99} ms)${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
+        `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms (in the app ${answerInAppMs.p50} / ${answerInAppMs.p99} ms; bare door ${level.bareDoor.answeredPerSec}/s, p50 ${bareAnswerMs.p50} ms p99 ${bareAnswerMs.p99} ms; x${level.ratio.p50} / x${level.ratio.p99})${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
           `\n    app event loop delay p99 ${appLoop.delayMs.p99} ms, max ${appLoop.delayMs.max} ms; GC ${appLoop.gc.count} pauses, longest ${appLoop.gc.maxMs} ms (${appLoop.gc.longest ?? "?"}); slowest answers ${level.slowest.map((s) => `${s.ms} ms at ${s.atSecond} s`).join(", ")}`,
       );
     }
   } finally {
     await generator.close();
+    await bareDoor.close();
   }
   const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
 

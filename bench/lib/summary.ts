@@ -56,14 +56,17 @@ export function printSummary(report: Report, log: (line: string) => void): void 
     const webhooks = r.prebuilt?.webhooks;
     if (webhooks) {
       log("");
-      log(row(["webhooks", "answered/s", "answer p50 / p99 ms", "webhook to resolve p50 / p99 ms", "resolved/s", "answer p99 < 20 ms", "resolve p99 < 1 s"]));
-      log(row(Array(7).fill("---")));
+      log(row(["webhooks", "answered/s", "answer p50 / p99 ms", "bare door answered/s", "bare door p50 / p99 ms", "ratio p50 / p99", "webhook to resolve p50 / p99 ms", "resolved/s", "answer p99 < 20 ms", "resolve p99 < 1 s"]));
+      log(row(Array(10).fill("---")));
       for (const l of webhooks.levels) {
         log(
           row([
             l.concurrency === 0 ? `${l.webhooks} steady (${webhooks.steadyPerSec} per s on average, open loop)` : `${l.webhooks} at concurrency ${l.concurrency}`,
             l.answeredPerSec,
             `${l.answerMs.p50} / ${l.answerMs.p99}`,
+            l.bareDoor.answeredPerSec,
+            `${l.bareDoor.answerMs.p50} / ${l.bareDoor.answerMs.p99}`,
+            `${l.ratio.p50} / ${l.ratio.p99}`,
             l.webhookToResolveMs ? `${l.webhookToResolveMs.p50} / ${l.webhookToResolveMs.p99}` : "-",
             l.settledPerSec ?? "-",
             yes(l.meetsTarget.answerP99),
