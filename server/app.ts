@@ -1,5 +1,5 @@
-// Builds the app's HTTP(S) server: Express around the Remix request handler, the mTLS
-// guard in front of the routes Shopify calls, the composition root passed to every
+// Builds the app's HTTP(S) server: Express around the machine-facing API and the Remix
+// request handler, the mTLS guard in front of the routes Shopify calls, the composition root passed to every
 // loader and action, and the background workers (started here, exactly once).
 import http from "node:http";
 import https from "node:https";
@@ -12,6 +12,7 @@ import type { AppEnv } from "../app/config/env.server";
 import { shareAppDatabase } from "../app/db.server";
 import { createServices, type AppServices, type ServiceOverrides } from "../app/services.server";
 import { startWorkers, type Workers } from "../app/workers.server";
+import { apiRouter } from "./api-router";
 import { startWorkerThread } from "./workers-thread";
 import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
 
@@ -51,6 +52,9 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       logger: services.logger,
     }),
   );
+  // The machine-facing API (Shopify's session requests, the gateway's notifications), before
+  // Remix and the static files: these paths never reach either.
+  app.use(apiRouter(services));
 
   let build: ServerBuild | (() => Promise<ServerBuild>);
   let closeVite: (() => Promise<void>) | null = null;

@@ -8,14 +8,10 @@ import type { ServerOptions } from "node:https";
 import { TLSSocket } from "node:tls";
 import type { Request, RequestHandler } from "express";
 import { z } from "zod";
+import { API_ROUTES } from "../app/api/api-routes.server";
 
-/** The session URLs of the payments extension: only Shopify may call them. */
-export const SHOPIFY_MTLS_PROTECTED_PATHS: readonly string[] = [
-  "/payments/session",
-  "/payments/refund",
-  "/payments/capture",
-  "/payments/void",
-];
+/** The session URLs of the payments extension (the API's Shopify routes): only Shopify may call them. */
+export const SHOPIFY_MTLS_PROTECTED_PATHS: readonly string[] = API_ROUTES.filter((route) => route.caller === "shopify").map((route) => route.path);
 
 export type MtlsMode = "off" | "direct" | "proxy";
 

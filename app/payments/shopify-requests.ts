@@ -98,10 +98,10 @@ export const shopifyPaymentsHeadersSchema = z.object({
   "shopify-api-version": z.string().regex(/^\d{4}-\d{2}$/, "must look like 2026-04"),
 });
 
-export function readShopifyHeaders(headers: Headers) {
+export function readShopifyHeaders(header: (name: string) => string | null) {
   return shopifyPaymentsHeadersSchema.safeParse({
-    "shopify-shop-domain": headers.get("shopify-shop-domain") ?? undefined,
-    "shopify-request-id": headers.get("shopify-request-id") ?? undefined,
-    "shopify-api-version": headers.get("shopify-api-version") ?? undefined,
+    "shopify-shop-domain": header("shopify-shop-domain") ?? undefined,
+    "shopify-request-id": header("shopify-request-id") ?? undefined,
+    "shopify-api-version": header("shopify-api-version") ?? undefined,
   });
 }

@@ -206,6 +206,10 @@ describe("direct mode over HTTPS", () => {
     expect(sibling.status).toBe(404);
   });
 
+  it("protects the four session URLs of the payments extension, and no gateway route", () => {
+    expect(SHOPIFY_MTLS_PROTECTED_PATHS).toEqual(["/payments/session", "/payments/refund", "/payments/capture", "/payments/void"]);
+  });
+
   it.each(SHOPIFY_MTLS_PROTECTED_PATHS.map((path) => [path]))("protects %s and what lies below it", async (path) => {
     expect((await httpsRequest(pki, server.port, "POST", path)).status).toBe(403);
     expect((await httpsRequest(pki, server.port, "POST", `${path}/abc?x=1`)).status).toBe(403);

@@ -1,0 +1,40 @@
+// Serves the machine-facing API (app/api/api-routes.server.ts) on Node's own request and
+// response: no web Request or Response is built, and Remix never sees these paths. Any
+// other method than POST is answered 405; a handler that throws is logged and answered 500
+// (Shopify and the gateway retry), without the request's body or headers in the log.
+import express, { type Response } from "express";
+import { API_ROUTES } from "../app/api/api-routes.server";
+import { encodeAnswer, methodNotAllowed, type ApiAnswer, type ApiRequest } from "../app/api/http.server";
+import type { AppServices } from "../app/services.server";
+
+function send(res: Response, answer: ApiAnswer): void {
+  const { status, headers, text } = encodeAnswer(answer);
+  res.writeHead(status, headers);
+  res.end(text ?? undefined);
+}
+
+export function apiRouter(services: AppServices): express.Router {
+  const router = express.Router();
+  for (const route of API_ROUTES) {
+    router.all(route.path, (req, res) => {
+      if (req.method !== "POST") return send(res, methodNotAllowed("POST"));
+      const request: ApiRequest = {
+        header(name) {
+          const value = req.headers[name.toLowerCase()];
+          return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+        },
+        params: Object.fromEntries(Object.entries(req.params).map(([name, value]) => [name, Array.isArray(value) ? value.join("/") : value])),
+        body: req,
+      };
+      route.handle(services, request).then(
+        (answer) => send(res, answer),
+        (error: unknown) => {
+          services.logger.error("API request failed", { route: route.path, error });
+          if (res.headersSent) return void res.destroy();
+          send(res, { status: 500, body: { error: "internal_error", message: "The request could not be completed; retry shortly." } });
+        },
+      );
+    });
+  }
+  return router;
+}
