@@ -1,6 +1,7 @@
 // Builds the app's HTTP(S) server: Express around the machine-facing API and the Remix
-// request handler, the mTLS guard in front of the routes Shopify calls, the composition root passed to every
-// loader and action, and the background workers (started here, exactly once).
+// request handler, the mTLS guard in front of the routes Shopify calls, the composition
+// root passed to every handler, loader and action, and the background workers (started
+// here, exactly once).
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
