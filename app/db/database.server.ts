@@ -2,7 +2,9 @@
 // postgresql://. Both generated clients have the same models; the rest of the app is typed
 // against one of them (`Database`). Beside the client, the plain SQL of the hot paths
 // (`PlainSql`), on the same connections.
+import { createClient as createLibsqlClient } from "@libsql/client";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -50,5 +52,51 @@ function openSqlite(url: string): Database {
   // app's requests and workers queue on one connection instead. Another process (the dev
   // runner's tools) waits for the lock (busy timeout). Several app instances need PostgreSQL.
   const config = { url, timeout: 10_000, concurrency: 1 } as ConstructorParameters<typeof PrismaLibSQL>[0];
-  return new SqliteClient({ adapter: new PrismaLibSQL(config) });
+  return new SqliteClient({ adapter: new YieldingLibSQL(config) });
+}
+
+type LibsqlClient = ReturnType<PrismaLibSQL["createClient"]>;
+type LibsqlTransaction = Awaited<ReturnType<LibsqlClient["transaction"]>>;
+
+/**
+ * The Prisma adapter on SQLite, with two changes to the libsql client it drives:
+ * - It is the app's own @libsql/client, whose connection pool (one connection here) takes a
+ *   transaction's connection back when the transaction ends. The client bundled with the
+ *   adapter leaves that connection open for the garbage collector and opens another; with
+ *   turns of the event loop between statements, as a server has, statements then failed now
+ *   and then with "disk I/O error" (SQLITE_IOERR_SHORT_READ), in 9 of 120 runs of the chain in
+ *   test/unit/sqlite-event-loop.test.ts and in none with this client. Its interface is the
+ *   same, in a newer version.
+ * - Every statement first lets the event loop take one turn. libsql runs a statement on a
+ *   local file synchronously and hands back a settled promise, and the adapter's lock hands
+ *   the connection to the next waiting statement in the same microtask: statements queued by
+ *   a worker settling a batch ran back to back for up to half a second while requests waited
+ *   in the socket's queue (BENCHMARKS.md). A network driver yields there by nature.
+ */
+class YieldingLibSQL extends PrismaLibSQL {
+  override createClient(config: Parameters<PrismaLibSQL["createClient"]>[0]): LibsqlClient {
+    return yieldingBeforeEachStatement(createLibsqlClient(config) as unknown as LibsqlClient);
+  }
+}
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+function yieldingBeforeEachStatement<T extends LibsqlClient | LibsqlTransaction>(target: T): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== "function") return value;
+      const method = value as AnyFunction;
+      if (property === "execute" || property === "batch" || property === "executeMultiple") {
+        return async (...args: unknown[]) => {
+          await nextTurn();
+          return method.apply(object, args);
+        };
+      }
+      if (property === "transaction") {
+        return async (...args: unknown[]) => yieldingBeforeEachStatement((await method.apply(object, args)) as LibsqlTransaction);
+      }
+      return method.bind(object);
+    },
+  });
 }
