@@ -1,6 +1,6 @@
 // The process's one database client (one per module graph), opened from DATABASE_URL.
 import { env } from "./config/env.server";
-import { openDatabase, type Database } from "./db/database.server";
+import { openConfiguredDatabase, type Database } from "./db/database.server";
 
 const globalForDb = globalThis as unknown as { __appDatabase?: Database };
 
@@ -13,6 +13,6 @@ export function shareAppDatabase(db: Database): void {
 }
 
 export function appDatabase(): Database {
-  globalForDb.__appDatabase ??= openDatabase(env().DATABASE_URL, { poolSize: env().DATABASE_POOL_SIZE });
+  globalForDb.__appDatabase ??= openConfiguredDatabase(env()).db;
   return globalForDb.__appDatabase;
 }

@@ -3,7 +3,7 @@
 // entry starts the background workers with the same object.
 import type { AppEnv } from "./config/env.server";
 import { databaseKind } from "./db/database-url";
-import { openAppDatabase, type Database } from "./db/database.server";
+import { openConfiguredDatabase, type Database } from "./db/database.server";
 import { plainSqlThroughClient, type PlainSql } from "./db/plain-sql.server";
 import { createPrismaQuotaStore } from "./db/prisma-quota-store.server";
 import { createLogger, type Logger } from "./lib/logger.server";
@@ -32,7 +32,7 @@ export interface ServiceOverrides {
 export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): AppServices {
   const { db, sql } = overrides.db
     ? { db: overrides.db, sql: overrides.sql ?? plainSqlThroughClient(overrides.db, databaseKind(env.DATABASE_URL)) }
-    : openAppDatabase(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE });
+    : openConfiguredDatabase(env);
   const logger = overrides.logger ?? createLogger({ level: env.LOG_LEVEL });
   const clock = overrides.clock ?? systemClock;
   const cipher = createCredentialCipher(env.CREDENTIALS_ENCRYPTION_KEYS);

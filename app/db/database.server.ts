@@ -40,6 +40,11 @@ export function openAppDatabase(url: string, options: OpenOptions = {}): AppData
   return { db, sql: plainSqlThroughClient(db, "sqlite") };
 }
 
+/** The app's database as its settings describe it: DATABASE_URL, with DATABASE_POOL_SIZE on PostgreSQL. */
+export function openConfiguredDatabase(settings: { DATABASE_URL: string; DATABASE_POOL_SIZE: number }): AppDatabase {
+  return openAppDatabase(settings.DATABASE_URL, { poolSize: settings.DATABASE_POOL_SIZE });
+}
+
 export function openDatabase(url: string, options: OpenOptions = {}): Database {
   return openAppDatabase(url, options).db;
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { formFields } from "~/admin/form-data";
 import { markAttentionHandled, paymentDetail } from "~/admin/payments.server";
+import { ResultBanner } from "~/admin/result-banner";
 import { TitledCard } from "~/admin/titled-card";
 import { checkPaymentNow } from "~/payments/check-payment";
 
@@ -77,11 +78,7 @@ export default function PaymentDetailPage() {
       }
     >
       <Layout>
-        {result ? (
-          <Layout.Section>
-            <Banner tone={result.ok ? "success" : "critical"} title={result.message} />
-          </Layout.Section>
-        ) : null}
+        <ResultBanner result={result} />
         {attention && !attention.resolvedAt ? (
           <Layout.Section>
             <Banner tone="critical" title={`Needs attention: ${attention.title}`}>

@@ -5,6 +5,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Box, Button, Card, Checkbox, ChoiceList, Layout, Page, Select, Text } from "@shopify/polaris";
+import { ResultBanner } from "~/admin/result-banner";
 import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
 import { CHECKOUT_MODES, GATEWAY_LANGUAGES } from "~/admin/settings-options";
@@ -48,11 +49,7 @@ export default function Settings() {
         <input type="hidden" name="gatewayLanguage" value={language} />
         <input type="hidden" name="testMode" value={testMode ? "true" : "false"} />
         <Layout>
-          {result ? (
-            <Layout.Section>
-              <Banner tone={result.ok ? "success" : "critical"} title={result.message} />
-            </Layout.Section>
-          ) : null}
+          <ResultBanner result={result} />
           <Layout.Section>
             <Card>
               <BlockStack gap="300">
