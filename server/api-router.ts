@@ -3,7 +3,7 @@
 // other method than POST is answered 405; a handler that throws is logged and answered 500
 // (Shopify and the gateway retry), without the request's body or headers in the log.
 import express, { type Response } from "express";
-import { API_ROUTES } from "../app/api/api-routes.server";
+import { API_ROUTES, type ApiRoute } from "../app/api/api-routes.server";
 import { encodeAnswer, methodNotAllowed, type ApiAnswer, type ApiRequest } from "../app/api/http.server";
 import type { AppServices } from "../app/services.server";
 
@@ -14,6 +14,17 @@ function send(res: Response, answer: ApiAnswer): void {
 }
 
 export function apiRouter(services: AppServices): express.Router {
+  /** Never rejects: whatever fails, in the handler or in writing its answer, is logged and answered (or the connection closed). */
+  async function answer(route: ApiRoute, request: ApiRequest, res: Response): Promise<void> {
+    try {
+      send(res, await route.handle(services, request));
+    } catch (error) {
+      services.logger.error("API request failed", { route: route.path, error });
+      if (res.headersSent) res.destroy();
+      else send(res, { status: 500, body: { error: "internal_error", message: "The request could not be completed; retry shortly." } });
+    }
+  }
+
   const router = express.Router();
   for (const route of API_ROUTES) {
     router.all(route.path, (req, res) => {
@@ -26,14 +37,7 @@ export function apiRouter(services: AppServices): express.Router {
         params: Object.fromEntries(Object.entries(req.params).map(([name, value]) => [name, Array.isArray(value) ? value.join("/") : value])),
         body: req,
       };
-      route.handle(services, request).then(
-        (answer) => send(res, answer),
-        (error: unknown) => {
-          services.logger.error("API request failed", { route: route.path, error });
-          if (res.headersSent) return void res.destroy();
-          send(res, { status: 500, body: { error: "internal_error", message: "The request could not be completed; retry shortly." } });
-        },
-      );
+      void answer(route, request, res);
     });
   }
   return router;
