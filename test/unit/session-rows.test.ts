@@ -128,8 +128,9 @@ describe.each(databases)("on $name", ({ open }) => {
 
 describe("newRowId", () => {
   it("makes ids that sort in creation order and fit the return links' pattern", () => {
-    const ids = Array.from({ length: 1000 }, newRowId);
+    const ids = Array.from({ length: 10_000 }, newRowId);
     expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^[a-z0-9]{10,40}$/);
   });
 });
