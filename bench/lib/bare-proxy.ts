@@ -2,8 +2,8 @@
 // same Shopify payment session POST, makes the one gateway call the app must make
 // (POST /orders/ to the sandbox) and answers {redirect_url}. No validation, no database.
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { serveParent } from "./child-process";
+import { listenOnLoopback } from "./loopback";
 
 export interface BareProxyConfig {
   sandboxBaseUrl: string;
@@ -35,15 +35,6 @@ serveParent<BareProxyConfig, { url: string }>(async ({ sandboxBaseUrl, deviceKey
       res.end(JSON.stringify({ error: String(error) }));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    info: { url: `http://127.0.0.1:${port}` },
-    handlers: {},
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const { url, close } = await listenOnLoopback(server);
+  return { info: { url }, handlers: {}, stop: close };
 });

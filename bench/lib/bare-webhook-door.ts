@@ -5,11 +5,11 @@
 // answer costs on this machine, so the app's answer times can be read against it.
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createClient } from "@libsql/client";
 import pg from "pg";
 import { verifyWebhookSignature } from "../../app/gateway/webhook-signature";
 import { serveParent } from "./child-process";
+import { listenOnLoopback } from "./loopback";
 
 export interface BareWebhookDoorConfig {
   /** The benchmark's database: PostgreSQL gets a table of its own; SQLite a file of its own beside it. */
@@ -66,16 +66,12 @@ serveParent<BareWebhookDoorConfig, { url: string }>(async ({ databaseUrl, secret
       res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: String(error) }));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    info: { url: `http://127.0.0.1:${port}` },
+    info: { url },
     handlers: {},
     stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await close();
       await store.close();
     },
   };

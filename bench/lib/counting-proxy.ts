@@ -3,9 +3,9 @@
 // short tag, never the key), the endpoint, the answer's status and what the driver was
 // doing at the time (its "phase"), so calls can be attributed.
 import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { listenOnLoopback } from "./loopback";
 
 export interface GatewayCallRecord {
   at: number;
@@ -70,12 +70,6 @@ export async function startCountingProxy(targetOrigin: string, now: () => number
     });
     req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  Object.assign(proxy, await listenOnLoopback(server));
   return proxy;
 }

@@ -2,7 +2,7 @@
 // app's endpoint template has {shop} in the path, and this router forwards each call to
 // that shop's stand-in.
 import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./loopback";
 
 export async function startShopRouter(origins: Map<string, string>): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
@@ -23,13 +23,5 @@ export async function startShopRouter(origins: Map<string, string>): Promise<{ u
     });
     req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(server);
 }

@@ -3,8 +3,8 @@
 // gateway's unretried webhooks get lost. Forwarded ones are signed again with a nonce in simulated time: the sandbox signs
 // with the real time, while the app checks freshness against its (simulated) clock.
 import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
 import { signWebhook } from "../../app/gateway/webhook-signature";
+import { listenOnLoopback } from "./loopback";
 
 export interface DropProxyStats {
   arrived: number;
@@ -76,14 +76,5 @@ export async function startWebhookDropProxy(options: {
       stats.inFlight--;
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stats,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), stats };
 }
