@@ -4,10 +4,10 @@
 // (`PlainSql`), on the same connections.
 import { createClient as createLibsqlClient } from "@libsql/client";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import pg from "pg";
 import { PrismaClient as SqliteClient } from "../../generated/prisma/sqlite/client";
 import { PrismaClient as PostgresClient } from "../../generated/prisma/postgresql/client";
@@ -45,8 +45,8 @@ export function openConfiguredDatabase(settings: { DATABASE_URL: string; DATABAS
   return openAppDatabase(settings.DATABASE_URL, { poolSize: settings.DATABASE_POOL_SIZE });
 }
 
-export function openDatabase(url: string, options: OpenOptions = {}): Database {
-  return openAppDatabase(url, options).db;
+export function openDatabase(url: string): Database {
+  return openAppDatabase(url).db;
 }
 
 function openSqlite(url: string): Database {
