@@ -91,8 +91,23 @@ export interface GatewayClient {
   listOrders(range?: ListOrdersRange): Promise<Result<GatewayOrder[], GatewayError>>;
   /** Never resent once it may have reached the service: see GatewayOutcomeUnknownError. */
   createOrder(request: CreateOrderRequest): Promise<Result<CreateOrderResponse, GatewayError>>;
+  /**
+   * createOrder in two steps: checks the request and takes its quota slot now, sends nothing.
+   * The caller can record that it is about to send while the slot is taken, then send.
+   */
+  prepareOrder(request: CreateOrderRequest): Promise<Result<PreparedOrder, GatewayError>>;
   orderInfo(identifier: GatewayOrderId | string): Promise<Result<GatewayOrder, GatewayError>>;
   quotaRemaining(): Promise<QuotaRemaining>;
+}
+
+/** An order checked and holding its quota slot, not sent yet. */
+export interface PreparedOrder {
+  /**
+   * Sends the order on the slot already taken (a retry after a 429 or a failed connection
+   * takes a slot of its own), as createOrder would. Once only; a slot never sent stays
+   * counted, which errs on the side of the gateway's throttle.
+   */
+  send(): Promise<Result<CreateOrderResponse, GatewayError>>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -261,13 +276,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     return error.kind === "server_error" || error.kind === "network" || error.kind === "timeout";
   }
 
-  async function call<T>(spec: CallSpec<T>): Promise<Result<T, GatewayError>> {
+  /** `slotTaken`: the first attempt's quota slot was taken already (a prepared order). */
+  async function call<T>(spec: CallSpec<T>, slotTaken = false): Promise<Result<T, GatewayError>> {
     const headers: Record<string, string> = { "X-Device-Id": deviceKey, Accept: "application/json" };
     if (spec.body !== undefined) headers["Content-Type"] = "application/json";
     const url = `${baseUrl}${spec.path}`;
+    let takenSlot = slotTaken;
     return runWithRetry(
       async () => {
-        const quotaError = await acquireQuota(spec.quotaClass, spec.operation);
+        const quotaError = takenSlot ? null : await acquireQuota(spec.quotaClass, spec.operation);
+        takenSlot = false;
         if (quotaError !== null) return err(quotaError);
         const outcome = await sendOnce(fetchFn, { url, method: spec.method, headers, body: spec.body }, timeoutMs);
         return settleCreating(spec, toResult(spec, outcome));
@@ -282,6 +300,33 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
           logger?.warn("gateway call failed; giving up", { operation: spec.operation, attempt, error: error.kind, reason }),
       },
     );
+  }
+
+  async function prepareOrder(request: CreateOrderRequest): Promise<Result<PreparedOrder, GatewayError>> {
+    const parsed = createOrderRequestSchema.safeParse(request);
+    if (!parsed.success) {
+      return err(zodIssueError(parsed.error, (path, reason) => new GatewayInvalidRequestError(path, reason)));
+    }
+    const spec: CallSpec<CreateOrderResponse> = {
+      operation: "create_order",
+      method: "POST",
+      path: "/orders/",
+      body: serialiseCreateOrder(parsed.data),
+      quotaClass: "critical",
+      schema: createOrderResponseSchema,
+      creates: true,
+      reference: parsed.data.reference ?? null,
+    };
+    const quotaError = await acquireQuota(spec.quotaClass, spec.operation);
+    if (quotaError !== null) return err(quotaError);
+    let sent = false;
+    return ok({
+      send() {
+        if (sent) throw new Error("a prepared gateway order is sent once only");
+        sent = true;
+        return call(spec, true);
+      },
+    });
   }
 
   return {
@@ -339,21 +384,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     },
 
     async createOrder(request) {
-      const parsed = createOrderRequestSchema.safeParse(request);
-      if (!parsed.success) {
-        return err(zodIssueError(parsed.error, (path, reason) => new GatewayInvalidRequestError(path, reason)));
-      }
-      return call({
-        operation: "create_order",
-        method: "POST",
-        path: "/orders/",
-        body: serialiseCreateOrder(parsed.data),
-        quotaClass: "critical",
-        schema: createOrderResponseSchema,
-        creates: true,
-        reference: parsed.data.reference ?? null,
-      });
+      const prepared = await prepareOrder(request);
+      return prepared.isOk() ? prepared.value.send() : err(prepared.error);
     },
+
+    prepareOrder,
 
     async orderInfo(identifier) {
       const id = gatewayOrderIdSchema.safeParse(identifier);

@@ -110,10 +110,9 @@ async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId: strin
 /**
  * Records a new session's payment and its first event, unless the shop already has a payment
  * with this Shopify id (a duplicate or concurrent request): then nothing is written and the
- * answer is null.
+ * answer is null. `id` is the new row's, when the caller needs it before the row is written.
  */
-export async function insertSessionPayment(sql: PlainSql, row: NewSessionPayment, event: SessionEvent): Promise<{ id: string } | null> {
-  const id = newRowId();
+export async function insertSessionPayment(sql: PlainSql, row: NewSessionPayment, event: SessionEvent, id = newRowId()): Promise<{ id: string } | null> {
   // updatedAt is the wall clock, as the model's @updatedAt writes it (createdAt is the injected clock).
   const columns = { id, ...row, updatedAt: new Date() };
   const names = Prisma.join(Object.keys(columns).map(quoted));

@@ -6,11 +6,13 @@ import { readSessionShop, type SessionShop } from "~/shops/shop-rows.server";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
+import { err, type Result } from "neverthrow";
+import type { PreparedOrder } from "~/gateway/client";
 import type { GatewayError } from "~/gateway/errors";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import type { PaymentSessionRequest } from "./shopify-requests";
-import { insertSessionPayment, storeSessionAnswer, type AnswerColumns } from "./session-rows.server";
+import { insertSessionPayment, newRowId, storeSessionAnswer, type AnswerColumns } from "./session-rows.server";
 
 export interface SessionAnswer {
   status: number;
@@ -66,41 +68,8 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   // after this: the record says so from the start, durably before the request is sent.
   const requestsOrder = shop.checkoutMode !== "app_page";
   const orderRequestedAt = requestsOrder ? now : null;
-  // Inserted first (the unique shop + Shopify id decides between concurrent duplicates), not looked up first.
-  const created = await insertSessionPayment(
-    deps.sql,
-    {
-      shopId: shop.id,
-      shopifyPaymentId: request.id,
-      gid: request.gid,
-      groupId: request.group,
-      amount,
-      currency: request.currency,
-      test: request.test,
-      kind: request.kind,
-      cancelUrl: request.cancelUrl,
-      merchantLocale: request.merchant_locale ?? customer?.locale ?? null,
-      gatewayEnv: env,
-      state: "started",
-      // The injected clock, like every other time the reconciler compares against.
-      createdAt: now,
-      sessionClaimUntil: new Date(now.getTime() + CLAIM_MS),
-      orderRequestedAt,
-      customerEmail: customer?.email ?? null,
-      customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
-      customerPhone: customer?.phone_number ?? address?.phone_number ?? null,
-      billingAddress: address ? JSON.stringify(address) : null,
-      lastCheckedAt: now,
-    },
-    { type: "session_received", detail: JSON.stringify({ amount, currency: request.currency, test: request.test, env }), at: now },
-  );
-  if (!created) {
-    const winner = await findExisting();
-    if (!winner) throw new Error(`payment ${request.id} of ${shop.shopDomain} was neither inserted nor found`);
-    return replayOrResume(deps, shop, winner, request);
-  }
   const payment: SessionPayment = {
-    id: created.id,
+    id: newRowId(),
     shopId: shop.id,
     shopifyPaymentId: request.id,
     gid: request.gid,
@@ -110,8 +79,56 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
     orderRequestedAt,
     gatewayOrderId: null,
   };
-  if (!requestsOrder) return answerSession(deps, shop, access, payment, request);
-  return createGatewayOrder(deps, shop, access, payment, request, { orderRequestRecorded: true });
+  // Inserted first (the unique shop + Shopify id decides between concurrent duplicates), not
+  // looked up first. The gateway order's quota slot is taken meanwhile, on another connection:
+  // the order is only sent once the record is committed, and a duplicate leaves its slot
+  // unused, which errs on the side of the gateway's throttle.
+  const [created, prepared] = await bothSettled(
+    insertSessionPayment(
+      deps.sql,
+      {
+        shopId: shop.id,
+        shopifyPaymentId: request.id,
+        gid: request.gid,
+        groupId: request.group,
+        amount,
+        currency: request.currency,
+        test: request.test,
+        kind: request.kind,
+        cancelUrl: request.cancelUrl,
+        merchantLocale: request.merchant_locale ?? customer?.locale ?? null,
+        gatewayEnv: env,
+        state: "started",
+        // The injected clock, like every other time the reconciler compares against.
+        createdAt: now,
+        sessionClaimUntil: new Date(now.getTime() + CLAIM_MS),
+        orderRequestedAt,
+        customerEmail: customer?.email ?? null,
+        customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
+        customerPhone: customer?.phone_number ?? address?.phone_number ?? null,
+        billingAddress: address ? JSON.stringify(address) : null,
+        lastCheckedAt: now,
+      },
+      { type: "session_received", detail: JSON.stringify({ amount, currency: request.currency, test: request.test, env }), at: now },
+      payment.id,
+    ),
+    requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, payment, request)) : Promise.resolve(null),
+  );
+  if (!created) {
+    const winner = await findExisting();
+    if (!winner) throw new Error(`payment ${request.id} of ${shop.shopDomain} was neither inserted nor found`);
+    return replayOrResume(deps, shop, winner, request);
+  }
+  if (!prepared) return answerSession(deps, shop, access, payment, request);
+  return createGatewayOrder(deps, shop, access, payment, request, { prepared });
+}
+
+/** Both results once both have settled: a failure of either is thrown only after the other is done. */
+async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [first, second] = await Promise.allSettled([a, b]);
+  if (first.status === "rejected") throw first.reason;
+  if (second.status === "rejected") throw second.reason;
+  return [first.value, second.value];
 }
 
 type SessionCheck = { ok: true; access: ShopGatewayAccess; amount: string } | { ok: false; refusal: SessionAnswer };
@@ -210,8 +227,9 @@ function refusal(error: GatewayError): { result: SessionAnswer; final: boolean }
 }
 
 /**
- * Creates the gateway order of a claimed payment. `orderRequestRecorded`: this attempt
- * created the record with orderRequestedAt already set, so no earlier attempt can have sent it.
+ * Creates the gateway order of a claimed payment. `prepared`: this attempt created the record
+ * with orderRequestedAt already set, so no earlier attempt can have sent it, and prepared the
+ * order (its quota slot taken) while doing so.
  */
 async function createGatewayOrder(
   deps: PaymentsDeps,
@@ -219,11 +237,11 @@ async function createGatewayOrder(
   access: ShopGatewayAccess,
   payment: SessionPayment,
   request: PaymentSessionRequest,
-  options: { orderRequestRecorded: boolean } = { orderRequestRecorded: false },
+  options: { prepared?: Result<PreparedOrder, GatewayError> } = {},
 ): Promise<SessionAnswer> {
   const log = deps.logger.child({ shop: shop.shopDomain, paymentId: payment.id });
 
-  if (!options.orderRequestRecorded) {
+  if (!options.prepared) {
     // An earlier attempt may have created the order without learning its answer: look it up first.
     if (payment.gatewayOrderId === null && payment.orderRequestedAt !== null) {
       const found = await findOrderByReference(access, payment);
@@ -239,7 +257,12 @@ async function createGatewayOrder(
     log.info("Gateway order created", { gatewayOrderId: order.identifier, env: access.env });
     return finish(deps, payment, { status: 200, body: { redirect_url: order.web_url } }, "awaiting_payment", orderData(order), { gatewayOrderId: order.identifier });
   };
-  const created = await access.client.createOrder(orderRequest(deps, shop, payment, request));
+  const prepared = options.prepared;
+  const created = !prepared
+    ? await access.client.createOrder(orderRequest(deps, shop, payment, request))
+    : prepared.isOk()
+      ? await prepared.value.send()
+      : err(prepared.error);
   if (created.isOk()) return accept(created.value);
 
   const error = created.error;

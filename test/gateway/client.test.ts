@@ -426,6 +426,38 @@ describe("client-side quota", () => {
     expect(await client.quotaRemaining()).toEqual({ general: { minute: 58, day: 1998 }, critical: { minute: 14, day: 199 } });
   });
 
+  it("a prepared order holds its slot and sends nothing until send(), then sends on that slot", async () => {
+    server.script(json(200, created));
+    const { client } = makeClient();
+    const prepared = (await client.prepareOrder(orderRequest))._unsafeUnwrap();
+    expect(server.requests).toHaveLength(0);
+    expect((await client.quotaRemaining()).critical).toEqual({ minute: 14, day: 199 });
+    expect((await prepared.send()).isOk()).toBe(true);
+    expect(server.requests.map((r) => [r.method, r.url])).toEqual([["POST", "/api/v1/orders/"]]);
+    expect((await client.quotaRemaining()).critical).toEqual({ minute: 14, day: 199 });
+    expect(() => prepared.send()).toThrow(/once/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("preparing refuses an invalid order or a used-up budget without a slot or a request", async () => {
+    const { client } = makeClient({ quota: { store: createMemoryQuotaStore({ criticalPerDay: 1 }) } });
+    const invalid = await client.prepareOrder({ ...orderRequest, expected_output_amount: "-1" });
+    expect(invalid._unsafeUnwrapErr().kind).toBe("invalid_request");
+    expect((await client.quotaRemaining()).critical.day).toBe(1);
+    (await client.prepareOrder(orderRequest))._unsafeUnwrap();
+    expect((await client.prepareOrder(orderRequest))._unsafeUnwrapErr().kind).toBe("quota_exhausted");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a prepared order retried after a 429 takes a slot for the retry", async () => {
+    server.script(json(429, { detail: "slow down" }, { "retry-after": "1" }), json(200, created));
+    const { client } = makeClient();
+    const prepared = (await client.prepareOrder(orderRequest))._unsafeUnwrap();
+    expect((await prepared.send()).isOk()).toBe(true);
+    expect(server.requests).toHaveLength(2);
+    expect((await client.quotaRemaining()).critical).toEqual({ minute: 13, day: 198 });
+  });
+
   it("the store is keyed by a hash, never by the device key", async () => {
     const inner = createMemoryQuotaStore();
     const seen: string[] = [];

@@ -1,8 +1,13 @@
 // Gateway faults during checkout: a 500 after the order was created (the outcome is
 // unknown), 429 storms and failing reads. Nothing is lost and no second gateway order is
 // created for one payment session.
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
+import type { Prisma } from "../../generated/prisma/sqlite/client";
+import type { PlainSql } from "../../app/db/plain-sql.server";
+import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
+import { createOrderWithCurrency, startPaymentSession } from "../../app/payments/start-payment-session";
+import { createServices } from "../../app/services.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, waitFor, type Stack } from "../support/stack";
 
@@ -30,6 +35,42 @@ async function ordersWithReference(reference: string): Promise<number> {
   const orders = (await response.json()) as { reference: string | null }[];
   return orders.filter((o) => o.reference === reference).length;
 }
+
+it("the order's quota slot is taken while the session is recorded, and the order is sent only once the record is committed", async () => {
+  const base = stack.services;
+  const events: string[] = [];
+  // The session's record is held up on its way to the database; the quota slot and the
+  // gateway request say when they happen.
+  async function observed<T>(statements: Prisma.Sql[], run: () => Promise<T>): Promise<T> {
+    const text = statements.map((s) => s.sql).join(";");
+    if (text.includes('INSERT INTO "Payment"')) {
+      events.push("record sent");
+      await sleep(300);
+      const result = await run();
+      events.push("record committed");
+      return result;
+    }
+    const result = await run();
+    if (text.includes('"GatewayCall"') || text.includes("takeGatewayCall")) events.push("slot taken");
+    return result;
+  }
+  const sql: PlainSql = {
+    kind: base.sql.kind,
+    execute: (statement) => observed([statement], () => base.sql.execute(statement)),
+    query: (statement) => observed([statement], () => base.sql.query(statement)),
+    executeInTransaction: (statements) => observed(statements, () => base.sql.executeInTransaction(statements)),
+  };
+  const watchedFetch: typeof fetch = async (input, init) => {
+    if (init?.method === "POST" && String(input).endsWith("/orders/")) events.push("order sent");
+    return fetch(input, init);
+  };
+  const services = createServices(base.env, { db: base.db, sql, fetch: watchedFetch, logger: stack.logger });
+  const request = paymentSessionRequestSchema.parse(stack.standin.state.createPaymentSession({ test: true }).request);
+  const answer = await startPaymentSession(services, { shopDomain: stack.shopDomain, request });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(events).toEqual(["record sent", "slot taken", "record committed", "order sent"]);
+  expect(await ordersWithReference(request.id)).toBe(1);
+});
 
 it("a 500 after the order was created: the order is found by its reference, never created twice (fixed coin)", async () => {
   await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "fixed_coin", fixedCurrency: "USDC_POLYGON" } });
