@@ -109,15 +109,29 @@ async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId: strin
 
 /**
  * Records a new session's payment and its first event, unless the shop already has a payment
- * with this Shopify id (a duplicate or concurrent request): then nothing is written and the
- * answer is null. `id` is the new row's, when the caller needs it before the row is written.
+ * with this Shopify id (a duplicate or concurrent request), or `onlyIf` (a condition on other
+ * rows, checked in the same statement) does not hold: then nothing is written and the answer
+ * is null. `id` is the new row's, when the caller needs it before the row is written.
  */
-export async function insertSessionPayment(sql: PlainSql, row: NewSessionPayment, event: SessionEvent, id = newRowId()): Promise<{ id: string } | null> {
+export async function insertSessionPayment(
+  sql: PlainSql,
+  row: NewSessionPayment,
+  event: SessionEvent,
+  options: { id?: string; onlyIf?: Prisma.Sql } = {},
+): Promise<{ id: string } | null> {
+  const id = options.id ?? newRowId();
   // updatedAt is the wall clock, as the model's @updatedAt writes it (createdAt is the injected clock).
   const columns = { id, ...row, updatedAt: new Date() };
   const names = Prisma.join(Object.keys(columns).map(quoted));
-  const values = Prisma.join(Object.values(columns));
-  const insert = Prisma.sql`INSERT INTO "Payment" (${names}) VALUES (${values}) ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
+  // A select list's parameters have no type on PostgreSQL (it would take them as text): there
+  // the row comes as one JSON value, typed column by column by the table's own row type
+  // (times as UTC text, as the client writes them). SQLite takes the values as they are.
+  const source =
+    sql.kind === "postgresql"
+      ? Prisma.sql`SELECT ${names} FROM jsonb_populate_record(NULL::"Payment", CAST(${JSON.stringify(columns)} AS JSONB))`
+      : Prisma.sql`SELECT ${Prisma.join(Object.values(columns))}`;
+  // The WHERE also keeps SQLite from reading ON CONFLICT as part of the SELECT.
+  const insert = Prisma.sql`INSERT INTO "Payment" (${names}) ${source} WHERE ${options.onlyIf ?? Prisma.sql`TRUE`} ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
   return (await writeWithEvent(sql, insert, id, event)) === 1 ? { id } : null;
 }
 

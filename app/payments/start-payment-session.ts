@@ -2,7 +2,7 @@
 // called, the gateway order is created once, and the answer is stored so that a repeated
 // `id` (even concurrently) gets exactly the first answer.
 import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
-import { readSessionShop, type SessionShop } from "~/shops/shop-rows.server";
+import { readSessionShop, sessionShopUnchanged, type SessionShop } from "~/shops/shop-rows.server";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
@@ -45,7 +45,20 @@ function storedAnswer(payment: Payment): SessionAnswer | null {
 
 export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomain: string; request: PaymentSessionRequest }): Promise<SessionAnswer> {
   const { request } = input;
+  // A shop an earlier session read: the session is recorded only if the shop's row is still
+  // the same (in the same statement), so the shop is not read first. Anything else (a refusal,
+  // a repeated id, a shop that changed) goes the long way, from a fresh read.
+  const remembered = deps.sessionShops.recall(input.shopDomain);
+  if (remembered) {
+    const checked = checkSession(deps, remembered, gatewayEnvFor(remembered, request.test), request);
+    if (checked.ok) {
+      const started = await recordAndStart(deps, remembered, checked, request, sessionShopUnchanged(deps.sql.kind, remembered));
+      if (started) return started;
+    }
+  }
+
   const shop = await readSessionShop(deps.sql, input.shopDomain);
+  deps.sessionShops.remember(input.shopDomain, shop);
   if (!shop || shop.uninstalledAt) {
     return answer(422, "shop_not_configured", "This shop has not set up crypto payments.");
   }
@@ -53,14 +66,34 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
 
   // Checks that need no record: a refusal here stores nothing, but a repeat of a session
   // recorded earlier (before the shop's settings changed) still gets the first answer.
-  const env = gatewayEnvFor(shop, request.test);
-  const checked = checkSession(deps, shop, env, request);
+  const checked = checkSession(deps, shop, gatewayEnvFor(shop, request.test), request);
   if (!checked.ok) {
     const existing = await findExisting();
     return existing ? replayOrResume(deps, shop, existing, request) : checked.refusal;
   }
-  const { access, amount } = checked;
+  // After a remembered shop's record was not written, the likeliest reason is a repeated id.
+  const existing = remembered ? await findExisting() : null;
+  if (existing) return replayOrResume(deps, shop, existing, request);
+  const started = await recordAndStart(deps, shop, checked, request);
+  if (started) return started;
+  const winner = await findExisting();
+  if (!winner) throw new Error(`payment ${request.id} of ${shop.shopDomain} was neither inserted nor found`);
+  return replayOrResume(deps, shop, winner, request);
+}
 
+/**
+ * Records the session (only while `onlyIf` holds) and goes on to its answer; null when nothing
+ * was recorded: the shop already has a payment with this id, or `onlyIf` did not hold.
+ */
+async function recordAndStart(
+  deps: PaymentsDeps,
+  shop: SessionShop,
+  checked: Extract<SessionCheck, { ok: true }>,
+  request: PaymentSessionRequest,
+  onlyIf?: Prisma.Sql,
+): Promise<SessionAnswer | null> {
+  const { access, amount } = checked;
+  const env = access.env;
   const now = deps.clock.now();
   const customer = request.customer;
   const address = customer?.billing_address ?? customer?.shipping_address;
@@ -81,8 +114,8 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   };
   // Inserted first (the unique shop + Shopify id decides between concurrent duplicates), not
   // looked up first. The gateway order's quota slot is taken meanwhile, on another connection:
-  // the order is only sent once the record is committed, and a duplicate leaves its slot
-  // unused, which errs on the side of the gateway's throttle.
+  // the order is only sent once the record is committed, and a session not recorded leaves
+  // its slot unused, which errs on the side of the gateway's throttle.
   const [created, prepared] = await bothSettled(
     insertSessionPayment(
       deps.sql,
@@ -110,15 +143,11 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
         lastCheckedAt: now,
       },
       { type: "session_received", detail: JSON.stringify({ amount, currency: request.currency, test: request.test, env }), at: now },
-      payment.id,
+      { id: payment.id, ...(onlyIf ? { onlyIf } : {}) },
     ),
     requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, payment, request)) : Promise.resolve(null),
   );
-  if (!created) {
-    const winner = await findExisting();
-    if (!winner) throw new Error(`payment ${request.id} of ${shop.shopDomain} was neither inserted nor found`);
-    return replayOrResume(deps, shop, winner, request);
-  }
+  if (!created) return null;
   if (!prepared) return answerSession(deps, shop, access, payment, request);
   return createGatewayOrder(deps, shop, access, payment, request, { prepared });
 }

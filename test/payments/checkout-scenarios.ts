@@ -225,6 +225,32 @@ export function checkoutScenarios(getStack: () => Stack): void {
     }
   });
 
+  it("a change to the shop made elsewhere (another instance, the admin) applies from the next session on", async () => {
+    // The app remembers the shop from this session on, and checks the row when recording the next.
+    await startPayment();
+    const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+    const ordersBefore = (await listSandboxOrders()).length;
+    try {
+      await db().shop.update({ where: { id: shop.id }, data: { checkoutMode: "app_page" } });
+      const onAppPage = await stack().standin.state.startPayment({ test: true });
+      expect(onAppPage.delivery.status, onAppPage.delivery.body).toBe(200);
+      expect(onAppPage.delivery.redirectUrl).toContain(`${stack().app.url}/pay/`);
+      const recorded = await db().payment.findMany({ where: { shopifyPaymentId: onAppPage.session.id } });
+      expect(recorded.map((p) => [p.state, p.gatewayOrderId, p.orderRequestedAt])).toEqual([["started", null, null]]);
+      expect((await listSandboxOrders()).length).toBe(ordersBefore);
+
+      await db().shop.update({ where: { id: shop.id }, data: { uninstalledAt: new Date() } });
+      const uninstalled = await stack().standin.state.startPayment({ test: true });
+      expect(uninstalled.delivery.status).toBe(422);
+      expect(uninstalled.delivery.body).toContain("shop_not_configured");
+      expect(await db().payment.count({ where: { shopifyPaymentId: uninstalled.session.id } })).toBe(0);
+    } finally {
+      await db().shop.update({ where: { id: shop.id }, data: { checkoutMode: shop.checkoutMode, uninstalledAt: null } });
+    }
+    const back = await startPayment();
+    expect(back.delivery.redirectUrl).toMatch(new RegExp(`^${stack().sandbox.origin}/pay/`));
+  });
+
   it("a session in a currency the gateway does not take is refused with nothing stored", async () => {
     const session = stack().standin.state.createPaymentSession({ test: true });
     const response = await fetch(`${stack().app.url}/payments/session`, {

@@ -9,6 +9,7 @@ import { openAppDatabase, type Database } from "../../app/db/database.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { insertSessionPayment, newRowId, storeSessionAnswer, type NewSessionPayment } from "../../app/payments/session-rows.server";
+import { readSessionShop, sessionShopUnchanged, type SessionShop } from "../../app/shops/shop-rows.server";
 import { createTestPostgresDatabase } from "../support/postgres";
 
 const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
@@ -123,6 +124,32 @@ describe.each(databases)("on $name", ({ open }) => {
     const second = await db.payment.findUniqueOrThrow({ where: { id: b!.id }, include: { events: true } });
     expect(second).toMatchObject({ state: "started", responseStatus: null, gatewayOrderId: null });
     expect(second.events.map((e) => e.type)).toEqual(["session_received"]);
+  });
+
+  it("records a session on a remembered shop only while the shop's row is unchanged, whichever column changed", async () => {
+    const domain = "remembered.myshopify.com";
+    const shop = await db.shop.create({
+      data: { shopDomain: domain, webhookToken: "rows-webhook-token-0002", sandboxDeviceKeyEnc: "sealed-device", sandboxSecretKeyEnc: "sealed-secret", testMode: true },
+      select: { id: true },
+    });
+    const remembered = (await readSessionShop(sql, domain))!;
+    const count = (id: string) => db.payment.count({ where: { shopifyPaymentId: id } });
+    const attempt = async () => {
+      const values = row({ shopId: shop.id });
+      const created = await insertSessionPayment(sql, values, received, { onlyIf: sessionShopUnchanged(sql.kind, remembered) });
+      return { created, stored: await count(values.shopifyPaymentId) };
+    };
+    expect(await attempt()).toMatchObject({ created: { id: expect.any(String) }, stored: 1 });
+    const changed = (name: string, value: unknown) =>
+      value === null ? (name === "uninstalledAt" ? new Date() : "now-set") : typeof value === "boolean" ? !value : `${String(value)}-changed`;
+    const columns = Object.keys(remembered).filter((name) => name !== "id") as (keyof SessionShop)[];
+    expect(columns).toEqual(expect.arrayContaining(["liveDeviceKeyEnc", "sandboxSecretKeyEnc", "uninstalledAt", "testMode", "checkoutMode", "fixedCurrency", "gatewayLanguage"]));
+    for (const name of columns) {
+      await db.shop.update({ where: { id: shop.id }, data: { [name]: changed(name, remembered[name]) } });
+      expect(await attempt(), `${name} changed`).toEqual({ created: null, stored: 0 });
+      await db.shop.update({ where: { id: shop.id }, data: { [name]: remembered[name] } });
+      expect(await attempt(), `${name} changed back`).toMatchObject({ created: { id: expect.any(String) }, stored: 1 });
+    }
   });
 });
 
