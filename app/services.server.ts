@@ -11,7 +11,7 @@ import { systemClock, type Clock } from "./payments/deps";
 import { createReturnLinks } from "./payments/return-links";
 import { createCredentialCipher } from "./shops/credential-cipher.server";
 import { createGatewayDirectory } from "./shops/gateway-directory.server";
-import { createSessionShopMemory } from "./shops/shop-rows.server";
+import { createRememberedShops } from "./shops/shop-rows.server";
 import type { ShopsDeps } from "./shops/onboarding.server";
 import { createShopifyDirectory } from "./shops/shopify-directory.server";
 
@@ -63,7 +63,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
       clock: () => clock.now(),
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
     }),
-    sessionShops: createSessionShopMemory(),
+    shops: createRememberedShops(),
     shopify: createShopifyDirectory({
       db,
       apiVersion: env.PAYMENTS_API_VERSION,

@@ -28,6 +28,27 @@ export function timeValue(kind: DatabaseKind, at: Date): Prisma.Sql {
   return kind === "postgresql" ? Prisma.sql`CAST(${at} AS TIMESTAMP(3))` : Prisma.sql`${at}`;
 }
 
+/**
+ * `INSERT INTO "table" (columns) SELECT values WHERE onlyIf`: a row written only while a
+ * condition on other rows holds, checked in the same statement (the caller may add ON
+ * CONFLICT). A select list's parameters have no type on PostgreSQL (it would take them as
+ * text), so there the row comes as one JSON value typed column by column by the table's own
+ * row type (times as UTC text, as the client writes them); SQLite takes the values as they are.
+ */
+export function insertWhere(kind: DatabaseKind, table: string, row: Record<string, unknown>, onlyIf: Prisma.Sql): Prisma.Sql {
+  const names = Prisma.raw(
+    Object.keys(row)
+      .map((name) => `"${name}"`)
+      .join(", "),
+  );
+  const source =
+    kind === "postgresql"
+      ? Prisma.sql`SELECT ${names} FROM jsonb_populate_record(NULL::${Prisma.raw(`"${table}"`)}, CAST(${JSON.stringify(row)} AS JSONB))`
+      : Prisma.sql`SELECT ${Prisma.join(Object.values(row))}`;
+  // The WHERE also keeps SQLite from reading a following ON CONFLICT as part of the SELECT.
+  return Prisma.sql`INSERT INTO ${Prisma.raw(`"${table}"`)} (${names}) ${source} WHERE ${onlyIf}`;
+}
+
 /** Through the Prisma client: SQLite, or a client the caller wrapped (the benchmark's timing). */
 export function plainSqlThroughClient(db: Database, kind: DatabaseKind): PlainSql {
   return {

@@ -7,7 +7,7 @@ import type { Logger } from "~/lib/logger.server";
 import type { GatewayClient } from "~/gateway/client";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import type { PaymentsAppsClient } from "~/shopify/payments-apps/client";
-import type { SessionShopMemory } from "~/shops/shop-rows.server";
+import type { RememberedShops } from "~/shops/shop-rows.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 
 export type GatewayEnv = "live" | "sandbox";
@@ -54,8 +54,8 @@ export interface PaymentsDeps {
   clock: Clock;
   logger: Logger;
   gateways: GatewayDirectory;
-  /** The shops payment sessions read last on this instance (checked against the row on use). */
-  sessionShops: SessionShopMemory;
+  /** The shops the hot paths read last on this instance (checked against the row on use). */
+  shops: RememberedShops;
   shopify: ShopifyDirectory;
   links: ReturnLinks;
   /** Wakes the background workers after new work was stored (no-op when they poll). */

@@ -6,8 +6,9 @@ import { Prisma } from "../../generated/prisma/sqlite/client";
 import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
-import { readShopByWebhookToken } from "~/shops/shop-rows.server";
-import type { GatewayEnv, PaymentsDeps } from "./deps";
+import { insertWhere } from "~/db/plain-sql.server";
+import { readShopByWebhookToken, shopRowUnchanged } from "~/shops/shop-rows.server";
+import type { GatewayEnv, PaymentsDeps, ShopCredentials } from "./deps";
 
 export type WebhookIntakeResult =
   | { status: 200; webhookId: string }
@@ -25,15 +26,30 @@ const ENVS: readonly GatewayEnv[] = ["live", "sandbox"];
 
 export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIntakeInput): Promise<WebhookIntakeResult> {
   if (!/^[A-Za-z0-9_-]{16,64}$/.test(input.token)) return { status: 404, reason: "unknown_endpoint" };
+  // The shop an earlier notification read: the notification is stored only if the shop's row
+  // is unchanged (in the same statement), so the shop is not read first. Anything else (a
+  // refusal, a replay, changed credentials) is decided from a fresh read.
+  const remembered = deps.shops.byWebhookToken.recall(input.token);
+  if (remembered) {
+    const stored = await verifyAndStore(deps, remembered, input, shopRowUnchanged(deps.sql.kind, remembered));
+    if (stored.status === 200) return stored;
+  }
   const shop = await readShopByWebhookToken(deps.sql, input.token);
+  deps.shops.byWebhookToken.remember(input.token, shop);
   if (!shop) return { status: 404, reason: "unknown_endpoint" };
+  const result = await verifyAndStore(deps, shop, input, Prisma.sql`TRUE`);
+  if (result.status !== 200) {
+    await deps.db.rejectedWebhook.create({ data: { shopId: shop.id, reason: result.reason, at: deps.clock.now() } });
+    deps.logger.warn("Gateway webhook rejected", { shop: shop.shopDomain, reason: result.reason });
+  }
+  return result;
+}
 
-  const reject = async (status: 400 | 401 | 409, reason: Exclude<WebhookIntakeResult, { status: 200 }>["reason"]) => {
-    await deps.db.rejectedWebhook.create({ data: { shopId: shop.id, reason, at: deps.clock.now() } });
-    deps.logger.warn("Gateway webhook rejected", { shop: shop.shopDomain, reason });
-    return { status, reason } as WebhookIntakeResult;
-  };
+type Refusal = Exclude<WebhookIntakeResult, { status: 200 }>;
 
+/** Verifies the notification with the shop's Secret Keys and stores it while `onlyIf` holds; a refusal is not recorded here. */
+async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: WebhookIntakeInput, onlyIf: Prisma.Sql): Promise<WebhookIntakeResult> {
+  const refuse = (status: Refusal["status"], reason: Refusal["reason"]): Refusal => ({ status, reason }) as Refusal;
   let verifiedEnv: GatewayEnv | null = null;
   let lastReason: WebhookRejection | "no_secret_configured" = "no_secret_configured";
   for (const env of ENVS) {
@@ -54,23 +70,32 @@ export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIn
     // Prefer the most telling reason: a header problem beats "bad signature" from the other key.
     if (lastReason === "no_secret_configured" || lastReason === "bad_signature") lastReason = verdict.reason;
   }
-  if (!verifiedEnv) return reject(401, lastReason);
+  if (!verifiedEnv) return refuse(401, lastReason);
 
   const text = new TextDecoder("utf-8", { fatal: false }).decode(input.rawBody);
   const json = tryParseGatewayJson(text);
   const payload = json.ok ? gatewayWebhookPayloadSchema.safeParse(json.value) : null;
-  if (!payload?.success) return reject(400, "malformed_payload");
+  if (!payload?.success) return refuse(400, "malformed_payload");
 
   // One plain statement (this answers every notification, and the gateway waits for it):
   // a replay, the same signature for the shop, inserts nothing instead of raising.
   const id = randomUUID();
   const now = deps.clock.now();
-  const inserted = await deps.sql.execute(Prisma.sql`
-    INSERT INTO "GatewayWebhook" ("id", "shopId", "gatewayEnv", "nonce", "signature", "rawBody", "orderId", "status", "receivedAt", "nextAttemptAt", "attempts")
-    VALUES (${id}, ${shop.id}, ${verifiedEnv}, ${input.nonce ?? ""}, ${(input.signature ?? "").toLowerCase()}, ${text},
-      ${payload.data.identifier}, ${payload.data.status?.code ?? null}, ${now}, ${now}, 0)
-    ON CONFLICT ("shopId", "signature") DO NOTHING`);
-  if (inserted === 0) return reject(409, "replayed");
+  const row = {
+    id,
+    shopId: shop.id,
+    gatewayEnv: verifiedEnv,
+    nonce: input.nonce ?? "",
+    signature: (input.signature ?? "").toLowerCase(),
+    rawBody: text,
+    orderId: payload.data.identifier,
+    status: payload.data.status?.code ?? null,
+    receivedAt: now,
+    nextAttemptAt: now,
+    attempts: 0,
+  };
+  const inserted = await deps.sql.execute(Prisma.sql`${insertWhere(deps.sql.kind, "GatewayWebhook", row, onlyIf)} ON CONFLICT ("shopId", "signature") DO NOTHING`);
+  if (inserted === 0) return refuse(409, "replayed");
   deps.notify?.inbox();
   return { status: 200, webhookId: id };
 }

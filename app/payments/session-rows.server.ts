@@ -8,7 +8,7 @@
 import { randomFillSync } from "node:crypto";
 import { monotonicFactory } from "ulid";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
-import { timeValue, type PlainSql } from "~/db/plain-sql.server";
+import { insertWhere, timeValue, type PlainSql } from "~/db/plain-sql.server";
 
 /**
  * The ulid's random part from a pool of cryptographic random bytes, refilled 4 KiB at a time.
@@ -122,16 +122,7 @@ export async function insertSessionPayment(
   const id = options.id ?? newRowId();
   // updatedAt is the wall clock, as the model's @updatedAt writes it (createdAt is the injected clock).
   const columns = { id, ...row, updatedAt: new Date() };
-  const names = Prisma.join(Object.keys(columns).map(quoted));
-  // A select list's parameters have no type on PostgreSQL (it would take them as text): there
-  // the row comes as one JSON value, typed column by column by the table's own row type
-  // (times as UTC text, as the client writes them). SQLite takes the values as they are.
-  const source =
-    sql.kind === "postgresql"
-      ? Prisma.sql`SELECT ${names} FROM jsonb_populate_record(NULL::"Payment", CAST(${JSON.stringify(columns)} AS JSONB))`
-      : Prisma.sql`SELECT ${Prisma.join(Object.values(columns))}`;
-  // The WHERE also keeps SQLite from reading ON CONFLICT as part of the SELECT.
-  const insert = Prisma.sql`INSERT INTO "Payment" (${names}) ${source} WHERE ${options.onlyIf ?? Prisma.sql`TRUE`} ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
+  const insert = Prisma.sql`${insertWhere(sql.kind, "Payment", columns, options.onlyIf ?? Prisma.sql`TRUE`)} ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
   return (await writeWithEvent(sql, insert, id, event)) === 1 ? { id } : null;
 }
 

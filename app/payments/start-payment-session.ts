@@ -2,7 +2,7 @@
 // called, the gateway order is created once, and the answer is stored so that a repeated
 // `id` (even concurrently) gets exactly the first answer.
 import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
-import { readSessionShop, sessionShopUnchanged, type SessionShop } from "~/shops/shop-rows.server";
+import { readSessionShop, shopRowUnchanged, type SessionShop } from "~/shops/shop-rows.server";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
@@ -48,17 +48,17 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   // A shop an earlier session read: the session is recorded only if the shop's row is still
   // the same (in the same statement), so the shop is not read first. Anything else (a refusal,
   // a repeated id, a shop that changed) goes the long way, from a fresh read.
-  const remembered = deps.sessionShops.recall(input.shopDomain);
+  const remembered = deps.shops.byDomain.recall(input.shopDomain);
   if (remembered) {
     const checked = checkSession(deps, remembered, gatewayEnvFor(remembered, request.test), request);
     if (checked.ok) {
-      const started = await recordAndStart(deps, remembered, checked, request, sessionShopUnchanged(deps.sql.kind, remembered));
+      const started = await recordAndStart(deps, remembered, checked, request, shopRowUnchanged(deps.sql.kind, remembered));
       if (started) return started;
     }
   }
 
   const shop = await readSessionShop(deps.sql, input.shopDomain);
-  deps.sessionShops.remember(input.shopDomain, shop);
+  deps.shops.byDomain.remember(input.shopDomain, shop);
   if (!shop || shop.uninstalledAt) {
     return answer(422, "shop_not_configured", "This shop has not set up crypto payments.");
   }

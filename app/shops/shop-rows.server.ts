@@ -48,14 +48,13 @@ export function readSessionShop(sql: PlainSql, shopDomain: string): Promise<Sess
 }
 
 /**
- * A condition that holds while the shop's row still has exactly these values in every column
- * a payment session reads (the same keys as the read), for a write that must not go ahead on a
- * shop whose settings or credentials changed since.
+ * A condition that holds while the shop's row still has exactly the values of `row`, a row as
+ * read here (its keys are the columns read), for a write that must not go ahead on a shop
+ * whose settings or credentials changed since it was read.
  */
-export function sessionShopUnchanged(kind: DatabaseKind, shop: SessionShop): Prisma.Sql {
-  const same = Object.keys(sessionShopSchema.shape).map((name) => {
+export function shopRowUnchanged(kind: DatabaseKind, row: SessionShop | ShopCredentials): Prisma.Sql {
+  const same = Object.entries(row).map(([name, value]: [string, unknown]) => {
     const column = Prisma.raw(`"${name}"`);
-    const value = shop[name as keyof SessionShop];
     if (value === null) return Prisma.sql`${column} IS NULL`;
     return Prisma.sql`${column} = ${value instanceof Date ? timeValue(kind, value) : value}`;
   });
@@ -63,26 +62,36 @@ export function sessionShopUnchanged(kind: DatabaseKind, shop: SessionShop): Pri
 }
 
 /**
- * The shops this instance last read for payment sessions, by domain, so that a session can
- * start without reading its shop first: its record is then written only if the row is
- * unchanged (sessionShopUnchanged, in the same statement), and otherwise the shop is read
- * again. It keeps only shops that can take payments (installed), the most recently used.
+ * Shop rows this instance read last on a hot path, so that a request can start without reading
+ * its shop first: what it writes is then written only while the row is unchanged
+ * (shopRowUnchanged, in the same statement), and otherwise the shop is read again. The most
+ * recently used are kept.
  */
-export interface SessionShopMemory {
-  recall(shopDomain: string): SessionShop | undefined;
-  /** What a fresh read found: kept when installed, forgotten otherwise (null: no such shop). */
-  remember(shopDomain: string, shop: SessionShop | null): void;
+export interface ShopMemory<Row> {
+  recall(key: string): Row | undefined;
+  /** What a fresh read found (null: no such shop); rows the memory does not keep are forgotten. */
+  remember(key: string, row: Row | null): void;
 }
 
-export function createSessionShopMemory(max = 10_000): SessionShopMemory {
-  const shops = new LRUCache<string, SessionShop>({ max });
+export function createShopMemory<Row extends object>(keeps: (row: Row) => boolean = () => true, max = 10_000): ShopMemory<Row> {
+  const rows = new LRUCache<string, Row>({ max });
   return {
-    recall: (shopDomain) => shops.get(shopDomain),
-    remember(shopDomain, shop) {
-      if (shop && !shop.uninstalledAt) shops.set(shopDomain, shop);
-      else shops.delete(shopDomain);
+    recall: (key) => rows.get(key),
+    remember(key, row) {
+      if (row && keeps(row)) rows.set(key, row);
+      else rows.delete(key);
     },
   };
+}
+
+/** The two hot paths' shops: payment sessions' by domain (installed shops only), gateway webhooks' by notification token. */
+export interface RememberedShops {
+  byDomain: ShopMemory<SessionShop>;
+  byWebhookToken: ShopMemory<ShopCredentials>;
+}
+
+export function createRememberedShops(): RememberedShops {
+  return { byDomain: createShopMemory<SessionShop>((shop) => !shop.uninstalledAt), byWebhookToken: createShopMemory<ShopCredentials>() };
 }
 
 /** The shop owning a gateway notification URL, with what verifying its signature needs. */

@@ -181,6 +181,36 @@ export function checkoutScenarios(getStack: () => Stack): void {
     expect(rejected.map((r) => r.reason)).toEqual(expect.arrayContaining(["bad_signature"]));
   });
 
+  it("a Secret Key replaced elsewhere applies to the next notification: one signed with the old key is refused", async () => {
+    const { payment, orderId } = await startPayment();
+    const shop = await db().shop.findUniqueOrThrow({ where: { id: payment.shopId } });
+    const context = credentialContext(shop.id, "sandbox", "secret-key");
+    const oldSecret = stack().services.cipher.decrypt(shop.sandboxSecretKeyEnc!, context);
+    let sent = 0;
+    const send = (secretHex: string) => {
+      const body = `{"identifier": "${orderId}", "status": "NR"}`;
+      // A fresh nonce each time (a second apart, within the allowed age): no two are replays.
+      const nonce = String(Math.floor(Date.now() / 1000) - sent++);
+      return fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
+        method: "POST",
+        body,
+        headers: { "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
+      });
+    };
+    // The app remembers the shop from this notification on.
+    expect((await send(oldSecret)).status).toBe(200);
+    const newSecret = "cd".repeat(32);
+    await db().shop.update({ where: { id: shop.id }, data: { sandboxSecretKeyEnc: stack().services.cipher.encrypt(newSecret, context) } });
+    try {
+      expect((await send(oldSecret)).status).toBe(401);
+      expect((await send(newSecret)).status).toBe(200);
+    } finally {
+      await db().shop.update({ where: { id: shop.id }, data: { sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc } });
+    }
+    expect((await send(newSecret)).status).toBe(401);
+    expect((await send(oldSecret)).status).toBe(200);
+  });
+
   it("Shopify's API failing for a while: the outbox retries until the resolve lands", async () => {
     stack().standin.state.setFault({ mode: "http_500", count: 2 });
     const { session, orderId } = await startPayment();

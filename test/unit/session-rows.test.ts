@@ -9,7 +9,7 @@ import { openAppDatabase, type Database } from "../../app/db/database.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { insertSessionPayment, newRowId, storeSessionAnswer, type NewSessionPayment } from "../../app/payments/session-rows.server";
-import { readSessionShop, sessionShopUnchanged, type SessionShop } from "../../app/shops/shop-rows.server";
+import { readSessionShop, shopRowUnchanged, type SessionShop } from "../../app/shops/shop-rows.server";
 import { createTestPostgresDatabase } from "../support/postgres";
 
 const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
@@ -136,7 +136,7 @@ describe.each(databases)("on $name", ({ open }) => {
     const count = (id: string) => db.payment.count({ where: { shopifyPaymentId: id } });
     const attempt = async () => {
       const values = row({ shopId: shop.id });
-      const created = await insertSessionPayment(sql, values, received, { onlyIf: sessionShopUnchanged(sql.kind, remembered) });
+      const created = await insertSessionPayment(sql, values, received, { onlyIf: shopRowUnchanged(sql.kind, remembered) });
       return { created, stored: await count(values.shopifyPaymentId) };
     };
     expect(await attempt()).toMatchObject({ created: { id: expect.any(String) }, stored: 1 });
