@@ -121,7 +121,7 @@ export async function benchSessionOverhead(stack: ProcessStack, options: { quick
     });
     options.log(
       `  sessions in-process: p50 ${profile.inProcessMs.p50} ms; per session ${profile.perSession.dbQueries} queries ${profile.perSession.dbMs} ms, gateway HTTP ${profile.perSession.gatewayHttpMs} ms, other ${profile.perSession.otherMs} ms; ` +
-        `a durable single-row write p50 ${profile.durableWrite.ms.p50} ms, so the session's 3 writes cost at least ${profile.durableWrite.floorMs} ms`,
+        `a durable single-row write p50 ${profile.durableWrite.backToBackMs.p50} ms back to back, ${profile.durableWrite.afterPauseMs.p50} ms after ${profile.durableWrite.pauseMs} ms of quiet, so the session's 2 writes in turn cost at least ${profile.durableWrite.floorMs} ms`,
     );
     return {
       levels: results,

@@ -49,7 +49,8 @@ export function printSummary(report: Report, log: (line: string) => void): void 
         log(
           `In process (${serving}): a session takes p50 ${p.inProcessMs.p50} ms: ${p.perSession.dbQueries} queries ${p.perSession.dbMs} ms, ` +
             `the gateway call ${p.perSession.gatewayHttpMs} ms, the rest ${p.perSession.otherMs} ms. A committed single-row write of plain SQL takes ` +
-            `p50 ${p.durableWrite.ms.p50} ms here; the three a session makes before answering put its floor at ${p.durableWrite.floorMs} ms over the gateway call.`,
+            `p50 ${p.durableWrite.backToBackMs.p50} ms here back to back and ${p.durableWrite.afterPauseMs.p50} ms after ${p.durableWrite.pauseMs} ms of quiet (the gateway call's p50); ` +
+            `the two a session waits for in turn (the record before the gateway call, the answer after it) put its floor at ${p.durableWrite.floorMs} ms over the gateway call.`,
         );
       }
     }
