@@ -7,6 +7,7 @@
 // atomic, so any number of workers (and a restart after a crash) process each webhook once.
 import { randomUUID } from "node:crypto";
 import Decimal from "decimal.js";
+import pMap from "p-map";
 import type { GatewayWebhook, Payment } from "../../generated/prisma/sqlite/client";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
@@ -24,6 +25,12 @@ const INBOX_BACKOFF: BackoffPolicy = { baseMs: 2_000, capMs: 300_000 };
 const NO_ACTION_STATUSES = new Set(["NR", "PE", "AC"]);
 /** How long a webhook for an order we do not know yet is kept, in case its creation answer is still being stored. */
 const UNKNOWN_ORDER_GRACE_MS = 10 * 60_000;
+/**
+ * Payments one pass settles at once: each settlement is a short transaction on its own
+ * connection, so a burst of webhooks is not settled one round trip after another; kept well
+ * under the pool (DATABASE_POOL_SIZE, 10 by default), which the requests share.
+ */
+const SETTLE_CONCURRENCY = 4;
 
 export interface InboxPassResult {
   processed: number;
@@ -166,24 +173,31 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   }
 
   // Marked processed together after the batch: a crash in between only means settling again,
-  // which finds the payment final and reads the order instead.
-  const settledHere = new Map<string, string>();
+  // which finds the payment final and reads the order instead. Payments are settled side by
+  // side, each payment's webhooks one after the other.
   const settledIds: string[] = [];
   const duplicateIds: string[] = [];
-  for (const { hook, payment, status } of trusted) {
-    if (settledHere.get(payment.id) === status.code) {
-      duplicateIds.push(hook.id);
-      continue;
-    }
-    const settled = settledHere.has(payment.id) ? null : await settleFromSignedWebhook(deps, payment.id, { identifier: payment.gatewayOrderId!, status });
-    if (settled) {
-      settledHere.set(payment.id, status.code);
-      settledIds.push(hook.id);
-    } else {
-      // Settled meanwhile (another webhook, a return, the reconciler): a read decides what this one means.
-      known.push(hook);
-    }
-  }
+  await pMap(
+    Map.groupBy(trusted, (entry) => entry.payment.id).values(),
+    async (entries) => {
+      let settledCode: string | null = null;
+      for (const { hook, payment, status } of entries) {
+        if (settledCode === status.code) {
+          duplicateIds.push(hook.id);
+          continue;
+        }
+        const settled = settledCode === null ? await settleFromSignedWebhook(deps, payment.id, { identifier: payment.gatewayOrderId!, status }) : null;
+        if (settled) {
+          settledCode = status.code;
+          settledIds.push(hook.id);
+        } else {
+          // Settled meanwhile (another webhook, a return, the reconciler): a read decides what this one means.
+          known.push(hook);
+        }
+      }
+    },
+    { concurrency: SETTLE_CONCURRENCY },
+  );
   await markProcessed(deps, settledIds, null);
   await markProcessed(deps, duplicateIds, "duplicate of a settled status");
   outcome.processed += settledIds.length;
@@ -197,11 +211,15 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     outcome.retried += known.length;
     return outcome;
   }
-  for (const orderId of new Set(known.map((h) => h.orderId!))) {
-    const order = read.value.get(orderId);
-    const payment = byOrder.get(orderId)!;
-    if (order) await settleFromGatewayOrder(deps, payment.id, order, "webhook");
-  }
+  const orders = read.value;
+  await pMap(
+    new Set(known.map((h) => h.orderId!)),
+    async (orderId) => {
+      const order = orders.get(orderId);
+      if (order) await settleFromGatewayOrder(deps, byOrder.get(orderId)!.id, order, "webhook");
+    },
+    { concurrency: SETTLE_CONCURRENCY },
+  );
   await markProcessed(deps, known.map((h) => h.id), null);
   outcome.processed += known.length;
   return outcome;
