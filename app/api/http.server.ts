@@ -88,9 +88,21 @@ export async function readJsonBody(request: ApiRequest, maxBytes = MAX_JSON_BODY
   }
   const body = await readBody(request, maxBytes);
   if (!body.ok) return body;
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body.bytes)) };
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body.bytes));
   } catch {
     return { ok: false, answer: apiError(400, "malformed_json", "The body is not valid UTF-8 JSON.") };
   }
+  // No text column can hold one on PostgreSQL: refused here, alike on both databases, rather
+  // than failing at the write.
+  if (holdsNulCharacter(value)) return { ok: false, answer: apiError(400, "nul_character", "No value in the body may contain a NUL character (\\u0000).") };
+  return { ok: true, value };
+}
+
+function holdsNulCharacter(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (Array.isArray(value)) return value.some(holdsNulCharacter);
+  if (value !== null && typeof value === "object") return Object.entries(value).some(([key, inner]) => key.includes("\0") || holdsNulCharacter(inner));
+  return false;
 }
