@@ -25,8 +25,12 @@ export interface Loop {
   pass(): Promise<void>;
 }
 
-/** A loop that runs `pass` every `intervalMs` after the previous pass ends, and soon after a wake. */
-export function startLoop(name: string, intervalMs: number, pass: () => Promise<unknown>, logger: Logger): Loop {
+/**
+ * A loop that runs `pass` every `intervalMs` after the previous pass ends, soon after a wake,
+ * and at once again when the pass says it may have left due work behind (it resolved to true:
+ * it took a full batch), so a backlog is worked off without waiting for the interval.
+ */
+export function startLoop(name: string, intervalMs: number, pass: () => Promise<boolean | void>, logger: Logger): Loop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
@@ -41,7 +45,7 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
       do {
         again = false;
         try {
-          await pass();
+          if ((await pass()) === true) again = true;
         } catch (error) {
           logger.error(`${name} pass failed`, { error });
         }
@@ -78,11 +82,38 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
   };
 }
 
+/** Messages one outbox pass takes, webhooks one inbox pass takes; a full batch is followed by another pass at once. */
+const OUTBOX_BATCH = 50;
+const INBOX_BATCH = 100;
+
 export function startWorkers(services: AppServices): Workers {
   const worker = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const outbox = startLoop("outbox", services.env.OUTBOX_INTERVAL_MS, () => deliverDueMessages(services, { worker, concurrency: services.env.OUTBOX_CONCURRENCY }), services.logger);
-  const inbox = startLoop("inbox", Math.max(250, services.env.OUTBOX_INTERVAL_MS), () => processWebhookInbox(services, { worker }), services.logger);
-  const reconciler = startLoop("reconciler", services.env.RECONCILE_INTERVAL_MS, () => reconcileOnce(services, { worker }), services.logger);
+  const outbox = startLoop(
+    "outbox",
+    services.env.OUTBOX_INTERVAL_MS,
+    async () => {
+      const counts = await deliverDueMessages(services, { worker, limit: OUTBOX_BATCH, concurrency: services.env.OUTBOX_CONCURRENCY });
+      return counts.done + counts.failed + counts.retry + counts.skipped >= OUTBOX_BATCH;
+    },
+    services.logger,
+  );
+  const inbox = startLoop(
+    "inbox",
+    Math.max(250, services.env.OUTBOX_INTERVAL_MS),
+    async () => {
+      const result = await processWebhookInbox(services, { worker, limit: INBOX_BATCH });
+      return result.processed + result.retried + result.duplicates >= INBOX_BATCH;
+    },
+    services.logger,
+  );
+  const reconciler = startLoop(
+    "reconciler",
+    services.env.RECONCILE_INTERVAL_MS,
+    async () => {
+      await reconcileOnce(services, { worker });
+    },
+    services.logger,
+  );
   const unsubscribe = [services.subscribe("outbox", () => outbox.wake()), services.subscribe("inbox", () => inbox.wake())];
   services.logger.info("Background workers started", { worker });
   return {

@@ -1,6 +1,7 @@
 // The background loops' timing: a wake never runs the pass inside the caller's turn (the
 // request that stored the work answers first), wakes close together make one pass, a wake
-// during a pass makes exactly one more, and a stopped loop runs nothing.
+// during a pass makes exactly one more, a full batch is followed by another pass at once, and
+// a stopped loop runs nothing.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "~/lib/logger.server";
 import { startLoop, WAKE_DELAY_MS, type Loop } from "~/workers.server";
@@ -25,7 +26,7 @@ describe("worker loop", () => {
     return { pass, finishAll: () => started.splice(0).forEach((finish) => finish()) };
   }
 
-  async function startIdle(pass: () => Promise<unknown>): Promise<Loop> {
+  async function startIdle(pass: () => Promise<boolean | void>): Promise<Loop> {
     const started = startLoop("test", INTERVAL_MS, pass, silentLogger);
     // The first pass runs at once; let it end so the loop is idle until its interval.
     await vi.advanceTimersByTimeAsync(0);
@@ -89,6 +90,19 @@ describe("worker loop", () => {
     expect(pass).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(pass).toHaveBeenCalledTimes(2);
+  });
+
+  it("a pass that took a full batch is followed by another at once, until one does not", async () => {
+    // Three full batches of backlog, then a pass that finds less.
+    let backlog = 3;
+    const pass = vi.fn(async () => backlog-- > 0);
+    loop = startLoop("test", INTERVAL_MS, pass, silentLogger);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pass).toHaveBeenCalledTimes(4);
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1);
+    expect(pass).toHaveBeenCalledTimes(4);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(pass).toHaveBeenCalledTimes(5);
   });
 
   it("a wake pending when the loop stops never runs", async () => {
