@@ -13,6 +13,30 @@ import { mapLimit, pollUntil } from "./lib/pool";
 import type { ProcessStack } from "./lib/process-stack";
 import { round, summarize, type LatencySummary } from "./lib/stats";
 
+type Database = ReturnType<typeof openDatabase>;
+
+/** The stages of the resolve of each of these orders' webhooks, from the app's rows. */
+async function resolveStages(db: Database, orderIds: string[]): Promise<NonNullable<WebhookLevel["stagesMs"]>> {
+  const [hooks, payments] = await Promise.all([
+    db.gatewayWebhook.findMany({ where: { orderId: { in: orderIds } }, select: { orderId: true, receivedAt: true } }),
+    db.payment.findMany({ where: { gatewayOrderId: { in: orderIds } }, select: { id: true, gatewayOrderId: true } }),
+  ]);
+  const messages = await db.outboxMessage.findMany({
+    where: { paymentId: { in: payments.map((p) => p.id) }, kind: "payment.resolve" },
+    select: { paymentId: true, createdAt: true, doneAt: true },
+  });
+  const received = new Map(hooks.map((h) => [h.orderId, h.receivedAt.getTime()]));
+  const orderOf = new Map(payments.map((p) => [p.id, p.gatewayOrderId]));
+  const settled: number[] = [];
+  const delivered: number[] = [];
+  for (const message of messages) {
+    const at = received.get(orderOf.get(message.paymentId!) ?? null);
+    if (at !== undefined) settled.push(message.createdAt.getTime() - at);
+    if (message.doneAt) delivered.push(message.doneAt.getTime() - message.createdAt.getTime());
+  }
+  return { storedToSettled: summarize(settled), settledToDelivered: summarize(delivered) };
+}
+
 export interface WebhookLevel {
   /** 0 = steady: Poisson arrivals at STEADY_PER_SEC, each on its own connection. */
   concurrency: number;
@@ -28,6 +52,12 @@ export interface WebhookLevel {
   missingResolves: number;
   /** Payments resolved per second, first send to last resolve (null with the workers off). */
   settledPerSec: number | null;
+  /**
+   * Where the time to resolve went, from the app's own rows: webhook stored (received) to its
+   * payment settled (the resolve queued in the outbox), and queued to delivered to Shopify
+   * (null with the workers off).
+   */
+  stagesMs: { storedToSettled: LatencySummary; settledToDelivered: LatencySummary } | null;
   meetsTarget: { answerP99: boolean; resolveP99: boolean | null };
   /** The app process's event-loop delay and GC pauses during the level. */
   appLoop: LoopStalls;
@@ -112,6 +142,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
 
   await stack.app.call("memory.reset");
   const results: WebhookLevel[] = [];
+  const db = openDatabase(options.databaseUrl);
   const generator = await startChild<{ pid: number }>("./load-process.ts", {});
   const bareDoor = await startChild<{ url: string }>("./bare-webhook-door.ts", { databaseUrl: options.databaseUrl, secretKeyHex: shop.secretKeyHex } satisfies BareWebhookDoorConfig);
   // An unknown endpoint: the webhook route answers 404 before any database work (the bare door: 401, unsigned).
@@ -153,6 +184,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
       const firstSent = Math.min(...run.sent.map((s) => s.sentAt));
       const lastResolve = Math.max(...resolveAt.values());
       const answerMs = summarize(run.sent.map((s) => s.latencyMs));
+      const stagesMs = options.workers ? await resolveStages(db, batch.map((order) => order.orderId)) : null;
       const bareAnswerMs = summarize(bare.sent.map((s) => s.latencyMs));
       const level: WebhookLevel = {
         concurrency: c,
@@ -164,6 +196,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
         webhookToResolveMs: options.workers ? summarize(toResolve) : null,
         missingResolves: options.workers ? accepted.length - toResolve.length : 0,
         settledPerSec: options.workers ? round((resolveAt.size / Math.max(1, lastResolve - firstSent)) * 1000, 1) : null,
+        stagesMs,
         meetsTarget: { answerP99: false, resolveP99: null },
         appLoop,
         slowest: [...run.sent]
@@ -180,9 +213,13 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
       results.push(level);
       options.log(
         `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms (in the app ${answerInAppMs.p50} / ${answerInAppMs.p99} ms; bare door ${level.bareDoor.answeredPerSec}/s, p50 ${bareAnswerMs.p50} ms p99 ${bareAnswerMs.p99} ms; x${level.ratio.p50} / x${level.ratio.p99})${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
+          (stagesMs ? `\n    stored to settled p50 ${stagesMs.storedToSettled.p50} ms p99 ${stagesMs.storedToSettled.p99} ms; settled to delivered to Shopify p50 ${stagesMs.settledToDelivered.p50} ms p99 ${stagesMs.settledToDelivered.p99} ms` : "") +
           `\n    app event loop delay p99 ${appLoop.delayMs.p99} ms, max ${appLoop.delayMs.max} ms; GC ${appLoop.gc.count} pauses, longest ${appLoop.gc.maxMs} ms (${appLoop.gc.longest ?? "?"}); slowest answers ${level.slowest.map((s) => `${s.ms} ms at ${s.atSecond} s`).join(", ")}`,
       );
     }
+  } catch (error) {
+    await db.$disconnect();
+    throw error;
   } finally {
     await generator.close();
     await bareDoor.close();
@@ -190,7 +227,6 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
   const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
 
   // Let the inbox and outbox finish whatever is left, then count.
-  const db = openDatabase(options.databaseUrl);
   try {
     if (options.workers) await pollUntil(async () => ((await db.gatewayWebhook.count({ where: { processedAt: null } })) === 0 ? true : null), 30_000, 100);
     const stored = await db.gatewayWebhook.count({ where: { shopId: shop.shopId } });
