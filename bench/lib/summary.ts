@@ -75,6 +75,15 @@ export function printSummary(report: Report, log: (line: string) => void): void 
           ]),
         );
       }
+      const staged = webhooks.levels.filter((l) => l.stagesMs);
+      if (staged.length > 0) {
+        log("");
+        log(
+          `Where the time to resolve went (p50 / p99 ms): ${staged
+            .map((l) => `${l.concurrency === 0 ? "steady" : `concurrency ${l.concurrency}`}: stored to settled ${l.stagesMs!.storedToSettled.p50} / ${l.stagesMs!.storedToSettled.p99}, settled to delivered to Shopify ${l.stagesMs!.settledToDelivered.p50} / ${l.stagesMs!.settledToDelivered.p99}`)
+            .join("; ")}.`,
+        );
+      }
       const c = webhooks.checks;
       log("");
       log(
