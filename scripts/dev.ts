@@ -18,7 +18,7 @@ const standinPort = Number(process.env.STANDIN_PORT ?? 4020);
 const appUrl = process.env.SHOPIFY_APP_URL ?? `http://localhost:${appPort}`;
 
 const sandbox = await startSandbox({ port: sandboxPort, host: "127.0.0.1", dbPath: process.env.SANDBOX_DB ?? "data/sandbox.db", publicUrl: `http://localhost:${sandboxPort}` });
-const standin = await startShopifyStandin({ port: standinPort, host: "127.0.0.1", appUrl, shopDomain: DEV_SHOP, accessToken: DEV_ACCESS_TOKEN });
+const standin = await startShopifyStandin({ port: standinPort, host: "127.0.0.1", appUrl, shopDomain: DEV_SHOP, accessToken: DEV_ACCESS_TOKEN, publicUrl: `http://localhost:${standinPort}` });
 
 const devValues = {
   NODE_ENV: "development",

@@ -50,6 +50,8 @@ export interface ShopifyStandinOptions {
   voidSessionPath?: string | null;
   /** The stand-in's clock (pending expiry, timestamps). */
   now?: () => Date;
+  /** Where shoppers reach the stand-in, for the links it hands out (order page, cancel URL); its listening address by default. */
+  publicUrl?: string;
 }
 
 /** What tests and the dev runner can read and drive in-process (the HTTP API mirrors it). */
@@ -110,6 +112,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
   const store = new StandinStore(now);
   const faults = new FaultQueue();
   let origin = "";
+  const publicBase = () => options.publicUrl?.replace(/\/+$/, "") ?? origin;
 
   const simulator = new ShopifySimulator(store, {
     shopDomain,
@@ -119,9 +122,9 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     captureSessionPath: options.captureSessionPath === undefined ? "/payments/capture" : options.captureSessionPath,
     voidSessionPath: options.voidSessionPath === undefined ? "/payments/void" : options.voidSessionPath,
     now,
-    origin: () => origin,
+    origin: publicBase,
   });
-  const rootValue = createRootValue(store, (paymentId) => `${origin}/orders/${encodeURIComponent(paymentId)}`);
+  const rootValue = createRootValue(store, (paymentId) => `${publicBase()}/orders/${encodeURIComponent(paymentId)}`);
   // Held answers of the "slow" fault, released early when the stand-in closes.
   const heldAnswers = new Set<() => void>();
 

@@ -15,6 +15,7 @@ export interface SimulatorConfig {
   captureSessionPath: string | null;
   voidSessionPath: string | null;
   now: () => Date;
+  /** Where shoppers reach the stand-in (the cancel URL it hands out). */
   origin: () => string;
 }
 
