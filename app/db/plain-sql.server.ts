@@ -28,6 +28,9 @@ export function timeValue(kind: DatabaseKind, at: Date): Prisma.Sql {
   return kind === "postgresql" ? Prisma.sql`CAST(${at} AS TIMESTAMP(3))` : Prisma.sql`${at}`;
 }
 
+/** A table or column name, quoted for either dialect: names come from the code's typed keys, never from input. */
+export const quotedName = (name: string): Prisma.Sql => Prisma.raw(`"${name}"`);
+
 /**
  * `INSERT INTO "table" (columns) SELECT values WHERE onlyIf`: a row written only while a
  * condition on other rows holds, checked in the same statement (the caller may add ON
@@ -35,18 +38,15 @@ export function timeValue(kind: DatabaseKind, at: Date): Prisma.Sql {
  * text), so there the row comes as one JSON value typed column by column by the table's own
  * row type (times as UTC text, as the client writes them); SQLite takes the values as they are.
  */
-export function insertWhere(kind: DatabaseKind, table: string, row: Record<string, unknown>, onlyIf: Prisma.Sql): Prisma.Sql {
-  const names = Prisma.raw(
-    Object.keys(row)
-      .map((name) => `"${name}"`)
-      .join(", "),
-  );
+export function insertWhere(kind: DatabaseKind, table: string, row: Record<string, unknown>, onlyIf: Prisma.Sql = Prisma.sql`TRUE`): Prisma.Sql {
+  const names = Prisma.join(Object.keys(row).map(quotedName));
   const source =
     kind === "postgresql"
-      ? Prisma.sql`SELECT ${names} FROM jsonb_populate_record(NULL::${Prisma.raw(`"${table}"`)}, CAST(${JSON.stringify(row)} AS JSONB))`
+      ? Prisma.sql`SELECT ${names} FROM jsonb_populate_record(NULL::${quotedName(table)}, CAST(${JSON.stringify(row)} AS JSONB))`
       : Prisma.sql`SELECT ${Prisma.join(Object.values(row))}`;
-  // The WHERE also keeps SQLite from reading a following ON CONFLICT as part of the SELECT.
-  return Prisma.sql`INSERT INTO ${Prisma.raw(`"${table}"`)} (${names}) ${source} WHERE ${onlyIf}`;
+  // The WHERE (TRUE when no condition is given) also keeps SQLite from reading a following ON
+  // CONFLICT as part of the SELECT.
+  return Prisma.sql`INSERT INTO ${quotedName(table)} (${names}) ${source} WHERE ${onlyIf}`;
 }
 
 /** Through the Prisma client: SQLite, or a client the caller wrapped (the benchmark's timing). */

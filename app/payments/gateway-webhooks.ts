@@ -37,7 +37,7 @@ export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIn
   const shop = await readShopByWebhookToken(deps.sql, input.token);
   deps.shops.byWebhookToken.remember(input.token, shop);
   if (!shop) return { status: 404, reason: "unknown_endpoint" };
-  const result = await verifyAndStore(deps, shop, input, Prisma.sql`TRUE`);
+  const result = await verifyAndStore(deps, shop, input);
   if (result.status !== 200) {
     await deps.db.rejectedWebhook.create({ data: { shopId: shop.id, reason: result.reason, at: deps.clock.now() } });
     deps.logger.warn("Gateway webhook rejected", { shop: shop.shopDomain, reason: result.reason });
@@ -47,8 +47,8 @@ export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIn
 
 type Refusal = Exclude<WebhookIntakeResult, { status: 200 }>;
 
-/** Verifies the notification with the shop's Secret Keys and stores it while `onlyIf` holds; a refusal is not recorded here. */
-async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: WebhookIntakeInput, onlyIf: Prisma.Sql): Promise<WebhookIntakeResult> {
+/** Verifies the notification with the shop's Secret Keys and stores it (while `onlyIf` holds, when given); a refusal is not recorded here. */
+async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: WebhookIntakeInput, onlyIf?: Prisma.Sql): Promise<WebhookIntakeResult> {
   const refuse = (status: Refusal["status"], reason: Refusal["reason"]): Refusal => ({ status, reason }) as Refusal;
   let verifiedEnv: GatewayEnv | null = null;
   let lastReason: WebhookRejection | "no_secret_configured" = "no_secret_configured";

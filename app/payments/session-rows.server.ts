@@ -8,7 +8,7 @@
 import { randomFillSync } from "node:crypto";
 import { monotonicFactory } from "ulid";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
-import { insertWhere, timeValue, type PlainSql } from "~/db/plain-sql.server";
+import { insertWhere, quotedName, timeValue, type PlainSql } from "~/db/plain-sql.server";
 
 /**
  * The ulid's random part from a pool of cryptographic random bytes, refilled 4 KiB at a time.
@@ -81,14 +81,12 @@ export interface SessionEvent {
   at: Date;
 }
 
-const quoted = (name: string) => Prisma.raw(`"${name}"`);
-
 /** `"a" = $1, "b" = $2`: the names come from the typed keys above, never from input. */
 function assignments(values: Record<string, unknown>): Prisma.Sql {
   return Prisma.join(
     Object.entries(values)
       .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => Prisma.sql`${quoted(name)} = ${value}`),
+      .map(([name, value]) => Prisma.sql`${quotedName(name)} = ${value}`),
   );
 }
 
@@ -122,7 +120,7 @@ export async function insertSessionPayment(
   const id = options.id ?? newRowId();
   // updatedAt is the wall clock, as the model's @updatedAt writes it (createdAt is the injected clock).
   const columns = { id, ...row, updatedAt: new Date() };
-  const insert = Prisma.sql`${insertWhere(sql.kind, "Payment", columns, options.onlyIf ?? Prisma.sql`TRUE`)} ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
+  const insert = Prisma.sql`${insertWhere(sql.kind, "Payment", columns, options.onlyIf)} ON CONFLICT ("shopId", "shopifyPaymentId") DO NOTHING`;
   return (await writeWithEvent(sql, insert, id, event)) === 1 ? { id } : null;
 }
 

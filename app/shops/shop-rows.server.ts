@@ -5,7 +5,7 @@ import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
 import type { DatabaseKind } from "~/db/database-url";
-import { timeValue, type PlainSql } from "~/db/plain-sql.server";
+import { quotedName, timeValue, type PlainSql } from "~/db/plain-sql.server";
 import type { ShopCredentials } from "~/payments/deps";
 
 const credentialsSchema = z.object({
@@ -30,11 +30,7 @@ const sessionShopSchema = credentialsSchema.extend({
 
 /** Column names are the schema's keys: the list in the query cannot drift from what is checked. */
 function columns(schema: z.AnyZodObject): Prisma.Sql {
-  return Prisma.raw(
-    Object.keys(schema.shape)
-      .map((name) => `"${name}"`)
-      .join(", "),
-  );
+  return Prisma.join(Object.keys(schema.shape).map(quotedName));
 }
 
 async function readOne<S extends z.ZodRawShape>(sql: PlainSql, schema: z.ZodObject<S>, where: Prisma.Sql): Promise<z.infer<z.ZodObject<S>> | null> {
@@ -54,7 +50,7 @@ export function readSessionShop(sql: PlainSql, shopDomain: string): Promise<Sess
  */
 export function shopRowUnchanged(kind: DatabaseKind, row: SessionShop | ShopCredentials): Prisma.Sql {
   const same = Object.entries(row).map(([name, value]: [string, unknown]) => {
-    const column = Prisma.raw(`"${name}"`);
+    const column = quotedName(name);
     if (value === null) return Prisma.sql`${column} IS NULL`;
     return Prisma.sql`${column} = ${value instanceof Date ? timeValue(kind, value) : value}`;
   });
