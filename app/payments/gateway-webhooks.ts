@@ -31,7 +31,7 @@ export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIn
   // refusal, a replay, changed credentials) is decided from a fresh read.
   const remembered = deps.shops.byWebhookToken.recall(input.token);
   if (remembered) {
-    const stored = await verifyAndStore(deps, remembered, input, shopRowUnchanged(deps.sql.kind, remembered));
+    const stored = await verifyAndStore(deps, remembered, input, shopRowUnchanged(remembered));
     if (stored.status === 200) return stored;
   }
   const shop = await readShopByWebhookToken(deps.sql, input.token);

@@ -52,7 +52,7 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   if (remembered) {
     const checked = checkSession(deps, remembered, gatewayEnvFor(remembered, request.test), request);
     if (checked.ok) {
-      const started = await recordAndStart(deps, remembered, checked, request, shopRowUnchanged(deps.sql.kind, remembered));
+      const started = await recordAndStart(deps, remembered, checked, request, shopRowUnchanged(remembered));
       if (started) return started;
     }
   }

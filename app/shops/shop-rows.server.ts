@@ -4,8 +4,7 @@
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
-import type { DatabaseKind } from "~/db/database-url";
-import { quotedName, timeValue, type PlainSql } from "~/db/plain-sql.server";
+import { quotedName, type PlainSql } from "~/db/plain-sql.server";
 import type { ShopCredentials } from "~/payments/deps";
 
 const credentialsSchema = z.object({
@@ -48,12 +47,11 @@ export function readSessionShop(sql: PlainSql, shopDomain: string): Promise<Sess
  * read here (its keys are the columns read), for a write that must not go ahead on a shop
  * whose settings or credentials changed since it was read.
  */
-export function shopRowUnchanged(kind: DatabaseKind, row: SessionShop | ShopCredentials): Prisma.Sql {
-  const same = Object.entries(row).map(([name, value]: [string, unknown]) => {
-    const column = quotedName(name);
-    if (value === null) return Prisma.sql`${column} IS NULL`;
-    return Prisma.sql`${column} = ${value instanceof Date ? timeValue(kind, value) : value}`;
-  });
+export function shopRowUnchanged(row: SessionShop | ShopCredentials): Prisma.Sql {
+  // A comparison's parameter takes the column's type on either database, dates included.
+  const same = Object.entries(row).map(([name, value]: [string, unknown]) =>
+    value === null ? Prisma.sql`${quotedName(name)} IS NULL` : Prisma.sql`${quotedName(name)} = ${value}`,
+  );
   return Prisma.sql`EXISTS (SELECT 1 FROM "Shop" WHERE ${Prisma.join(same, " AND ")})`;
 }
 
