@@ -5,6 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import { openAppDatabase, type Database } from "../../app/db/database.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
 import { applyMigrations } from "../../app/db/migrate.server";
@@ -150,6 +151,17 @@ describe.each(databases)("on $name", ({ open }) => {
       await db.shop.update({ where: { id: shop.id }, data: { [name]: remembered[name] } });
       expect(await attempt(), `${name} changed back`).toMatchObject({ created: { id: expect.any(String) }, stored: 1 });
     }
+  });
+
+  it("holds a remembered time only while the column has it to the millisecond", async () => {
+    const domain = "remembered-time.myshopify.com";
+    await db.shop.create({ data: { shopDomain: domain, webhookToken: "rows-webhook-token-0003", uninstalledAt: T0 } });
+    const remembered = (await readSessionShop(sql, domain))!;
+    expect(remembered.uninstalledAt).toEqual(T0);
+    const holds = async () => (await sql.query<{ holds: unknown }>(Prisma.sql`SELECT CASE WHEN ${shopRowUnchanged(remembered)} THEN 1 ELSE 0 END AS "holds"`))[0]!.holds;
+    expect(Number(await holds())).toBe(1);
+    await db.shop.update({ where: { shopDomain: domain }, data: { uninstalledAt: new Date(T0.getTime() + 1) } });
+    expect(Number(await holds())).toBe(0);
   });
 });
 
