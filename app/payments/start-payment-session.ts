@@ -286,12 +286,8 @@ async function createGatewayOrder(
     log.info("Gateway order created", { gatewayOrderId: order.identifier, env: access.env });
     return finish(deps, payment, { status: 200, body: { redirect_url: order.web_url } }, "awaiting_payment", orderData(order), { gatewayOrderId: order.identifier });
   };
-  const prepared = options.prepared;
-  const created = !prepared
-    ? await access.client.createOrder(orderRequest(deps, shop, payment, request))
-    : prepared.isOk()
-      ? await prepared.value.send()
-      : err(prepared.error);
+  const prepared = options.prepared ?? (await access.client.prepareOrder(orderRequest(deps, shop, payment, request)));
+  const created = prepared.isOk() ? await prepared.value.send() : err(prepared.error);
   if (created.isOk()) return accept(created.value);
 
   const error = created.error;
