@@ -18,7 +18,12 @@ export interface PlainSql {
   query<Row>(statement: Prisma.Sql): Promise<Row[]>;
   /** Runs the statements in one transaction; the rows each wrote. */
   executeInTransaction(statements: Prisma.Sql[]): Promise<number[]>;
+  /** Runs `work` in one transaction on one connection (committed when it returns, rolled back when it throws). */
+  inTransaction<T>(work: (tx: PlainStatements) => Promise<T>): Promise<T>;
 }
+
+/** The statements of one transaction. */
+export type PlainStatements = Pick<PlainSql, "kind" | "execute" | "query">;
 
 /**
  * A time where PostgreSQL cannot infer a parameter's type (a select list, a function's
@@ -32,18 +37,31 @@ export function timeValue(kind: DatabaseKind, at: Date): Prisma.Sql {
 export const quotedName = (name: string): Prisma.Sql => Prisma.raw(`"${name}"`);
 
 /**
- * `INSERT INTO "table" (columns) SELECT values WHERE onlyIf`: a row written only while a
- * condition on other rows holds, checked in the same statement (the caller may add ON
- * CONFLICT). A select list's parameters have no type on PostgreSQL (it would take them as
- * text), so there the row comes as one JSON value typed column by column by the table's own
- * row type (times as UTC text, as the client writes them); SQLite takes the values as they are.
+ * `INSERT INTO "table" (columns) SELECT values WHERE onlyIf`: rows (one, or several with the
+ * same columns) written only while a condition on other rows holds, checked in the same
+ * statement (the caller may add ON CONFLICT). A select list's parameters have no type on
+ * PostgreSQL (it would take them as text), so there the rows come as one JSON value typed
+ * column by column by the table's own row type (times as UTC text, as the client writes
+ * them); SQLite takes the values as they are.
  */
-export function insertWhere(kind: DatabaseKind, table: string, row: Record<string, unknown>, onlyIf: Prisma.Sql = Prisma.sql`TRUE`): Prisma.Sql {
-  const names = Prisma.join(Object.keys(row).map(quotedName));
-  const source =
-    kind === "postgresql"
-      ? Prisma.sql`SELECT ${names} FROM jsonb_populate_record(NULL::${quotedName(table)}, CAST(${JSON.stringify(row)} AS JSONB))`
-      : Prisma.sql`SELECT ${Prisma.join(Object.values(row))}`;
+export function insertWhere(
+  kind: DatabaseKind,
+  table: string,
+  rows: Record<string, unknown> | Record<string, unknown>[],
+  onlyIf: Prisma.Sql = Prisma.sql`TRUE`,
+): Prisma.Sql {
+  const list = Array.isArray(rows) ? rows : [rows];
+  if (list.length === 0) throw new Error(`no ${table} rows to insert`);
+  const names = Prisma.join(Object.keys(list[0]!).map(quotedName));
+  let source: Prisma.Sql;
+  if (kind === "postgresql") {
+    const json = Array.isArray(rows) ? Prisma.sql`jsonb_populate_recordset` : Prisma.sql`jsonb_populate_record`;
+    source = Prisma.sql`SELECT ${names} FROM ${json}(NULL::${quotedName(table)}, CAST(${JSON.stringify(rows)} AS JSONB))`;
+  } else if (list.length === 1) {
+    source = Prisma.sql`SELECT ${Prisma.join(Object.values(list[0]!))}`;
+  } else {
+    source = Prisma.sql`SELECT * FROM (VALUES ${Prisma.join(list.map((row) => Prisma.sql`(${Prisma.join(Object.values(row))})`))})`;
+  }
   // The WHERE (TRUE when no condition is given) also keeps SQLite from reading a following ON
   // CONFLICT as part of the SELECT.
   return Prisma.sql`INSERT INTO ${quotedName(table)} (${names}) ${source} WHERE ${onlyIf}`;
@@ -51,11 +69,15 @@ export function insertWhere(kind: DatabaseKind, table: string, row: Record<strin
 
 /** Through the Prisma client: SQLite, or a client the caller wrapped (the benchmark's timing). */
 export function plainSqlThroughClient(db: Database, kind: DatabaseKind): PlainSql {
-  return {
+  const statements = (client: Pick<Database, "$executeRaw" | "$queryRaw">): PlainStatements => ({
     kind,
-    execute: (statement) => db.$executeRaw(statement),
-    query: <Row>(statement: Prisma.Sql) => db.$queryRaw<Row[]>(statement),
-    executeInTransaction: (statements) => db.$transaction(statements.map((statement) => db.$executeRaw(statement))),
+    execute: (statement) => client.$executeRaw(statement),
+    query: <Row>(statement: Prisma.Sql) => client.$queryRaw<Row[]>(statement),
+  });
+  return {
+    ...statements(db),
+    executeInTransaction: (list) => db.$transaction(list.map((statement) => db.$executeRaw(statement))),
+    inTransaction: (work) => db.$transaction((tx) => work(statements(tx))),
   };
 }
 
@@ -88,29 +110,39 @@ function parameters(statement: Prisma.Sql): unknown[] {
 /** Straight on the pool (PostgreSQL): the statement's `$n` text and its values. */
 export function plainSqlOnPool(pool: pg.Pool): PlainSql {
   const config = (statement: Prisma.Sql): pg.QueryConfig => ({ text: statement.text, values: parameters(statement), types });
-  return {
+  const statements = (client: pg.Pool | pg.PoolClient): PlainStatements => ({
     kind: "postgresql",
     async execute(statement) {
-      return (await pool.query(config(statement))).rowCount ?? 0;
+      return (await client.query(config(statement))).rowCount ?? 0;
     },
     async query<Row>(statement: Prisma.Sql) {
-      return (await pool.query(config(statement))).rows as Row[];
+      return (await client.query(config(statement))).rows as Row[];
     },
-    async executeInTransaction(statements) {
-      const client = await pool.connect();
-      const counts: number[] = [];
-      try {
-        await client.query("BEGIN");
-        for (const statement of statements) counts.push((await client.query(config(statement))).rowCount ?? 0);
-        await client.query("COMMIT");
-      } catch (error) {
-        // A connection that cannot roll back is closed, not given back to the pool.
-        const broken = await client.query("ROLLBACK").then(() => false, () => true);
-        client.release(broken);
-        throw error;
-      }
-      client.release();
-      return counts;
-    },
+  });
+  async function inTransaction<T>(work: (tx: PlainStatements) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let result: T;
+    try {
+      await client.query("BEGIN");
+      result = await work(statements(client));
+      await client.query("COMMIT");
+    } catch (error) {
+      // A connection that cannot roll back is closed, not given back to the pool.
+      const broken = await client.query("ROLLBACK").then(() => false, () => true);
+      client.release(broken);
+      throw error;
+    }
+    client.release();
+    return result;
+  }
+  return {
+    ...statements(pool),
+    inTransaction,
+    executeInTransaction: (list) =>
+      inTransaction(async (tx) => {
+        const counts: number[] = [];
+        for (const statement of list) counts.push(await tx.execute(statement));
+        return counts;
+      }),
   };
 }

@@ -2,7 +2,7 @@
 // is read, settled if that has not happened yet, and the shopper is sent where Shopify
 // says (nextAction), or to cancel_url when they gave up before paying.
 import type { GatewayEnv, PaymentsDeps } from "./deps";
-import { deliverNow } from "./outbox";
+import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
 import { settleFromGatewayOrder } from "./settle-payment";
 
@@ -24,7 +24,7 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   // The signature binds the link to this payment and its shop: no other payment can be settled with it.
   if (!payment || !deps.links.verify(payment, input.signature)) return { kind: "not_found" };
 
-  const finalMessage = () => deps.db.outboxMessage.findUnique({ where: { dedupeKey: `payment:${payment.id}:final` } });
+  const finalMessage = () => deps.db.outboxMessage.findUnique({ where: { dedupeKey: finalMessageKey(payment.id) } });
   if (payment.state === "not_started") return { kind: "redirect", url: payment.cancelUrl };
   if (payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected") {
     if (payment.nextActionUrl) return { kind: "redirect", url: payment.nextActionUrl };

@@ -33,6 +33,9 @@ export type OutboxPayload = z.infer<typeof outboxPayloadSchema>;
 
 type Tx = Prisma.TransactionClient;
 
+/** The dedupe key of a payment's one final Shopify call (resolve or reject). */
+export const finalMessageKey = (paymentId: string): string => `payment:${paymentId}:final`;
+
 export async function enqueue(
   tx: Tx,
   message: { shopDomain: string; paymentId?: string | null; dedupeKey: string; payload: OutboxPayload; now: Date },

@@ -186,7 +186,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
           duplicateIds.push(hook.id);
           continue;
         }
-        const settled = settledCode === null ? await settleFromSignedWebhook(deps, payment.id, { identifier: payment.gatewayOrderId!, status }) : null;
+        const settled = settledCode === null ? await settleFromSignedWebhook(deps, { payment, shopDomain: shop.shopDomain }, { identifier: payment.gatewayOrderId!, status }) : null;
         if (settled) {
           settledCode = status.code;
           settledIds.push(hook.id);

@@ -6,7 +6,7 @@
 // atomically, so several instances can run it at once.
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
-import { enqueue } from "./outbox";
+import { enqueue, finalMessageKey } from "./outbox";
 import { isOpenPaymentState, OPEN_PAYMENT_STATES } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
 import { readGatewayOrders } from "./read-orders";
@@ -211,7 +211,7 @@ async function finaliseStalePayment(
     await enqueue(tx, {
       shopDomain: payment.shop.shopDomain,
       paymentId: payment.id,
-      dedupeKey: `payment:${payment.id}:final`,
+      dedupeKey: finalMessageKey(payment.id),
       payload: { kind: "payment.reject", gid: payment.gid, code: reason.attention ? "PROCESSING_ERROR" : "CANCELLED_PAYMENT", merchantMessage: reason.merchantMessage },
       now,
     });

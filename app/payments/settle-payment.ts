@@ -9,10 +9,10 @@
 // of the shop's orders checks it and flags any disagreement for a person.
 import type { GatewayOrder } from "~/gateway/schemas";
 import type { GatewayStatus, ParsedGatewayStatus } from "~/gateway/statuses";
-import type { Payment, Prisma } from "../../generated/prisma/sqlite/client";
+import type { Payment } from "../../generated/prisma/sqlite/client";
 import type { PaymentsDeps } from "./deps";
-import type { OutboxMessage } from "../../generated/prisma/sqlite/client";
-import { enqueue } from "./outbox";
+import { finalMessageKey, type OutboxPayload } from "./outbox";
+import { writeSettlement, type SettledColumns, type SettledTransaction, type SettlementWrite } from "./settlement-rows.server";
 import { isFinalPaymentState, isPaymentState, nextState, stateForDecision, type PaymentState } from "./payment-state";
 import { decideForParsedStatus, type AttentionReason, type SettlementDecision } from "./status-mapping";
 
@@ -32,8 +32,8 @@ function mismatchDetail(claimed: string | null, read: GatewayStatus | string): s
 export interface SettleResult {
   payment: Payment;
   decision: SettlementDecision;
-  /** The final Shopify call stored by this settlement, if it stored one. */
-  finalMessage: OutboxMessage | null;
+  /** The payment's final Shopify call in the outbox, when this settlement made the payment final. */
+  finalMessage: { id: string } | null;
 }
 
 export class PaymentOrderMismatchError extends Error {
@@ -70,120 +70,146 @@ export function settleFromGatewayOrder(deps: PaymentsDeps, paymentId: string, or
   return settle(deps, paymentId, { kind: "read", order }, source).then((result) => result!);
 }
 
+/** A payment row as the caller read it, with its shop's domain. */
+export interface SeenPayment {
+  payment: Payment;
+  shopDomain: string;
+}
+
 /**
- * Settles an open payment from a verified webhook's final status, without a gateway call.
+ * Settles an open payment from a verified webhook's final status, without a gateway call,
+ * first from the row the caller read (a fresh read only when it changed since).
  * Null when the payment is already final: a read must decide what a late status means.
  */
 export function settleFromSignedWebhook(
   deps: PaymentsDeps,
-  paymentId: string,
+  seen: SeenPayment,
   observation: Omit<Extract<GatewayObservation, { kind: "signed_webhook" }>, "kind">,
 ): Promise<SettleResult | null> {
-  return settle(deps, paymentId, { kind: "signed_webhook", ...observation }, "signed_webhook");
+  return settle(deps, seen.payment.id, { kind: "signed_webhook", ...observation }, "signed_webhook", seen);
 }
 
-async function settle(deps: PaymentsDeps, paymentId: string, observation: GatewayObservation, source: SettleSource): Promise<SettleResult | null> {
+/** What a settlement is decided on. */
+interface SettlementBasis extends SeenPayment {
+  /** The on-chain transactions the app knows of the payment: read with the row, for a gateway read to compare. */
+  knownTransactions?: number;
+}
+
+async function readBasis(deps: PaymentsDeps, paymentId: string): Promise<SettlementBasis> {
+  const row = await deps.db.payment.findUnique({
+    where: { id: paymentId },
+    include: { shop: { select: { shopDomain: true } }, _count: { select: { transactions: true } } },
+  });
+  if (!row) throw new Error(`payment ${paymentId} not found`);
+  const { shop, _count, ...payment } = row;
+  return { payment, shopDomain: shop.shopDomain, knownTransactions: _count.transactions };
+}
+
+interface Settlement {
+  write: SettlementWrite;
+  decision: SettlementDecision;
+  payment: Payment;
+}
+
+/** What the observation makes of the payment as it was seen: the write and the payment after it; "final" when a signed webhook finds it final. */
+function decideSettlement(basis: SettlementBasis, observation: GatewayObservation, source: SettleSource, now: Date): Settlement | "final" {
+  const { payment } = basis;
   const identifier = observation.kind === "read" ? observation.order.identifier : observation.identifier;
   const status = observation.kind === "read" ? observation.order.status : observation.status;
+  if (payment.gatewayOrderId && payment.gatewayOrderId !== identifier) {
+    throw new PaymentOrderMismatchError(`payment ${payment.id} belongs to another gateway order`);
+  }
+  const current = stateOf(payment);
+  if (observation.kind === "signed_webhook" && isFinalPaymentState(current)) return "final";
+  const decision = decideForParsedStatus(status);
+  const next = nextState(current, stateForDecision(decision));
+
+  let attention: { reason: AttentionReason; detail: string } | null;
+  let columns: SettledColumns;
+  let transactions: SettledTransaction[] = [];
+  if (observation.kind === "read") {
+    const order = observation.order;
+    if (basis.knownTransactions === undefined) throw new Error("a gateway read settles from a row read with its transactions");
+    const readTarget = stateForDecision(decision);
+    const contradicted = payment.unverifiedSince !== null && readTarget !== null && readTarget !== current;
+    attention = contradicted
+      ? { reason: "webhook_mismatch", detail: mismatchDetail(payment.gatewayStatus, order.status.code) }
+      : attentionFor(payment, current, order, decision, basis.knownTransactions);
+    columns = {
+      state: next,
+      gatewayStatus: order.status.code,
+      inputCurrency: order.currency_id,
+      cryptoAmount: order.crypto_amount,
+      receivedAmount: order.received_amount,
+      percentage: order.percentage,
+      address: order.address,
+      tagMemo: order.tag_memo || null,
+      expiresAt: order.expired_time ? new Date(order.expired_time) : null,
+      lastCheckedAt: now,
+      unverifiedSince: null,
+    };
+    transactions = order.transactions.map((transaction) => ({
+      txHash: transaction.tx_hash,
+      currency: transaction.currency,
+      amount: transaction.amount,
+      confirmed: transaction.confirmed,
+      block: transaction.block === null ? null : Number(transaction.block),
+      seenAt: new Date(transaction.created_at),
+    }));
+  } else {
+    attention = decision.kind === "reject" && decision.attention ? { reason: decision.attention, detail: decision.merchantMessage } : null;
+    columns = { state: next, gatewayStatus: status.code, unverifiedSince: now };
+  }
+  if (attention) Object.assign(columns, { attention: attention.reason, attentionDetail: attention.detail, attentionResolvedAt: null });
+  if (!payment.gatewayOrderId) columns.gatewayOrderId = identifier;
+
+  // The timeline's entries of this settlement, in order.
+  const events: { type: string; detail: unknown }[] = [];
+  if (payment.gatewayStatus !== status.code) {
+    const percentage = observation.kind === "read" ? observation.order.percentage : undefined;
+    events.push({ type: "gateway_status", detail: { from: payment.gatewayStatus, to: status.code, source, percentage } });
+  }
+  if (next !== current) events.push({ type: "state", detail: { from: current, to: next, source } });
+  if (attention) events.push({ type: "attention", detail: attention });
+  if (observation.kind === "read" && payment.unverifiedSince !== null && !attention) events.push({ type: "verified", detail: { status: status.code, source } });
+
+  let message: SettlementWrite["message"] = null;
+  if (next !== current && (next === "paid" || next === "failed")) {
+    const payload: OutboxPayload =
+      decision.kind === "reject"
+        ? { kind: "payment.reject", gid: payment.gid, code: decision.code, merchantMessage: decision.merchantMessage }
+        : { kind: "payment.resolve", gid: payment.gid };
+    message = { shopDomain: basis.shopDomain, kind: payload.kind, dedupeKey: finalMessageKey(payment.id), payload: JSON.stringify(payload) };
+  }
+
+  // Always later than the row's own, even within one millisecond: the next writer's guard sees a new version.
+  const updatedAt = new Date(Math.max(Date.now(), payment.updatedAt.getTime() + 1));
+  return {
+    decision,
+    payment: { ...payment, ...columns, updatedAt },
+    write: {
+      paymentId: payment.id,
+      seen: { state: payment.state, updatedAt: payment.updatedAt },
+      columns,
+      updatedAt,
+      events: events.map((event) => ({ type: event.type, detail: JSON.stringify(event.detail) })),
+      at: now,
+      transactions,
+      message,
+    },
+  };
+}
+
+async function settle(deps: PaymentsDeps, paymentId: string, observation: GatewayObservation, source: SettleSource, seen?: SeenPayment): Promise<SettleResult | null> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const outcome = await deps.db.$transaction(async (tx) => {
-      const payment = await tx.payment.findUnique({ where: { id: paymentId }, include: { shop: true } });
-      if (!payment) throw new Error(`payment ${paymentId} not found`);
-      if (payment.gatewayOrderId && payment.gatewayOrderId !== identifier) {
-        throw new PaymentOrderMismatchError(`payment ${paymentId} belongs to another gateway order`);
-      }
-      const now = deps.clock.now();
-      const current = stateOf(payment);
-      if (observation.kind === "signed_webhook" && isFinalPaymentState(current)) return "final" as const;
-      const decision = decideForParsedStatus(status);
-      const next = nextState(current, stateForDecision(decision));
-      const statusChanged = payment.gatewayStatus !== status.code;
-
-      let attention: { reason: AttentionReason; detail: string } | null;
-      let data: Prisma.PaymentUpdateManyMutationInput;
-      if (observation.kind === "read") {
-        const order = observation.order;
-        const readTarget = stateForDecision(decision);
-        const contradicted = payment.unverifiedSince !== null && readTarget !== null && readTarget !== current;
-        const knownTransactions = await tx.paymentTransaction.count({ where: { paymentId } });
-        attention = contradicted
-          ? { reason: "webhook_mismatch", detail: mismatchDetail(payment.gatewayStatus, order.status.code) }
-          : attentionFor(payment, current, order, decision, knownTransactions);
-        data = {
-          state: next,
-          gatewayStatus: order.status.code,
-          inputCurrency: order.currency_id,
-          cryptoAmount: order.crypto_amount,
-          receivedAmount: order.received_amount,
-          percentage: order.percentage,
-          address: order.address,
-          tagMemo: order.tag_memo || null,
-          expiresAt: order.expired_time ? new Date(order.expired_time) : null,
-          lastCheckedAt: now,
-          unverifiedSince: null,
-        };
-      } else {
-        attention = decision.kind === "reject" && decision.attention ? { reason: decision.attention, detail: decision.merchantMessage } : null;
-        data = { state: next, gatewayStatus: status.code, unverifiedSince: now };
-      }
-      if (attention) Object.assign(data, { attention: attention.reason, attentionDetail: attention.detail, attentionResolvedAt: null });
-
-      // Optimistic concurrency: only the writer that saw the current state moves it.
-      const updated = await tx.payment.updateMany({
-        where: { id: paymentId, state: current, updatedAt: payment.updatedAt },
-        data: { ...data, ...(payment.gatewayOrderId ? {} : { gatewayOrderId: identifier }) },
-      });
-      if (updated.count !== 1) return null;
-
-      // The timeline's entries of this settlement, in one insert (their ids keep this order).
-      const events: { type: string; detail: unknown }[] = [];
-      if (statusChanged) {
-        const percentage = observation.kind === "read" ? observation.order.percentage : undefined;
-        events.push({ type: "gateway_status", detail: { from: payment.gatewayStatus, to: status.code, source, percentage } });
-      }
-      if (next !== current) events.push({ type: "state", detail: { from: current, to: next, source } });
-      if (attention) events.push({ type: "attention", detail: attention });
-      if (observation.kind === "read" && payment.unverifiedSince !== null && !attention) events.push({ type: "verified", detail: { status: status.code, source } });
-      if (events.length > 0) {
-        await tx.paymentEvent.createMany({ data: events.map((event) => ({ paymentId, type: event.type, detail: JSON.stringify(event.detail), at: now })) });
-      }
-      for (const transaction of observation.kind === "read" ? observation.order.transactions : []) {
-        await tx.paymentTransaction.upsert({
-          where: { paymentId_txHash: { paymentId, txHash: transaction.tx_hash } },
-          create: {
-            paymentId,
-            txHash: transaction.tx_hash,
-            currency: transaction.currency,
-            amount: transaction.amount,
-            confirmed: transaction.confirmed,
-            block: transaction.block === null ? null : Number(transaction.block),
-            seenAt: new Date(transaction.created_at),
-          },
-          update: { confirmed: transaction.confirmed, block: transaction.block === null ? null : Number(transaction.block) },
-        });
-      }
-
-      let finalMessage: OutboxMessage | null = null;
-      if (next !== current && (next === "paid" || next === "failed")) {
-        finalMessage = await enqueue(tx, {
-          shopDomain: payment.shop.shopDomain,
-          paymentId,
-          dedupeKey: `payment:${paymentId}:final`,
-          payload:
-            decision.kind === "reject"
-              ? { kind: "payment.reject", gid: payment.gid, code: decision.code, merchantMessage: decision.merchantMessage }
-              : { kind: "payment.resolve", gid: payment.gid },
-          now,
-        });
-      }
-      const fresh = await tx.payment.findUniqueOrThrow({ where: { id: paymentId } });
-      return { payment: fresh, decision, finalMessage };
-    });
-    if (outcome === "final") return null;
-    if (outcome) {
-      if (outcome.finalMessage) deps.notify?.outbox();
-      return outcome;
-    }
+    // Optimistic concurrency: decided from a row, written only while the row is unchanged.
+    const basis = attempt === 0 && seen ? seen : await readBasis(deps, paymentId);
+    const settlement = decideSettlement(basis, observation, source, deps.clock.now());
+    if (settlement === "final") return null;
+    const written = await writeSettlement(deps.sql, settlement.write);
+    if (!written) continue;
+    if (written.messageId) deps.notify?.outbox();
+    return { payment: settlement.payment, decision: settlement.decision, finalMessage: written.messageId ? { id: written.messageId } : null };
   }
   throw new Error(`payment ${paymentId} kept changing while it was being settled`);
 }

@@ -77,6 +77,7 @@ export async function profileSessions(app: AppServices, shopDomain: string, bodi
     execute: (statement) => timed(name(statement), () => app.sql.execute(statement)),
     query: (statement) => timed(name(statement), () => app.sql.query(statement)),
     executeInTransaction: (statements) => timed(`${name(statements[0]!)} (+${statements.length - 1} in a transaction)`, () => app.sql.executeInTransaction(statements)),
+    inTransaction: (work) => timed("sql: transaction", () => app.sql.inTransaction(work)),
   };
   let httpMs = 0;
   const timedFetch: typeof fetch = async (input, init) => {

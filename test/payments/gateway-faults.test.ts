@@ -59,6 +59,7 @@ it("the order's quota slot is taken while the session is recorded, and the order
     execute: (statement) => observed([statement], () => base.sql.execute(statement)),
     query: (statement) => observed([statement], () => base.sql.query(statement)),
     executeInTransaction: (statements) => observed(statements, () => base.sql.executeInTransaction(statements)),
+    inTransaction: (work) => base.sql.inTransaction(work),
   };
   const watchedFetch: typeof fetch = async (input, init) => {
     if (init?.method === "POST" && String(input).endsWith("/orders/")) events.push("order sent");

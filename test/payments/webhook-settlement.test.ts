@@ -6,6 +6,8 @@ import { hashDeviceKey } from "../../app/gateway/quota";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
+import { settleFromSignedWebhook } from "../../app/payments/settle-payment";
+import { parseGatewayStatus } from "../../app/gateway/statuses";
 import { LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { stackForFile, waitFor } from "../support/stack";
@@ -137,4 +139,25 @@ it("lists one shop's orders at most once per spacing interval, however many paym
   expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(0);
   offsetMs += LIST_SPACING_MS - 16 * 60_000;
   expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(1);
+});
+
+it("a signed webhook settles from the row its batch read, and decides again from a fresh read when that row changed since", async () => {
+  const { payment, orderId } = await pendingPayment();
+  const seen = { payment: await db().payment.findUniqueOrThrow({ where: { id: payment.id } }), shopDomain: stack().shopDomain };
+  // Another writer moves the payment after the batch read it (a shopper's return reading AC).
+  await db().payment.update({ where: { id: payment.id }, data: { gatewayStatus: "AC" } });
+  const completed = parseGatewayStatus("CO");
+  if (!completed.known) throw new Error("CO is a known status");
+
+  const settled = await settleFromSignedWebhook(stack().services, seen, { identifier: orderId, status: completed });
+  expect(settled?.payment.state).toBe("paid");
+  expect(settled?.finalMessage).not.toBeNull();
+  const statusEvents = await db().paymentEvent.findMany({ where: { paymentId: payment.id, type: "gateway_status" }, orderBy: [{ at: "asc" }, { id: "asc" }] });
+  // Decided from the fresh row: the status moved from AC, as the row had it, not from the batch's PE.
+  expect(JSON.parse(statusEvents.at(-1)!.detail)).toMatchObject({ from: "AC", to: "CO", source: "signed_webhook" });
+  expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toEqual(settled!.payment);
+
+  // The same stale row again: the payment is final now, so nothing more is stored.
+  expect(await settleFromSignedWebhook(stack().services, seen, { identifier: orderId, status: completed })).toBeNull();
+  expect(await db().outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
 });

@@ -38,6 +38,7 @@ beforeAll(async () => {
     execute: (statement) => (failing ? fail() : real.execute(statement)),
     query: (statement) => (failing ? fail() : real.query(statement)),
     executeInTransaction: (statements) => (failing ? fail() : real.executeInTransaction(statements)),
+    inTransaction: (work) => (failing ? fail() : real.inTransaction(work)),
   };
   services = createServices(parseEnv({ NODE_ENV: "test", DATABASE_URL: url }), { db, sql, logger: createLogger({ level: "info", sink: (line) => lines.push(line) }) });
   const app = express();

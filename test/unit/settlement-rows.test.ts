@@ -1,0 +1,154 @@
+// A settlement's one write, on SQLite and PostgreSQL: the payment, its events, its on-chain
+// transactions and its final Shopify call are written together from the row the settlement
+// was decided on, or not at all when that row changed meanwhile; what it stores reads back
+// through the models as a model write would have stored it.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openAppDatabase, type Database } from "../../app/db/database.server";
+import type { PlainSql } from "../../app/db/plain-sql.server";
+import { applyMigrations } from "../../app/db/migrate.server";
+import { writeSettlement, type SettlementWrite } from "../../app/payments/settlement-rows.server";
+import type { Payment } from "../../generated/prisma/sqlite/client";
+import { createTestPostgresDatabase } from "../support/postgres";
+
+const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
+  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "settlement-rows-")), "app.db")}`, drop: async () => undefined }) },
+  { name: "PostgreSQL", open: createTestPostgresDatabase },
+];
+
+const T0 = new Date("2026-11-24T10:00:00.123Z");
+const later = (ms: number) => new Date(T0.getTime() + ms);
+
+describe.each(databases)("on $name", ({ open }) => {
+  let drop: () => Promise<void>;
+  let db: Database;
+  let sql: PlainSql;
+  let shopId: string;
+  let serial = 0;
+
+  beforeAll(async () => {
+    let url: string;
+    ({ url, drop } = await open());
+    await applyMigrations(url);
+    ({ db, sql } = openAppDatabase(url));
+    shopId = (await db.shop.create({ data: { shopDomain: "settle.myshopify.com", webhookToken: "settle-webhook-token-0001" }, select: { id: true } })).id;
+  });
+  afterAll(async () => {
+    await db?.$disconnect();
+    await drop?.();
+  });
+
+  async function openPayment(): Promise<Payment> {
+    serial++;
+    return db.payment.create({
+      data: {
+        shopId,
+        shopifyPaymentId: `settle-${serial}`,
+        gid: `gid://shopify/PaymentSession/settle-${serial}`,
+        groupId: `group-${serial}`,
+        amount: "49.90",
+        currency: "EUR",
+        test: true,
+        kind: "sale",
+        cancelUrl: "https://shop.example/cancel",
+        gatewayEnv: "sandbox",
+        state: "awaiting_payment",
+        gatewayOrderId: `order-${serial}`,
+        gatewayStatus: "PE",
+      },
+    });
+  }
+
+  const paid = (payment: Payment, overrides: Partial<SettlementWrite> = {}): SettlementWrite => ({
+    paymentId: payment.id,
+    seen: { state: payment.state, updatedAt: payment.updatedAt },
+    columns: {
+      state: "paid",
+      gatewayStatus: "CO",
+      receivedAmount: "0.00082893",
+      expiresAt: later(900_000),
+      lastCheckedAt: T0,
+      unverifiedSince: null,
+      attention: null,
+    },
+    updatedAt: new Date(payment.updatedAt.getTime() + 1),
+    events: [
+      { type: "gateway_status", detail: '{"from":"PE","to":"CO"}' },
+      { type: "state", detail: '{"from":"awaiting_payment","to":"paid"}' },
+    ],
+    at: T0,
+    transactions: [
+      { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: false, block: null, seenAt: later(-60_000) },
+      { txHash: "tx-b", currency: "BTC", amount: "0.00032893", confirmed: true, block: 870_001, seenAt: later(-30_000) },
+    ],
+    message: { shopDomain: "settle.myshopify.com", kind: "payment.resolve", dedupeKey: `payment:${payment.id}:final`, payload: '{"kind":"payment.resolve"}' },
+    ...overrides,
+  });
+
+  it("writes the payment, its events in order, its transactions and its final call together", async () => {
+    const payment = await openPayment();
+    const write = paid(payment);
+    const written = await writeSettlement(sql, write);
+
+    const message = await db.outboxMessage.findUniqueOrThrow({ where: { dedupeKey: write.message!.dedupeKey } });
+    expect(written).toEqual({ messageId: message.id });
+    expect(message).toMatchObject({ paymentId: payment.id, kind: "payment.resolve", status: "pending", attempts: 0, nextAttemptAt: T0, lockedBy: null });
+    const stored = await db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(stored).toEqual({ ...payment, ...write.columns, updatedAt: write.updatedAt });
+    const events = await db.paymentEvent.findMany({ where: { paymentId: payment.id }, orderBy: [{ at: "asc" }, { id: "asc" }] });
+    expect(events.map((e) => [e.type, e.detail, e.at])).toEqual(write.events.map((e) => [e.type, e.detail, T0]));
+    const transactions = await db.paymentTransaction.findMany({ where: { paymentId: payment.id }, orderBy: { txHash: "asc" } });
+    expect(transactions.map(({ id: _id, ...t }) => t)).toEqual(write.transactions.map((t) => ({ paymentId: payment.id, ...t })));
+  });
+
+  it("writes nothing when the payment changed since it was seen", async () => {
+    const payment = await openPayment();
+    // Another writer moved it first (its own version of the row).
+    const moved = await db.payment.update({ where: { id: payment.id }, data: { gatewayStatus: "AC" } });
+    expect(await writeSettlement(sql, paid(payment))).toBeNull();
+    // Same state, a different version: still nothing.
+    expect(await writeSettlement(sql, paid({ ...payment, updatedAt: later(-1) }))).toBeNull();
+
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toEqual(moved);
+    expect(await db.paymentEvent.count({ where: { paymentId: payment.id } })).toBe(0);
+    expect(await db.paymentTransaction.count({ where: { paymentId: payment.id } })).toBe(0);
+    expect(await db.outboxMessage.count({ where: { paymentId: payment.id } })).toBe(0);
+    // From the row as it is now, it is written.
+    expect(await writeSettlement(sql, paid(moved))).not.toBeNull();
+  });
+
+  it("of two settlements decided on the same row, concurrently, exactly one is written", async () => {
+    const payment = await openPayment();
+    const results = await Promise.all([writeSettlement(sql, paid(payment)), writeSettlement(sql, paid(payment, { events: [{ type: "other", detail: "{}" }] }))]);
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+    expect(await db.outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
+    const events = await db.paymentEvent.findMany({ where: { paymentId: payment.id } });
+    expect(events.map((e) => e.type)).toEqual(results[0] ? ["gateway_status", "state"] : ["other"]);
+  });
+
+  it("keeps the final call already stored, and updates a known transaction's confirmation", async () => {
+    const payment = await openPayment();
+    const first = await writeSettlement(sql, paid(payment, { columns: { gatewayStatus: "AC" }, events: [], message: null }));
+    expect(first).toEqual({ messageId: null });
+    const existing = await db.outboxMessage.create({
+      data: { shopDomain: "settle.myshopify.com", paymentId: payment.id, kind: "payment.reject", dedupeKey: `payment:${payment.id}:final`, payload: "{}" },
+    });
+    const seen = await db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    const write = paid(seen, {
+      transactions: [
+        { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: false, block: null, seenAt: later(-60_000) },
+        // The same hash reported twice in one answer: the last report wins.
+        { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: true, block: 870_002, seenAt: later(-60_000) },
+      ],
+    });
+    expect(await writeSettlement(sql, write)).toEqual({ messageId: existing.id });
+    expect(await db.outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
+    const transactions = await db.paymentTransaction.findMany({ where: { paymentId: payment.id }, orderBy: { txHash: "asc" } });
+    expect(transactions.map((t) => [t.txHash, t.confirmed, t.block])).toEqual([
+      ["tx-a", true, 870_002],
+      ["tx-b", true, 870_001],
+    ]);
+  });
+});
