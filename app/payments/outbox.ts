@@ -14,7 +14,8 @@ import { classifyUserErrors } from "~/shopify/payments-apps/classify-user-errors
 import type { PaymentsAppsClient, PaymentsAppsResult } from "~/shopify/payments-apps/client";
 import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
 import { PAYMENT_SESSION_REJECTION_CODES, PENDING_REASONS } from "~/shopify/payments-apps/outcome";
-import type { PaymentsDeps } from "./deps";
+import type { PaymentsDeps, ShopifyDirectory } from "./deps";
+import { recordDelivery } from "./outbox-rows.server";
 
 const gid = z.string().min(1);
 export const outboxPayloadSchema = z.discriminatedUnion("kind", [
@@ -86,12 +87,11 @@ const CLAIM_MS = 30_000;
 
 async function claim(deps: PaymentsDeps, id: string, worker: string): Promise<OutboxMessage | null> {
   const now = deps.clock.now();
-  const claimed = await deps.db.outboxMessage.updateMany({
+  const [claimed] = await deps.db.outboxMessage.updateManyAndReturn({
     where: { id, status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
     data: { lockedBy: worker, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
   });
-  if (claimed.count !== 1) return null;
-  return deps.db.outboxMessage.findUnique({ where: { id } });
+  return claimed ?? null;
 }
 
 export type DeliveryResult = "done" | "failed" | "retry" | "skipped";
@@ -128,55 +128,35 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
 
   const outcome = result.value;
   const verdict = classifyUserErrors(outcome);
-  await deps.db.$transaction(async (tx) => {
-    await tx.outboxMessage.update({
-      where: { id: message.id },
-      data: {
-        attempts,
-        status: verdict.ok ? "done" : "failed",
-        doneAt: now(),
-        lockedBy: null,
-        lockedUntil: null,
-        lastError: verdict.ok ? null : verdict.message,
-        result: JSON.stringify({ state: outcome.state, redirectUrl: outcome.redirectUrl, userErrors: outcome.userErrors }),
-      },
-    });
-    if (message.paymentId) await recordShopifyAnswer(tx, message.paymentId, payload, outcome.redirectUrl, outcome.state?.code ?? null, verdict, now());
+  const paymentOutcome = PAYMENT_OUTCOMES[payload.kind];
+  await recordDelivery(deps.sql, {
+    messageId: message.id,
+    attempts,
+    status: verdict.ok ? "done" : "failed",
+    lastError: verdict.ok ? null : verdict.message,
+    result: JSON.stringify({ state: outcome.state, redirectUrl: outcome.redirectUrl, userErrors: outcome.userErrors }),
+    at: now(),
+    payment:
+      message.paymentId && paymentOutcome
+        ? {
+            id: message.paymentId,
+            answer: verdict.ok
+              ? { accepted: true, outcome: paymentOutcome, state: outcome.state?.code ?? null, redirectUrl: outcome.redirectUrl, alreadyInState: verdict.alreadyInState }
+              : { accepted: false, call: payload.kind, message: verdict.message },
+          }
+        : null,
   });
   if (verdict.ok) log.info("Shopify call delivered", { attempts, alreadyInState: verdict.alreadyInState });
   else log.error("Shopify refused the call", { attempts, reason: verdict.message });
   return verdict.ok ? "done" : "failed";
 }
 
-async function recordShopifyAnswer(
-  tx: Tx,
-  paymentId: string,
-  payload: OutboxPayload,
-  redirectUrl: string | null,
-  state: string | null,
-  verdict: ReturnType<typeof classifyUserErrors>,
-  at: Date,
-): Promise<void> {
-  const outcome = payload.kind === "payment.resolve" ? "resolved" : payload.kind === "payment.reject" ? "rejected" : payload.kind === "payment.pending" ? "pending" : null;
-  if (!outcome) return;
-  if (!verdict.ok) {
-    await tx.payment.update({ where: { id: paymentId }, data: { attention: "shopify_error", attentionDetail: verdict.message, attentionResolvedAt: null } });
-    await tx.paymentEvent.create({ data: { paymentId, type: "shopify_refused", detail: JSON.stringify({ call: payload.kind, message: verdict.message }), at } });
-    return;
-  }
-  const current = await tx.payment.findUnique({ where: { id: paymentId }, select: { shopifyOutcome: true } });
-  // A late pending answer never overwrites a final one.
-  const keepFinal = outcome === "pending" && (current?.shopifyOutcome === "resolved" || current?.shopifyOutcome === "rejected");
-  await tx.payment.update({
-    where: { id: paymentId },
-    data: {
-      ...(keepFinal ? {} : { shopifyOutcome: outcome, shopifyState: state }),
-      ...(redirectUrl && !keepFinal ? { nextActionUrl: redirectUrl } : {}),
-      ...(outcome === "pending" ? { pendingSentAt: at } : { finalizedAt: at }),
-    },
-  });
-  await tx.paymentEvent.create({ data: { paymentId, type: `shopify_${outcome}`, detail: JSON.stringify({ state, alreadyInState: verdict.alreadyInState }), at } });
-}
+/** The payment's Shopify outcome each call records; the other calls leave the payment as it is. */
+const PAYMENT_OUTCOMES: Partial<Record<OutboxPayload["kind"], "resolved" | "rejected" | "pending">> = {
+  "payment.resolve": "resolved",
+  "payment.reject": "rejected",
+  "payment.pending": "pending",
+};
 
 /** Claims and delivers one message now (the shopper is waiting); false when another worker holds it or it failed. */
 export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise<DeliveryResult> {
@@ -204,14 +184,18 @@ export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: 
     select: { id: true, paymentId: true },
   });
   const inOrder = Map.groupBy(due, (message) => message.paymentId ?? message.id);
+  // One access token lookup per shop for the whole pass, not one per message.
+  const clients = new Map<string, ReturnType<ShopifyDirectory["forShop"]>>();
+  const forShop = (shopDomain: string) => clients.get(shopDomain) ?? clients.set(shopDomain, deps.shopify.forShop(shopDomain)).get(shopDomain)!;
+  const pass: PaymentsDeps = { ...deps, shopify: { forShop } };
   await pMap(
     inOrder.values(),
     async (messages) => {
       for (const { id } of messages) {
-        const message = await claim(deps, id, options.worker);
+        const message = await claim(pass, id, options.worker);
         if (!message) return;
         try {
-          counts[await deliverClaimed(deps, message)]++;
+          counts[await deliverClaimed(pass, message)]++;
         } catch (error) {
           deps.logger.error("Outbox delivery crashed", { outboxId: id, error });
           await deps.db.outboxMessage.update({ where: { id }, data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(now.getTime() + 5_000) } });

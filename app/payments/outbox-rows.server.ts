@@ -1,0 +1,83 @@
+// What a delivered outbox message leaves behind, as one write in plain SQL: the message
+// done (or failed, when Shopify refused it), and for a payment's call, the payment's
+// Shopify side and its timeline entry. A single statement on PostgreSQL, one transaction
+// on SQLite, instead of an interactive transaction of six round trips.
+import { Prisma } from "../../generated/prisma/sqlite/client";
+import { insertWhere, quotedName, type PlainSql } from "~/db/plain-sql.server";
+import { newRowId } from "./session-rows.server";
+
+/** What Shopify's answer to a payment's call means for the payment. */
+export type PaymentAnswer =
+  /** Shopify took it: "pending" never replaces a final outcome already recorded. */
+  | { accepted: true; outcome: "resolved" | "rejected" | "pending"; state: string | null; redirectUrl: string | null; alreadyInState: boolean }
+  /** Shopify refused it: a person must look. */
+  | { accepted: false; call: string; message: string };
+
+export interface DeliveryRecord {
+  messageId: string;
+  attempts: number;
+  /** "done", or "failed" when Shopify refused the call. */
+  status: "done" | "failed";
+  lastError: string | null;
+  result: string;
+  at: Date;
+  /** The payment the call was about, when it was a payment's call. */
+  payment: { id: string; answer: PaymentAnswer } | null;
+}
+
+const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
+
+/** `"a" = $1, ...`, where a value may be an expression of the row's own columns. */
+function assignments(values: Record<string, unknown>): Prisma.Sql {
+  return Prisma.join(Object.entries(values).map(([name, value]) => Prisma.sql`${quotedName(name)} = ${value}`));
+}
+
+/** The payment's update and its timeline entry. */
+function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
+  if (!answer.accepted) {
+    return {
+      columns: { attention: "shopify_error", attentionDetail: answer.message, attentionResolvedAt: null },
+      event: { type: "shopify_refused", detail: JSON.stringify({ call: answer.call, message: answer.message }) },
+    };
+  }
+  const columns: Record<string, unknown> = answer.outcome === "pending" ? { pendingSentAt: at } : { finalizedAt: at };
+  // A late pending answer never overwrites a final one (each CASE reads the row as it was).
+  const unlessFinal = (column: string, value: unknown) =>
+    answer.outcome === "pending" ? Prisma.sql`CASE WHEN "shopifyOutcome" IN ${FINAL_OUTCOMES} THEN ${quotedName(column)} ELSE ${value} END` : value;
+  columns.shopifyOutcome = unlessFinal("shopifyOutcome", answer.outcome);
+  columns.shopifyState = unlessFinal("shopifyState", answer.state);
+  if (answer.redirectUrl) columns.nextActionUrl = unlessFinal("nextActionUrl", answer.redirectUrl);
+  return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify({ state: answer.state, alreadyInState: answer.alreadyInState }) } };
+}
+
+/** Records a delivered message, atomically. A payment deleted meanwhile (its shop's data erased) leaves the message done alone. */
+export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Promise<void> {
+  const now = new Date();
+  const message = Prisma.sql`UPDATE "OutboxMessage" SET ${assignments({
+    attempts: record.attempts,
+    status: record.status,
+    doneAt: record.at,
+    lockedBy: null,
+    lockedUntil: null,
+    lastError: record.lastError,
+    result: record.result,
+    updatedAt: now,
+  })} WHERE "id" = ${record.messageId}`;
+  if (!record.payment) {
+    await sql.execute(message);
+    return;
+  }
+  const { id: paymentId, answer } = record.payment;
+  const writes = paymentWrites(answer, record.at);
+  const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: now })} WHERE "id" = ${paymentId}`;
+  const event = (onlyIf: Prisma.Sql) =>
+    insertWhere(sql.kind, "PaymentEvent", { id: newRowId(), paymentId, type: writes.event.type, detail: writes.event.detail, at: record.at }, onlyIf);
+
+  if (sql.kind === "postgresql") {
+    await sql.execute(Prisma.sql`
+      WITH "message" AS (${message} RETURNING "id"), "payment" AS (${payment} RETURNING "id")
+      ${event(Prisma.sql`EXISTS (SELECT 1 FROM "payment")`)}`);
+    return;
+  }
+  await sql.executeInTransaction([message, payment, event(Prisma.sql`EXISTS (SELECT 1 FROM "Payment" WHERE "id" = ${paymentId})`)]);
+}

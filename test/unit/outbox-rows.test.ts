@@ -1,0 +1,154 @@
+// A delivered outbox message's record, on SQLite and PostgreSQL: the message, the payment's
+// Shopify side and its timeline entry are written together; a late pending answer never
+// replaces a final outcome; a refusal flags the payment; a payment erased meanwhile leaves
+// the message done alone.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openAppDatabase, type Database } from "../../app/db/database.server";
+import type { PlainSql } from "../../app/db/plain-sql.server";
+import { applyMigrations } from "../../app/db/migrate.server";
+import { recordDelivery, type PaymentAnswer } from "../../app/payments/outbox-rows.server";
+import { createTestPostgresDatabase } from "../support/postgres";
+
+const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
+  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "outbox-rows-")), "app.db")}`, drop: async () => undefined }) },
+  { name: "PostgreSQL", open: createTestPostgresDatabase },
+];
+
+const AT = new Date("2026-11-24T11:00:00.456Z");
+
+describe.each(databases)("on $name", ({ open }) => {
+  let drop: () => Promise<void>;
+  let db: Database;
+  let sql: PlainSql;
+  let shopId: string;
+  let serial = 0;
+
+  beforeAll(async () => {
+    let url: string;
+    ({ url, drop } = await open());
+    await applyMigrations(url);
+    ({ db, sql } = openAppDatabase(url));
+    shopId = (await db.shop.create({ data: { shopDomain: "outbox.myshopify.com", webhookToken: "outbox-webhook-token-0001" }, select: { id: true } })).id;
+  });
+  afterAll(async () => {
+    await db?.$disconnect();
+    await drop?.();
+  });
+
+  async function paymentWithMessage(kind: string) {
+    serial++;
+    const payment = await db.payment.create({
+      data: {
+        shopId,
+        shopifyPaymentId: `outbox-${serial}`,
+        gid: `gid://shopify/PaymentSession/outbox-${serial}`,
+        groupId: `group-${serial}`,
+        amount: "49.90",
+        currency: "EUR",
+        test: true,
+        kind: "sale",
+        cancelUrl: "https://shop.example/cancel",
+        gatewayEnv: "sandbox",
+        state: "paid",
+      },
+    });
+    const message = await db.outboxMessage.create({
+      data: { shopDomain: "outbox.myshopify.com", paymentId: payment.id, kind, dedupeKey: `outbox-${serial}:${kind}`, payload: "{}", lockedBy: "worker", lockedUntil: AT },
+    });
+    return { payment, message };
+  }
+
+  const deliver = (messageId: string, paymentId: string | null, answer: PaymentAnswer | null, status: "done" | "failed" = "done") =>
+    recordDelivery(sql, {
+      messageId,
+      attempts: 2,
+      status,
+      lastError: status === "failed" ? "refused" : null,
+      result: '{"state":null}',
+      at: AT,
+      payment: paymentId && answer ? { id: paymentId, answer } : null,
+    });
+
+  const resolved: PaymentAnswer = { accepted: true, outcome: "resolved", state: "RESOLVED", redirectUrl: "https://shop.example/next", alreadyInState: false };
+  const pending: PaymentAnswer = { accepted: true, outcome: "pending", state: "PENDING", redirectUrl: "https://shop.example/pending", alreadyInState: false };
+  const events = async (paymentId: string) => (await db.paymentEvent.findMany({ where: { paymentId }, orderBy: { id: "asc" } })).map((e) => [e.type, JSON.parse(e.detail), e.at]);
+
+  it("a resolve: the message done, the payment's Shopify side and its entry, together", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    // An old version of the row: the record must make a new one (a settlement's guard reads it).
+    const LONG_AGO = new Date("2026-01-01T00:00:00.000Z");
+    await db.payment.update({ where: { id: payment.id }, data: { updatedAt: LONG_AGO } });
+    await deliver(message.id, payment.id, resolved);
+
+    expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
+      status: "done",
+      attempts: 2,
+      doneAt: AT,
+      lockedBy: null,
+      lockedUntil: null,
+      lastError: null,
+      result: '{"state":null}',
+    });
+    const stored = await db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(stored).toMatchObject({ shopifyOutcome: "resolved", shopifyState: "RESOLVED", nextActionUrl: "https://shop.example/next", finalizedAt: AT, pendingSentAt: null });
+    expect(stored.updatedAt.getTime()).toBeGreaterThan(LONG_AGO.getTime());
+    expect(await events(payment.id)).toEqual([["shopify_resolved", { state: "RESOLVED", alreadyInState: false }, AT]]);
+  });
+
+  it("a pending answer after the final one keeps the final outcome, state and next action", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    await deliver(message.id, payment.id, resolved);
+    const late = await db.outboxMessage.create({
+      data: { shopDomain: "outbox.myshopify.com", paymentId: payment.id, kind: "payment.pending", dedupeKey: `outbox-${serial}:late`, payload: "{}" },
+    });
+    await deliver(late.id, payment.id, pending);
+
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({
+      shopifyOutcome: "resolved",
+      shopifyState: "RESOLVED",
+      nextActionUrl: "https://shop.example/next",
+      pendingSentAt: AT,
+    });
+    expect((await events(payment.id)).map(([type]) => type)).toEqual(["shopify_resolved", "shopify_pending"]);
+  });
+
+  it("a pending answer first is recorded as the outcome so far", async () => {
+    const { payment, message } = await paymentWithMessage("payment.pending");
+    await deliver(message.id, payment.id, pending);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({
+      shopifyOutcome: "pending",
+      shopifyState: "PENDING",
+      nextActionUrl: "https://shop.example/pending",
+      pendingSentAt: AT,
+      finalizedAt: null,
+    });
+  });
+
+  it("a refusal fails the message and flags the payment for a person", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    await deliver(message.id, payment.id, { accepted: false, call: "payment.resolve", message: "The payment session is already rejected." }, "failed");
+
+    expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "failed", lastError: "refused" });
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({
+      attention: "shopify_error",
+      attentionDetail: "The payment session is already rejected.",
+      shopifyOutcome: null,
+    });
+    expect(await events(payment.id)).toEqual([["shopify_refused", { call: "payment.resolve", message: "The payment session is already rejected." }, AT]]);
+  });
+
+  it("a payment erased meanwhile leaves the message done, and a call about no payment records the message alone", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    await db.payment.delete({ where: { id: payment.id } });
+    await deliver(message.id, payment.id, resolved);
+    expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "done" });
+    expect(await db.paymentEvent.count({ where: { paymentId: payment.id } })).toBe(0);
+
+    const configure = await db.outboxMessage.create({ data: { shopDomain: "outbox.myshopify.com", kind: "app.configure", dedupeKey: `configure-${serial}`, payload: "{}" } });
+    await deliver(configure.id, null, null);
+    expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: configure.id } })).toMatchObject({ status: "done", doneAt: AT });
+  });
+});
