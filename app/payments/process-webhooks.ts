@@ -26,11 +26,12 @@ const NO_ACTION_STATUSES = new Set(["NR", "PE", "AC"]);
 /** How long a webhook for an order we do not know yet is kept, in case its creation answer is still being stored. */
 const UNKNOWN_ORDER_GRACE_MS = 10 * 60_000;
 /**
- * Payments one pass settles at once: each settlement is a short transaction on its own
- * connection, so a burst of webhooks is not settled one round trip after another; kept well
- * under the pool (DATABASE_POOL_SIZE, 10 by default), which the requests share.
+ * Payments one pass settles at once, so a burst of webhooks is not settled one round trip
+ * after another. A settlement holds a pool connection (DATABASE_POOL_SIZE, 10 by default,
+ * shared with the requests) for one statement on PostgreSQL, so a waiting request waits for
+ * one statement at most, not for a whole transaction.
  */
-const SETTLE_CONCURRENCY = 4;
+const SETTLE_CONCURRENCY = 8;
 
 export interface InboxPassResult {
   processed: number;
