@@ -37,6 +37,18 @@ export function timeValue(kind: DatabaseKind, at: Date): Prisma.Sql {
 export const quotedName = (name: string): Prisma.Sql => Prisma.raw(`"${name}"`);
 
 /**
+ * `"a" = $1, "b" = $2` for an UPDATE's SET, from typed keys; a value may also be an SQL
+ * expression (`Prisma.sql`) of the row's own columns. Undefined values are left out.
+ */
+export function assignments(values: Record<string, unknown>): Prisma.Sql {
+  return Prisma.join(
+    Object.entries(values)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => Prisma.sql`${quotedName(name)} = ${value}`),
+  );
+}
+
+/**
  * `INSERT INTO "table" (columns) SELECT values WHERE onlyIf`: rows (one, or several with the
  * same columns) written only while a condition on other rows holds, checked in the same
  * statement (the caller may add ON CONFLICT). A select list's parameters have no type on

@@ -3,7 +3,7 @@
 // Shopify side and its timeline entry. A single statement on PostgreSQL, one transaction
 // on SQLite, instead of an interactive transaction of six round trips.
 import { Prisma } from "../../generated/prisma/sqlite/client";
-import { insertWhere, quotedName, type PlainSql } from "~/db/plain-sql.server";
+import { assignments, insertWhere, quotedName, type PlainSql } from "~/db/plain-sql.server";
 import { newRowId } from "./session-rows.server";
 
 /** What Shopify's answer to a payment's call means for the payment. */
@@ -26,11 +26,6 @@ export interface DeliveryRecord {
 }
 
 const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
-
-/** `"a" = $1, ...`, where a value may be an expression of the row's own columns. */
-function assignments(values: Record<string, unknown>): Prisma.Sql {
-  return Prisma.join(Object.entries(values).map(([name, value]) => Prisma.sql`${quotedName(name)} = ${value}`));
-}
 
 /** The payment's update and its timeline entry. */
 function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {

@@ -8,7 +8,7 @@
 import { randomFillSync } from "node:crypto";
 import { monotonicFactory } from "ulid";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
-import { insertWhere, quotedName, timeValue, type PlainSql } from "~/db/plain-sql.server";
+import { assignments, insertWhere, timeValue, type PlainSql } from "~/db/plain-sql.server";
 
 /**
  * The ulid's random part from a pool of cryptographic random bytes, refilled 4 KiB at a time.
@@ -79,15 +79,6 @@ export interface SessionEvent {
   type: string;
   detail: string;
   at: Date;
-}
-
-/** `"a" = $1, "b" = $2`: the names come from the typed keys above, never from input. */
-function assignments(values: Record<string, unknown>): Prisma.Sql {
-  return Prisma.join(
-    Object.entries(values)
-      .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => Prisma.sql`${quotedName(name)} = ${value}`),
-  );
 }
 
 /**

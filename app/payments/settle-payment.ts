@@ -7,6 +7,10 @@
 // signed webhook reporting a final status for an open payment. The second settles without
 // spending a gateway call and marks the payment unverified; the reconciler's next listing
 // of the shop's orders checks it and flags any disagreement for a person.
+//
+// A settlement is decided here, in memory, from the payment's row as it was read, and
+// written in one step (settlement-rows) only while the row is still that version; when
+// another writer got there first, it is decided again from a fresh read.
 import type { GatewayOrder } from "~/gateway/schemas";
 import type { GatewayStatus, ParsedGatewayStatus } from "~/gateway/statuses";
 import type { Payment } from "../../generated/prisma/sqlite/client";

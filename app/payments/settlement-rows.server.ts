@@ -6,7 +6,7 @@
 // The interactive transaction it replaced took about eight round trips per settlement, with
 // the payment's row locked for all of them (BENCHMARKS.md, problem 7).
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
-import { insertWhere, quotedName, type PlainSql, type PlainStatements } from "~/db/plain-sql.server";
+import { assignments, insertWhere, type PlainSql } from "~/db/plain-sql.server";
 import { newRowId } from "./session-rows.server";
 
 /** The payment columns a settlement may set. */
@@ -61,11 +61,6 @@ export interface SettlementWritten {
   messageId: string | null;
 }
 
-/** `"a" = $1, "b" = $2`: the names come from the typed keys above, never from input. */
-function assignments(values: Record<string, unknown>): Prisma.Sql {
-  return Prisma.join(Object.entries(values).map(([name, value]) => Prisma.sql`${quotedName(name)} = ${value}`));
-}
-
 /** The statements after the payment's update, each written only while `onlyIf` holds. */
 function followingInserts(kind: PlainSql["kind"], write: SettlementWrite, onlyIf: Prisma.Sql): Prisma.Sql[] {
   const inserts: Prisma.Sql[] = [];
@@ -111,7 +106,7 @@ export async function writeSettlement(sql: PlainSql, write: SettlementWrite): Pr
     return row?.moved ? { messageId: row.messageId } : null;
   }
 
-  return sql.inTransaction(async (tx: PlainStatements) => {
+  return sql.inTransaction(async (tx) => {
     if ((await tx.execute(update)) !== 1) return null;
     for (const insert of followingInserts(sql.kind, write, Prisma.sql`TRUE`)) await tx.execute(insert);
     if (!write.message) return { messageId: null };
