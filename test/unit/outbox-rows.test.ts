@@ -2,59 +2,25 @@
 // Shopify side and its timeline entry are written together; a late pending answer never
 // replaces a final outcome; a refusal flags the payment; a payment erased meanwhile leaves
 // the message done alone.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openAppDatabase, type Database } from "../../app/db/database.server";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../app/db/database.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
-import { applyMigrations } from "../../app/db/migrate.server";
 import { recordDelivery, type PaymentAnswer } from "../../app/payments/outbox-rows.server";
-import { createTestPostgresDatabase } from "../support/postgres";
-
-const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
-  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "outbox-rows-")), "app.db")}`, drop: async () => undefined }) },
-  { name: "PostgreSQL", open: createTestPostgresDatabase },
-];
+import { createPayment, ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
 
 const AT = new Date("2026-11-24T11:00:00.456Z");
 
-describe.each(databases)("on $name", ({ open }) => {
-  let drop: () => Promise<void>;
+describe.each(ROW_DATABASES)("on $name", (database) => {
   let db: Database;
   let sql: PlainSql;
-  let shopId: string;
   let serial = 0;
 
-  beforeAll(async () => {
-    let url: string;
-    ({ url, drop } = await open());
-    await applyMigrations(url);
-    ({ db, sql } = openAppDatabase(url));
-    shopId = (await db.shop.create({ data: { shopDomain: "outbox.myshopify.com", webhookToken: "outbox-webhook-token-0001" }, select: { id: true } })).id;
-  });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await drop?.();
-  });
+  const rows = rowsDatabaseForFile(database, { shopDomain: "outbox.myshopify.com", webhookToken: "outbox-webhook-token-0001" });
+  beforeAll(() => void ({ db, sql } = rows()));
 
   async function paymentWithMessage(kind: string) {
     serial++;
-    const payment = await db.payment.create({
-      data: {
-        shopId,
-        shopifyPaymentId: `outbox-${serial}`,
-        gid: `gid://shopify/PaymentSession/outbox-${serial}`,
-        groupId: `group-${serial}`,
-        amount: "49.90",
-        currency: "EUR",
-        test: true,
-        kind: "sale",
-        cancelUrl: "https://shop.example/cancel",
-        gatewayEnv: "sandbox",
-        state: "paid",
-      },
-    });
+    const payment = await createPayment(rows(), { state: "paid" });
     const message = await db.outboxMessage.create({
       data: { shopDomain: "outbox.myshopify.com", paymentId: payment.id, kind, dedupeKey: `outbox-${serial}:${kind}`, payload: "{}", lockedBy: "worker", lockedUntil: AT },
     });

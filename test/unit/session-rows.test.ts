@@ -1,27 +1,17 @@
 // The payment session's two plain-SQL writes, on SQLite and PostgreSQL: what they store reads
 // back through the models exactly as a model write would have stored it, each write is
 // atomic with its event, and concurrent duplicates record one payment.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client";
-import { openAppDatabase, type Database } from "../../app/db/database.server";
+import type { Database } from "../../app/db/database.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
-import { applyMigrations } from "../../app/db/migrate.server";
 import { insertSessionPayment, newRowId, storeSessionAnswer, type NewSessionPayment } from "../../app/payments/session-rows.server";
 import { readSessionShop, shopRowUnchanged, type SessionShop } from "../../app/shops/shop-rows.server";
-import { createTestPostgresDatabase } from "../support/postgres";
-
-const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
-  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "session-rows-")), "app.db")}`, drop: async () => undefined }) },
-  { name: "PostgreSQL", open: createTestPostgresDatabase },
-];
+import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
 
 const T0 = new Date("2026-11-22T10:00:00.123Z");
 
-describe.each(databases)("on $name", ({ open }) => {
-  let drop: () => Promise<void>;
+describe.each(ROW_DATABASES)("on $name", (database) => {
   let db: Database;
   let sql: PlainSql;
   let shopId: string;
@@ -52,18 +42,8 @@ describe.each(databases)("on $name", ({ open }) => {
   });
   const received = { type: "session_received", detail: '{"amount":"49.90"}', at: T0 };
 
-  beforeAll(async () => {
-    let url: string;
-    ({ url, drop } = await open());
-    await applyMigrations(url);
-    ({ db, sql } = openAppDatabase(url));
-    shopId = (await db.shop.create({ data: { shopDomain: "rows.myshopify.com", webhookToken: "rows-webhook-token-0001" }, select: { id: true } })).id;
-  });
-
-  afterAll(async () => {
-    await db?.$disconnect();
-    await drop?.();
-  });
+  const rows = rowsDatabaseForFile(database, { shopDomain: "rows.myshopify.com", webhookToken: "rows-webhook-token-0001" });
+  beforeAll(() => void ({ db, sql, shopId } = rows()));
 
   it("records a payment with its first event, read back through the model as written", async () => {
     const values = row({ test: false, customerPhone: "+34600000000", orderRequestedAt: null });

@@ -2,63 +2,27 @@
 // transactions and its final Shopify call are written together from the row the settlement
 // was decided on, or not at all when that row changed meanwhile; what it stores reads back
 // through the models as a model write would have stored it.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openAppDatabase, type Database } from "../../app/db/database.server";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../app/db/database.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
-import { applyMigrations } from "../../app/db/migrate.server";
 import { writeSettlement, type SettlementWrite } from "../../app/payments/settlement-rows.server";
 import type { Payment } from "../../generated/prisma/sqlite/client";
-import { createTestPostgresDatabase } from "../support/postgres";
-
-const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
-  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "settlement-rows-")), "app.db")}`, drop: async () => undefined }) },
-  { name: "PostgreSQL", open: createTestPostgresDatabase },
-];
+import { createPayment, ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
 
 const T0 = new Date("2026-11-24T10:00:00.123Z");
 const later = (ms: number) => new Date(T0.getTime() + ms);
 
-describe.each(databases)("on $name", ({ open }) => {
-  let drop: () => Promise<void>;
+describe.each(ROW_DATABASES)("on $name", (database) => {
   let db: Database;
   let sql: PlainSql;
-  let shopId: string;
   let serial = 0;
 
-  beforeAll(async () => {
-    let url: string;
-    ({ url, drop } = await open());
-    await applyMigrations(url);
-    ({ db, sql } = openAppDatabase(url));
-    shopId = (await db.shop.create({ data: { shopDomain: "settle.myshopify.com", webhookToken: "settle-webhook-token-0001" }, select: { id: true } })).id;
-  });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await drop?.();
-  });
+  const rows = rowsDatabaseForFile(database, { shopDomain: "settle.myshopify.com", webhookToken: "settle-webhook-token-0001" });
+  beforeAll(() => void ({ db, sql } = rows()));
 
   async function openPayment(): Promise<Payment> {
     serial++;
-    return db.payment.create({
-      data: {
-        shopId,
-        shopifyPaymentId: `settle-${serial}`,
-        gid: `gid://shopify/PaymentSession/settle-${serial}`,
-        groupId: `group-${serial}`,
-        amount: "49.90",
-        currency: "EUR",
-        test: true,
-        kind: "sale",
-        cancelUrl: "https://shop.example/cancel",
-        gatewayEnv: "sandbox",
-        state: "awaiting_payment",
-        gatewayOrderId: `order-${serial}`,
-        gatewayStatus: "PE",
-      },
-    });
+    return createPayment(rows(), { gatewayOrderId: `order-${serial}`, gatewayStatus: "PE" });
   }
 
   const paid = (payment: Payment, overrides: Partial<SettlementWrite> = {}): SettlementWrite => ({

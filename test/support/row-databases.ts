@@ -1,0 +1,68 @@
+// The databases of the plain-SQL row tests: each file runs its tests on a fresh SQLite file
+// and on a throwaway PostgreSQL database, migrated, with one shop.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openAppDatabase, type Database } from "../../app/db/database.server";
+import { applyMigrations } from "../../app/db/migrate.server";
+import type { PlainSql } from "../../app/db/plain-sql.server";
+import type { Payment, Prisma } from "../../generated/prisma/sqlite/client";
+import { forThisFile } from "./for-this-file";
+import { createTestPostgresDatabase } from "./postgres";
+
+export interface RowDatabase {
+  name: string;
+  open(): Promise<{ url: string; drop(): Promise<void> }>;
+}
+
+export const ROW_DATABASES: RowDatabase[] = [
+  { name: "SQLite", open: async () => ({ url: `file:${join(mkdtempSync(join(tmpdir(), "rows-")), "app.db")}`, drop: async () => undefined }) },
+  { name: "PostgreSQL", open: createTestPostgresDatabase },
+];
+
+export interface OpenedRows {
+  db: Database;
+  sql: PlainSql;
+  shopId: string;
+}
+
+/** The database for the describe block's tests, with the shop made; closed (and dropped) after them. */
+export function rowsDatabaseForFile(database: RowDatabase, shop: { shopDomain: string; webhookToken: string }): () => OpenedRows {
+  return forThisFile(
+    `the ${database.name} database`,
+    async () => {
+      const { url, drop } = await database.open();
+      await applyMigrations(url);
+      const { db, sql } = openAppDatabase(url);
+      const shopId = (await db.shop.create({ data: shop, select: { id: true } })).id;
+      return { db, sql, shopId, drop };
+    },
+    async ({ db, drop }) => {
+      await db.$disconnect();
+      await drop();
+    },
+  );
+}
+
+let payments = 0;
+
+/** A payment of the shop (sandbox, 49.90 EUR, awaiting payment unless `columns` say otherwise). */
+export function createPayment(rows: OpenedRows, columns: Partial<Prisma.PaymentUncheckedCreateInput> = {}): Promise<Payment> {
+  const n = ++payments;
+  return rows.db.payment.create({
+    data: {
+      shopId: rows.shopId,
+      shopifyPaymentId: `rows-${n}`,
+      gid: `gid://shopify/PaymentSession/rows-${n}`,
+      groupId: `group-${n}`,
+      amount: "49.90",
+      currency: "EUR",
+      test: true,
+      kind: "sale",
+      cancelUrl: "https://shop.example/cancel",
+      gatewayEnv: "sandbox",
+      state: "awaiting_payment",
+      ...columns,
+    },
+  });
+}
