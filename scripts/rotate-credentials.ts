@@ -2,12 +2,13 @@
 // (keeping the old one after it), re-seals every stored credential with the new key. Once
 // it reports 0 shops left on old keys, the old key can be removed from the list.
 import { env } from "../app/config/env.server";
-import { openDatabase } from "../app/db/database.server";
+import { openConfiguredDatabase } from "../app/db/database.server";
 import { createCredentialCipher } from "../app/shops/credential-cipher.server";
 import { rotateCredentialEncryption } from "../app/shops/shop-credentials.server";
 
 const config = env();
-const db = openDatabase(config.DATABASE_URL);
+// Its pool size as the app's (DATABASE_POOL_SIZE), on PostgreSQL.
+const { db } = openConfiguredDatabase(config);
 const cipher = createCredentialCipher(config.CREDENTIALS_ENCRYPTION_KEYS);
 const changed = await rotateCredentialEncryption(db, cipher);
 const again = await rotateCredentialEncryption(db, cipher);
