@@ -62,9 +62,9 @@ export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "order
 }
 
 /**
- * Claims up to `limit` due webhooks with one conditional update: the pass's own claim id
- * marks the rows it won, so a concurrent worker (or the pass of another instance) never
- * gets the same row, and a crashed pass's claims expire after CLAIM_MS.
+ * Claims up to `limit` due webhooks with one conditional update that returns the rows it
+ * won (marked with the pass's own claim id), so a concurrent worker (or the pass of another
+ * instance) never gets the same row, and a crashed pass's claims expire after CLAIM_MS.
  */
 async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Promise<GatewayWebhook[]> {
   const now = deps.clock.now();
@@ -77,11 +77,11 @@ async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Prom
   });
   if (due.length === 0) return [];
   const claimId = `${worker}/${randomUUID()}`;
-  await deps.db.gatewayWebhook.updateMany({
+  const claimed = await deps.db.gatewayWebhook.updateManyAndReturn({
     where: { ...claimable, id: { in: due.map((d) => d.id) } },
     data: { lockedBy: claimId, lockedUntil: new Date(now.getTime() + CLAIM_MS), attempts: { increment: 1 } },
   });
-  return deps.db.gatewayWebhook.findMany({ where: { lockedBy: claimId, processedAt: null }, orderBy: { receivedAt: "asc" } });
+  return claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
 }
 
 async function markProcessed(deps: PaymentsDeps, ids: string[], note: string | null): Promise<void> {
