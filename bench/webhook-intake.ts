@@ -143,91 +143,88 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
   await stack.app.call("memory.reset");
   const results: WebhookLevel[] = [];
   const db = openDatabase(options.databaseUrl);
-  const generator = await startChild<{ pid: number }>("./load-process.ts", {});
-  const bareDoor = await startChild<{ url: string }>("./bare-webhook-door.ts", { databaseUrl: options.databaseUrl, secretKeyHex: shop.secretKeyHex } satisfies BareWebhookDoorConfig);
-  // An unknown endpoint: the webhook route answers 404 before any database work (the bare door: 401, unsigned).
-  await generator.call("warm", { origin: stack.app.info.url, path: "/gateway/webhooks/warm-up", count: 200 });
-  await generator.call("warm", { origin: bareDoor.info.url, path: "/", count: 200 });
   try {
-    let offset = 0;
-    for (const { c, n } of levels) {
-      const batch = prepared.slice(offset, offset + n);
-      offset += n;
-      const load: SignedWebhookLoad = {
-        origin: stack.app.info.url,
-        path: `/gateway/webhooks/${shop.webhookToken}`,
-        secretKeyHex: shop.secretKeyHex,
-        bodies: batch.map((order) => order.body),
-        shape: c > 0 ? { kind: "closed", concurrency: c, timeLimitMs: 120_000 } : { kind: "stream", perSec: STEADY_PER_SEC, seed: 20261123 },
-      };
-      // The floor first, with the same bodies, arrivals and signing, while the app is idle.
-      const bare = await generator.call<LoadResult>("webhooks", { ...load, origin: bareDoor.info.url, path: "/" }, 180_000);
-      if ((bare.statuses["200"] ?? 0) !== n) problems.push(`concurrency ${c}: the bare door answered ${JSON.stringify(bare.statuses)}`);
-      await stack.app.call("loop.reset");
-      await stack.app.call("requests.reset");
-      const run = await generator.call<LoadResult>("webhooks", load, 180_000);
-      const appLoop = await stack.app.call<LoopStalls>("loop.stalls");
-      const answerInAppMs = await stack.app.call<LatencySummary>("requests.inApp");
-      const accepted = run.sent.filter((s) => s.status === 200);
-      if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
-      const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
-      if (options.workers) await pollUntil(() => ([...wanted].every((gid) => stack.standin.state.session(gid)?.state.code === "RESOLVED") ? true : null), 60_000, 25);
-      const resolveAt = new Map<string, number>();
-      for (const op of stack.standin.state.operations()) {
-        if (op.operationName !== "PaymentSessionResolve" || op.status !== 200) continue;
-        for (const gid of op.sessionIds) if (wanted.has(gid) && !resolveAt.has(gid)) resolveAt.set(gid, Date.parse(op.at));
+    const generator = await startChild<{ pid: number }>("./load-process.ts", {});
+    const bareDoor = await startChild<{ url: string }>("./bare-webhook-door.ts", { databaseUrl: options.databaseUrl, secretKeyHex: shop.secretKeyHex } satisfies BareWebhookDoorConfig);
+    // An unknown endpoint: the webhook route answers 404 before any database work (the bare door: 401, unsigned).
+    await generator.call("warm", { origin: stack.app.info.url, path: "/gateway/webhooks/warm-up", count: 200 });
+    await generator.call("warm", { origin: bareDoor.info.url, path: "/", count: 200 });
+    try {
+      let offset = 0;
+      for (const { c, n } of levels) {
+        const batch = prepared.slice(offset, offset + n);
+        offset += n;
+        const load: SignedWebhookLoad = {
+          origin: stack.app.info.url,
+          path: `/gateway/webhooks/${shop.webhookToken}`,
+          secretKeyHex: shop.secretKeyHex,
+          bodies: batch.map((order) => order.body),
+          shape: c > 0 ? { kind: "closed", concurrency: c, timeLimitMs: 120_000 } : { kind: "stream", perSec: STEADY_PER_SEC, seed: 20261123 },
+        };
+        // The floor first, with the same bodies, arrivals and signing, while the app is idle.
+        const bare = await generator.call<LoadResult>("webhooks", { ...load, origin: bareDoor.info.url, path: "/" }, 180_000);
+        if ((bare.statuses["200"] ?? 0) !== n) problems.push(`concurrency ${c}: the bare door answered ${JSON.stringify(bare.statuses)}`);
+        await stack.app.call("loop.reset");
+        await stack.app.call("requests.reset");
+        const run = await generator.call<LoadResult>("webhooks", load, 180_000);
+        const appLoop = await stack.app.call<LoopStalls>("loop.stalls");
+        const answerInAppMs = await stack.app.call<LatencySummary>("requests.inApp");
+        const accepted = run.sent.filter((s) => s.status === 200);
+        if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
+        const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
+        if (options.workers) await pollUntil(() => ([...wanted].every((gid) => stack.standin.state.session(gid)?.state.code === "RESOLVED") ? true : null), 60_000, 25);
+        const resolveAt = new Map<string, number>();
+        for (const op of stack.standin.state.operations()) {
+          if (op.operationName !== "PaymentSessionResolve" || op.status !== 200) continue;
+          for (const gid of op.sessionIds) if (wanted.has(gid) && !resolveAt.has(gid)) resolveAt.set(gid, Date.parse(op.at));
+        }
+        const toResolve = accepted.flatMap((s) => {
+          const at = resolveAt.get(batch[s.index]!.gid);
+          return at === undefined ? [] : [at - s.sentAt];
+        });
+        const firstSent = Math.min(...run.sent.map((s) => s.sentAt));
+        const lastResolve = Math.max(...resolveAt.values());
+        const answerMs = summarize(run.sent.map((s) => s.latencyMs));
+        const stagesMs = options.workers ? await resolveStages(db, batch.map((order) => order.orderId)) : null;
+        const bareAnswerMs = summarize(bare.sent.map((s) => s.latencyMs));
+        const level: WebhookLevel = {
+          concurrency: c,
+          webhooks: n,
+          answeredPerSec: round(run.throughput, 1),
+          statuses: run.statuses,
+          answerMs,
+          answerInAppMs,
+          webhookToResolveMs: options.workers ? summarize(toResolve) : null,
+          missingResolves: options.workers ? accepted.length - toResolve.length : 0,
+          settledPerSec: options.workers ? round((resolveAt.size / Math.max(1, lastResolve - firstSent)) * 1000, 1) : null,
+          stagesMs,
+          meetsTarget: { answerP99: false, resolveP99: null },
+          appLoop,
+          slowest: [...run.sent]
+            .sort((a, b) => b.latencyMs - a.latencyMs)
+            .slice(0, 3)
+            .map((s) => ({ ms: round(s.latencyMs), atSecond: round((s.sentAt - firstSent) / 1000, 1) })),
+          bareDoor: { answeredPerSec: round(bare.throughput, 1), statuses: bare.statuses, answerMs: bareAnswerMs },
+          ratio: { p50: round(answerMs.p50 / bareAnswerMs.p50), p99: round(answerMs.p99 / bareAnswerMs.p99) },
+        };
+        level.meetsTarget = {
+          answerP99: level.answerMs.p99 < TARGET.answerP99Ms,
+          resolveP99: level.webhookToResolveMs ? level.webhookToResolveMs.p99 < TARGET.webhookToResolveP99Ms : null,
+        };
+        results.push(level);
+        options.log(
+          `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms (in the app ${answerInAppMs.p50} / ${answerInAppMs.p99} ms; bare door ${level.bareDoor.answeredPerSec}/s, p50 ${bareAnswerMs.p50} ms p99 ${bareAnswerMs.p99} ms; x${level.ratio.p50} / x${level.ratio.p99})${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
+            (stagesMs ? `\n    stored to settled p50 ${stagesMs.storedToSettled.p50} ms p99 ${stagesMs.storedToSettled.p99} ms; settled to delivered to Shopify p50 ${stagesMs.settledToDelivered.p50} ms p99 ${stagesMs.settledToDelivered.p99} ms` : "") +
+            `\n    app event loop delay p99 ${appLoop.delayMs.p99} ms, max ${appLoop.delayMs.max} ms; GC ${appLoop.gc.count} pauses, longest ${appLoop.gc.maxMs} ms (${appLoop.gc.longest ?? "?"}); slowest answers ${level.slowest.map((s) => `${s.ms} ms at ${s.atSecond} s`).join(", ")}`,
+        );
       }
-      const toResolve = accepted.flatMap((s) => {
-        const at = resolveAt.get(batch[s.index]!.gid);
-        return at === undefined ? [] : [at - s.sentAt];
-      });
-      const firstSent = Math.min(...run.sent.map((s) => s.sentAt));
-      const lastResolve = Math.max(...resolveAt.values());
-      const answerMs = summarize(run.sent.map((s) => s.latencyMs));
-      const stagesMs = options.workers ? await resolveStages(db, batch.map((order) => order.orderId)) : null;
-      const bareAnswerMs = summarize(bare.sent.map((s) => s.latencyMs));
-      const level: WebhookLevel = {
-        concurrency: c,
-        webhooks: n,
-        answeredPerSec: round(run.throughput, 1),
-        statuses: run.statuses,
-        answerMs,
-        answerInAppMs,
-        webhookToResolveMs: options.workers ? summarize(toResolve) : null,
-        missingResolves: options.workers ? accepted.length - toResolve.length : 0,
-        settledPerSec: options.workers ? round((resolveAt.size / Math.max(1, lastResolve - firstSent)) * 1000, 1) : null,
-        stagesMs,
-        meetsTarget: { answerP99: false, resolveP99: null },
-        appLoop,
-        slowest: [...run.sent]
-          .sort((a, b) => b.latencyMs - a.latencyMs)
-          .slice(0, 3)
-          .map((s) => ({ ms: round(s.latencyMs), atSecond: round((s.sentAt - firstSent) / 1000, 1) })),
-        bareDoor: { answeredPerSec: round(bare.throughput, 1), statuses: bare.statuses, answerMs: bareAnswerMs },
-        ratio: { p50: round(answerMs.p50 / bareAnswerMs.p50), p99: round(answerMs.p99 / bareAnswerMs.p99) },
-      };
-      level.meetsTarget = {
-        answerP99: level.answerMs.p99 < TARGET.answerP99Ms,
-        resolveP99: level.webhookToResolveMs ? level.webhookToResolveMs.p99 < TARGET.webhookToResolveP99Ms : null,
-      };
-      results.push(level);
-      options.log(
-        `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms (in the app ${answerInAppMs.p50} / ${answerInAppMs.p99} ms; bare door ${level.bareDoor.answeredPerSec}/s, p50 ${bareAnswerMs.p50} ms p99 ${bareAnswerMs.p99} ms; x${level.ratio.p50} / x${level.ratio.p99})${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
-          (stagesMs ? `\n    stored to settled p50 ${stagesMs.storedToSettled.p50} ms p99 ${stagesMs.storedToSettled.p99} ms; settled to delivered to Shopify p50 ${stagesMs.settledToDelivered.p50} ms p99 ${stagesMs.settledToDelivered.p99} ms` : "") +
-          `\n    app event loop delay p99 ${appLoop.delayMs.p99} ms, max ${appLoop.delayMs.max} ms; GC ${appLoop.gc.count} pauses, longest ${appLoop.gc.maxMs} ms (${appLoop.gc.longest ?? "?"}); slowest answers ${level.slowest.map((s) => `${s.ms} ms at ${s.atSecond} s`).join(", ")}`,
-      );
+    } finally {
+      await generator.close();
+      await bareDoor.close();
     }
-  } catch (error) {
-    await db.$disconnect();
-    throw error;
-  } finally {
-    await generator.close();
-    await bareDoor.close();
-  }
-  const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
+    const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
 
-  // Let the inbox and outbox finish whatever is left, then count.
-  try {
+    // Let the inbox and outbox finish whatever is left, then count.
     if (options.workers) await pollUntil(async () => ((await db.gatewayWebhook.count({ where: { processedAt: null } })) === 0 ? true : null), 30_000, 100);
     const stored = await db.gatewayWebhook.count({ where: { shopId: shop.shopId } });
     const processed = await db.gatewayWebhook.count({ where: { shopId: shop.shopId, processedAt: { not: null } } });
