@@ -3,8 +3,8 @@
 // Shopify side and its timeline entry. A single statement on PostgreSQL, one transaction
 // on SQLite, instead of an interactive transaction of six round trips.
 import { Prisma } from "../../generated/prisma/sqlite/client";
-import { assignments, insertWhere, quotedName, type PlainSql } from "~/db/plain-sql.server";
-import { newRowId } from "./session-rows.server";
+import { assignments, quotedName, type PlainSql } from "~/db/plain-sql.server";
+import { writeWithEvent } from "./session-rows.server";
 
 /** What Shopify's answer to a payment's call means for the payment. */
 export type PaymentAnswer =
@@ -65,14 +65,5 @@ export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Pro
   const { id: paymentId, answer } = record.payment;
   const writes = paymentWrites(answer, record.at);
   const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: now })} WHERE "id" = ${paymentId}`;
-  const event = (onlyIf: Prisma.Sql) =>
-    insertWhere(sql.kind, "PaymentEvent", { id: newRowId(), paymentId, type: writes.event.type, detail: writes.event.detail, at: record.at }, onlyIf);
-
-  if (sql.kind === "postgresql") {
-    await sql.execute(Prisma.sql`
-      WITH "message" AS (${message} RETURNING "id"), "payment" AS (${payment} RETURNING "id")
-      ${event(Prisma.sql`EXISTS (SELECT 1 FROM "payment")`)}`);
-    return;
-  }
-  await sql.executeInTransaction([message, payment, event(Prisma.sql`EXISTS (SELECT 1 FROM "Payment" WHERE "id" = ${paymentId})`)]);
+  await writeWithEvent(sql, payment, paymentId, { ...writes.event, at: record.at }, [message]);
 }

@@ -83,17 +83,22 @@ export interface SessionEvent {
 
 /**
  * Runs `write` (an INSERT or UPDATE of one payment row) and inserts `event` for that payment
- * when the write touched it, atomically; the number of rows written (0 or 1).
+ * when the write touched it, atomically; the number of rows written (0 or 1). `alongside`:
+ * other statements (UPDATE or INSERT) committed with them, all or nothing.
  */
-async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId: string, event: SessionEvent): Promise<number> {
-  const insertEvent = (from: Prisma.Sql) => Prisma.sql`
-    WITH "written" AS (${from})
+export async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId: string, event: SessionEvent, alongside: Prisma.Sql[] = []): Promise<number> {
+  const insertEvent = (written: Prisma.Sql, others: Prisma.Sql[] = []) => Prisma.sql`
+    WITH ${Prisma.join([...others, Prisma.sql`"written" AS (${written})`], ", ")}
     INSERT INTO "PaymentEvent" ("id", "paymentId", "type", "detail", "at")
     SELECT ${newRowId()}, "written"."id", ${event.type}, ${event.detail}, ${timeValue(sql.kind, event.at)} FROM "written"`;
-  if (sql.kind === "postgresql") return sql.execute(insertEvent(Prisma.sql`${write} RETURNING "id"`));
-  // SQLite: the write, then the event if the row is there, in one transaction.
-  const [written] = await sql.executeInTransaction([write, insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId}`)]);
-  return written ?? 0;
+  if (sql.kind === "postgresql") {
+    // One statement: the other writes are data-modifying WITHs beside the payment's.
+    const others = alongside.map((statement, index) => Prisma.sql`${Prisma.raw(`"alongside${index}"`)} AS (${statement})`);
+    return sql.execute(insertEvent(Prisma.sql`${write} RETURNING "id"`, others));
+  }
+  // SQLite: the other writes, the write, then the event if the row is there, in one transaction.
+  const counts = await sql.executeInTransaction([...alongside, write, insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId}`)]);
+  return counts[alongside.length] ?? 0;
 }
 
 /**
