@@ -100,18 +100,9 @@ export function answerGraphql(
     return finish({ status: 400, body: { errors: { query: "Required parameter missing or invalid" } } }, null);
   }
 
-  let document: DocumentNode;
-  try {
-    document = parse(query);
-  } catch (error) {
-    const errors = [formatError(error instanceof GraphQLError ? error : new GraphQLError(String(error)), "parseError")];
-    return finish({ status: 200, body: { errors } }, { valid: false, errors });
-  }
-
-  const validationErrors = validateLikeShopify(context.schema, document);
-  if (validationErrors.length > 0) {
-    return finish({ status: 200, body: { errors: validationErrors } }, { valid: false, errors: validationErrors });
-  }
+  const checked = checkDocument(context.schema, query);
+  if (!checked.ok) return finish({ status: 200, body: { errors: checked.errors } }, { valid: false, errors: checked.errors });
+  const { document } = checked;
 
   const result = execute({
     schema: context.schema,
@@ -149,6 +140,38 @@ function parseBody(
   const parsed = requestSchema.safeParse(json);
   if (!parsed.success) return { ok: false };
   return { ok: true, query: parsed.data.query, variables: parsed.data.variables ?? {}, operationName: parsed.data.operationName ?? null };
+}
+
+type CheckedDocument = { ok: true; document: DocumentNode } | { ok: false; errors: ReturnType<typeof formatError>[] };
+
+/**
+ * Parse and validation depend on the schema and the query text alone, and an app sends the
+ * same few documents with different variables: each distinct text is checked once (up to
+ * DOCUMENTS_KEPT per schema). Variables are still coerced against the schema on every call.
+ */
+const DOCUMENTS_KEPT = 200;
+const checkedDocuments = new WeakMap<GraphQLSchema, Map<string, CheckedDocument>>();
+
+function checkDocument(schema: GraphQLSchema, query: string): CheckedDocument {
+  let kept = checkedDocuments.get(schema);
+  if (!kept) checkedDocuments.set(schema, (kept = new Map()));
+  const known = kept.get(query);
+  if (known) return known;
+  const checked = parseAndValidate(schema, query);
+  if (kept.size >= DOCUMENTS_KEPT) kept.delete(kept.keys().next().value!);
+  kept.set(query, checked);
+  return checked;
+}
+
+function parseAndValidate(schema: GraphQLSchema, query: string): CheckedDocument {
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (error) {
+    return { ok: false, errors: [formatError(error instanceof GraphQLError ? error : new GraphQLError(String(error)), "parseError")] };
+  }
+  const errors = validateLikeShopify(schema, document);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, document };
 }
 
 function validateLikeShopify(schema: GraphQLSchema, document: DocumentNode) {

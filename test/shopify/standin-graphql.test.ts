@@ -81,6 +81,21 @@ describe("schema validation", () => {
     const answer = await graphql({ query: "mutation { paymentSessionResolve(id: " });
     expect(answer.body.errors).toEqual([expect.objectContaining({ message: expect.stringContaining("Syntax Error") })]);
   });
+
+  it("checks a document it has seen before as strictly: the same errors again, and its variables coerced on every call", async () => {
+    const broken = `mutation Again($id: ID!) { paymentSessionResolve(id: $id) { paymentSession { id status } userErrors { message } } }`;
+    const first = await graphql({ query: broken, variables: { id: "gid://shopify/PaymentSession/a" } });
+    const second = await graphql({ query: broken, variables: { id: "gid://shopify/PaymentSession/b" } });
+    expect(second.body).toEqual(first.body);
+    expect(second.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: "undefinedField" }) })]);
+
+    const pending = `mutation Later($id: ID!, $at: DateTime!) { paymentSessionPending(id: $id, pendingExpiresAt: $at, reason: BUYER_ACTION_REQUIRED) { userErrors { message } } }`;
+    const session = standin.state.createPaymentSession();
+    const valid = await graphql({ query: pending, variables: { id: session.gid, at: new Date(Date.now() + 86_400_000).toISOString() } });
+    expect(valid.body.errors).toBeUndefined();
+    const badVariable = await graphql({ query: pending, variables: { id: session.gid, at: "tomorrow" } });
+    expect(badVariable.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: "INVALID_VARIABLE" }) })]);
+  });
 });
 
 describe("execution", () => {
