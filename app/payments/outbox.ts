@@ -169,21 +169,44 @@ export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise
 }
 
 /**
- * One pass of the outbox worker: delivers up to `limit` due messages, several payments at
- * once (each Shopify call is a network round trip) but one payment's messages in the order
- * they were stored, so a pending never overtakes the resolve or reject that follows it.
+ * Claims up to `limit` due messages, oldest first, with one conditional update that returns
+ * the rows it won, so a concurrent worker (or another instance's pass) never gets the same
+ * message, and a crashed pass's claims expire after CLAIM_MS.
+ */
+async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Promise<OutboxMessage[]> {
+  const now = deps.clock.now();
+  const claimable = { status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] };
+  const due = await deps.db.outboxMessage.findMany({
+    where: { ...claimable, nextAttemptAt: { lte: now } },
+    // Ids break ties between messages stored in the same millisecond (they grow with time).
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: limit,
+    select: { id: true },
+  });
+  if (due.length === 0) return [];
+  const claimed = await deps.db.outboxMessage.updateManyAndReturn({
+    where: { ...claimable, id: { in: due.map((message) => message.id) } },
+    data: { lockedBy: worker, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
+  });
+  return claimed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Gives back claimed messages this pass did not get to (the delivery of an earlier message of the same payment crashed). */
+async function release(deps: PaymentsDeps, messages: OutboxMessage[], worker: string): Promise<void> {
+  if (messages.length === 0) return;
+  await deps.db.outboxMessage.updateMany({ where: { id: { in: messages.map((m) => m.id) }, lockedBy: worker, status: "pending" }, data: { lockedBy: null, lockedUntil: null } });
+}
+
+/**
+ * One pass of the outbox worker: claims up to `limit` due messages at once and delivers them,
+ * several payments at once (each Shopify call is a network round trip) but one payment's
+ * messages in the order they were stored, so a pending never overtakes the resolve or reject
+ * that follows it (a pending retried after a final call is delivered is dropped as superseded).
  */
 export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: string; limit?: number; concurrency?: number }): Promise<Record<DeliveryResult, number>> {
   const counts: Record<DeliveryResult, number> = { done: 0, failed: 0, retry: 0, skipped: 0 };
-  const now = deps.clock.now();
-  const due = await deps.db.outboxMessage.findMany({
-    where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
-    // Ids break ties between messages stored in the same millisecond (they grow with time).
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: options.limit ?? 50,
-    select: { id: true, paymentId: true },
-  });
-  const inOrder = Map.groupBy(due, (message) => message.paymentId ?? message.id);
+  const claimed = await claimDue(deps, options.worker, options.limit ?? 50);
+  const inOrder = Map.groupBy(claimed, (message) => message.paymentId ?? message.id);
   // One access token lookup per shop for the whole pass, not one per message.
   const clients = new Map<string, ReturnType<ShopifyDirectory["forShop"]>>();
   const forShop = (shopDomain: string) => clients.get(shopDomain) ?? clients.set(shopDomain, deps.shopify.forShop(shopDomain)).get(shopDomain)!;
@@ -191,15 +214,17 @@ export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: 
   await pMap(
     inOrder.values(),
     async (messages) => {
-      for (const { id } of messages) {
-        const message = await claim(pass, id, options.worker);
-        if (!message) return;
+      for (const [index, message] of messages.entries()) {
         try {
           counts[await deliverClaimed(pass, message)]++;
         } catch (error) {
-          deps.logger.error("Outbox delivery crashed", { outboxId: id, error });
-          await deps.db.outboxMessage.update({ where: { id }, data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(now.getTime() + 5_000) } });
+          deps.logger.error("Outbox delivery crashed", { outboxId: message.id, error });
+          await deps.db.outboxMessage.update({
+            where: { id: message.id },
+            data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(deps.clock.now().getTime() + 5_000) },
+          });
           counts.retry++;
+          await release(deps, messages.slice(index + 1), options.worker);
           return;
         }
       }

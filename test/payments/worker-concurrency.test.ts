@@ -64,3 +64,43 @@ it("parallel delivery keeps one payment's messages in order: its pending reaches
     expect(operations(session.id).filter((name) => name !== null && name.startsWith("PaymentSession"))).toEqual(["PaymentSessionPending", "PaymentSessionResolve"]);
   }
 });
+
+it("two outbox passes at once claim the due messages between them and deliver each once", async () => {
+  const payments = await Promise.all(Array.from({ length: 6 }, startPayment));
+  const now = new Date();
+  for (const { payment } of payments) {
+    await db().$transaction((tx) => enqueue(tx, { shopDomain: stack().shopDomain, paymentId: payment.id, dedupeKey: `twice:${payment.id}:final`, payload: { kind: "payment.resolve", gid: payment.gid }, now }));
+  }
+  const [a, b] = await Promise.all([
+    deliverDueMessages(stack().services, { worker: "a", concurrency: 4 }),
+    deliverDueMessages(stack().services, { worker: "b", concurrency: 4 }),
+  ]);
+  expect(a.done + b.done).toBe(6);
+  for (const { session } of payments) {
+    expect(operations(session.id).filter((name) => name === "PaymentSessionResolve")).toHaveLength(1);
+  }
+});
+
+it("a delivery that crashes gives the payment's later messages back at once, for the next pass", async () => {
+  const { session, payment } = await startPayment();
+  const now = new Date();
+  // A message whose payload cannot be read makes its delivery throw.
+  const broken = await db().outboxMessage.create({
+    data: { shopDomain: stack().shopDomain, paymentId: payment.id, kind: "payment.pending", dedupeKey: `crash:${payment.id}:pending`, payload: "{not json", nextAttemptAt: now, createdAt: now },
+  });
+  const resolve = await db().$transaction((tx) =>
+    enqueue(tx, { shopDomain: stack().shopDomain, paymentId: payment.id, dedupeKey: `crash:${payment.id}:final`, payload: { kind: "payment.resolve", gid: payment.gid }, now: new Date(now.getTime() + 1) }),
+  );
+  await db().outboxMessage.update({ where: { id: resolve.id }, data: { createdAt: new Date(now.getTime() + 1) } });
+
+  const first = await deliverDueMessages(stack().services, { worker: "o", concurrency: 8 });
+  expect(first).toMatchObject({ done: 0, retry: 1 });
+  expect(await db().outboxMessage.findUniqueOrThrow({ where: { id: broken.id } })).toMatchObject({ status: "pending", lockedUntil: null, lastError: expect.stringContaining("JSON") });
+  // Not held for the claim's 30 s: free for the next pass, and nothing was sent for it yet.
+  expect(await db().outboxMessage.findUniqueOrThrow({ where: { id: resolve.id } })).toMatchObject({ status: "pending", lockedBy: null, lockedUntil: null });
+  expect(operations(session.id)).not.toContain("PaymentSessionResolve");
+
+  const second = await deliverDueMessages(stack().services, { worker: "o", concurrency: 8 });
+  expect(second.done).toBe(1);
+  expect(operations(session.id).filter((name) => name === "PaymentSessionResolve")).toHaveLength(1);
+});
