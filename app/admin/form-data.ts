@@ -7,3 +7,22 @@ export function formFields(form: FormData): Record<string, string> {
   }
   return fields;
 }
+
+/**
+ * The posted form, or null when the body is not a form at all (JSON, plain text, no content
+ * type, a broken multipart body): the caller answers that like any other invalid input, with
+ * a 4xx, instead of letting `formData()`'s TypeError become a 500.
+ */
+export async function postedForm(request: Request): Promise<FormData | null> {
+  try {
+    return await request.formData();
+  } catch {
+    return null;
+  }
+}
+
+/** The posted form's text fields; none when the body is not a form. */
+export async function postedFields(request: Request): Promise<Record<string, string>> {
+  const form = await postedForm(request);
+  return form ? formFields(form) : {};
+}

@@ -7,7 +7,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { Badge, Banner, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
-import { formFields } from "~/admin/form-data";
+import { postedFields } from "~/admin/form-data";
 import { markAttentionHandled, paymentsNeedingAttention } from "~/admin/payments.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -20,7 +20,7 @@ const actionSchema = z.object({ intent: z.literal("handled"), paymentId: z.strin
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
-  const input = actionSchema.safeParse(formFields(await request.formData()));
+  const input = actionSchema.safeParse(await postedFields(request));
   if (!input.success) return data({ ok: false, message: "Unknown action." }, { status: 400 });
   const done = await markAttentionHandled(services.db, shop.id, input.data.paymentId, services.clock.now());
   return data({ ok: done, message: done ? "Marked as handled." : "That payment has nothing left to handle." }, { status: done ? 200 : 409 });

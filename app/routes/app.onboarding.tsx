@@ -11,7 +11,7 @@ import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { connectionView, type EnvironmentConnection } from "~/admin/connection.server";
 import { CopyButton } from "~/admin/copy-button";
-import { formFields } from "~/admin/form-data";
+import { postedFields } from "~/admin/form-data";
 import { TitledCard } from "~/admin/titled-card";
 import { connectGateway, connectSandbox, createDedicatedDevice, removeGatewayCredentials } from "~/shops/onboarding.server";
 
@@ -36,7 +36,7 @@ type ActionResult =
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
-  const parsed = actionSchema.safeParse(formFields(await request.formData()));
+  const parsed = actionSchema.safeParse(await postedFields(request));
   if (!parsed.success) return data<ActionResult>({ intent: "invalid", ok: false, message: "The form was incomplete; reload the page and try again." }, { status: 400 });
   const input = parsed.data;
   switch (input.intent) {

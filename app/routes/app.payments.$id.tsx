@@ -7,7 +7,7 @@ import { Badge, Banner, BlockStack, Box, Button, Card, DataTable, InlineGrid, In
 import type { ReactNode } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
-import { formFields } from "~/admin/form-data";
+import { postedFields } from "~/admin/form-data";
 import { markAttentionHandled, paymentDetail } from "~/admin/payments.server";
 import { ResultBanner } from "~/admin/result-banner";
 import { TitledCard } from "~/admin/titled-card";
@@ -34,7 +34,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
   const id = paramsSchema.safeParse(params);
-  const input = actionSchema.safeParse(formFields(await request.formData()));
+  const input = actionSchema.safeParse(await postedFields(request));
   if (!id.success || !input.success) return data({ ok: false, message: "Unknown action." }, { status: 400 });
   if (input.data.intent === "handled") {
     const done = await markAttentionHandled(services.db, shop.id, id.data.id, services.clock.now());

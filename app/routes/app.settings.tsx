@@ -8,6 +8,7 @@ import { Banner, BlockStack, Box, Button, Card, Checkbox, ChoiceList, Layout, Pa
 import { ResultBanner } from "~/admin/result-banner";
 import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
+import { postedForm } from "~/admin/form-data";
 import { CHECKOUT_MODES, GATEWAY_LANGUAGES } from "~/admin/settings-options";
 import { readSettingsForm, settingsView } from "~/admin/settings.server";
 import { updateShopSettings } from "~/shops/onboarding.server";
@@ -20,7 +21,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
-  const form = readSettingsForm(await request.formData());
+  const posted = await postedForm(request);
+  const form = posted ? readSettingsForm(posted) : ({ ok: false, message: "The settings form was not sent as a form; reload the page and try again." } as const);
   if (!form.ok) return data({ ok: false as const, message: form.message }, { status: 400 });
   const result = await updateShopSettings(services, shop.shopDomain, form.value);
   if (!result.ok) return data({ ok: false as const, message: result.message }, { status: 400 });

@@ -7,7 +7,7 @@ import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { z } from "zod";
-import { formFields } from "~/admin/form-data";
+import { postedFields } from "~/admin/form-data";
 import { pageLanguage } from "~/payment-page/language";
 import {
   coinsFor,
@@ -52,7 +52,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const page = new URL(services.links.paymentPageUrl(payment));
   const backToPage = () => redirect(`${page.pathname}${page.search}`, 303);
 
-  const input = chooseSchema.safeParse(formFields(await request.formData()));
+  const input = chooseSchema.safeParse(await postedFields(request));
   if (!input.success) return data({ error: texts.errors.unknownCoin }, { status: 400 });
   if (pageStage(payment) !== "choose") return backToPage();
   const coins = await coinsFor(services, payment);

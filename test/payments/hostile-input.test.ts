@@ -137,3 +137,31 @@ describe("return links and Shopify webhooks", () => {
     },
   );
 });
+
+describe("the shopper's payment page", () => {
+  it("answers a post that is not a form, or a form without a coin, with a 4xx and picks no coin", async () => {
+    const { checkoutMode } = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+    await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "app_page" } });
+    try {
+      const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+      expect(delivery.status).toBe(200);
+      const page = new URL(delivery.redirectUrl!);
+      const bodies: [string, RequestInit][] = [
+        ["JSON", { headers: { "content-type": "application/json" }, body: JSON.stringify({ symbol: "BTC" }) }],
+        ["plain text", { headers: { "content-type": "text/plain" }, body: "symbol=BTC" }],
+        ["no content type", { body: new Uint8Array([115, 121, 109]) }],
+        ["broken multipart", { headers: { "content-type": "multipart/form-data; boundary=x" }, body: "--x\r\nnot a part" }],
+        ["a form without a coin", { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "coin=BTC" }],
+        ["a form with an unknown coin", { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "symbol=NOT_A_COIN" }],
+      ];
+      for (const [what, init] of bodies) {
+        const response = await send(`${page.pathname}${page.search}`, { method: "POST", ...init });
+        expectClientError(response, what);
+      }
+      const payment = await stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+      expect(payment).toMatchObject({ state: "started", gatewayOrderId: null, orderRequestedAt: null });
+    } finally {
+      await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode } });
+    }
+  });
+});

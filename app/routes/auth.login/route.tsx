@@ -8,6 +8,7 @@ import { AppProvider, Button, Card, FormLayout, Page, Text, TextField } from "@s
 import polarisStyles from "@shopify/polaris/build/esm/styles.css?url";
 import enTranslations from "@shopify/polaris/locales/en.json";
 import { useState } from "react";
+import { postedForm } from "~/admin/form-data";
 import { devLoginEnabled, shopDomainSchema } from "~/shopify/admin-auth.server";
 import { login } from "~/shopify.server";
 import { loginErrorMessage } from "./login-errors.server";
@@ -15,7 +16,7 @@ import { loginErrorMessage } from "./login-errors.server";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: polarisStyles }];
 
 async function devLogin(request: Request): Promise<{ shop?: string } | null> {
-  const shop = request.method === "POST" ? (await request.formData()).get("shop") : new URL(request.url).searchParams.get("shop");
+  const shop = request.method === "POST" ? ((await postedForm(request))?.get("shop") ?? null) : new URL(request.url).searchParams.get("shop");
   if (shop === null) return {};
   const parsed = shopDomainSchema.safeParse(typeof shop === "string" ? shop : "");
   if (!parsed.success) return { shop: "Enter a *.myshopify.com shop domain." };
