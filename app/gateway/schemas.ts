@@ -191,6 +191,9 @@ const positiveAmountSchema = decimalStringSchema.refine(
   "must be greater than zero",
 );
 
+/** The e-mail addresses the order request takes (the customer fields leave out any other). */
+export const gatewayEmailSchema = z.string().max(128).email();
+
 export const createOrderRequestSchema = z
   .object({
     expected_output_amount: positiveAmountSchema,
@@ -204,7 +207,7 @@ export const createOrderRequestSchema = z
     merchant_urlko: httpUrlSchema.optional(),
     merchant_url_standby: httpUrlSchema.nullable().optional(),
     full_name: z.string().max(48).optional(),
-    email_client: z.string().max(128).email().optional(),
+    email_client: gatewayEmailSchema.optional(),
     phone_number: z.string().max(15).optional(),
     nif: z.string().max(12).optional(),
     home_address: z.string().max(256).optional(),

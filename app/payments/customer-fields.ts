@@ -2,7 +2,7 @@
 // bound without splitting a character (grapheme clusters), and leaving out values that
 // cannot be shortened without becoming wrong (an e-mail address, a country code).
 import { isCountryCode } from "~/gateway/country-codes";
-import type { CreateOrderRequest } from "~/gateway/schemas";
+import { gatewayEmailSchema, type CreateOrderRequest } from "~/gateway/schemas";
 import type { PaymentSessionRequest } from "./shopify-requests";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
@@ -20,8 +20,6 @@ export function cutText(value: string | null | undefined, max: number): string |
   return out.trim() || undefined;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 type CustomerFields = Pick<
   CreateOrderRequest,
   "full_name" | "email_client" | "phone_number" | "home_address" | "address_additional" | "city" | "province" | "zip_code" | "country"
@@ -36,7 +34,9 @@ export function gatewayCustomerFields(customer: PaymentSessionRequest["customer"
   const country = address?.country_code?.trim().toUpperCase();
   const fields: CustomerFields = {
     full_name: cutText(name, 48),
-    email_client: email && email.length <= 128 && EMAIL.test(email) ? email : undefined,
+    // Optional for the gateway: an address its own check would refuse is left out, never
+    // allowed to make the whole order request invalid (which would refuse the session).
+    email_client: email && gatewayEmailSchema.safeParse(email).success ? email : undefined,
     phone_number: phone && phone.length <= 15 ? phone : undefined,
     home_address: cutText(address?.line1, 256),
     address_additional: cutText(address?.line2, 64),
