@@ -85,10 +85,15 @@ function call(client: PaymentsAppsClient, payload: OutboxPayload): Promise<Payme
 
 const CLAIM_MS = 30_000;
 
+/**
+ * Claims one message for an inline delivery, only while it is due: a message waiting out its
+ * backoff (Shopify throttling or failing) is not sent again by every refresh of a shopper's
+ * waiting page, only by the worker when its time comes.
+ */
 async function claim(deps: PaymentsDeps, id: string, worker: string): Promise<OutboxMessage | null> {
   const now = deps.clock.now();
   const [claimed] = await deps.db.outboxMessage.updateManyAndReturn({
-    where: { id, status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+    where: { id, status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
     data: { lockedBy: worker, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
   });
   return claimed ?? null;

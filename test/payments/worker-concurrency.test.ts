@@ -2,7 +2,7 @@
 // instance, or two instances) share the work without doing any of it twice, and the
 // outbox's parallel delivery keeps each payment's Shopify calls in the order they were stored.
 import { expect, it } from "vitest";
-import { deliverDueMessages, enqueue } from "../../app/payments/outbox";
+import { deliverDueMessages, deliverNow, enqueue } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { stackForFile, waitFor } from "../support/stack";
 
@@ -102,5 +102,26 @@ it("a delivery that crashes gives the payment's later messages back at once, for
 
   const second = await deliverDueMessages(stack().services, { worker: "o", concurrency: 8 });
   expect(second.done).toBe(1);
+  expect(operations(session.id).filter((name) => name === "PaymentSessionResolve")).toHaveLength(1);
+});
+
+it("an inline delivery leaves a message waiting out its backoff alone: a shopper's refreshes do not hammer Shopify", async () => {
+  const { session, payment } = await startPayment();
+  const message = await db().$transaction((tx) =>
+    enqueue(tx, { shopDomain: stack().shopDomain, paymentId: payment.id, dedupeKey: `inline:${payment.id}:final`, payload: { kind: "payment.resolve", gid: payment.gid }, now: new Date() }),
+  );
+  stack().standin.state.setFault({ mode: "http_500", count: 1 });
+  expect(await deliverNow(stack().services, message.id)).toBe("retry");
+  const waiting = await db().outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
+  expect(waiting).toMatchObject({ status: "pending", attempts: 1, lockedUntil: null });
+  expect(waiting.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
+
+  for (let refresh = 0; refresh < 3; refresh++) expect(await deliverNow(stack().services, message.id)).toBe("skipped");
+  expect((await db().outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).attempts).toBe(1);
+  expect(operations(session.id)).not.toContain("PaymentSessionResolve");
+
+  // Once due again, the next inline delivery (or the worker) sends it.
+  await db().outboxMessage.update({ where: { id: message.id }, data: { nextAttemptAt: new Date() } });
+  expect(await deliverNow(stack().services, message.id)).toBe("done");
   expect(operations(session.id).filter((name) => name === "PaymentSessionResolve")).toHaveLength(1);
 });
