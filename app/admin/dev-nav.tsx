@@ -8,6 +8,7 @@ export const ADMIN_PAGES = [
   { to: "/app/settings", label: "Settings", end: false },
   { to: "/app/payments", label: "Payments", end: false },
   { to: "/app/attention", label: "Needs attention", end: false },
+  { to: "/app/data-requests", label: "Data requests", end: false },
   { to: "/app/health", label: "Health", end: false },
 ] as const;
 

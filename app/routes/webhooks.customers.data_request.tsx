@@ -1,15 +1,11 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { z } from "zod";
 import { authenticate } from "~/shopify.server";
-import { customerDataReport } from "~/shops/shopify-webhooks.server";
-
-const payloadSchema = z.object({ customer: z.object({ email: z.string().nullish(), phone: z.string().nullish() }).passthrough() }).passthrough();
+import { dataRequestPayloadSchema, recordCustomerDataRequest } from "~/shops/customer-data-requests.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { shop, payload } = await authenticate.webhook(request);
-  const parsed = payloadSchema.safeParse(payload);
+  const { shop, payload, webhookId } = await authenticate.webhook(request);
+  const parsed = dataRequestPayloadSchema.safeParse(payload);
   if (!parsed.success) return new Response(null, { status: 400 });
-  const records = await customerDataReport(context.services, shop, parsed.data.customer);
-  context.services.logger.info("Customer data request received", { shop, payments: records.length });
+  await recordCustomerDataRequest(context.services, { shopDomain: shop, webhookId, payload: parsed.data });
   return new Response(null, { status: 200 });
 }

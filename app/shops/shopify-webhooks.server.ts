@@ -30,7 +30,8 @@ export interface CustomerIdentity {
   phone?: string | null | undefined;
 }
 
-function customerFilter(shopId: string, customer: CustomerIdentity) {
+/** The shop's rows about this customer, by e-mail or phone (payments and data requests name them alike). */
+export function customerFilter(shopId: string, customer: CustomerIdentity) {
   const or = [
     ...(customer.email ? [{ customerEmail: customer.email }] : []),
     ...(customer.phone ? [{ customerPhone: customer.phone }] : []),
@@ -38,28 +39,20 @@ function customerFilter(shopId: string, customer: CustomerIdentity) {
   return or.length ? { shopId, OR: or } : null;
 }
 
-/** customers/redact: the customer's personal fields are erased from every payment record. */
+/**
+ * customers/redact: the customer's personal fields are erased from every payment record, and
+ * the reports kept for their data requests are deleted.
+ */
 export async function redactCustomer(deps: { db: Database; logger: Logger }, shopDomain: string, customer: CustomerIdentity): Promise<number> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
   const where = shop ? customerFilter(shop.id, customer) : null;
   if (!where) return 0;
-  const result = await deps.db.payment.updateMany({
-    where,
-    data: { customerEmail: null, customerName: null, customerPhone: null, billingAddress: null },
-  });
-  deps.logger.info("Customer data redacted", { shop: shopDomain, payments: result.count });
+  const [result, reports] = await deps.db.$transaction([
+    deps.db.payment.updateMany({ where, data: { customerEmail: null, customerName: null, customerPhone: null, billingAddress: null } }),
+    deps.db.customerDataRequest.deleteMany({ where }),
+  ]);
+  deps.logger.info("Customer data redacted", { shop: shopDomain, payments: result.count, dataRequests: reports.count });
   return result.count;
-}
-
-/** customers/data_request: what this app holds about the customer (the merchant is answered from this). */
-export async function customerDataReport(deps: { db: Database }, shopDomain: string, customer: CustomerIdentity) {
-  const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
-  const where = shop ? customerFilter(shop.id, customer) : null;
-  if (!where) return [];
-  return deps.db.payment.findMany({
-    where,
-    select: { shopifyPaymentId: true, amount: true, currency: true, createdAt: true, customerEmail: true, customerName: true, customerPhone: true, billingAddress: true, gatewayStatus: true },
-  });
 }
 
 /** shop/redact (48 hours after uninstall): everything the app holds for the shop is deleted. */

@@ -4,6 +4,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { connectSandbox } from "../../app/shops/onboarding.server";
+import { listCustomerDataRequests, takeCustomerDataReport } from "../../app/shops/customer-data-requests.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, waitFor, type Stack } from "../support/stack";
 
@@ -27,7 +28,7 @@ async function secretOf(shopDomain: string): Promise<string> {
   return stack.services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
 }
 
-async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shopDomain): Promise<Response> {
+async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shopDomain, webhookId: string = randomUUID()): Promise<Response> {
   const body = JSON.stringify(payload);
   const hmac = createHmac("sha256", stack.env.SHOPIFY_API_SECRET).update(body).digest("base64");
   return fetch(`${stack.app.url}/webhooks/${topic}`, {
@@ -38,7 +39,7 @@ async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shop
       "x-shopify-topic": topic,
       "x-shopify-shop-domain": shop,
       "x-shopify-hmac-sha256": hmac,
-      "x-shopify-webhook-id": randomUUID(),
+      "x-shopify-webhook-id": webhookId,
       "x-shopify-api-version": "2026-04",
       "x-shopify-event-id": randomUUID(),
       "x-shopify-triggered-at": new Date().toISOString(),
@@ -89,9 +90,38 @@ it("customers/redact erases the customer's fields from payment records", async (
   expect(after.amount).toBe(before.amount);
 });
 
-it("customers/data_request is acknowledged", async () => {
-  const response = await shopifyWebhook("customers/data_request", { shop_domain: stack.shopDomain, customer: { id: 1, email: "someone@example.com" }, orders_requested: [] });
-  expect(response.status).toBe(200);
+it("customers/data_request keeps a report of the customer's payments for the merchant, once per webhook; customers/redact deletes it", async () => {
+  const email = "asks.for.data@example.com";
+  const { session } = await stack.standin.state.startPayment({ test: true, customer: { email } });
+  await stack.standin.state.startPayment({ test: true, customer: { email: "someone.else@example.com" } });
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  const payload = { shop_id: 1, shop_domain: stack.shopDomain, customer: { id: 77, email, phone: null }, orders_requested: [1001], data_request: { id: 9 } };
+  const webhookId = randomUUID();
+  for (let delivery = 0; delivery < 2; delivery++) expect((await shopifyWebhook("customers/data_request", payload, stack.shopDomain, webhookId)).status).toBe(200);
+
+  const requests = await listCustomerDataRequests(db(), shop.id);
+  expect(requests).toHaveLength(1);
+  expect(requests[0]).toMatchObject({ customerEmail: email, dataRequestId: "9", paymentCount: 1, downloadedAt: null });
+  // Another shop cannot take it; the shop's own download marks it.
+  const other = await db().shop.findUniqueOrThrow({ where: { shopDomain: OTHER_SHOP } });
+  expect(await takeCustomerDataReport(db(), other.id, requests[0]!.id, new Date())).toBeNull();
+  const taken = await takeCustomerDataReport(db(), shop.id, requests[0]!.id, new Date());
+  const report = JSON.parse(taken!.report) as { customer: unknown; ordersRequested: string[]; payments: { shopifyPaymentId: string; customerEmail: string; amount: string }[] };
+  expect(report.customer).toEqual({ shopifyCustomerId: "77", email, phone: null });
+  expect(report.ordersRequested).toEqual(["1001"]);
+  expect(report.payments).toEqual([expect.objectContaining({ shopifyPaymentId: session.id, customerEmail: email, amount: expect.any(String) })]);
+  expect((await listCustomerDataRequests(db(), shop.id))[0]!.downloadedAt).not.toBeNull();
+
+  const redacted = await shopifyWebhook("customers/redact", { shop_domain: stack.shopDomain, customer: { id: 77, email, phone: null }, orders_to_redact: [] });
+  expect(redacted.status).toBe(200);
+  expect(await listCustomerDataRequests(db(), shop.id)).toHaveLength(0);
+});
+
+it("customers/data_request without a customer object is refused with a 400 and stores nothing", async () => {
+  const before = await db().customerDataRequest.count();
+  const response = await shopifyWebhook("customers/data_request", { shop_domain: stack.shopDomain, orders_requested: "all" });
+  expect(response.status).toBe(400);
+  expect(await db().customerDataRequest.count()).toBe(before);
 });
 
 it("app/uninstalled deletes the credentials and the tokens; open payments keep their records", async () => {
@@ -109,8 +139,11 @@ it("app/uninstalled deletes the credentials and the tokens; open payments keep t
 });
 
 it("shop/redact deletes everything held for the shop", async () => {
+  expect((await shopifyWebhook("customers/data_request", { shop_domain: OTHER_SHOP, customer: { id: 5, email: "x@example.com" } }, OTHER_SHOP)).status).toBe(200);
+  expect(await db().customerDataRequest.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(1);
   const response = await shopifyWebhook("shop/redact", { shop_id: 1, shop_domain: OTHER_SHOP }, OTHER_SHOP);
   expect(response.status).toBe(200);
+  expect(await db().customerDataRequest.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(0);
   expect(await db().shop.count({ where: { shopDomain: OTHER_SHOP } })).toBe(0);
   expect(await db().payment.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(0);
 });

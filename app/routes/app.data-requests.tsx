@@ -1,0 +1,128 @@
+// Customer data requests Shopify forwarded (customers/data_request): the merchant downloads
+// what the app held about the customer when the request came, sends it on, and deletes it.
+// The download goes through the action (an authenticated fetch in the embedded admin), not
+// a plain link, and is saved by the browser from the answer.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, useActionData, useFetcher, useLoaderData, useNavigation } from "@remix-run/react";
+import { Badge, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
+import { useEffect } from "react";
+import { z } from "zod";
+import { adminShop } from "~/admin/admin-shop.server";
+import { formatDateTime } from "~/admin/format";
+import { postedFields } from "~/admin/form-data";
+import { ResultBanner } from "~/admin/result-banner";
+import { deleteCustomerDataRequest, listCustomerDataRequests, takeCustomerDataReport } from "~/shops/customer-data-requests.server";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { shop } = await adminShop(request, context.services);
+  const requests = await listCustomerDataRequests(context.services.db, shop.id);
+  return {
+    requests: requests.map((r) => ({
+      id: r.id,
+      dataRequestId: r.dataRequestId,
+      customer: [r.customerEmail, r.customerPhone].filter(Boolean).join(" · ") || "No e-mail or phone given",
+      paymentCount: r.paymentCount,
+      receivedAt: formatDateTime(r.receivedAt),
+      downloadedAt: r.downloadedAt ? formatDateTime(r.downloadedAt) : null,
+    })),
+  };
+}
+
+const actionSchema = z.object({ intent: z.enum(["download", "delete"]), id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+
+type ActionResult = { ok: boolean; message: string; download?: { fileName: string; report: string } };
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { services } = context;
+  const { shop } = await adminShop(request, services);
+  const input = actionSchema.safeParse(await postedFields(request));
+  if (!input.success) return data<ActionResult>({ ok: false, message: "Unknown action." }, { status: 400 });
+  if (input.data.intent === "download") {
+    const report = await takeCustomerDataReport(services.db, shop.id, input.data.id, services.clock.now());
+    if (!report) return data<ActionResult>({ ok: false, message: "That request no longer exists." }, { status: 404 });
+    return data<ActionResult>({ ok: true, message: "Report downloaded.", download: report });
+  }
+  const deleted = await deleteCustomerDataRequest(services.db, shop.id, input.data.id);
+  return data<ActionResult>({ ok: deleted, message: deleted ? "Request deleted." : "That request no longer exists." }, { status: deleted ? 200 : 404 });
+}
+
+function DownloadButton({ id }: { id: string }) {
+  const fetcher = useFetcher<typeof action>();
+  const download = fetcher.data?.download;
+  useEffect(() => {
+    if (!download) return;
+    const url = URL.createObjectURL(new Blob([download.report], { type: "application/json" }));
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = download.fileName;
+    link.click();
+    URL.revokeObjectURL(url);
+  }, [download]);
+  return (
+    <fetcher.Form method="post">
+      <input type="hidden" name="intent" value="download" />
+      <input type="hidden" name="id" value={id} />
+      <Button submit variant="primary" loading={fetcher.state !== "idle"}>
+        Download report (JSON)
+      </Button>
+    </fetcher.Form>
+  );
+}
+
+export default function DataRequests() {
+  const { requests } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const deleting = navigation.state !== "idle" ? navigation.formData?.get("id") : null;
+  return (
+    <Page
+      title="Customer data requests"
+      subtitle="When a customer asks your shop for their data, Shopify forwards the request here. Download the report of what this app holds about them, send it to the customer, then delete it."
+    >
+      <Layout>
+        <ResultBanner result={result} />
+        {requests.length === 0 ? (
+          <Layout.Section>
+            <Card>
+              <Text as="p">No customer has asked for their data.</Text>
+            </Card>
+          </Layout.Section>
+        ) : (
+          requests.map((request) => (
+            <Layout.Section key={request.id}>
+              <Card>
+                <article aria-label={`Data request of ${request.customer}`}>
+                  <BlockStack gap="200">
+                    <InlineStack gap="200" blockAlign="center">
+                      {request.downloadedAt ? <Badge tone="success">Downloaded</Badge> : <Badge tone="attention">To answer</Badge>}
+                      <Text as="span" variant="headingSm">
+                        {request.customer}
+                      </Text>
+                    </InlineStack>
+                    <Text as="p" tone="subdued">
+                      Received {request.receivedAt}
+                      {request.dataRequestId ? ` · Shopify request ${request.dataRequestId}` : ""}
+                      {request.downloadedAt ? ` · downloaded ${request.downloadedAt}` : ""}
+                    </Text>
+                    <Text as="p">{request.paymentCount === 1 ? "1 payment" : `${request.paymentCount} payments`} with this customer's details.</Text>
+                    <InlineStack gap="200">
+                      <DownloadButton id={request.id} />
+                      <Form method="post">
+                        <input type="hidden" name="intent" value="delete" />
+                        <input type="hidden" name="id" value={request.id} />
+                        <Button submit tone="critical" loading={deleting === request.id}>
+                          Delete
+                        </Button>
+                      </Form>
+                    </InlineStack>
+                  </BlockStack>
+                </article>
+              </Card>
+            </Layout.Section>
+          ))
+        )}
+      </Layout>
+    </Page>
+  );
+}

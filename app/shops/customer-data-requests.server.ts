@@ -1,0 +1,122 @@
+// Shopify's customers/data_request: a customer asked the shop for the data held about them,
+// and the merchant must answer with what each app holds. The app keeps, per request, a report
+// of the customer's payments as they were when the request came; the merchant downloads it
+// from the admin (app/routes/app.data-requests.tsx) and passes it on. A later customers/redact
+// for the same customer deletes the reports too (shopify-webhooks.server.ts), and shop/redact
+// deletes everything.
+import { z } from "zod";
+import type { Database } from "~/db/database.server";
+import type { Logger } from "~/lib/logger.server";
+import { customerFilter, type CustomerIdentity } from "./shopify-webhooks.server";
+
+/** The parts of the webhook's payload the report uses; anything else in it is ignored. */
+export const dataRequestPayloadSchema = z
+  .object({
+    customer: z.object({ id: z.union([z.number(), z.string()]).nullish(), email: z.string().max(320).nullish(), phone: z.string().max(64).nullish() }).passthrough(),
+    orders_requested: z.array(z.union([z.number(), z.string()])).max(10_000).nullish(),
+    data_request: z.object({ id: z.union([z.number(), z.string()]) }).passthrough().nullish(),
+  })
+  .passthrough();
+export type DataRequestPayload = z.infer<typeof dataRequestPayloadSchema>;
+
+export interface CustomerDataReport {
+  shopDomain: string;
+  receivedAt: string;
+  dataRequestId: string | null;
+  customer: { shopifyCustomerId: string | null; email: string | null; phone: string | null };
+  ordersRequested: string[];
+  payments: {
+    shopifyPaymentId: string;
+    createdAt: string;
+    amount: string;
+    currency: string;
+    state: string;
+    gatewayStatus: string | null;
+    customerEmail: string | null;
+    customerName: string | null;
+    customerPhone: string | null;
+    billingAddress: unknown;
+  }[];
+}
+
+const text = (value: string | number | null | undefined): string | null => (value === null || value === undefined ? null : String(value));
+
+function parsedAddress(json: string | null): unknown {
+  if (json === null) return null;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return json;
+  }
+}
+
+/**
+ * Stores the request with its report; a redelivery of the same webhook (same id) stores nothing
+ * more. Null when the app holds nothing for the shop.
+ */
+export async function recordCustomerDataRequest(
+  deps: { db: Database; logger: Logger; clock: { now(): Date } },
+  input: { shopDomain: string; webhookId: string; payload: DataRequestPayload },
+): Promise<{ id: string; paymentCount: number } | null> {
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain: input.shopDomain }, select: { id: true } });
+  if (!shop) return null;
+  const { customer } = input.payload;
+  const identity: CustomerIdentity = { email: customer.email, phone: customer.phone };
+  const where = customerFilter(shop.id, identity);
+  const payments = where
+    ? await deps.db.payment.findMany({
+        where,
+        orderBy: { createdAt: "asc" },
+        select: { shopifyPaymentId: true, createdAt: true, amount: true, currency: true, state: true, gatewayStatus: true, customerEmail: true, customerName: true, customerPhone: true, billingAddress: true },
+      })
+    : [];
+  const receivedAt = deps.clock.now();
+  const report: CustomerDataReport = {
+    shopDomain: input.shopDomain,
+    receivedAt: receivedAt.toISOString(),
+    dataRequestId: text(input.payload.data_request?.id),
+    customer: { shopifyCustomerId: text(customer.id), email: customer.email ?? null, phone: customer.phone ?? null },
+    ordersRequested: (input.payload.orders_requested ?? []).map(String),
+    payments: payments.map((p) => ({ ...p, createdAt: p.createdAt.toISOString(), billingAddress: parsedAddress(p.billingAddress) })),
+  };
+  const stored = await deps.db.customerDataRequest.upsert({
+    where: { shopId_webhookId: { shopId: shop.id, webhookId: input.webhookId } },
+    update: {},
+    create: {
+      shopId: shop.id,
+      webhookId: input.webhookId,
+      dataRequestId: report.dataRequestId,
+      customerEmail: report.customer.email,
+      customerPhone: report.customer.phone,
+      report: JSON.stringify(report),
+      paymentCount: payments.length,
+      receivedAt,
+    },
+    select: { id: true, paymentCount: true },
+  });
+  deps.logger.info("Customer data request stored for the merchant", { shop: input.shopDomain, payments: stored.paymentCount });
+  return stored;
+}
+
+/** The shop's requests, newest first, without their reports. */
+export function listCustomerDataRequests(db: Database, shopId: string) {
+  return db.customerDataRequest.findMany({
+    where: { shopId },
+    orderBy: { receivedAt: "desc" },
+    select: { id: true, dataRequestId: true, customerEmail: true, customerPhone: true, paymentCount: true, receivedAt: true, downloadedAt: true },
+  });
+}
+
+/** One request's report for the merchant to download, marked as downloaded; null when the shop has no such request. */
+export async function takeCustomerDataReport(db: Database, shopId: string, id: string, now: Date): Promise<{ fileName: string; report: string } | null> {
+  const request = await db.customerDataRequest.findFirst({ where: { id, shopId }, select: { id: true, report: true, receivedAt: true, downloadedAt: true } });
+  if (!request) return null;
+  if (request.downloadedAt === null) await db.customerDataRequest.updateMany({ where: { id: request.id, shopId }, data: { downloadedAt: now } });
+  return { fileName: `customer-data-request-${request.receivedAt.toISOString().slice(0, 10)}-${request.id}.json`, report: request.report };
+}
+
+/** Deletes a request the merchant has answered; false when the shop has no such request. */
+export async function deleteCustomerDataRequest(db: Database, shopId: string, id: string): Promise<boolean> {
+  const { count } = await db.customerDataRequest.deleteMany({ where: { id, shopId } });
+  return count === 1;
+}

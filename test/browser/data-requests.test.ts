@@ -1,0 +1,42 @@
+// A customer's data request, in real Chromium: Shopify's customers/data_request leaves a
+// report on the admin's "Customer data requests" page; the merchant downloads it (the file
+// holds the customer's payment) and deletes it once answered.
+import { readFile } from "node:fs/promises";
+import { expect, it } from "vitest";
+import { recordCustomerDataRequest } from "../../app/shops/customer-data-requests.server";
+import { browserForFile, saveScreenshot } from "../support/browser";
+import { stackForFile } from "../support/stack";
+import { DESKTOP, openAdmin } from "./support/admin";
+
+const stack = stackForFile({ env: { DEV_ADMIN_LOGIN: "true" } });
+const browser = browserForFile();
+
+it("the merchant downloads a customer's data report and deletes the request", async () => {
+  const email = "wants.their.data@example.com";
+  const { session } = await stack().standin.state.startPayment({ test: true, customer: { email } });
+  const stored = await recordCustomerDataRequest(stack().services, {
+    shopDomain: stack().shopDomain,
+    webhookId: "data-request-webhook-1",
+    payload: { customer: { id: 42, email }, orders_requested: [], data_request: { id: 7 } },
+  });
+  expect(stored?.paymentCount).toBe(1);
+
+  const merchant = await browser().newPage({ viewport: DESKTOP, acceptDownloads: true });
+  await openAdmin(merchant, stack(), "/app/data-requests");
+  const card = merchant.getByRole("article", { name: `Data request of ${email}` });
+  await card.getByText("To answer").waitFor();
+  expect(await card.textContent()).toContain("1 payment with this customer's details");
+  await saveScreenshot(merchant, "admin-data-requests");
+
+  const [download] = await Promise.all([merchant.waitForEvent("download"), card.getByRole("button", { name: "Download report (JSON)" }).click()]);
+  expect(download.suggestedFilename()).toMatch(/^customer-data-request-\d{4}-\d{2}-\d{2}-.+\.json$/);
+  const report = JSON.parse(await readFile((await download.path())!, "utf8")) as { customer: { email: string }; payments: { shopifyPaymentId: string }[] };
+  expect(report.customer.email).toBe(email);
+  expect(report.payments.map((p) => p.shopifyPaymentId)).toEqual([session.id]);
+  await card.getByText("Downloaded", { exact: true }).waitFor();
+
+  await card.getByRole("button", { name: "Delete" }).click();
+  await merchant.getByText("Request deleted.").waitFor();
+  await merchant.getByText("No customer has asked for their data.").waitFor();
+  expect(await stack().services.db.customerDataRequest.count()).toBe(0);
+}, 120_000);
