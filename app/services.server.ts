@@ -67,7 +67,12 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
     shopify: createShopifyDirectory({
       db,
       apiVersion: env.PAYMENTS_API_VERSION,
+      apiKey: env.SHOPIFY_API_KEY,
+      apiSecretKey: env.SHOPIFY_API_SECRET,
+      appUrl: env.SHOPIFY_APP_URL,
+      ...(env.SHOP_CUSTOM_DOMAIN ? { customShopDomains: [env.SHOP_CUSTOM_DOMAIN] } : {}),
       endpointTemplate: env.SHOPIFY_PAYMENTS_APPS_ENDPOINT,
+      logger,
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
     }),
     notify: {

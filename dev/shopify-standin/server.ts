@@ -10,8 +10,10 @@
 //   GET  /orders/:id                               the order as Shopify shows it
 //   POST /orders/:id/refunds|captures|voids        open a refund, capture or void session
 //   POST [/:shop]/payments_apps/api/:version/graphql.json   the Payments Apps API
+//   POST [/:shop]/admin/oauth/access_token         the token endpoint (refresh grant)
 //   POST|DELETE|GET /_standin/faults               fault injection for the GraphQL endpoint
 //   GET  /_standin/sessions[/:id], POST /_standin/sessions  inspection and scripted sessions
+//   GET  /_standin/tokens, POST /_standin/tokens/expire     token grants seen; end the hour of the expiring tokens
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,6 +37,7 @@ import {
   type PaymentsAppConfiguration,
   type SessionRecord,
 } from "./store";
+import { OfflineTokens, type IssuedToken, type TokenGrantRecord, type TokenLifetimes } from "./tokens";
 
 export interface ShopifyStandinOptions {
   port?: number;
@@ -42,8 +45,12 @@ export interface ShopifyStandinOptions {
   /** The app's origin, e.g. http://127.0.0.1:3000. */
   appUrl: string;
   shopDomain?: string;
-  /** The offline token the app must present; random when omitted. */
+  /** The offline token the app must present; random when omitted. It does not expire (see `state.issueExpiringToken`). */
   accessToken?: string;
+  /** The scopes the shop granted, as the token endpoint reports them. */
+  scope?: string;
+  /** How long expiring offline tokens and their refresh tokens last; Shopify's one hour and 90 days by default. */
+  tokenLifetimes?: TokenLifetimes;
   paymentSessionPath?: string;
   refundSessionPath?: string | null;
   captureSessionPath?: string | null;
@@ -81,6 +88,15 @@ export interface StandinInspection {
   startFollowUp(type: FollowUpType, paymentIdOrGid: string, options?: { amount?: string }): Promise<{ session: FollowUpSessionRecord; delivery: AppDelivery }>;
   setFault(request: FaultRequest): ActiveFault;
   clearFaults(): void;
+  /**
+   * An expiring offline token and its refresh token for the app with these credentials, as
+   * token exchange with expiring=1 gives them; every earlier token (the fixed one too) stops working.
+   */
+  issueExpiringToken(client: { clientId: string; clientSecret: string }): IssuedToken;
+  /** The hour is over: expiring access tokens issued so far are refused from now on (401). */
+  expireAccessTokens(): void;
+  /** Every request to the token endpoint, oldest first. */
+  tokenGrants(): TokenGrantRecord[];
   reset(): void;
 }
 
@@ -95,6 +111,7 @@ export interface ShopifyStandin {
 }
 
 const GRAPHQL_PATH = /^\/(?:([a-z0-9][a-z0-9.-]*)\/)?payments_apps\/api\/([0-9]{4}-[0-9]{2}|unstable)\/graphql\.json$/i;
+const TOKEN_PATH = /^\/(?:([a-z0-9][a-z0-9.-]*)\/)?admin\/oauth\/access_token$/i;
 
 const scriptedSessionSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("payment"), checkout: z.record(z.unknown()).default({}), deliver: z.boolean().default(true) }),
@@ -111,6 +128,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
   const schema = paymentsAppsSchema();
   const store = new StandinStore(now);
   const faults = new FaultQueue();
+  const tokens = new OfflineTokens(shopDomain, accessToken, options.scope ?? "write_payment_gateways,write_payment_sessions", now, options.tokenLifetimes);
   let origin = "";
   const publicBase = () => options.publicUrl?.replace(/\/+$/, "") ?? origin;
 
@@ -174,6 +192,9 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     },
     setFault: (request) => faults.set(faultRequestSchema.parse(request)),
     clearFaults: () => faults.clear(),
+    issueExpiringToken: (client) => clone(tokens.issueExpiring(client)),
+    expireAccessTokens: () => tokens.expireAccessTokens(),
+    tokenGrants: () => clone(tokens.grantRecords()),
     reset: () => {
       store.reset();
       faults.clear();
@@ -254,7 +275,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
         contentType: headerValue(req, "content-type"),
         rawBody,
       },
-      { store, schema, rootValue, expectedToken: accessToken, now },
+      { store, schema, rootValue, acceptsToken: (token) => tokens.accepts(token), now },
     );
     sendJson(res, answer.status, answer.body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
   }
@@ -268,6 +289,12 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     if ((match = GRAPHQL_PATH.exec(path))) {
       if (method !== "POST") return sendJson(res, 405, { errors: "Method Not Allowed" }, { Allow: "POST" });
       return handleGraphql(req, res, match[1], match[2] ?? STANDIN_API_VERSION);
+    }
+    if ((match = TOKEN_PATH.exec(path))) {
+      if (method !== "POST") return sendJson(res, 405, { errors: "Method Not Allowed" }, { Allow: "POST" });
+      if (match[1] !== undefined && match[1].toLowerCase() !== shopDomain) return sendJson(res, 404, { errors: "Not Found" });
+      const answer = tokens.answerGrant(headerValue(req, "content-type"), await readBody(req));
+      return sendJson(res, answer.status, answer.body);
     }
 
     if (path === "/" && method === "GET") return sendHtml(res, 200, homePage(store.paymentSessions()));
@@ -337,6 +364,12 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
         return sendJson(res, 200, { fault: faults.set(parsed.data) });
       }
       return sendJson(res, 405, { error: "method not allowed" });
+    }
+
+    if (path === "/_standin/tokens" && method === "GET") return sendJson(res, 200, { grants: tokens.grantRecords() });
+    if (path === "/_standin/tokens/expire" && method === "POST") {
+      tokens.expireAccessTokens();
+      return sendJson(res, 200, { expired: true });
     }
 
     if (path === "/_standin/sessions" && method === "GET") {

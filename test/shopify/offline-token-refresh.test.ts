@@ -1,0 +1,138 @@
+// Expiring offline access tokens: the outbox calls Shopify long after the merchant last opened
+// the admin, so the app renews the shop's token itself (the library's refresh grant, against
+// the stand-in's token endpoint), stores the new pair, and refreshes once however many
+// deliveries need the token at the same moment. The stand-in refuses expired tokens (401)
+// and takes each refresh token once, as a careless second refresh would find out.
+import { expect, it } from "vitest";
+import { deliverDueMessages, deliverNow, enqueue } from "../../app/payments/outbox";
+import { offlineSessionId } from "../../app/shops/shopify-directory.server";
+import type { IssuedToken } from "../../dev/shopify-standin/tokens";
+import { stackForFile } from "../support/stack";
+
+const logLines: string[] = [];
+const stack = stackForFile({ workers: false, logLines });
+
+const db = () => stack().services.db;
+const standin = () => stack().standin.state;
+const sessionId = () => offlineSessionId(stack().shopDomain);
+const seen: string[] = [];
+
+/** The shop now holds an expiring token (as after token exchange) whose hour is over; `known` says whether the app's record shows it. */
+async function expiredToken(known: "expired on record" | "valid on record"): Promise<IssuedToken> {
+  const issued = standin().issueExpiringToken({ clientId: stack().env.SHOPIFY_API_KEY, clientSecret: stack().env.SHOPIFY_API_SECRET });
+  seen.push(issued.accessToken, issued.refreshToken);
+  await db().session.update({
+    where: { id: sessionId() },
+    data: {
+      accessToken: issued.accessToken,
+      refreshToken: issued.refreshToken,
+      refreshTokenExpires: new Date(issued.refreshTokenExpiresAt),
+      expires: known === "expired on record" ? new Date(Date.now() - 60_000) : new Date(issued.expiresAt),
+    },
+  });
+  standin().expireAccessTokens();
+  return issued;
+}
+
+/** A Shopify payment session whose resolve waits in the outbox (the payment itself is not what is tested here). */
+async function resolveWaiting() {
+  const session = standin().createPaymentSession({ test: true });
+  const now = new Date();
+  const message = await db().$transaction((tx) =>
+    enqueue(tx, { shopDomain: stack().shopDomain, dedupeKey: `token:${session.id}:resolve`, payload: { kind: "payment.resolve", gid: session.gid }, now }),
+  );
+  return { session, message };
+}
+
+const resolveCalls = (shopifySessionId: string) =>
+  standin()
+    .operationsFor(shopifySessionId)
+    .filter((op) => op.operationName === "PaymentSessionResolve")
+    .map((op) => op.status);
+
+function grantsSince(before: number) {
+  return standin().tokenGrants().slice(before);
+}
+
+async function expectStoredToken(issued: { accessToken: string; refreshToken: string }) {
+  const stored = await db().session.findUniqueOrThrow({ where: { id: sessionId() } });
+  expect(stored.accessToken).toBe(issued.accessToken);
+  expect(stored.refreshToken).toBe(issued.refreshToken);
+  expect(stored.expires!.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
+  seen.push(issued.accessToken, issued.refreshToken);
+}
+
+it("an outbox delivery with an expired offline token is delivered after a refresh, and the new token is stored", async () => {
+  const { session, message } = await resolveWaiting();
+  const grants = standin().tokenGrants().length;
+  const old = await expiredToken("expired on record");
+
+  const counts = await deliverDueMessages(stack().services, { worker: "token-test" });
+
+  expect(counts.done).toBe(1);
+  expect((await db().outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).status).toBe("done");
+  expect(standin().session(session.id)?.state.code).toBe("RESOLVED");
+  // Renewed before the call: Shopify never saw the expired token.
+  expect(resolveCalls(session.id)).toEqual([200]);
+  const refreshes = grantsSince(grants);
+  expect(refreshes.map((g) => [g.grantType, g.status])).toEqual([["refresh_token", 200]]);
+  expect(refreshes[0]!.issued!.accessToken).not.toBe(old.accessToken);
+  await expectStoredToken(refreshes[0]!.issued!);
+});
+
+it("two deliveries at once that find the token expired refresh it once", async () => {
+  const first = await resolveWaiting();
+  const second = await resolveWaiting();
+  const grants = standin().tokenGrants().length;
+  await expiredToken("expired on record");
+
+  const results = await Promise.all([deliverNow(stack().services, first.message.id), deliverNow(stack().services, second.message.id)]);
+
+  expect(results).toEqual(["done", "done"]);
+  expect(resolveCalls(first.session.id)).toEqual([200]);
+  expect(resolveCalls(second.session.id)).toEqual([200]);
+  // A second refresh would have spent the used refresh token (invalid_grant) or revoked the first one's token.
+  const refreshes = grantsSince(grants);
+  expect(refreshes.map((g) => g.status)).toEqual([200]);
+  await expectStoredToken(refreshes[0]!.issued!);
+});
+
+it("a token Shopify refuses before its recorded expiry (401) is refreshed once and the call sent once more", async () => {
+  const { session, message } = await resolveWaiting();
+  const grants = standin().tokenGrants().length;
+  await expiredToken("valid on record");
+
+  expect(await deliverNow(stack().services, message.id)).toBe("done");
+
+  expect(resolveCalls(session.id)).toEqual([401, 200]);
+  expect(standin().session(session.id)?.state.code).toBe("RESOLVED");
+  const refreshes = grantsSince(grants);
+  expect(refreshes.map((g) => g.status)).toEqual([200]);
+  await expectStoredToken(refreshes[0]!.issued!);
+});
+
+it("a refresh Shopify refuses leaves the delivery to the outbox's retries, after one attempt", async () => {
+  const { session, message } = await resolveWaiting();
+  const issued = await expiredToken("expired on record");
+  // The shop got another token elsewhere (the admin's token exchange): this pair is revoked.
+  const elsewhere = standin().issueExpiringToken({ clientId: stack().env.SHOPIFY_API_KEY, clientSecret: stack().env.SHOPIFY_API_SECRET });
+  seen.push(elsewhere.accessToken, elsewhere.refreshToken);
+  const grants = standin().tokenGrants().length;
+
+  expect(await deliverNow(stack().services, message.id)).toBe("retry");
+
+  expect(grantsSince(grants).map((g) => [g.status, g.error])).toEqual([[400, "invalid_grant"]]);
+  expect(resolveCalls(session.id)).toEqual([401]);
+  const retried = await db().outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
+  expect(retried.status).toBe("pending");
+  expect(retried.lastError).toMatch(/access token/);
+  const stored = await db().session.findUniqueOrThrow({ where: { id: sessionId() } });
+  expect(stored.accessToken).toBe(issued.accessToken);
+});
+
+it("no access token or refresh token reaches the log", () => {
+  expect(seen.length).toBeGreaterThan(0);
+  expect(logLines.length).toBeGreaterThan(0);
+  const leaks = logLines.filter((line) => seen.some((secret) => line.includes(secret)));
+  expect(leaks).toEqual([]);
+});
