@@ -49,6 +49,7 @@ export type NewSessionPayment = Pick<
   | "state"
   | "createdAt"
   | "sessionClaimUntil"
+  | "sessionClaimToken"
   | "orderRequestedAt"
   | "customerEmail"
   | "customerName"
@@ -96,8 +97,14 @@ export async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId
     const others = alongside.map((statement, index) => Prisma.sql`${Prisma.raw(`"alongside${index}"`)} AS (${statement})`);
     return sql.execute(insertEvent(Prisma.sql`${write} RETURNING "id"`, others));
   }
-  // SQLite: the other writes, the write, then the event if the row is there, in one transaction.
-  const counts = await sql.executeInTransaction([...alongside, write, insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId}`)]);
+  // SQLite: the other writes, the write, then the event if the write touched the row, in one
+  // transaction. changes() is what the statement just before wrote: a transaction's statements
+  // share one connection, and a conditional write may leave the row there untouched.
+  const counts = await sql.executeInTransaction([
+    ...alongside,
+    write,
+    insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId} AND changes() > 0`),
+  ]);
   return counts[alongside.length] ?? 0;
 }
 
@@ -120,20 +127,28 @@ export async function insertSessionPayment(
   return (await writeWithEvent(sql, insert, id, event)) === 1 ? { id } : null;
 }
 
-/** Stores the answer given to Shopify for a session (replayed on repeats) with its event; the claim is released. */
+/**
+ * Stores the answer given to Shopify for a session (replayed on repeats) with its event, and
+ * releases the claim, only while the attempt's claim (`claimToken`) still holds and no answer
+ * is stored: false when another attempt took the payment over, and then nothing is written.
+ * The check is the UPDATE's own condition, so the answer costs no more statements than before.
+ */
 export async function storeSessionAnswer(
   sql: PlainSql,
-  paymentId: string,
+  payment: { id: string; claimToken: string },
   answer: { state: string; responseStatus: number; responseBody: string; columns: AnswerColumns },
   event: SessionEvent,
-): Promise<void> {
+): Promise<boolean> {
   const set = assignments({
     ...answer.columns,
     state: answer.state,
     sessionClaimUntil: null,
+    sessionClaimToken: null,
     responseStatus: answer.responseStatus,
     responseBody: answer.responseBody,
     updatedAt: new Date(),
   });
-  await writeWithEvent(sql, Prisma.sql`UPDATE "Payment" SET ${set} WHERE "id" = ${paymentId}`, paymentId, event);
+  const update = Prisma.sql`UPDATE "Payment" SET ${set}
+    WHERE "id" = ${payment.id} AND "sessionClaimToken" = ${payment.claimToken} AND "responseStatus" IS NULL`;
+  return (await writeWithEvent(sql, update, payment.id, event)) === 1;
 }

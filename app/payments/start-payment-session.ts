@@ -7,8 +7,9 @@ import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
 import { err, type Result } from "neverthrow";
-import type { PreparedOrder } from "~/gateway/client";
+import { DEFAULT_QUOTA_MAX_WAIT_MS, DEFAULT_TIMEOUT_MS, type PreparedOrder } from "~/gateway/client";
 import type { GatewayError } from "~/gateway/errors";
+import { DEFAULT_RETRY_POLICY } from "~/gateway/retry";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import type { PaymentSessionRequest } from "./shopify-requests";
@@ -26,10 +27,37 @@ const answer = (status: number, error: string, message: string, headers?: Record
   ...(headers ? { headers } : {}),
 });
 
+const inProgress = () => answer(503, "in_progress", "This payment session is still being created; retry shortly.", { "Retry-After": "2" });
+
 /** How long a duplicate waits for the first request's answer before asking Shopify to retry. */
 const DUPLICATE_WAIT_MS = 8_000;
-/** A request that has held a payment this long without answering is presumed dead (crash). */
-const CLAIM_MS = 30_000;
+/**
+ * The longest one gateway call of a session can take with the client's defaults: a wait for
+ * a quota slot, 429s retried within the retry window, then a last try with a wait for its own
+ * slot and the whole timeout.
+ */
+const GATEWAY_CALL_MS = 2 * DEFAULT_QUOTA_MAX_WAIT_MS + DEFAULT_RETRY_POLICY.maxTotalMs + DEFAULT_TIMEOUT_MS;
+/**
+ * How long a request's claim on a payment holds once written. An order is sent only while the
+ * claim has a whole gateway call ahead of it (it is renewed first otherwise), so the payment
+ * cannot be taken over while an order of this request may still be on its way; a request that
+ * held a payment this long without answering or renewing is presumed dead (crash).
+ */
+const CLAIM_MS = GATEWAY_CALL_MS + 30_000;
+
+/**
+ * A request's hold on a payment: a token of its own, written with the claim, and when the
+ * claim lapses as this request last wrote it. Only the holder of the token sends the order
+ * or stores the answer; a request that takes the payment over writes a token of its own.
+ */
+interface Claim {
+  token: string;
+  until: Date;
+}
+
+function newClaim(now: Date): Claim {
+  return { token: newRowId(), until: new Date(now.getTime() + CLAIM_MS) };
+}
 
 export function gatewayEnvFor(shop: Pick<Shop, "testMode">, test: boolean): GatewayEnv {
   return test || shop.testMode ? "sandbox" : "live";
@@ -38,7 +66,7 @@ export function gatewayEnvFor(shop: Pick<Shop, "testMode">, test: boolean): Gate
 /** What the session flow uses of a payment: a new one is not read back after it is created. */
 type SessionPayment = Pick<Payment, "id" | "shopId" | "shopifyPaymentId" | "gid" | "amount" | "currency" | "createdAt" | "orderRequestedAt" | "gatewayOrderId">;
 
-function storedAnswer(payment: Payment): SessionAnswer | null {
+function storedAnswer(payment: Pick<Payment, "responseStatus" | "responseBody">): SessionAnswer | null {
   if (payment.responseStatus === null || payment.responseBody === null) return null;
   return { status: payment.responseStatus, body: JSON.parse(payment.responseBody) as Record<string, unknown> };
 }
@@ -101,6 +129,7 @@ async function recordAndStart(
   // after this: the record says so from the start, durably before the request is sent.
   const requestsOrder = shop.checkoutMode !== "app_page";
   const orderRequestedAt = requestsOrder ? now : null;
+  const claim = newClaim(now);
   const payment: SessionPayment = {
     id: newRowId(),
     shopId: shop.id,
@@ -134,7 +163,8 @@ async function recordAndStart(
         state: "started",
         // The injected clock, like every other time the reconciler compares against.
         createdAt: now,
-        sessionClaimUntil: new Date(now.getTime() + CLAIM_MS),
+        sessionClaimUntil: claim.until,
+        sessionClaimToken: claim.token,
         orderRequestedAt,
         customerEmail: customer?.email ?? null,
         customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
@@ -148,8 +178,8 @@ async function recordAndStart(
     requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, payment, request)) : Promise.resolve(null),
   );
   if (!created) return null;
-  if (!prepared) return answerSession(deps, shop, access, payment, request);
-  return createGatewayOrder(deps, shop, access, payment, request, { prepared });
+  if (!prepared) return answerSession(deps, shop, access, payment, request, claim);
+  return createGatewayOrder(deps, shop, access, payment, request, claim, { prepared });
 }
 
 /** Both results once both have settled: a failure of either is thrown only after the other is done. */
@@ -176,30 +206,44 @@ function checkSession(deps: PaymentsDeps, shop: SessionShop, env: GatewayEnv, re
 }
 
 /** The answer for a recorded session, new or resumed after a failed or dead attempt. */
-function answerSession(deps: PaymentsDeps, shop: SessionShop, access: ShopGatewayAccess, payment: SessionPayment, request: PaymentSessionRequest): Promise<SessionAnswer> {
+function answerSession(
+  deps: PaymentsDeps,
+  shop: SessionShop,
+  access: ShopGatewayAccess,
+  payment: SessionPayment,
+  request: PaymentSessionRequest,
+  claim: Claim,
+): Promise<SessionAnswer> {
   if (shop.checkoutMode === "app_page" && payment.orderRequestedAt === null) {
     // The shopper picks the coin on the app's own page; the gateway order is created then.
-    return finish(deps, payment, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "started", {}, { page: "app" });
+    return finish(deps, payment, claim, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "started", {}, { page: "app" });
   }
-  return createGatewayOrder(deps, shop, access, payment, request);
+  return createGatewayOrder(deps, shop, access, payment, request, claim);
 }
 
 async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
   const waitUntil = Date.now() + DUPLICATE_WAIT_MS;
   let current = payment;
+  let claim: Claim;
   for (;;) {
     const stored = storedAnswer(current);
     if (stored) return stored;
     const now = deps.clock.now();
     if (!current.sessionClaimUntil || current.sessionClaimUntil < now) {
-      // Nobody holds it (an earlier attempt failed transiently or died): take it over.
+      // Nobody holds it (an earlier attempt failed transiently or died): take it over, with a
+      // token of this request's own, so that an earlier attempt still at work can neither
+      // send the order nor store its answer any more.
+      const taken = newClaim(now);
       const claimed = await deps.db.payment.updateMany({
         where: { id: current.id, responseStatus: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
-        data: { sessionClaimUntil: new Date(now.getTime() + CLAIM_MS) },
+        data: { sessionClaimUntil: taken.until, sessionClaimToken: taken.token },
       });
-      if (claimed.count === 1) break;
+      if (claimed.count === 1) {
+        claim = taken;
+        break;
+      }
     } else if (Date.now() > waitUntil) {
-      return answer(503, "in_progress", "This payment session is still being created; retry shortly.", { "Retry-After": "2" });
+      return inProgress();
     } else {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -207,8 +251,8 @@ async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Pa
   }
   const access = deps.gateways.forShop(shop, current.gatewayEnv as GatewayEnv);
   const fresh = await deps.db.payment.findUniqueOrThrow({ where: { id: current.id } });
-  if (!access) return finish(deps, fresh, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
-  return answerSession(deps, shop, access, fresh, request);
+  if (!access) return finish(deps, fresh, claim, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
+  return answerSession(deps, shop, access, fresh, request, claim);
 }
 
 function orderRequest(deps: PaymentsDeps, shop: Pick<Shop, "shopDomain" | "gatewayLanguage" | "checkoutMode" | "fixedCurrency">, payment: SessionPayment, request: PaymentSessionRequest): CreateOrderRequest {
@@ -228,15 +272,36 @@ function orderRequest(deps: PaymentsDeps, shop: Pick<Shop, "shopDomain" | "gatew
   };
 }
 
-async function finish(deps: PaymentsDeps, payment: Pick<Payment, "id">, result: SessionAnswer, state: "started" | "awaiting_payment" | "not_started", columns: AnswerColumns = {}, eventDetail: Record<string, unknown> = {}): Promise<SessionAnswer> {
+/**
+ * Stores the session's answer and gives it, while this request still holds the payment; when
+ * another request took it over meanwhile, that one's answer is given instead and nothing of
+ * this one is stored (an order this request made then stays unused and expires at no cost).
+ */
+async function finish(
+  deps: PaymentsDeps,
+  payment: Pick<Payment, "id">,
+  claim: Claim,
+  result: SessionAnswer,
+  state: "started" | "awaiting_payment" | "not_started",
+  columns: AnswerColumns = {},
+  eventDetail: Record<string, unknown> = {},
+): Promise<SessionAnswer> {
   const type = state === "not_started" ? "session_refused" : state === "started" ? "sent_to_payment_page" : "order_created";
-  await storeSessionAnswer(
+  const stored = await storeSessionAnswer(
     deps.sql,
-    payment.id,
+    { id: payment.id, claimToken: claim.token },
     { state, responseStatus: result.status, responseBody: JSON.stringify(result.body), columns },
     { type, detail: JSON.stringify({ status: result.status, ...eventDetail }), at: deps.clock.now() },
   );
-  return result;
+  if (stored) return result;
+  deps.logger.warn("Another request took the payment session over: its answer stands", { paymentId: payment.id, gatewayOrderId: columns.gatewayOrderId ?? null });
+  return answerOfClaimHolder(deps, payment);
+}
+
+/** The answer for a payment another request took over: the one it stored, or a request to retry while it works. */
+async function answerOfClaimHolder(deps: PaymentsDeps, payment: Pick<Payment, "id">): Promise<SessionAnswer> {
+  const current = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { responseStatus: true, responseBody: true } });
+  return storedAnswer(current) ?? inProgress();
 }
 
 function refusal(error: GatewayError): { result: SessionAnswer; final: boolean } {
@@ -266,6 +331,7 @@ async function createGatewayOrder(
   access: ShopGatewayAccess,
   payment: SessionPayment,
   request: PaymentSessionRequest,
+  claim: Claim,
   options: { prepared?: Result<PreparedOrder, GatewayError> } = {},
 ): Promise<SessionAnswer> {
   const log = deps.logger.child({ shop: shop.shopDomain, paymentId: payment.id });
@@ -275,41 +341,93 @@ async function createGatewayOrder(
     if (payment.gatewayOrderId === null && payment.orderRequestedAt !== null) {
       const found = await findOrderByReference(access, payment);
       if (found === "unknown") {
-        await releaseClaim(deps, payment);
+        await releaseClaim(deps, payment, claim);
         return answer(503, "gateway_unavailable", "The gateway could not be reached; retry shortly.", { "Retry-After": "5" });
       }
-      if (found) return adoptFoundOrder(deps, payment, found);
+      if (found) return adoptFoundOrder(deps, payment, claim, found);
     }
-    await deps.db.payment.update({ where: { id: payment.id }, select: { id: true }, data: { orderRequestedAt: deps.clock.now() } });
+    // In the same statement as the record that the order is about to be sent: the claim is
+    // renewed, while it is still this request's (the lookup may have outlasted it).
+    if (!(await renewClaim(deps, payment, claim, { orderRequestedAt: deps.clock.now() }))) return answerOfClaimHolder(deps, payment);
   }
   const accept = (order: CreateOrderResponse) => {
     log.info("Gateway order created", { gatewayOrderId: order.identifier, env: access.env });
-    return finish(deps, payment, { status: 200, body: { redirect_url: order.web_url } }, "awaiting_payment", orderData(order), { gatewayOrderId: order.identifier });
+    return finish(deps, payment, claim, { status: 200, body: { redirect_url: order.web_url } }, "awaiting_payment", orderData(order), { gatewayOrderId: order.identifier });
   };
   const prepared = options.prepared ?? (await access.client.prepareOrder(orderRequest(deps, shop, payment, request)));
-  const created = prepared.isOk() ? await prepared.value.send() : err(prepared.error);
+  const created = await sendWhileClaimed(deps, payment, claim, prepared);
+  if (created === null) return answerOfClaimHolder(deps, payment);
   if (created.isOk()) return accept(created.value);
 
   const error = created.error;
   if (error.kind === "outcome_unknown") {
+    const cause = error.cause as GatewayError;
+    if (mayStillBeInProgress(cause)) {
+      // A listing now cannot prove that no order exists, and creating another could make a
+      // second one. orderRequestedAt stays: Shopify's retry looks the order up first, once
+      // the gateway has had time to finish the request.
+      log.warn("Gateway order outcome unknown; left for Shopify's retry to look up", { reason: error.message });
+      await releaseClaim(deps, payment, claim);
+      return answer(503, "gateway_unavailable", "The gateway did not confirm the order; retry shortly.", { "Retry-After": "10" });
+    }
     log.warn("Gateway order outcome unknown; looking it up by reference", { reason: error.message });
     const found = await findOrderByReference(access, payment);
-    if (found && found !== "unknown") return adoptFoundOrder(deps, payment, found);
-    if (found === null) {
-      // The lookup proves no order exists: creating once more cannot duplicate it.
-      const retry = await access.client.createOrder(orderRequest(deps, shop, payment, request));
+    if (found && found !== "unknown") return adoptFoundOrder(deps, payment, claim, found);
+    if (found === null && cause.kind === "server_error") {
+      // The gateway answered that it failed, so it was done with the request, and the lookup
+      // proves no order exists: creating once more cannot duplicate it.
+      const retry = await sendWhileClaimed(deps, payment, claim, await access.client.prepareOrder(orderRequest(deps, shop, payment, request)));
+      if (retry === null) return answerOfClaimHolder(deps, payment);
       if (retry.isOk()) return accept(retry.value);
     }
     // Keep orderRequestedAt: the next attempt looks the order up before creating one.
-    await releaseClaim(deps, payment);
+    await releaseClaim(deps, payment, claim);
     return answer(503, "gateway_unavailable", "The gateway did not confirm the order; retry shortly.", { "Retry-After": "5" });
   }
   const { result, final } = refusal(error);
   log.warn("Gateway refused the order", { kind: error.kind, final });
-  if (final) return finish(deps, payment, result, "not_started", {}, { reason: error.kind });
+  if (final) return finish(deps, payment, claim, result, "not_started", {}, { reason: error.kind });
   // Nothing was created: release the record for Shopify's retry to resume.
-  await releaseClaim(deps, payment, { orderRequestedAt: null });
+  await releaseClaim(deps, payment, claim, { orderRequestedAt: null });
   return result;
+}
+
+/**
+ * Whether the gateway may still be at work on a POST /orders/ whose outcome is unknown: it
+ * timed out, the connection broke after the request left, or a proxy in front of the gateway
+ * gave up waiting for it (502, 504). Only an answer of the gateway's own (a 5xx of its own,
+ * a 2xx that could not be read) says it is done with the request.
+ */
+function mayStillBeInProgress(cause: GatewayError): boolean {
+  return cause.kind === "timeout" || cause.kind === "network" || (cause.kind === "server_error" && (cause.status === 502 || cause.status === 504));
+}
+
+/**
+ * Sends a prepared order if this request still holds the payment for as long as sending can
+ * take; null, with nothing sent, when another request has taken the payment over. A claim is
+ * only ever taken over once it has lapsed, so one with a whole gateway call still ahead of it
+ * needs no round trip (the session's usual case: its claim was written moments ago, beside
+ * the quota slot); otherwise it is renewed first.
+ */
+async function sendWhileClaimed(
+  deps: PaymentsDeps,
+  payment: Pick<Payment, "id">,
+  claim: Claim,
+  prepared: Result<PreparedOrder, GatewayError>,
+): Promise<Result<CreateOrderResponse, GatewayError> | null> {
+  if (prepared.isErr()) return err(prepared.error);
+  const left = claim.until.getTime() - deps.clock.now().getTime();
+  if (left < GATEWAY_CALL_MS && !(await renewClaim(deps, payment, claim))) return null;
+  return prepared.value.send();
+}
+
+/** Renews this request's claim (writing `data` with it) while it is still its own; false, with nothing written, when it is not. */
+async function renewClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, claim: Claim, data: Prisma.PaymentUpdateManyMutationInput = {}): Promise<boolean> {
+  const until = new Date(deps.clock.now().getTime() + CLAIM_MS);
+  const renewed = await deps.db.payment.updateMany({ where: { id: payment.id, sessionClaimToken: claim.token }, data: { ...data, sessionClaimUntil: until } });
+  if (renewed.count !== 1) return false;
+  claim.until = until;
+  return true;
 }
 
 type FoundOrder = Pick<GatewayOrder, "identifier" | "currency_id" | "crypto_amount" | "address" | "tag_memo" | "expired_time" | "status">;
@@ -338,8 +456,9 @@ function orderData(order: CreateOrderResponse | FoundOrder): AnswerColumns {
   };
 }
 
-async function releaseClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, data: Prisma.PaymentUpdateInput = {}): Promise<void> {
-  await deps.db.payment.update({ where: { id: payment.id }, select: { id: true }, data: { ...data, sessionClaimUntil: null } });
+/** Leaves the payment to the next attempt, only while this request holds it: another's claim and orderRequestedAt stay as they are. */
+async function releaseClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, claim: Claim, data: Prisma.PaymentUpdateManyMutationInput = {}): Promise<void> {
+  await deps.db.payment.updateMany({ where: { id: payment.id, sessionClaimToken: claim.token }, data: { ...data, sessionClaimUntil: null, sessionClaimToken: null } });
 }
 
 /** The gateway order whose reference is this payment's id, "unknown" when the gateway cannot say. */
@@ -349,15 +468,16 @@ async function findOrderByReference(access: ShopGatewayAccess, payment: Pick<Pay
   return listed.value.find((order) => order.reference === payment.shopifyPaymentId) ?? null;
 }
 
-async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" | "shopId">, found: FoundOrder): Promise<SessionAnswer> {
+async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" | "shopId">, claim: Claim, found: FoundOrder): Promise<SessionAnswer> {
   // The listing has no web_url: an order with a coin can be paid on the app's own page;
   // one still waiting for a coin choice cannot be reached again and expires at no cost.
   if (found.currency_id) {
-    return finish(deps, payment, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "awaiting_payment", orderData(found), { adopted: true });
+    return finish(deps, payment, claim, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "awaiting_payment", orderData(found), { adopted: true });
   }
   return finish(
     deps,
     payment,
+    claim,
     answer(502, "gateway_outcome_unknown", "The gateway created the order but did not return its payment page; the shopper must try again."),
     "not_started",
     { gatewayOrderId: found.identifier, attention: "unknown_status", attentionDetail: "A gateway order was created but its payment page was never returned; it will be cancelled by the gateway after 24 hours." },
@@ -381,51 +501,65 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
   const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
   if (!access) return { ok: false, reason: "no_credentials", message: "The shop cannot take crypto payments right now." };
   const now = deps.clock.now();
+  const claim = newClaim(now);
+  const busy = { ok: false as const, reason: "already_chosen" as const, message: "This payment is being prepared; reload the page." };
   // One creator at a time: the claim prevents a double click from creating two orders.
   const claimed = await deps.db.payment.updateMany({
     where: { id: payment.id, gatewayOrderId: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
-    data: { sessionClaimUntil: new Date(now.getTime() + CLAIM_MS), orderRequestedAt: payment.orderRequestedAt ?? now },
+    data: { sessionClaimUntil: claim.until, sessionClaimToken: claim.token, orderRequestedAt: payment.orderRequestedAt ?? now },
   });
-  if (claimed.count !== 1) return { ok: false, reason: "already_chosen", message: "This payment is being prepared; reload the page." };
-  const adopt = async (order: CreateOrderResponse | FoundOrder, adopted: boolean) =>
-    deps.db.payment.update({
-      where: { id: payment.id },
-      data: {
-        ...orderData(order),
-        state: "awaiting_payment",
-        sessionClaimUntil: null,
-        events: { create: { type: "order_created", detail: JSON.stringify({ currency: inputCurrency, page: "app", ...(adopted ? { adopted } : {}) }), at: now } },
-      },
-    });
+  if (claimed.count !== 1) return busy;
+  // Written only while the claim is still this pick's: a pick that outlived its claim leaves
+  // the payment to the one that took it over (an order it made stays unused and expires).
+  const adopt = async (order: CreateOrderResponse | FoundOrder, adopted: boolean): Promise<ChooseCurrencyResult> => {
+    try {
+      const updated = await deps.db.payment.update({
+        where: { id: payment.id, sessionClaimToken: claim.token },
+        data: {
+          ...orderData(order),
+          state: "awaiting_payment",
+          sessionClaimUntil: null,
+          sessionClaimToken: null,
+          events: { create: { type: "order_created", detail: JSON.stringify({ currency: inputCurrency, page: "app", ...(adopted ? { adopted } : {}) }), at: now } },
+        },
+      });
+      return { ok: true, payment: updated };
+    } catch (error) {
+      if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025")) throw error;
+      deps.logger.warn("Another coin pick took the payment over: its order stands", { paymentId: payment.id, gatewayOrderId: order.identifier });
+      return busy;
+    }
+  };
   const unavailable = { ok: false as const, reason: "unavailable" as const, message: "The payment service is not reachable right now; try again in a moment." };
 
   // An earlier pick may have created the order without learning its answer: look it up first.
   if (payment.orderRequestedAt !== null) {
     const found = await findOrderByReference(access, payment);
     if (found === "unknown") {
-      await releaseClaim(deps, payment);
+      await releaseClaim(deps, payment, claim);
       return unavailable;
     }
-    if (found) return { ok: true, payment: await adopt(found, true) };
+    if (found) return adopt(found, true);
   }
   const address = payment.billingAddress ? (JSON.parse(payment.billingAddress) as NonNullable<PaymentSessionRequest["customer"]>["billing_address"]) : undefined;
   const requestLike = {
     customer: { email: payment.customerEmail, phone_number: payment.customerPhone, locale: payment.merchantLocale, billing_address: address },
     merchant_locale: payment.merchantLocale,
   } as PaymentSessionRequest;
-  const created = await access.client.createOrder({ ...orderRequest(deps, payment.shop, payment, requestLike), input_currency: inputCurrency });
+  const prepared = await access.client.prepareOrder({ ...orderRequest(deps, payment.shop, payment, requestLike), input_currency: inputCurrency });
+  const created = await sendWhileClaimed(deps, payment, claim, prepared);
+  if (created === null) return busy;
   if (created.isErr()) {
     if (created.error.kind === "outcome_unknown") {
       const found = await findOrderByReference(access, payment);
-      if (found && found !== "unknown") return { ok: true, payment: await adopt(found, true) };
+      if (found && found !== "unknown") return adopt(found, true);
     }
     // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up first.
-    await releaseClaim(deps, payment, created.error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null });
+    await releaseClaim(deps, payment, claim, created.error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null });
     const error = created.error;
     if (error.kind === "rejected") return { ok: false, reason: "rejected", message: error.detail ?? error.message };
     if (error.kind === "invalid_request") return { ok: false, reason: "rejected", message: error.message };
     return unavailable;
   }
-  const updated = await adopt(created.value, false);
-  return { ok: true, payment: updated };
+  return adopt(created.value, false);
 }

@@ -1,13 +1,16 @@
 // Gateway faults during checkout: a 500 after the order was created (the outcome is
-// unknown), 429 storms and failing reads. Nothing is lost and no second gateway order is
-// created for one payment session.
+// unknown), timeouts, 429 storms, failing reads, and requests that outlive their claim on a
+// payment. Nothing is lost, and a payment session never records or hands out a second
+// gateway order.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { PlainSql } from "../../app/db/plain-sql.server";
+import { createPrismaQuotaStore } from "../../app/db/prisma-quota-store.server";
 import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
 import { createOrderWithCurrency, startPaymentSession } from "../../app/payments/start-payment-session";
-import { createServices } from "../../app/services.server";
+import { createServices, type AppServices } from "../../app/services.server";
+import { createGatewayDirectory } from "../../app/shops/gateway-directory.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, waitFor, type Stack } from "../support/stack";
 
@@ -27,6 +30,21 @@ afterAll(async () => {
 });
 
 const db = () => stack.services.db;
+
+/** A point a test opens when it is ready: `opened` settles once `open` was called. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** The app's services on the stack's database with another clock, statements or gateway fetch: a second instance, as a retry may reach. */
+function instance(options: { clock?: { now(): Date }; sql?: PlainSql; fetch?: typeof fetch } = {}): AppServices {
+  const base = stack.services;
+  return createServices(base.env, { db: base.db, sql: options.sql ?? base.sql, logger: stack.logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+}
+
+const isOrderCreation = (input: Parameters<typeof fetch>[0], init?: RequestInit) => init?.method === "POST" && String(input).endsWith("/orders/");
 
 async function ordersWithReference(reference: string): Promise<number> {
   const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
@@ -179,3 +197,169 @@ it("failing reads on the shopper's return do not lose the payment: the webhook s
   await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "confirm" });
   await waitFor(async () => stack.standin.state.session(session.id)?.state.code === "RESOLVED", "resolve after read faults", 30_000);
 }, 60_000);
+
+it("a request whose claim was taken over while it waited for its quota slot neither sends its order nor overwrites the answer of the request that took over", async () => {
+  // One clock for both instances: Shopify's retry comes after the first request's claim has lapsed.
+  let offset = 0;
+  const clock = { now: () => new Date(Date.now() + offset) };
+  const base = stack.services;
+  // The first request's quota slot is held up (a long wait for quota) until the retry is done.
+  const slotReached = gate();
+  const slotReleased = gate();
+  let holding = true;
+  async function heldUp<T>(statement: Prisma.Sql, run: () => Promise<T>): Promise<T> {
+    if (holding && (statement.sql.includes('"GatewayCall"') || statement.sql.includes("takeGatewayCall"))) {
+      holding = false;
+      slotReached.open();
+      await slotReleased.opened;
+    }
+    return run();
+  }
+  const sql: PlainSql = {
+    kind: base.sql.kind,
+    execute: (statement) => heldUp(statement, () => base.sql.execute(statement)),
+    query: (statement) => heldUp(statement, () => base.sql.query(statement)),
+    executeInTransaction: (statements) => base.sql.executeInTransaction(statements),
+    inTransaction: (work) => base.sql.inTransaction(work),
+  };
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+
+  const first = startPaymentSession(instance({ clock, sql }), { shopDomain: stack.shopDomain, request });
+  await slotReached.opened;
+  await waitFor(() => db().payment.findFirst({ where: { shopifyPaymentId: request.id } }), "the first request's record");
+  offset = 10 * 60_000;
+  const retried = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request });
+  expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+  slotReleased.open();
+
+  // The first request finds the payment taken over: it sends nothing and answers as the retry did.
+  expect(await first).toEqual(retried);
+  expect(await ordersWithReference(request.id)).toBe(1);
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id }, include: { events: true } });
+  expect(payment.gatewayWebUrl).toBe(retried.body.redirect_url);
+  expect(JSON.parse(payment.responseBody!)).toEqual(retried.body);
+  expect(payment.events.filter((e) => e.type === "order_created")).toHaveLength(1);
+  // Shopify's repeats get the same answer.
+  const again = await stack.standin.state.redeliverPayment(session.id);
+  expect(again.delivery.redirectUrl).toBe(retried.body.redirect_url);
+});
+
+it("a request whose claim was taken over while its order was on the way cannot overwrite the answer of the request that took over", async () => {
+  let offset = 0;
+  const clock = { now: () => new Date(Date.now() + offset) };
+  // The first request's POST /orders/ reaches the gateway only after the retry has answered.
+  const postReached = gate();
+  const postReleased = gate();
+  const slowFetch: typeof fetch = async (input, init) => {
+    if (isOrderCreation(input, init)) {
+      postReached.open();
+      await postReleased.opened;
+    }
+    return fetch(input, init);
+  };
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+
+  const first = startPaymentSession(instance({ clock, fetch: slowFetch }), { shopDomain: stack.shopDomain, request });
+  await postReached.opened;
+  offset = 10 * 60_000;
+  const retried = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request });
+  expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+  postReleased.open();
+
+  // Its order is made, but the answer stored first stands: the first request answers with it,
+  // and only the retry's order is recorded or handed out (the other expires unused).
+  expect(await first).toEqual(retried);
+  expect(await ordersWithReference(request.id)).toBe(2);
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id }, include: { events: true } });
+  expect(payment.gatewayWebUrl).toBe(retried.body.redirect_url);
+  expect(JSON.parse(payment.responseBody!)).toEqual(retried.body);
+  expect(payment.events.filter((e) => e.type === "order_created")).toHaveLength(1);
+  const again = await stack.standin.state.redeliverPayment(session.id);
+  expect(again.delivery.redirectUrl).toBe(retried.body.redirect_url);
+});
+
+it("a create that times out is not followed by another in the same request: Shopify's retry finds the order by its reference", async () => {
+  // A coin is fixed, so the order found by its reference can be paid on the app's own page.
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "fixed_coin", fixedCurrency: "USDC_POLYGON" } });
+  // The gateway is still working on the first POST when the client gives up on it: the order
+  // appears only after the request has answered.
+  const lateRelease = gate();
+  let late: Promise<Response> | null = null;
+  let posts = 0;
+  const slowGateway: typeof fetch = async (input, init) => {
+    if (isOrderCreation(input, init) && ++posts === 1) {
+      const { signal, ...rest } = init!;
+      late = lateRelease.opened.then(() => fetch(input, rest));
+      return new Promise<Response>((_, reject) => signal!.addEventListener("abort", () => reject(signal!.reason)));
+    }
+    return fetch(input, init);
+  };
+  const base = stack.services;
+  const services: AppServices = {
+    ...instance(),
+    gateways: createGatewayDirectory({
+      cipher: base.cipher,
+      baseUrls: base.gatewayBaseUrls,
+      quotaStore: createPrismaQuotaStore(base.db, base.sql, {
+        generalPerMinute: base.env.GATEWAY_LIMIT_PER_MINUTE,
+        generalPerDay: base.env.GATEWAY_LIMIT_PER_DAY,
+        criticalPerMinute: base.env.GATEWAY_CRITICAL_LIMIT_PER_MINUTE,
+        criticalPerDay: base.env.GATEWAY_CRITICAL_LIMIT_PER_DAY,
+      }),
+      logger: stack.logger,
+      fetch: slowGateway,
+      timeoutMs: 1_000,
+    }),
+  };
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+
+  const first = await startPaymentSession(services, { shopDomain: stack.shopDomain, request });
+  expect(first).toMatchObject({ status: 503, body: { error: "gateway_unavailable" }, headers: { "Retry-After": expect.any(String) } });
+  expect(posts).toBe(1);
+  const waiting = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } });
+  expect(waiting).toMatchObject({ responseStatus: null, gatewayOrderId: null, sessionClaimUntil: null });
+  expect(waiting.orderRequestedAt).not.toBeNull();
+
+  lateRelease.open();
+  expect((await late!)?.status).toBe(200);
+  expect(await ordersWithReference(request.id)).toBe(1);
+  const retry = await stack.standin.state.redeliverPayment(session.id);
+  expect(retry.delivery.status, retry.delivery.body).toBe(200);
+  expect(retry.delivery.redirectUrl).toContain(`${stack.app.url}/pay/`);
+  expect(await ordersWithReference(request.id)).toBe(1);
+  const adopted = await db().payment.findUniqueOrThrow({ where: { id: waiting.id } });
+  expect(adopted.gatewayOrderId).toBeTruthy();
+  expect(adopted.inputCurrency).toBe("USDC_POLYGON");
+});
+
+it("a coin pick whose claim was taken over while its order was on the way leaves the payment to the pick that took over", async () => {
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "app_page" } });
+  const { session } = await stack.standin.state.startPayment({ test: true });
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  let offset = 0;
+  const clock = { now: () => new Date(Date.now() + offset) };
+  const postReached = gate();
+  const postReleased = gate();
+  const slowFetch: typeof fetch = async (input, init) => {
+    if (isOrderCreation(input, init)) {
+      postReached.open();
+      await postReleased.opened;
+    }
+    return fetch(input, init);
+  };
+
+  const first = createOrderWithCurrency(instance({ clock, fetch: slowFetch }), payment.id, "LTC");
+  await postReached.opened;
+  offset = 10 * 60_000;
+  const second = await createOrderWithCurrency(instance({ clock }), payment.id, "BTC");
+  expect(second.ok).toBe(true);
+  postReleased.open();
+
+  expect(await first).toMatchObject({ ok: false, reason: "already_chosen" });
+  const chosen = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true } });
+  expect(chosen).toMatchObject({ inputCurrency: "BTC", gatewayOrderId: second.ok ? second.payment.gatewayOrderId : "none", sessionClaimToken: null });
+  expect(chosen.events.filter((e) => e.type === "order_created")).toHaveLength(1);
+});

@@ -31,7 +31,8 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     gatewayEnv: "sandbox",
     state: "started",
     createdAt: T0,
-    sessionClaimUntil: new Date(T0.getTime() + 30_000),
+    sessionClaimUntil: new Date(T0.getTime() + 90_000),
+    sessionClaimToken: `claim-${serial}`,
     orderRequestedAt: T0,
     customerEmail: "ana@example.com",
     customerName: "Ana Pérez",
@@ -67,20 +68,23 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   });
 
   it("stores the answer with its event and releases the claim; events sort in the order written", async () => {
-    const created = await insertSessionPayment(sql, row(), received);
+    const values = row();
+    const created = await insertSessionPayment(sql, values, received);
     const expiresAt = new Date(T0.getTime() + 900_000);
-    await storeSessionAnswer(
+    const stored = await storeSessionAnswer(
       sql,
-      created!.id,
+      { id: created!.id, claimToken: values.sessionClaimToken! },
       { state: "awaiting_payment", responseStatus: 200, responseBody: '{"redirect_url":"https://pay.example/x"}', columns: { gatewayOrderId: "order-1", gatewayStatus: "PE", cryptoAmount: "0.00123", tagMemo: null, expiresAt } },
       { type: "order_created", detail: '{"status":200}', at: T0 },
     );
-    const stored = await db.payment.findUniqueOrThrow({ where: { id: created!.id }, include: { events: { orderBy: [{ at: "asc" }, { id: "asc" }] } } });
-    expect(stored).toMatchObject({
+    expect(stored).toBe(true);
+    const read = await db.payment.findUniqueOrThrow({ where: { id: created!.id }, include: { events: { orderBy: [{ at: "asc" }, { id: "asc" }] } } });
+    expect(read).toMatchObject({
       state: "awaiting_payment",
       responseStatus: 200,
       responseBody: '{"redirect_url":"https://pay.example/x"}',
       sessionClaimUntil: null,
+      sessionClaimToken: null,
       gatewayOrderId: "order-1",
       gatewayStatus: "PE",
       cryptoAmount: "0.00123",
@@ -91,17 +95,47 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       inputCurrency: null,
     });
     // Same time to the millisecond: the ids keep the order in which they were written.
-    expect(stored.events.map((e) => e.type)).toEqual(["session_received", "order_created"]);
+    expect(read.events.map((e) => e.type)).toEqual(["session_received", "order_created"]);
+  });
+
+  it("stores an answer only while the attempt still holds the claim and none is stored: otherwise nothing, not even its event", async () => {
+    const values = row();
+    const created = await insertSessionPayment(sql, values, received);
+    const id = created!.id;
+    const store = (claimToken: string, gatewayOrderId: string) =>
+      storeSessionAnswer(
+        sql,
+        { id, claimToken },
+        { state: "awaiting_payment", responseStatus: 200, responseBody: JSON.stringify({ redirect_url: `https://pay.example/${gatewayOrderId}` }), columns: { gatewayOrderId } },
+        { type: "order_created", detail: JSON.stringify({ gatewayOrderId }), at: T0 },
+      );
+    // Another attempt took the payment over with a token of its own.
+    await db.payment.update({ where: { id }, data: { sessionClaimToken: "winner", sessionClaimUntil: new Date(T0.getTime() + 180_000) } });
+    expect(await store(values.sessionClaimToken!, "order-late")).toBe(false);
+    expect(await db.payment.findUniqueOrThrow({ where: { id } })).toMatchObject({ responseStatus: null, gatewayOrderId: null, sessionClaimToken: "winner" });
+
+    expect(await store("winner", "order-winner")).toBe(true);
+    // The winner's answer stands, whoever tries to store after it (the token is cleared with the claim).
+    expect(await store("winner", "order-again")).toBe(false);
+    expect(await store(values.sessionClaimToken!, "order-late")).toBe(false);
+    const read = await db.payment.findUniqueOrThrow({ where: { id }, include: { events: true } });
+    expect(read).toMatchObject({ responseStatus: 200, responseBody: '{"redirect_url":"https://pay.example/order-winner"}', gatewayOrderId: "order-winner", sessionClaimToken: null, sessionClaimUntil: null });
+    expect(read.events.map((e) => [e.type, e.detail])).toEqual([
+      ["session_received", received.detail],
+      ["order_created", '{"gatewayOrderId":"order-winner"}'],
+    ]);
   });
 
   it("leaves nothing half-written when the answer cannot be stored", async () => {
-    const a = await insertSessionPayment(sql, row(), received);
-    const b = await insertSessionPayment(sql, row(), received);
-    const answer = (id: string) =>
-      storeSessionAnswer(sql, id, { state: "awaiting_payment", responseStatus: 200, responseBody: "{}", columns: { gatewayOrderId: "same-order" } }, { type: "order_created", detail: "{}", at: T0 });
-    await answer(a!.id);
+    const rowA = row();
+    const rowB = row();
+    const a = await insertSessionPayment(sql, rowA, received);
+    const b = await insertSessionPayment(sql, rowB, received);
+    const answer = (id: string, claimToken: string) =>
+      storeSessionAnswer(sql, { id, claimToken }, { state: "awaiting_payment", responseStatus: 200, responseBody: "{}", columns: { gatewayOrderId: "same-order" } }, { type: "order_created", detail: "{}", at: T0 });
+    await answer(a!.id, rowA.sessionClaimToken!);
     // The gateway order is unique per environment: the second update fails, and its event with it.
-    await expect(answer(b!.id)).rejects.toThrow();
+    await expect(answer(b!.id, rowB.sessionClaimToken!)).rejects.toThrow();
     const second = await db.payment.findUniqueOrThrow({ where: { id: b!.id }, include: { events: true } });
     expect(second).toMatchObject({ state: "started", responseStatus: null, gatewayOrderId: null });
     expect(second.events.map((e) => e.type)).toEqual(["session_received"]);
