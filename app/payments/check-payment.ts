@@ -12,9 +12,10 @@ export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymen
   if (!payment.gatewayOrderId) return { ok: false, reason: "no_order", message: "This payment has no gateway order yet." };
   const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
   if (!access) return { ok: false, reason: "no_credentials", message: "The shop has no gateway credentials for this payment's environment." };
+  const readAt = deps.clock.now();
   const read = await access.client.orderInfo(payment.gatewayOrderId);
   if (read.isErr()) return { ok: false, reason: "gateway_error", message: `The gateway could not be read (${read.error.kind}).` };
-  const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "check");
+  const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "check", readAt);
   if (settled.finalMessage) await deliverNow(deps, settled.finalMessage.id);
   return { ok: true, state: settled.payment.state, gatewayStatus: settled.payment.gatewayStatus };
 }

@@ -34,9 +34,10 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   let state = payment.state;
   const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
   if (access && state !== "paid" && state !== "failed") {
+    const readAt = deps.clock.now();
     const read = await access.client.orderInfo(payment.gatewayOrderId);
     if (read.isOk()) {
-      const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "return");
+      const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "return", readAt);
       state = settled.payment.state;
     } else {
       deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: read.error.kind });

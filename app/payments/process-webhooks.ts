@@ -5,12 +5,18 @@
 // checks it (reconcile.ts). Anything else is only a trigger: the order is read from the
 // gateway (one call per shop and environment for a whole batch), then settled. Claims are
 // atomic, so any number of workers (and a restart after a crash) process each webhook once.
+//
+// The gateway does not deduplicate its webhooks, and it may keep an order's final status when
+// crypto arrives after it (a payment after EX is recorded under EX, with a new edited_at). So a
+// webhook that repeats a settled payment's status is dropped without a read only when it
+// repeats what the app has seen: the same identifier, status and edited_at as a webhook
+// already processed, or an edited_at no later than the order version the app last read.
 import { randomUUID } from "node:crypto";
 import Decimal from "decimal.js";
 import pMap from "p-map";
 import type { GatewayWebhook, Payment } from "../../generated/prisma/sqlite/client";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
-import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
+import { gatewayWebhookPayloadSchema, type GatewayWebhookPayload } from "~/gateway/schemas";
 import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
 import { isFinalGatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
@@ -41,17 +47,22 @@ export interface InboxPassResult {
 
 type FinalStatus = Extract<ParsedGatewayStatus, { known: true }>;
 
+/** The parsed body of a stored webhook; null when it does not parse. */
+function webhookBody(hook: Pick<GatewayWebhook, "rawBody">): GatewayWebhookPayload | null {
+  const json = tryParseGatewayJson(hook.rawBody);
+  if (!json.ok) return null;
+  const parsed = gatewayWebhookPayloadSchema.safeParse(json.value);
+  return parsed.success ? parsed.data : null;
+}
+
 /**
  * The final status a stored webhook reports for this open payment, when it carries the
  * order's fiat amount and every field it carries agrees with the payment (the amount and
  * fiat the app asked for); null when the order must be read from the gateway instead.
  */
 export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): FinalStatus | null {
-  const json = tryParseGatewayJson(hook.rawBody);
-  if (!json.ok) return null;
-  const parsed = gatewayWebhookPayloadSchema.safeParse(json.value);
-  if (!parsed.success) return null;
-  const body = parsed.data;
+  const body = webhookBody(hook);
+  if (!body) return null;
   if (body.identifier !== payment.gatewayOrderId || hook.orderId !== payment.gatewayOrderId) return null;
   const status = body.status;
   if (!status?.known || !isFinalGatewayStatus(status.code)) return null;
@@ -59,6 +70,42 @@ export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "order
   if (body.fiat_amount === undefined || !new Decimal(body.fiat_amount).equals(new Decimal(payment.amount))) return null;
   if (body.fiat_currency !== undefined && body.fiat_currency.toUpperCase() !== payment.currency.toUpperCase()) return null;
   return status;
+}
+
+/** What tells one webhook of an order from another: its status and the order's edited_at it reports (none when it carries none). */
+function webhookKey(hook: Pick<GatewayWebhook, "rawBody" | "orderId" | "status">): string {
+  const editedAt = webhookBody(hook)?.edited_at;
+  return JSON.stringify([hook.orderId, hook.status, editedAt === undefined ? null : new Date(editedAt).getTime()]);
+}
+
+/**
+ * Of webhooks that report the status their settled payment already shows, those that bring
+ * nothing new: an order version no later than the one last read (its edited_at), or the same
+ * identifier, status and edited_at as a webhook already processed or an earlier one of the
+ * batch. One query for the batch, no gateway call.
+ */
+async function repeatedWebhooks(deps: PaymentsDeps, shopId: string, env: GatewayEnv, hooks: GatewayWebhook[], byOrder: Map<string, Payment>): Promise<Set<string>> {
+  const repeated = new Set<string>();
+  const open: GatewayWebhook[] = [];
+  for (const hook of hooks) {
+    const editedAt = webhookBody(hook)?.edited_at;
+    const readVersion = byOrder.get(hook.orderId!)?.gatewayEditedAt ?? null;
+    if (editedAt !== undefined && readVersion !== null && new Date(editedAt).getTime() <= readVersion.getTime()) repeated.add(hook.id);
+    else open.push(hook);
+  }
+  if (open.length === 0) return repeated;
+  const pairs = [...new Map(open.map((hook) => [`${hook.orderId}|${hook.status}`, { orderId: hook.orderId, status: hook.status }])).values()];
+  const processed = await deps.db.gatewayWebhook.findMany({
+    where: { shopId, gatewayEnv: env, processedAt: { not: null }, OR: pairs },
+    select: { orderId: true, status: true, rawBody: true },
+  });
+  const seen = new Set(processed.map(webhookKey));
+  for (const hook of open) {
+    const key = webhookKey(hook);
+    if (seen.has(key)) repeated.add(hook.id);
+    else seen.add(key);
+  }
+  return repeated;
 }
 
 /**
@@ -132,19 +179,23 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   const payments = await deps.db.payment.findMany({ where: { shopId, gatewayEnv: env, gatewayOrderId: { in: orderIds } } });
   const byOrder = new Map(payments.map((p) => [p.gatewayOrderId!, p]));
 
-  // No read (the gateway quota is precious) for duplicates of what a settled payment already
+  // No read (the gateway quota is precious) for repeats of what a settled payment already
   // shows, nor for statuses that need nothing from Shopify: the shopper's return and the
-  // reconciler read those orders when it matters.
+  // reconciler read those orders when it matters. A settled status with a new edited_at is
+  // news (crypto after EX, say) and is read: the reconciler never reads a settled payment again.
   const needRead: GatewayWebhook[] = [];
-  const duplicates: string[] = [];
+  const settledStatus: GatewayWebhook[] = [];
   const noAction: string[] = [];
   for (const hook of hooks) {
     const payment = hook.orderId ? byOrder.get(hook.orderId) : undefined;
     const open = payment !== undefined && isOpenPaymentState(payment.state);
-    if (payment && !open && hook.status === payment.gatewayStatus) duplicates.push(hook.id);
+    if (payment && !open && hook.status === payment.gatewayStatus) settledStatus.push(hook);
     else if (open && hook.status !== null && NO_ACTION_STATUSES.has(hook.status)) noAction.push(hook.id);
     else needRead.push(hook);
   }
+  const repeated = await repeatedWebhooks(deps, shopId, env, settledStatus, byOrder);
+  const duplicates = settledStatus.filter((hook) => repeated.has(hook.id)).map((hook) => hook.id);
+  needRead.push(...settledStatus.filter((hook) => !repeated.has(hook.id)));
   await markProcessed(deps, duplicates, "duplicate of a settled status");
   await markProcessed(deps, noAction, "status needs no Shopify action; read on return or reconciliation");
   outcome.duplicates += duplicates.length;
@@ -206,7 +257,8 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   if (known.length === 0) return outcome;
 
   const wanted = [...new Set(known.map((h) => h.orderId!))].map((id) => byOrder.get(id)!).map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
-  const read = await readGatewayOrders(access, wanted, now);
+  const readAt = deps.clock.now();
+  const read = await readGatewayOrders(access, wanted, readAt);
   if (read.isErr()) {
     await retryLater(deps, known, `gateway read failed: ${read.error.kind}`);
     outcome.retried += known.length;
@@ -217,7 +269,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     new Set(known.map((h) => h.orderId!)),
     async (orderId) => {
       const order = orders.get(orderId);
-      if (order) await settleFromGatewayOrder(deps, byOrder.get(orderId)!.id, order, "webhook");
+      if (order) await settleFromGatewayOrder(deps, byOrder.get(orderId)!.id, order, "webhook", readAt);
     },
     { concurrency: SETTLE_CONCURRENCY },
   );

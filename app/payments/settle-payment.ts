@@ -8,23 +8,32 @@
 // spending a gateway call and marks the payment unverified; the reconciler's next listing
 // of the shop's orders checks it and flags any disagreement for a person.
 //
+// Observations arrive out of order (a shopper's return reading the order while its final
+// webhook is settled, a listing racing the inbox), so each is first placed against what the
+// payment already shows. The gateway only moves an order forward (NR, PE, AC, then one final
+// status it keeps) and stamps every change with edited_at: a read of an older version, or of
+// a status behind the stored one, is stale and changes nothing. A final status that only a
+// signed webhook reported is the exception: a read asked for after it was acted on that does
+// not show it contradicts it, and a person is told.
+//
 // A settlement is decided here, in memory, from the payment's row as it was read, and
 // written in one step (settlement-rows) only while the row is still that version; when
 // another writer got there first, it is decided again from a fresh read.
 import type { GatewayOrder } from "~/gateway/schemas";
-import type { GatewayStatus, ParsedGatewayStatus } from "~/gateway/statuses";
+import { isGatewayStatus, parseGatewayStatus, type GatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
 import type { Payment } from "../../generated/prisma/sqlite/client";
 import type { PaymentsDeps } from "./deps";
 import { finalMessageKey, type OutboxPayload } from "./outbox";
 import { writeSettlement, type SettledColumns, type SettledTransaction, type SettlementWrite } from "./settlement-rows.server";
 import { isFinalPaymentState, isPaymentState, nextState, stateForDecision, type PaymentState } from "./payment-state";
-import { decideForParsedStatus, type AttentionReason, type SettlementDecision } from "./status-mapping";
+import { decideForParsedStatus, statusShowsFundsReceived, type AttentionReason, type SettlementDecision } from "./status-mapping";
 
 export type SettleSource = "webhook" | "signed_webhook" | "return" | "reconcile" | "check" | "create";
 
 /** What the app knows of a gateway order. */
 export type GatewayObservation =
-  | { kind: "read"; order: GatewayOrder }
+  /** readAt: when the read was asked for (the app's clock, taken before the call). */
+  | { kind: "read"; order: GatewayOrder; readAt: Date }
   /** A verified webhook's final status: only the identifier and the status are relied on. */
   | { kind: "signed_webhook"; identifier: string; status: Extract<ParsedGatewayStatus, { known: true }> };
 
@@ -35,6 +44,7 @@ function mismatchDetail(claimed: string | null, read: GatewayStatus | string): s
 
 export interface SettleResult {
   payment: Payment;
+  /** What the payment's gateway status means: the observation's, or the stored one's when the observation was stale. */
   decision: SettlementDecision;
   /** The payment's final Shopify call in the outbox, when this settlement made the payment final. */
   finalMessage: { id: string } | null;
@@ -60,8 +70,12 @@ function attentionFor(
   if (decision.kind === "reject" && decision.attention && current !== "failed") {
     return { reason: decision.attention, detail: decision.merchantMessage };
   }
-  // Money that arrives after the Shopify session was rejected: a person must act.
-  if (current === "failed" && payment.attention === null && order.transactions.length > knownTransactions) {
+  // Money that arrives after the Shopify session was rejected: a person must act. The gateway
+  // may list it as a new transaction under the same final status, or move to a status that
+  // shows funds.
+  const fundsShown = order.status.known && statusShowsFundsReceived(order.status.code);
+  const fundsShownBefore = payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
+  if (current === "failed" && payment.attention === null && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) {
     return {
       reason: "late_payment",
       detail: `Crypto arrived after the payment was rejected (gateway status ${order.status.code}). Refund it from the gateway dashboard or arrange the order with the shopper.`,
@@ -70,8 +84,9 @@ function attentionFor(
   return null;
 }
 
-export function settleFromGatewayOrder(deps: PaymentsDeps, paymentId: string, order: GatewayOrder, source: SettleSource): Promise<SettleResult> {
-  return settle(deps, paymentId, { kind: "read", order }, source).then((result) => result!);
+/** Settles from an authoritative read of the order, asked for at `readAt` (the clock before the call). */
+export function settleFromGatewayOrder(deps: PaymentsDeps, paymentId: string, order: GatewayOrder, source: SettleSource, readAt: Date): Promise<SettleResult> {
+  return settle(deps, paymentId, { kind: "read", order, readAt }, source).then((result) => result!);
 }
 
 /** A payment row as the caller read it, with its shop's domain. */
@@ -109,14 +124,51 @@ async function readBasis(deps: PaymentsDeps, paymentId: string): Promise<Settlem
   return { payment, shopDomain: shop.shopDomain, knownTransactions: _count.transactions };
 }
 
+/** The gateway's non-final statuses in the one order it moves through them; every final status comes after them. */
+const OPEN_GATEWAY_PROGRESS: Partial<Record<GatewayStatus, number>> = { NR: 0, PE: 1, AC: 2 };
+const FINAL_GATEWAY_PROGRESS = 3;
+
+/** How far along the gateway's one-way path a status is; null for none, or a code this app does not know. */
+function gatewayProgress(code: string | null): number | null {
+  if (code === null) return null;
+  const status = parseGatewayStatus(code);
+  if (!status.known) return null;
+  return status.info.final ? FINAL_GATEWAY_PROGRESS : (OPEN_GATEWAY_PROGRESS[status.code] ?? null);
+}
+
+/**
+ * How a read stands against what the payment shows: "stale" when it shows an older version
+ * of the order (nothing to write), "contradicts" when the gateway's record disagrees with a
+ * final status a signed webhook reported, "news" otherwise.
+ */
+function standingOfRead(payment: Payment, order: GatewayOrder, readAt: Date): "stale" | "contradicts" | "news" {
+  if (payment.gatewayEditedAt !== null && new Date(order.edited_at).getTime() < payment.gatewayEditedAt.getTime()) return "stale";
+  const stored = gatewayProgress(payment.gatewayStatus);
+  const shown = gatewayProgress(order.status.code);
+  const behind = stored !== null && shown !== null && shown < stored;
+  // The stored status came from the gateway's own record, and the gateway never goes back.
+  if (payment.unverifiedSince === null) return behind ? "stale" : "news";
+  // The stored status is a signed webhook's final one. A read asked for before the webhook was
+  // acted on may simply predate it (the next listing verifies it); one asked for after it that
+  // still shows the order open does not back it.
+  if (behind) return readAt.getTime() < payment.unverifiedSince.getTime() ? "stale" : "contradicts";
+  // Two different final statuses cannot both be the gateway's: it keeps the first it reaches.
+  const finalShown = order.status.known && order.status.info.final;
+  return finalShown && order.status.code !== payment.gatewayStatus ? "contradicts" : "news";
+}
+
 interface Settlement {
   write: SettlementWrite;
   decision: SettlementDecision;
   payment: Payment;
 }
 
-/** What the observation makes of the payment as it was seen: the write and the payment after it; "final" when a signed webhook finds it final. */
-function decideSettlement(basis: SettlementBasis, observation: GatewayObservation, source: SettleSource, now: Date): Settlement | "final" {
+/**
+ * What the observation makes of the payment as it was seen: the write and the payment after
+ * it; "final" when a signed webhook finds it final, "stale" when a read shows less than the
+ * payment already does.
+ */
+function decideSettlement(basis: SettlementBasis, observation: GatewayObservation, source: SettleSource, now: Date): Settlement | "final" | "stale" {
   const { payment } = basis;
   const identifier = observation.kind === "read" ? observation.order.identifier : observation.identifier;
   const status = observation.kind === "read" ? observation.order.status : observation.status;
@@ -125,6 +177,8 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
   }
   const current = stateOf(payment);
   if (observation.kind === "signed_webhook" && isFinalPaymentState(current)) return "final";
+  const standing = observation.kind === "read" ? standingOfRead(payment, observation.order, observation.readAt) : "news";
+  if (standing === "stale") return "stale";
   const decision = decideForParsedStatus(status);
   const next = nextState(current, stateForDecision(decision));
 
@@ -134,14 +188,14 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
   if (observation.kind === "read") {
     const order = observation.order;
     if (basis.knownTransactions === undefined) throw new Error("a gateway read settles from a row read with its transactions");
-    const readTarget = stateForDecision(decision);
-    const contradicted = payment.unverifiedSince !== null && readTarget !== null && readTarget !== current;
-    attention = contradicted
-      ? { reason: "webhook_mismatch", detail: mismatchDetail(payment.gatewayStatus, order.status.code) }
-      : attentionFor(payment, current, order, decision, basis.knownTransactions);
+    attention =
+      standing === "contradicts"
+        ? { reason: "webhook_mismatch", detail: mismatchDetail(payment.gatewayStatus, order.status.code) }
+        : attentionFor(payment, current, order, decision, basis.knownTransactions);
     columns = {
       state: next,
       gatewayStatus: order.status.code,
+      gatewayEditedAt: new Date(order.edited_at),
       inputCurrency: order.currency_id,
       cryptoAmount: order.crypto_amount,
       receivedAmount: order.received_amount,
@@ -207,9 +261,15 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
 async function settle(deps: PaymentsDeps, paymentId: string, observation: GatewayObservation, source: SettleSource, seen?: SeenPayment): Promise<SettleResult | null> {
   for (let attempt = 0; attempt < 5; attempt++) {
     // Optimistic concurrency: decided from a row, written only while the row is unchanged.
+    // After another writer moved it, the same observation is placed against the fresh row,
+    // which may show by now that it is stale.
     const basis = attempt === 0 && seen ? seen : await readBasis(deps, paymentId);
     const settlement = decideSettlement(basis, observation, source, deps.clock.now());
     if (settlement === "final") return null;
+    if (settlement === "stale") {
+      deps.logger.debug("Gateway read older than the payment's record ignored", { paymentId, source });
+      return { payment: basis.payment, decision: decideForParsedStatus(parseGatewayStatus(basis.payment.gatewayStatus!)), finalMessage: null };
+    }
     const written = await writeSettlement(deps.sql, settlement.write);
     if (!written) continue;
     if (written.messageId) deps.notify?.outbox();

@@ -16,6 +16,7 @@ export type SettledColumns = Partial<
     | "state"
     | "gatewayOrderId"
     | "gatewayStatus"
+    | "gatewayEditedAt"
     | "inputCurrency"
     | "cryptoAmount"
     | "receivedAmount"
@@ -50,7 +51,7 @@ export interface SettlementWrite {
   /** Timeline entries, in order (their ids sort the same way), all at `at`. */
   events: { type: string; detail: string }[];
   at: Date;
-  /** Inserted, or their confirmation and block updated when already known. */
+  /** Inserted, or their confirmation and block updated when already known (a confirmation is never taken back). */
   transactions: SettledTransaction[];
   /** The final Shopify call, unless one with its dedupe key is already stored. */
   message: { shopDomain: string; kind: string; dedupeKey: string; payload: string } | null;
@@ -69,11 +70,14 @@ function followingInserts(kind: PlainSql["kind"], write: SettlementWrite, onlyIf
     inserts.push(insertWhere(kind, "PaymentEvent", rows, onlyIf));
   }
   // One row per hash (the last report wins): an upsert cannot touch a row twice in one statement.
+  // A transaction once confirmed stays so, with its block: a report that lists it unconfirmed
+  // was taken before the confirmation, whatever order the reports arrive in.
   const transactions = [...new Map(write.transactions.map((t) => [t.txHash, t])).values()];
   if (transactions.length > 0) {
     const rows = transactions.map((t) => ({ id: newRowId(), paymentId: write.paymentId, ...t }));
     inserts.push(Prisma.sql`${insertWhere(kind, "PaymentTransaction", rows, onlyIf)}
-      ON CONFLICT ("paymentId", "txHash") DO UPDATE SET "confirmed" = excluded."confirmed", "block" = excluded."block"`);
+      ON CONFLICT ("paymentId", "txHash") DO UPDATE SET "confirmed" = "PaymentTransaction"."confirmed" OR excluded."confirmed",
+        "block" = COALESCE(excluded."block", "PaymentTransaction"."block")`);
   }
   if (write.message) {
     const now = write.updatedAt;

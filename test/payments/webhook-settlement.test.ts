@@ -1,12 +1,14 @@
 // Signed final webhooks settle open payments without a gateway call; the reconciler's next
 // listing of the shop's orders verifies them and flags any disagreement; anything
-// inconsistent is read back first; listings of one shop's orders are spaced.
+// inconsistent is read back first; listings of one shop's orders are spaced. A read of an
+// older version of the order changes nothing; a webhook repeating a settled status is read
+// only when it reports a version of the order the app has not seen.
 import { expect, it } from "vitest";
 import { hashDeviceKey } from "../../app/gateway/quota";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
-import { settleFromSignedWebhook } from "../../app/payments/settle-payment";
+import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
 import { parseGatewayStatus } from "../../app/gateway/statuses";
 import { LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
@@ -50,6 +52,26 @@ async function postSignedWebhook(body: string): Promise<number> {
   });
   await response.body?.cancel();
   return response.status;
+}
+
+/** The order as the gateway shows it now, read the way the app reads it, and when the read was asked for. */
+async function readOrder(orderId: string) {
+  const readAt = clock.now();
+  const access = stack().services.gateways.forShop(await shopRow(), "sandbox")!;
+  return { order: (await access.client.orderInfo(orderId))._unsafeUnwrap(), readAt };
+}
+
+/**
+ * Posts again the webhook the sandbox sent for the order's status, signed now: the sandbox
+ * signs with its own clock, which the tests' clock has moved away from.
+ */
+async function redeliver(orderId: string, status: string): Promise<string> {
+  const body = await waitFor(async () => {
+    const deliveries = (await stack().sandboxControl(`/sandbox/webhooks/deliveries?order=${orderId}`, undefined, "GET")) as { status: string; body: string }[];
+    return deliveries.find((d) => d.status === status)?.body;
+  }, `the sandbox's ${status} webhook`);
+  expect(await postSignedWebhook(body)).toBe(200);
+  return body;
 }
 
 async function drainInbox(): Promise<void> {
@@ -159,5 +181,91 @@ it("a signed webhook settles from the row its batch read, and decides again from
 
   // The same stale row again: the payment is final now, so nothing more is stored.
   expect(await settleFromSignedWebhook(stack().services, seen, { identifier: orderId, status: completed })).toBeNull();
+  expect(await db().outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
+});
+
+it("a read the order's final webhook overtook changes nothing: the payment stays paid and unverified, with no flag, event or lost confirmation", async () => {
+  const { payment, orderId } = await pendingPayment();
+  await act(orderId, { action: "pay", amount: "exact" });
+  // The shopper's return reads the order (AC) ...
+  const returnRead = await readOrder(orderId);
+  expect(returnRead.order.status.code).toBe("AC");
+  // ... while the gateway completes it and its CO webhook is settled.
+  await act(orderId, { action: "confirm" });
+  await redeliver(orderId, "CO");
+  await drainInbox();
+  const settled = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true } });
+  expect(settled).toMatchObject({ state: "paid", gatewayStatus: "CO" });
+  expect(settled.unverifiedSince).not.toBeNull();
+
+  // Then the return settles from its AC read.
+  const result = await settleFromGatewayOrder(stack().services, payment.id, returnRead.order, "return", returnRead.readAt);
+  expect(result.finalMessage).toBeNull();
+  const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true } });
+  expect(after).toEqual(settled);
+  expect(after.attention).toBeNull();
+  expect(after.unverifiedSince).toEqual(settled.unverifiedSince);
+
+  // The listing verifies it and stores its confirmed transaction; the old read still changes nothing.
+  laterThanVerificationIsDue();
+  await reconcileOnce(stack().services, { worker: "t" });
+  const verified = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true, transactions: true } });
+  expect(verified.unverifiedSince).toBeNull();
+  expect(verified.transactions.length).toBeGreaterThan(0);
+  expect(verified.transactions.every((t) => t.confirmed)).toBe(true);
+  await settleFromGatewayOrder(stack().services, payment.id, returnRead.order, "reconcile", clock.now());
+  expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true, transactions: true } })).toEqual(verified);
+  expect(await db().outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
+});
+
+it("a signed webhook's final status that the gateway's record shows as another final status is flagged", async () => {
+  const { payment, orderId } = await pendingPayment();
+  expect(await postSignedWebhook(`{"fiat_amount": 25.5, "status": "CO", "identifier": "${orderId}"}`)).toBe(200);
+  await drainInbox();
+  // The gateway's own record ends as EX; even a read asked for before the webhook was acted on contradicts a CO.
+  const readAt = new Date(clock.now().getTime() - 60_000);
+  await act(orderId, { action: "expire" });
+  const { order } = await readOrder(orderId);
+  expect(order.status.code).toBe("EX");
+  await settleFromGatewayOrder(stack().services, payment.id, order, "return", readAt);
+
+  const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+  expect(flagged).toMatchObject({ state: "paid", gatewayStatus: "EX", attention: "webhook_mismatch", unverifiedSince: null });
+  expect(flagged.attentionDetail).toContain("EX");
+});
+
+it("crypto paid after EX: a webhook with the settled status and a new edited_at is read and flags a late payment; its repeat costs no call", async () => {
+  const { session, payment, orderId } = await pendingPayment();
+  await act(orderId, { action: "expire" });
+  const expired = await redeliver(orderId, "EX");
+  await drainInbox();
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("failed");
+  await deliverDueMessages(stack().services, { worker: "t" });
+  expect(stack().standin.state.session(session.id)?.state.code).toBe("REJECTED");
+
+  // The same EX webhook again (the gateway does not deduplicate): a repeat of one processed, no read.
+  let before = await gatewayCalls();
+  offsetMs += 1_000;
+  expect(await postSignedWebhook(expired)).toBe(200);
+  expect(await processWebhookInbox(stack().services, { worker: "t" })).toMatchObject({ duplicates: 1, processed: 0 });
+  expect(await gatewayCalls()).toBe(before);
+
+  // The shopper pays late: the gateway keeps EX and records the transaction, with a new edited_at.
+  await act(orderId, { action: "pay", amount: "exact" });
+  const late = JSON.stringify({ ...JSON.parse(expired), edited_at: (await readOrder(orderId)).order.edited_at });
+  before = await gatewayCalls();
+  offsetMs += 1_000;
+  expect(await postSignedWebhook(late)).toBe(200);
+  expect(await processWebhookInbox(stack().services, { worker: "t" })).toMatchObject({ duplicates: 0, processed: 1 });
+  expect(await gatewayCalls()).toBe(before + 1);
+  const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { transactions: true } });
+  expect(flagged).toMatchObject({ state: "failed", gatewayStatus: "EX", attention: "late_payment" });
+  expect(flagged.transactions).toHaveLength(1);
+
+  // The same webhook once more: a version of the order the app has read, no read.
+  offsetMs += 1_000;
+  expect(await postSignedWebhook(late)).toBe(200);
+  expect(await processWebhookInbox(stack().services, { worker: "t" })).toMatchObject({ duplicates: 1, processed: 0 });
+  expect(await gatewayCalls()).toBe(before + 1);
   expect(await db().outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
 });

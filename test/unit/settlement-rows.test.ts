@@ -31,6 +31,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     columns: {
       state: "paid",
       gatewayStatus: "CO",
+      gatewayEditedAt: later(-5_000),
       receivedAmount: "0.00082893",
       expiresAt: later(900_000),
       lastCheckedAt: T0,
@@ -112,6 +113,27 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const transactions = await db.paymentTransaction.findMany({ where: { paymentId: payment.id }, orderBy: { txHash: "asc" } });
     expect(transactions.map((t) => [t.txHash, t.confirmed, t.block])).toEqual([
       ["tx-a", true, 870_002],
+      ["tx-b", true, 870_001],
+    ]);
+  });
+
+  it("never takes a transaction's confirmation back: a report that lists it unconfirmed was taken before it", async () => {
+    const payment = await openPayment();
+    expect(await writeSettlement(sql, paid(payment))).not.toBeNull();
+    const seen = await db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    const report = paid(seen, {
+      columns: { lastCheckedAt: later(1_000) },
+      events: [],
+      message: null,
+      transactions: [
+        { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: true, block: 870_003, seenAt: later(-60_000) },
+        { txHash: "tx-b", currency: "BTC", amount: "0.00032893", confirmed: false, block: null, seenAt: later(-30_000) },
+      ],
+    });
+    expect(await writeSettlement(sql, report)).toEqual({ messageId: null });
+    const transactions = await db.paymentTransaction.findMany({ where: { paymentId: payment.id }, orderBy: { txHash: "asc" } });
+    expect(transactions.map((t) => [t.txHash, t.confirmed, t.block])).toEqual([
+      ["tx-a", true, 870_003],
       ["tx-b", true, 870_001],
     ]);
   });
