@@ -1,5 +1,8 @@
 // Reads gateway orders authoritatively with as few calls as the quota deserves: one order
-// by GET /orders/info, several by one GET /orders/ over the dates that cover them.
+// by GET /orders/info, several by one GET /orders/ over the dates that cover them. The
+// listing shows the current device's orders only; an order made through an earlier device
+// of the merchant (the merchant connected another one) is found by GET /orders/info alone,
+// so the reconciler looks up, a few at a time, the orders the listing leaves out.
 import { err, ok, type Result } from "neverthrow";
 import type { GatewayError } from "~/gateway/errors";
 import type { GatewayOrder } from "~/gateway/schemas";
@@ -7,25 +10,85 @@ import type { ShopGatewayAccess } from "./deps";
 
 const DAY_MS = 86_400_000;
 
+export interface WantedOrder {
+  gatewayOrderId: string;
+  createdAt: Date;
+}
+
+/** Which wanted orders the listing left out may be read one by one (GET /orders/info). */
+export interface OrderLookUps {
+  /** Candidates, most urgent first; those the listing returned are skipped. */
+  candidates: readonly string[];
+  /** At most this many GET /orders/info calls. */
+  limit: number;
+  /** Asked before each call: whether the quota can spare it for this order. */
+  affordable(gatewayOrderId: string): Promise<boolean>;
+}
+
+export interface WantedOrdersRead {
+  /** The wanted orders the gateway returned, by identifier. */
+  orders: Map<string, GatewayOrder>;
+  /** Wanted orders GET /orders/info answered 404 for: the gateway has no such order for this device or its merchant. */
+  gone: Set<string>;
+  /** GET /orders/info calls made for orders the listing left out. */
+  lookUps: number;
+  /** The look-up the gateway failed; the ones after it were not tried. */
+  failedLookUp: { gatewayOrderId: string; error: GatewayError } | null;
+}
+
+const NO_LOOK_UPS: OrderLookUps = { candidates: [], limit: 0, affordable: () => Promise.resolve(false) };
+
 export async function readGatewayOrders(
   access: ShopGatewayAccess,
-  wanted: readonly { gatewayOrderId: string; createdAt: Date }[],
+  wanted: readonly WantedOrder[],
   now: Date,
 ): Promise<Result<Map<string, GatewayOrder>, GatewayError>> {
-  const found = new Map<string, GatewayOrder>();
-  if (wanted.length === 0) return ok(found);
+  const read = await readWantedOrders(access, wanted, now);
+  return read.map((value) => value.orders);
+}
+
+/** The wanted orders, and what could be learnt of those the gateway did not return. */
+export async function readWantedOrders(
+  access: ShopGatewayAccess,
+  wanted: readonly WantedOrder[],
+  now: Date,
+  lookUps: OrderLookUps = NO_LOOK_UPS,
+): Promise<Result<WantedOrdersRead, GatewayError>> {
+  const read: WantedOrdersRead = { orders: new Map(), gone: new Set(), lookUps: 0, failedLookUp: null };
+  if (wanted.length === 0) return ok(read);
   if (wanted.length === 1) {
     const only = wanted[0]!;
     const info = await access.client.orderInfo(only.gatewayOrderId);
-    if (info.isErr()) return info.error.kind === "not_found" ? ok(found) : err(info.error);
-    found.set(info.value.identifier, info.value);
-    return ok(found);
+    if (info.isErr()) {
+      if (info.error.kind !== "not_found") return err(info.error);
+      read.gone.add(only.gatewayOrderId);
+      return ok(read);
+    }
+    read.orders.set(info.value.identifier, info.value);
+    return ok(read);
   }
   const earliest = Math.min(...wanted.map((w) => w.createdAt.getTime()));
   // A day of margin on both sides: the gateway dates orders in UTC, ours may straddle midnight.
   const listed = await access.client.listOrders({ start: new Date(earliest - DAY_MS), end: new Date(now.getTime() + DAY_MS) });
   if (listed.isErr()) return err(listed.error);
   const ids = new Set(wanted.map((w) => w.gatewayOrderId));
-  for (const order of listed.value) if (ids.has(order.identifier)) found.set(order.identifier, order);
-  return ok(found);
+  for (const order of listed.value) if (ids.has(order.identifier)) read.orders.set(order.identifier, order);
+
+  for (const id of new Set(lookUps.candidates)) {
+    if (read.lookUps >= lookUps.limit) break;
+    if (!ids.has(id) || read.orders.has(id)) continue;
+    if (!(await lookUps.affordable(id))) continue;
+    read.lookUps++;
+    const info = await access.client.orderInfo(id);
+    if (info.isOk()) {
+      read.orders.set(info.value.identifier, info.value);
+    } else if (info.error.kind === "not_found") {
+      read.gone.add(id);
+    } else {
+      // The gateway is failing: the rest waits for the next pass rather than spend more calls.
+      read.failedLookUp = { gatewayOrderId: id, error: info.error };
+      break;
+    }
+  }
+  return ok(read);
 }

@@ -1,15 +1,20 @@
 // Flow 5: the gateway does not retry webhooks, so open payments are read back. Per shop
 // and environment, one GET /orders/ covers every open payment and every payment settled
 // from a signed webhook alone (which it verifies), only when one of them is due, at most
-// once per LIST_SPACING_MS, and only while the quota keeps room for new orders. Payments
-// still open near the end of Shopify's pending window are finalised. Shops are claimed
-// atomically, so several instances can run it at once.
+// once per LIST_SPACING_MS, and only while the quota keeps room for new orders. Orders the
+// listing leaves out (made through an earlier device of the merchant) are looked up one by
+// one, a few per pass, before a payment is finalised or flagged for them. Payments still
+// open near the end of Shopify's pending window are finalised whether or not the gateway
+// can be read then: Shopify's window does not wait, and a payment finalised unread is
+// flagged for the merchant to check by hand. Shops are claimed atomically, so several
+// instances can run it at once.
+import type { QuotaRemaining } from "~/gateway/quota";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
-import type { GatewayEnv, PaymentsDeps } from "./deps";
+import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { enqueue, finalMessageKey } from "./outbox";
 import { isOpenPaymentState, OPEN_PAYMENT_STATES } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
-import { readGatewayOrders } from "./read-orders";
+import { readWantedOrders } from "./read-orders";
 import { settleFromGatewayOrder } from "./settle-payment";
 
 const LEASE_MS = 60_000;
@@ -24,7 +29,20 @@ export const LIST_SPACING_MS = 60 * 60_000;
 /** A payment settled from a signed webhook alone is verified by a listing within this long. */
 export const VERIFY_WITHIN_MS = 60 * 60_000;
 /** A payment open this long is finalised before Shopify's 3-day pending window closes. */
-const FINALISE_AFTER_MS = PENDING_WINDOW_MS - 3_600_000;
+export const FINALISE_AFTER_MS = PENDING_WINDOW_MS - 3_600_000;
+/**
+ * Listings for payments at the finalise point skip the hourly spacing and the quota reserve,
+ * not this shorter spacing: a gateway that fails or refuses the read is asked again after this
+ * long, never every cycle, and a payment reaching the point meanwhile waits for that read.
+ */
+export const CLOSING_LIST_SPACING_MS = 10 * 60_000;
+/** A payment open this long is finalised even when no read of its order could be made for it. */
+const FINALISE_UNREAD_AFTER_MS = FINALISE_AFTER_MS + 3 * CLOSING_LIST_SPACING_MS;
+/**
+ * GET /orders/info calls per pass for orders the listing left out. Each is a call of the
+ * general budget; beyond the closing payments' they are made only while the reserve holds.
+ */
+export const MAX_LOOK_UPS = 5;
 /** A session that never got a gateway order answer is abandoned after this long. */
 const ABANDON_STARTED_AFTER_MS = 3_600_000;
 /** The app's payment page without a chosen coin is given up after a day, like the gateway's own CA. */
@@ -112,58 +130,139 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
 
   // Sent to the app's own page but no coin was ever chosen: nothing can arrive any more.
   for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === 200 && p.gatewayOrderId === null && now.getTime() - p.createdAt.getTime() > NO_COIN_CHOSEN_AFTER_MS)) {
-    await finaliseStalePayment(deps, payment, now, {
+    const finalised = await finaliseStalePayment(deps, payment, now, {
       merchantMessage: "The shopper never chose a coin on the payment page.",
       attention: null,
     });
-    summary.finalised++;
+    if (finalised) summary.finalised++;
   }
 
   const withOrder = payments.filter((p) => p.gatewayOrderId !== null && p.state !== "started");
-  const nearDeadline = withOrder.some((p) => now.getTime() - p.createdAt.getTime() > FINALISE_AFTER_MS);
+  // The longest open first: they are looked up first when the listing leaves orders out.
+  const closing = withOrder.filter((p) => ageMs(p, now) > FINALISE_AFTER_MS).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   const due =
     force ||
-    nearDeadline ||
+    closing.length > 0 ||
     withOrder.some((p) => isDue(p, now)) ||
     unverified.some((p) => isVerificationDue(p, now));
   if (!due) return;
   const listedAt = env === "live" ? shop.listedLiveAt : shop.listedSandboxAt;
-  if (!force && !nearDeadline && listedAt && now.getTime() - listedAt.getTime() < LIST_SPACING_MS) return;
-  const access = deps.gateways.forShop(shop, env);
-  if (!access) return;
+  const spacing = closing.length > 0 ? CLOSING_LIST_SPACING_MS : LIST_SPACING_MS;
+  if (!force && listedAt && now.getTime() - listedAt.getTime() < spacing) {
+    await finaliseUnread(deps, shop, env, closing.filter((p) => ageMs(p, now) > FINALISE_UNREAD_AFTER_MS), now, summary, "no read of its order succeeded in time");
+    return;
+  }
+  const gateway = gatewayFor(deps, shop, env);
+  if ("cause" in gateway) {
+    // Removed credentials, an uninstall, a key that no longer opens: nothing can be read, and
+    // the payments already started are still brought to an end before Shopify's window closes.
+    await finaliseUnread(deps, shop, env, closing, now, summary, gateway.cause);
+    return;
+  }
+  const { access } = gateway;
 
-  const quota = await access.client.quotaRemaining();
-  if (!nearDeadline && (quota.general.minute < QUOTA_RESERVE.minute || quota.general.day < QUOTA_RESERVE.day)) {
+  if (closing.length === 0 && !keepsReserve(await access.client.quotaRemaining())) {
     summary.skippedForQuota++;
     return;
   }
 
+  const closingOrders = new Set(closing.map((p) => p.gatewayOrderId!));
   const wanted = [...withOrder, ...unverified].map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
+  // Looked up when the listing leaves them out, most urgent first: payments about to be
+  // finalised (even out of the reserve: they cannot wait), then payments about to be
+  // flagged, then open payments that are due.
+  const candidates = [...closing, ...unverified, ...withOrder.filter((p) => !closingOrders.has(p.gatewayOrderId!) && isDue(p, now))].map((p) => p.gatewayOrderId!);
   await deps.db.shop.update({ where: { id: shop.id }, data: env === "live" ? { listedLiveAt: now } : { listedSandboxAt: now } });
-  const read = await readGatewayOrders(access, wanted, now);
+  // Taken before the listing; the look-ups after it count as asked for then too. That can only
+  // make a read look older than it is: one that misses a webhook acted on meanwhile is taken
+  // as predating it (the next listing verifies), never as contradicting it.
+  const readAt = deps.clock.now();
+  const read = await readWantedOrders(access, wanted, now, {
+    candidates,
+    limit: MAX_LOOK_UPS,
+    affordable: async (id) => closingOrders.has(id) || keepsReserve(await access.client.quotaRemaining()),
+  });
   summary.gatewayCalls++;
   if (read.isErr()) {
     deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind });
+    // listedAt was set above, so the next attempt waits CLOSING_LIST_SPACING_MS at least.
+    await finaliseUnread(deps, shop, env, closing, now, summary, read.error.message);
     return;
   }
+  const { orders, gone, lookUps, failedLookUp } = read.value;
+  summary.gatewayCalls += lookUps;
+  if (failedLookUp) deps.logger.warn("Reconciliation look-up failed", { shop: shop.shopDomain, env, kind: failedLookUp.error.kind });
   for (const payment of withOrder) {
-    const order = read.value.get(payment.gatewayOrderId!);
+    const orderId = payment.gatewayOrderId!;
+    const order = orders.get(orderId);
     let state = payment.state;
     if (order) {
-      const settled = await settleFromGatewayOrder(deps, payment.id, order, "reconcile");
+      const settled = await settleFromGatewayOrder(deps, payment.id, order, "reconcile", readAt);
       state = settled.payment.state;
       if (settled.payment.state !== payment.state) summary.settled++;
     }
-    if (isOpenPaymentState(state) && now.getTime() - payment.createdAt.getTime() > FINALISE_AFTER_MS) {
-      await finaliseStalePayment(deps, payment, now);
-      summary.finalised++;
+    if (!isOpenPaymentState(state)) continue;
+    if (!closingOrders.has(orderId)) {
+      // Not found by its identifier either: checked all the same, so it is looked up again
+      // when next due rather than at every listing until the deadline.
+      if (gone.has(orderId)) await deps.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: now } });
+      continue;
     }
+    const current = { ...payment, state };
+    let finalised: boolean;
+    if (order) finalised = await finaliseStalePayment(deps, current, now);
+    else if (gone.has(orderId)) finalised = await finaliseStalePayment(deps, current, now, GONE_ORDER);
+    else if (failedLookUp?.gatewayOrderId === orderId) finalised = await finaliseStalePayment(deps, current, now, unreadOrder(failedLookUp.error.message));
+    else if (ageMs(payment, now) > FINALISE_UNREAD_AFTER_MS) finalised = await finaliseStalePayment(deps, current, now, unreadOrder("no read of its order succeeded in time"));
+    // Left out of the listing and not looked up this pass: the next pass looks it up.
+    else continue;
+    if (finalised) summary.finalised++;
   }
   for (const payment of unverified) {
-    const order = read.value.get(payment.gatewayOrderId!);
-    if (order) await settleFromGatewayOrder(deps, payment.id, order, "reconcile");
-    else await flagUnlistedPayment(deps, payment, now);
+    const orderId = payment.gatewayOrderId!;
+    const order = orders.get(orderId);
+    if (order) await settleFromGatewayOrder(deps, payment.id, order, "reconcile", readAt);
+    else if (gone.has(orderId)) await flagUnlistedPayment(deps, payment, now);
+    // Left out of the listing and not looked up this pass: it stays to be verified by the next.
+    else continue;
     summary.verified++;
+  }
+}
+
+function ageMs(payment: Pick<Payment, "createdAt">, now: Date): number {
+  return now.getTime() - payment.createdAt.getTime();
+}
+
+/** Whether the device's quota still holds the reserve kept for new orders. */
+function keepsReserve(quota: QuotaRemaining): boolean {
+  return quota.general.minute >= QUOTA_RESERVE.minute && quota.general.day >= QUOTA_RESERVE.day;
+}
+
+/** The shop's gateway for one environment, or why there is none to read. */
+function gatewayFor(deps: PaymentsDeps, shop: Shop, env: GatewayEnv): { access: ShopGatewayAccess } | { cause: string } {
+  try {
+    const access = deps.gateways.forShop(shop, env);
+    return access ? { access } : { cause: "the shop has no gateway credentials for this environment any more" };
+  } catch (error) {
+    deps.logger.error("Stored gateway credentials could not be used", { shop: shop.shopDomain, env, error });
+    return { cause: "the shop's stored gateway credentials could not be decrypted or used" };
+  }
+}
+
+/** Finalises payments at the end of the pending window whose orders could not be read: flagged, so a person checks them. */
+async function finaliseUnread(
+  deps: PaymentsDeps,
+  shop: Shop,
+  env: GatewayEnv,
+  payments: readonly (Payment & { shop: Shop })[],
+  now: Date,
+  summary: ReconcileSummary,
+  cause: string,
+): Promise<void> {
+  for (const payment of payments) {
+    if (!(await finaliseStalePayment(deps, payment, now, unreadOrder(cause)))) continue;
+    summary.finalised++;
+    deps.logger.warn("Payment finalised without a gateway read", { shop: shop.shopDomain, env, paymentId: payment.id, cause });
   }
 }
 
@@ -182,32 +281,63 @@ async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Da
   });
 }
 
-/** Shopify's pending window is about to close while the gateway has not finished: reject and flag. */
+interface FinaliseReason {
+  merchantMessage: string;
+  attention: "pending_window_expired" | null;
+  /** What the merchant is told when flagged; by default, that the gateway had not completed the payment. */
+  detail?: string;
+}
+
+const PENDING_WINDOW_CLOSED = "The crypto payment was not completed within Shopify's pending window.";
+
+/** The gateway no longer returns the order, by the listing or by its identifier. */
+const GONE_ORDER: FinaliseReason = {
+  merchantMessage: PENDING_WINDOW_CLOSED,
+  attention: "pending_window_expired",
+  detail:
+    "The gateway no longer returns this order (neither in the device's listing nor by its identifier) and Shopify's 3-day pending window was closing, so the payment was marked as not paid. Check the order in the gateway dashboard; any crypto received must be refunded there.",
+};
+
+/** The order could not be read at all before Shopify's window closes. */
+function unreadOrder(cause: string): FinaliseReason {
+  return {
+    merchantMessage: PENDING_WINDOW_CLOSED,
+    attention: "pending_window_expired",
+    detail: `The gateway could not be read before Shopify's 3-day pending window closed: ${cause}. The payment was marked as not paid without its order being checked. Check the order in the gateway dashboard: if the shopper paid, refund the crypto there or arrange the order with them.`,
+  };
+}
+
+/**
+ * Shopify's pending window is about to close while the gateway has not finished: reject and
+ * flag. Through the outbox under the payment's one final-message key, and only while the
+ * payment is still open, so a settlement that got there first is never contradicted.
+ * Whether this call finalised it.
+ */
 async function finaliseStalePayment(
   deps: PaymentsDeps,
   payment: Payment & { shop: Shop },
   now: Date,
-  reason: { merchantMessage: string; attention: "pending_window_expired" | null } = {
-    merchantMessage: "The crypto payment was not completed within Shopify's pending window.",
+  reason: FinaliseReason = {
+    merchantMessage: PENDING_WINDOW_CLOSED,
     attention: "pending_window_expired",
   },
-): Promise<void> {
-  await deps.db.$transaction(async (tx) => {
+): Promise<boolean> {
+  const detail =
+    reason.detail ??
+    "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.";
+  const finalised = await deps.db.$transaction(async (tx) => {
     const moved = await tx.payment.updateMany({
       where: { id: payment.id, state: { in: [...OPEN_PAYMENT_STATES] } },
       data: {
         state: "failed",
-        ...(reason.attention
-          ? {
-              attention: reason.attention,
-              attentionDetail: "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.",
-              attentionResolvedAt: null,
-            }
-          : {}),
+        ...(reason.attention ? { attention: reason.attention, attentionDetail: detail, attentionResolvedAt: null } : {}),
       },
     });
-    if (moved.count !== 1) return;
+    if (moved.count !== 1) return false;
     await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "state", detail: JSON.stringify({ from: payment.state, to: "failed", source: "pending_window" }), at: now } });
+    if (reason.attention) {
+      await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "attention", detail: JSON.stringify({ reason: reason.attention, detail }), at: now } });
+    }
     await enqueue(tx, {
       shopDomain: payment.shop.shopDomain,
       paymentId: payment.id,
@@ -215,6 +345,8 @@ async function finaliseStalePayment(
       payload: { kind: "payment.reject", gid: payment.gid, code: reason.attention ? "PROCESSING_ERROR" : "CANCELLED_PAYMENT", merchantMessage: reason.merchantMessage },
       now,
     });
+    return true;
   });
-  deps.notify?.outbox();
+  if (finalised) deps.notify?.outbox();
+  return finalised;
 }

@@ -1,9 +1,14 @@
 // The reconciler: one gateway call per device per cycle, whatever the number of open
 // payments; quota reserve kept for new orders; payments still open near the end of
-// Shopify's pending window are finalised and flagged.
+// Shopify's pending window are finalised and flagged, even when the gateway cannot be read
+// then; orders of the merchant's previous device are read one by one.
 import { expect, it } from "vitest";
+import { signWebhook } from "../../app/gateway/webhook-signature";
 import { hashDeviceKey } from "../../app/gateway/quota";
-import { isDue, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
+import { deliverDueMessages } from "../../app/payments/outbox";
+import { processWebhookInbox } from "../../app/payments/process-webhooks";
+import { CLOSING_LIST_SPACING_MS, FINALISE_AFTER_MS, isDue, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
+import { connectGateway, notificationUrl } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { stackForFile, waitFor } from "../support/stack";
 
@@ -84,4 +89,187 @@ it("checks a payment first after the shortest expiry window, then less and less 
   expect(isDue({ createdAt: at(120), lastCheckedAt: at(31) }, now)).toBe(true);
   expect(isDue({ createdAt: at(600), lastCheckedAt: at(100) }, now)).toBe(false);
   expect(isDue({ createdAt: at(3000), lastCheckedAt: at(361) }, now)).toBe(true);
+});
+
+// From here on the gateway sandbox's clock follows the app's, so that its listings and
+// expiries date orders as the app does.
+
+const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
+
+async function shopRow() {
+  return db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+}
+
+function sandboxDeviceKey(shop: Awaited<ReturnType<typeof shopRow>>): string {
+  return stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
+}
+
+/** Moves the app's clock and the gateway sandbox's together. */
+async function advance(ms: number): Promise<void> {
+  offsetMs += ms;
+  const clockNow = (await stack().sandboxControl("/sandbox/clock", undefined, "GET")) as { offset_seconds: number };
+  const behind = offsetMs / 1000 - clockNow.offset_seconds;
+  if (behind > 0) await stack().sandboxControl("/sandbox/clock", { advance_seconds: behind });
+}
+
+function rejectCalls(sessionId: string) {
+  return stack().standin.state.operationsFor(sessionId).filter((o) => o.status === 200 && (o.query ?? "").includes("paymentSessionReject"));
+}
+
+/** Rejected in Shopify exactly once, and flagged for the merchant as finalised without a gateway read. */
+async function expectFinalisedUnread(sessionId: string, paymentId: string, cause: string): Promise<void> {
+  const after = await db().payment.findUniqueOrThrow({ where: { id: paymentId }, include: { events: true } });
+  expect(after.state).toBe("failed");
+  expect(after.attention).toBe("pending_window_expired");
+  expect(after.attentionDetail).toContain("could not be read");
+  expect(after.attentionDetail).toContain(cause);
+  expect(after.events.filter((e) => e.type === "attention")).toHaveLength(1);
+  await waitFor(async () => {
+    await deliverDueMessages(stack().services, { worker: "t" });
+    return stack().standin.state.session(sessionId)?.state.code === "REJECTED";
+  }, "the reject delivered");
+  await deliverDueMessages(stack().services, { worker: "t" });
+  expect(await db().outboxMessage.count({ where: { paymentId, kind: { in: ["payment.reject", "payment.resolve"] } } })).toBe(1);
+  expect(rejectCalls(sessionId)).toHaveLength(1);
+}
+
+it.each([
+  ["were removed by the merchant", "no gateway credentials", (_shop: Awaited<ReturnType<typeof shopRow>>) => ({ sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null, sandboxDeviceKeyHint: null })],
+  [
+    "can no longer be decrypted",
+    "could not be decrypted",
+    // Sealed for another shop: the stored value fails authentication, as after a lost key.
+    (shop: Awaited<ReturnType<typeof shopRow>>) => ({ sandboxDeviceKeyEnc: stack().services.cipher.encrypt(sandboxDeviceKey(shop), credentialContext("another-shop", "sandbox", "device-key")) }),
+  ],
+])("finalises a payment open at the end of the pending window when the shop's gateway credentials %s", async (_what, cause, change) => {
+  const { session, payment } = await openPayment(true);
+  await advance(FINALISE_AFTER_MS + 60_000);
+  const shop = await shopRow();
+  await db().shop.update({ where: { id: shop.id }, data: change(shop) });
+  try {
+    const summary = await reconcileOnce(stack().services, { worker: "t" });
+    expect(summary.gatewayCalls).toBe(0);
+    expect(summary.finalised).toBe(1);
+    // A later cycle finds nothing more to do.
+    await advance(60_000);
+    expect((await reconcileOnce(stack().services, { worker: "t" })).finalised).toBe(0);
+  } finally {
+    const { sandboxDeviceKeyEnc, sandboxSecretKeyEnc, sandboxDeviceKeyHint } = shop;
+    await db().shop.update({ where: { id: shop.id }, data: { sandboxDeviceKeyEnc, sandboxSecretKeyEnc, sandboxDeviceKeyHint } });
+  }
+  await expectFinalisedUnread(session.id, payment.id, cause);
+});
+
+it.each([
+  [
+    "refuses the device (403)",
+    "(403)",
+    async () => {
+      const key = sandboxDeviceKey(await shopRow());
+      await stack().sandboxControl(`/sandbox/devices/${key}/settings`, { enabled: false });
+      return async () => void (await stack().sandboxControl(`/sandbox/devices/${key}/settings`, { enabled: true }));
+    },
+  ],
+  [
+    "fails (500)",
+    "(500)",
+    async () => {
+      // Both reads: the listing, and GET /orders/info once a single order is left to read.
+      for (const endpoint of ["orders.list", "orders.info"]) await stack().sandboxControl("/sandbox/faults", { endpoint, kind: "http_500", count: 100 });
+      return async () => void (await stack().sandboxControl("/sandbox/faults", undefined, "DELETE"));
+    },
+  ],
+])(
+  "finalises payments at the end of the pending window when the gateway %s, and asks it again only after a pause",
+  async (_what, cause, breakGateway) => {
+    const first = await openPayment(true);
+    await advance(2 * 60_000);
+    const second = await openPayment(true);
+    // The first is just past the finalise point, the second reaches it two minutes later.
+    await advance(FINALISE_AFTER_MS - 2 * 60_000 + 30_000);
+    const repair = await breakGateway();
+    try {
+      const failed = await reconcileOnce(stack().services, { worker: "t" });
+      expect(failed.gatewayCalls).toBe(1);
+      expect(failed.finalised).toBe(1);
+      expect((await db().payment.findUniqueOrThrow({ where: { id: first.payment.id } })).state).toBe("failed");
+
+      // The reconciler's next cycles: the second is at the finalise point now, but the gateway
+      // that just failed is not asked again at once.
+      for (let cycle = 0; cycle < 3; cycle++) {
+        await advance(60_000);
+        expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(0);
+      }
+      expect((await db().payment.findUniqueOrThrow({ where: { id: second.payment.id } })).state).not.toBe("failed");
+
+      await advance(CLOSING_LIST_SPACING_MS);
+      const retried = await reconcileOnce(stack().services, { worker: "t" });
+      expect(retried.gatewayCalls).toBe(1);
+      expect(retried.finalised).toBe(1);
+    } finally {
+      await repair();
+    }
+    await expectFinalisedUnread(first.session.id, first.payment.id, cause);
+    await expectFinalisedUnread(second.session.id, second.payment.id, cause);
+  },
+  60_000,
+);
+
+it("reads the orders of the merchant's previous device one by one: a paid one is resolved, a webhook-settled one verified", async () => {
+  await advance(0);
+  const open = await openPayment(true);
+  const settled = await openPayment(true);
+  const oldShop = await shopRow();
+  const oldKey = sandboxDeviceKey(oldShop);
+  // The second completes and its webhook reaches the app (sent again here with a fresh
+  // nonce: the app's clock runs days ahead of the real one the sandbox signs with).
+  await act(settled.payment.gatewayOrderId!, { action: "confirm" });
+  const deliveries = await waitFor(async () => {
+    const all = (await stack().sandboxControl(`/sandbox/webhooks/deliveries?order=${settled.payment.gatewayOrderId}`, undefined, "GET")) as { status: string; body: string }[];
+    return all.some((d) => d.status === "CO") && all;
+  }, "the CO webhook sent");
+  const body = deliveries.find((d) => d.status === "CO")!.body;
+  const secretHex = stack().services.cipher.decrypt(oldShop.sandboxSecretKeyEnc!, credentialContext(oldShop.id, "sandbox", "secret-key"));
+  const nonce = String(Math.floor(clock.now().getTime() / 1000));
+  const posted = await fetch(`${stack().app.url}/gateway/webhooks/${oldShop.webhookToken}`, {
+    method: "POST",
+    body,
+    headers: { "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
+  });
+  expect(posted.status).toBe(200);
+  await processWebhookInbox(stack().services, { worker: "t" });
+  expect(await db().payment.findUniqueOrThrow({ where: { id: settled.payment.id } })).toMatchObject({ state: "paid", unverifiedSince: expect.any(Date) });
+
+  // The merchant connects another device of the same gateway account.
+  const response = await fetch(`${stack().sandbox.baseUrl}/device/`, {
+    method: "POST",
+    headers: { "X-Device-Id": oldKey, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Second device" }),
+  });
+  const { identifier: newKey } = (await response.json()) as { identifier: string };
+  const device = (await stack().sandboxControl(`/sandbox/devices/${newKey}/settings`, { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, oldShop) })) as { secret_key: string };
+  const connected = await connectGateway(stack().services, stack().shopDomain, { env: "sandbox", deviceKey: newKey, secretKeyHex: device.secret_key });
+  expect(connected.ok).toBe(true);
+
+  // The first payment completes on the old device; its webhook is lost.
+  await stack().sandboxControl(`/sandbox/devices/${oldKey}/webhook-faults`, { mode: "drop", count: 1 });
+  await act(open.payment.gatewayOrderId!, { action: "confirm" });
+
+  await advance(FINALISE_AFTER_MS + 60_000);
+  const summary = await reconcileOnce(stack().services, { worker: "t" });
+  // The new device's listing shows neither order: each is read by its identifier.
+  expect(summary.gatewayCalls).toBe(3);
+  expect(summary.finalised).toBe(0);
+  expect(summary.verified).toBe(1);
+  const paid = await db().payment.findUniqueOrThrow({ where: { id: open.payment.id } });
+  expect(paid).toMatchObject({ state: "paid", gatewayStatus: "CO", attention: null });
+  const verified = await db().payment.findUniqueOrThrow({ where: { id: settled.payment.id }, include: { events: true } });
+  expect(verified).toMatchObject({ state: "paid", unverifiedSince: null, attention: null });
+  expect(verified.events.map((e) => e.type)).toContain("verified");
+
+  await waitFor(async () => {
+    await deliverDueMessages(stack().services, { worker: "t" });
+    return [open, settled].every(({ session }) => stack().standin.state.session(session.id)?.state.code === "RESOLVED");
+  }, "both resolves delivered");
+  for (const { session } of [open, settled]) expect(rejectCalls(session.id)).toHaveLength(0);
 });
