@@ -59,8 +59,14 @@ function newClaim(now: Date): Claim {
   return { token: newRowId(), until: new Date(now.getTime() + CLAIM_MS) };
 }
 
-export function gatewayEnvFor(shop: Pick<Shop, "testMode">, test: boolean): GatewayEnv {
-  return test || shop.testMode ? "sandbox" : "live";
+/**
+ * Shopify's test sessions always go to the gateway sandbox, and a real one to the live
+ * gateway: a real checkout is never served by the sandbox, whose payment page lets anyone
+ * mark an order paid. While the shop's own test mode is on, real checkouts are refused
+ * (checkSession) instead.
+ */
+export function gatewayEnvFor(test: boolean): GatewayEnv {
+  return test ? "sandbox" : "live";
 }
 
 /** What the session flow uses of a payment: a new one is not read back after it is created. */
@@ -78,7 +84,7 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   // a repeated id, a shop that changed) goes the long way, from a fresh read.
   const remembered = deps.shops.byDomain.recall(input.shopDomain);
   if (remembered) {
-    const checked = checkSession(deps, remembered, gatewayEnvFor(remembered, request.test), request);
+    const checked = checkSession(deps, remembered, gatewayEnvFor(request.test), request);
     if (checked.ok) {
       const started = await recordAndStart(deps, remembered, checked, request, shopRowUnchanged(remembered));
       if (started) return started;
@@ -94,7 +100,7 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
 
   // Checks that need no record: a refusal here stores nothing, but a repeat of a session
   // recorded earlier (before the shop's settings changed) still gets the first answer.
-  const checked = checkSession(deps, shop, gatewayEnvFor(shop, request.test), request);
+  const checked = checkSession(deps, shop, gatewayEnvFor(request.test), request);
   if (!checked.ok) {
     const existing = await findExisting();
     return existing ? replayOrResume(deps, shop, existing, request) : checked.refusal;
@@ -194,6 +200,7 @@ type SessionCheck = { ok: true; access: ShopGatewayAccess; amount: string } | { 
 
 function checkSession(deps: PaymentsDeps, shop: SessionShop, env: GatewayEnv, request: PaymentSessionRequest): SessionCheck {
   const refuse = (error: string, message: string): SessionCheck => ({ ok: false, refusal: answer(422, error, message) });
+  if (shop.testMode && env === "live") return refuse("test_mode", "The shop's crypto payments are in test mode: only Shopify test orders are accepted.");
   const access = deps.gateways.forShop(shop, env);
   if (!access) {
     return refuse("shop_not_configured", env === "sandbox" ? "Test payments are not set up: connect the gateway sandbox in the app." : "The shop has not connected its gateway device yet.");

@@ -151,7 +151,7 @@ export default function Onboarding() {
             <ConnectionState connection={connection.sandbox} />
             <Text as="p" tone={connection.ready ? "success" : "subdued"}>
               {connection.ready
-                ? `Crypto payments can be offered at checkout (${connection.testMode ? "test mode: payments go to the gateway sandbox" : "live"}).`
+                ? `Crypto payments can be offered at checkout (${connection.testMode ? "test mode: only Shopify test orders, paid on the gateway sandbox" : "live"}).`
                 : connection.testMode
                   ? "Test mode is on: connect the gateway sandbox below before shoppers can pay."
                   : connection.sandbox.connected

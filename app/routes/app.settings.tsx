@@ -106,8 +106,8 @@ export default function Settings() {
               <BlockStack gap="300">
                 <Select label="Language of the gateway's payment page" options={GATEWAY_LANGUAGES.map((l) => ({ label: l.label, value: l.value }))} value={language} onChange={setLanguage} />
                 <Checkbox
-                  label="Test mode: send every payment to the gateway sandbox"
-                  helpText="No real money moves. Shopify's test orders always use the sandbox, whatever this says."
+                  label="Test mode: accept only Shopify test orders, paid on the gateway sandbox"
+                  helpText="No real money moves. Real checkouts are declined while this is on, so that no order can be marked paid on the sandbox. Shopify's test orders always use the sandbox, whatever this says."
                   checked={testMode}
                   onChange={setTestMode}
                 />

@@ -99,7 +99,7 @@ describe("onboarding in the admin", () => {
     await page.getByText("Ripple XRP · XRP (XRP)").click();
     await page.getByText("Bitcoin BTC · BTC (BTC)").click();
     await page.getByLabel("Language of the gateway's payment page").selectOption("ES");
-    await page.getByText("Test mode: send every payment to the gateway sandbox").click();
+    await page.getByText("Test mode: accept only Shopify test orders, paid on the gateway sandbox").click();
     await saveScreenshot(page, "admin-settings");
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Settings saved.").waitFor();

@@ -281,6 +281,24 @@ export function checkoutScenarios(getStack: () => Stack): void {
     expect(back.delivery.redirectUrl).toMatch(new RegExp(`^${stack().sandbox.origin}/pay/`));
   });
 
+  it("with the shop's test mode on, a real checkout is refused and never reaches the sandbox; Shopify's test orders still pay there", async () => {
+    const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+    const ordersBefore = (await listSandboxOrders()).length;
+    await db().shop.update({ where: { id: shop.id }, data: { testMode: true } });
+    try {
+      const real = await stack().standin.state.startPayment({ test: false });
+      expect(real.delivery.status).toBe(422);
+      expect(real.delivery.body).toContain("test_mode");
+      expect(await db().payment.count({ where: { shopifyPaymentId: real.session.id } })).toBe(0);
+      expect((await listSandboxOrders()).length).toBe(ordersBefore);
+      const test = await stack().standin.state.startPayment({ test: true });
+      expect(test.delivery.status).toBe(200);
+      expect(test.delivery.redirectUrl).toMatch(new RegExp(`^${stack().sandbox.origin}/pay/`));
+    } finally {
+      await db().shop.update({ where: { id: shop.id }, data: { testMode: shop.testMode } });
+    }
+  });
+
   it("a session in a currency the gateway does not take is refused with nothing stored", async () => {
     const session = stack().standin.state.createPaymentSession({ test: true });
     const response = await fetch(`${stack().app.url}/payments/session`, {
