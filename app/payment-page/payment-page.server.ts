@@ -1,10 +1,11 @@
 // The shopper's payment page (API-gateway mode) as data: finding the payment a signed
 // link points to, where the shopper is (choosing a coin, paying, confirming, done),
 // everything needed to pay (QR code, address, exact amount, tag/memo or Lightning
-// invoice, expiry), and the rare gateway read that keeps the page current when no
-// notification arrived.
+// invoice, expiry) or, when too little arrived, the rest still due, and the rare gateway
+// read that keeps the page current where notifications do not.
 import Decimal from "decimal.js";
 import { z } from "zod";
+import { formatMoney } from "~/admin/format";
 import { checkPaymentNow } from "~/payments/check-payment";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
@@ -12,10 +13,15 @@ import type { AppServices } from "~/services.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { isLightning, memoKind, offerableCoins, type CoinChoice } from "./coins";
 import { pageLanguage, type PageLanguage } from "./language";
+import { paymentProgress, remainderPaymentUri } from "./progress";
 import { paymentQrSvg } from "./qr.server";
 import type { MemoKind, ShopperStatus } from "./texts";
 
-export type PaymentWithShop = Payment & { shop: Shop };
+/** The payment with its shop and the amounts of its on-chain transactions, which tell a partial payment from a full one. */
+export type PaymentWithShop = Payment & { shop: Shop; transactions: { amount: string }[] };
+type PaymentWithAmounts = Payment & { transactions: readonly { amount: string }[] };
+
+const PAGE_INCLUDE = { shop: true, transactions: { select: { amount: true } } } as const;
 
 export const linkSchema = z.object({
   paymentId: z.string().regex(/^[A-Za-z0-9_-]{10,64}$/),
@@ -26,7 +32,7 @@ export const linkSchema = z.object({
 export async function paymentForLink(services: AppServices, params: { paymentId?: string | undefined }, url: URL): Promise<PaymentWithShop | null> {
   const parsed = linkSchema.safeParse({ paymentId: params.paymentId, sig: url.searchParams.get("sig") ?? "" });
   if (!parsed.success) return null;
-  const payment = await services.db.payment.findUnique({ where: { id: parsed.data.paymentId }, include: { shop: true } });
+  const payment = await services.db.payment.findUnique({ where: { id: parsed.data.paymentId }, include: PAGE_INCLUDE });
   if (!payment || !services.links.verify(payment, parsed.data.sig)) return null;
   return payment;
 }
@@ -57,7 +63,19 @@ function isPartlyPaid(percentage: string | null): boolean {
   }
 }
 
-export function shopperStatus(payment: Payment): ShopperStatus {
+/**
+ * Money arrived, but less than the crypto amount. Any payment seen moves the order to AC,
+ * whatever its size: a wallet that takes its fee out of the amount sends too little, and
+ * unless the rest follows the order ends IA with the money held at the gateway. The
+ * on-chain amounts decide; before the order's transactions were read, the percentage does.
+ */
+function isShort(payment: PaymentWithAmounts): boolean {
+  const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
+  if (progress) return progress.received.gt(0) && progress.remaining.gt(0);
+  return isPartlyPaid(payment.percentage);
+}
+
+export function shopperStatus(payment: PaymentWithAmounts): ShopperStatus {
   switch (payment.state) {
     case "paid":
       return "paid";
@@ -65,11 +83,11 @@ export function shopperStatus(payment: Payment): ShopperStatus {
     case "not_started":
       return payment.gatewayStatus === "EX" || payment.gatewayStatus === "CA" ? "expired" : "failed";
     case "confirming":
-      return "confirming";
+      return isShort(payment) ? "partial" : "confirming";
     case "started":
       return payment.gatewayOrderId ? "waiting" : "choosing";
     default:
-      return isPartlyPaid(payment.percentage) ? "partial" : "waiting";
+      return isShort(payment) ? "partial" : "waiting";
   }
 }
 
@@ -91,7 +109,10 @@ export interface PayInstructions {
   memoKind: MemoKind | null;
   /** A coin that needs a tag/memo came without one: the shopper must not pay. */
   memoMissing: boolean;
-  /** Null when only the address and amount are known (no payment URI from the gateway). */
+  /**
+   * The gateway's payment URI as a QR code (for the rest still due after a partial payment);
+   * null when only the address and amount are known, or when the URI cannot ask for the rest.
+   */
   qrSvg: string | null;
 }
 
@@ -103,7 +124,12 @@ export interface PaymentPageView {
   stage: PageStage;
   status: ShopperStatus;
   percentage: string | null;
+  /** The fiat value of what arrived, as the gateway states it (received_amount). */
   received: string | null;
+  /** What arrived in the coin, once the order's transactions were read. */
+  receivedCrypto: string | null;
+  /** The crypto amount still due after a partial payment: exact, copied as it is. */
+  remaining: string | null;
   coins: CoinChoice[] | null;
   pay: PayInstructions | null;
   gatewayUrl: string | null;
@@ -140,13 +166,17 @@ async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symb
   return currencies?.find((c) => c.symbol === symbol) ?? null;
 }
 
-async function instructions(services: AppServices, payment: PaymentWithShop): Promise<PayInstructions | null> {
+async function instructions(services: AppServices, payment: PaymentWithShop, remaining: string | null): Promise<PayInstructions | null> {
   if (!hasPaymentData(payment) || !payment.inputCurrency) return null;
   const coin = await gatewayCoin(services, payment, payment.inputCurrency);
   const lightning = isLightning(payment.inputCurrency) || !payment.address;
   // A Lightning invoice only ever comes in the payment URI.
   if (lightning && !payment.paymentUri) return null;
   const kind = lightning ? null : memoKind(payment.inputCurrency, coin?.blockchain);
+  // After a partial payment the gateway's URI would ask for the full amount again: the QR
+  // code asks for the rest, or is left out when the URI cannot say so.
+  let qrUri = payment.paymentUri;
+  if (remaining !== null) qrUri = qrUri && payment.cryptoAmount ? remainderPaymentUri(qrUri, payment.cryptoAmount, remaining) : null;
   return {
     coin: payment.inputCurrency,
     network: coin?.blockchain ?? null,
@@ -156,7 +186,7 @@ async function instructions(services: AppServices, payment: PaymentWithShop): Pr
     tagMemo: payment.tagMemo,
     memoKind: kind ?? (payment.tagMemo ? "memo" : null),
     memoMissing: kind !== null && !payment.tagMemo,
-    qrSvg: payment.paymentUri ? await paymentQrSvg(payment.paymentUri) : null,
+    qrSvg: qrUri ? await paymentQrSvg(qrUri) : null,
   };
 }
 
@@ -167,18 +197,23 @@ export function statusUrl(services: AppServices, payment: Payment): string {
 
 export async function paymentPageView(services: AppServices, payment: PaymentWithShop): Promise<PaymentPageView> {
   const stage = pageStage(payment);
+  const status = shopperStatus(payment);
+  const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
+  const remaining = status === "partial" && progress?.remaining.gt(0) ? progress.remaining.toFixed() : null;
   return {
     paymentId: payment.id,
     language: pageLanguage(payment.merchantLocale),
     shopName: shopName(payment.shop.shopDomain),
     amount: `${payment.amount} ${payment.currency}`,
     stage,
-    status: shopperStatus(payment),
+    status,
     percentage: payment.percentage,
-    // The gateway states received_amount in the order's fiat.
-    received: payment.receivedAmount ? `${payment.receivedAmount} ${payment.currency}` : null,
+    // The gateway states received_amount in the order's fiat, as a float ("24.5", "1000.0").
+    received: payment.receivedAmount ? formatMoney(payment.receivedAmount, payment.currency) : null,
+    receivedCrypto: progress?.received.gt(0) ? progress.received.toFixed() : null,
+    remaining,
     coins: stage === "choose" ? await coinsFor(services, payment) : null,
-    pay: stage === "pay" ? await instructions(services, payment) : null,
+    pay: stage === "pay" ? await instructions(services, payment, remaining) : null,
     gatewayUrl: stage === "gateway" ? payment.gatewayWebUrl : null,
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
     nowMs: services.clock.now().getTime(),
@@ -199,7 +234,7 @@ export interface PaymentStatusView {
   redirectUrl: string | null;
 }
 
-export function paymentStatusView(services: AppServices, payment: Payment): PaymentStatusView {
+export function paymentStatusView(services: AppServices, payment: PaymentWithAmounts): PaymentStatusView {
   return {
     stage: pageStage(payment),
     status: shopperStatus(payment),
@@ -215,13 +250,29 @@ export const REFRESH_MIN_INTERVAL_MS = 15_000;
 /** Without a reason to look sooner, the page relies on notifications for this long. */
 export const REFRESH_QUIET_MS = 60_000;
 
-function refreshReason(payment: Payment, now: Date): boolean {
+async function refreshReason(services: AppServices, payment: PaymentWithShop, now: Date): Promise<boolean> {
   if (!payment.gatewayOrderId) return false;
   if (payment.state !== "awaiting_payment" && payment.state !== "confirming") return false;
   if (!payment.expiresAt) return true; // the countdown needs the order's expiry
   if (payment.expiresAt.getTime() <= now.getTime()) return true; // expired, or a notification was lost
   const last = payment.lastCheckedAt?.getTime() ?? 0;
-  return now.getTime() - last >= REFRESH_QUIET_MS;
+  const sinceRead = now.getTime() - last;
+  if (sinceRead >= REFRESH_QUIET_MS) return true;
+  if (sinceRead < REFRESH_MIN_INTERVAL_MS) return false;
+  // The rest of a partial payment leaves the order in AC, and the gateway notifies status
+  // changes only: the shopper is waiting to see it arrive.
+  if (shopperStatus(payment) === "partial") return true;
+  // The notification of money seen (AC) asks nothing of Shopify, so the inbox does not read
+  // the order; the page does, to show the shopper what arrived and whether it was enough.
+  const notified = await services.db.gatewayWebhook.count({
+    where: {
+      shopId: payment.shopId,
+      orderId: payment.gatewayOrderId,
+      receivedAt: { gt: new Date(last) },
+      ...(payment.gatewayStatus ? { NOT: { status: payment.gatewayStatus } } : {}),
+    },
+  });
+  return notified > 0;
 }
 
 /**
@@ -231,7 +282,7 @@ function refreshReason(payment: Payment, now: Date): boolean {
  */
 export async function refreshIfDue(services: AppServices, payment: PaymentWithShop): Promise<PaymentWithShop> {
   const now = services.clock.now();
-  if (!refreshReason(payment, now)) return payment;
+  if (!(await refreshReason(services, payment, now))) return payment;
   const claimed = await services.db.payment.updateMany({
     where: { id: payment.id, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lt: new Date(now.getTime() - REFRESH_MIN_INTERVAL_MS) } }] },
     data: { lastCheckedAt: now },
@@ -239,5 +290,5 @@ export async function refreshIfDue(services: AppServices, payment: PaymentWithSh
   if (claimed.count !== 1) return payment;
   const result = await checkPaymentNow(services, payment.shopId, payment.id);
   if (!result.ok) services.logger.warn("Payment page refresh failed", { paymentId: payment.id, reason: result.reason });
-  return services.db.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { shop: true } });
+  return services.db.payment.findUniqueOrThrow({ where: { id: payment.id }, include: PAGE_INCLUDE });
 }

@@ -19,6 +19,7 @@ export const PAYMENT_PAGE_CSS = `
 .pp .label{display:block;font-size:.9rem;color:var(--muted);margin-bottom:4px}
 .pp .copyrow{display:flex;gap:8px;align-items:stretch}
 .pp code{flex:1;min-width:0;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.95rem;background:#f1f2f4;border-radius:8px;padding:10px}
+.pp .unit{align-self:center;font-weight:600;white-space:nowrap}
 .pp button.copy{min-width:76px;min-height:44px;border:1px solid var(--ink);border-radius:8px;background:#fff;color:var(--ink);font:inherit;cursor:pointer}
 .pp .memo{margin:14px 0 0;border:3px solid #b3261e;background:#fff4f2;border-radius:12px;padding:12px}
 .pp .memo .copyrow{align-items:center;margin:4px 0 8px}

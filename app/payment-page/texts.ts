@@ -17,6 +17,8 @@ export interface PageTexts {
   scanQr: string;
   qrLabel: string;
   exactAmount: string;
+  amountStillDue: string;
+  sendTheRest: string;
   address: string;
   sendOnly: string;
   memoLabels: Record<MemoKind, string>;
@@ -51,6 +53,8 @@ const en: PageTexts = {
   scanQr: "Scan the QR code with your wallet, or copy the details below.",
   qrLabel: "QR code of the payment request",
   exactAmount: "Exact amount to send",
+  amountStillDue: "Amount still to send",
+  sendTheRest: "Send only the amount still due, to the same address, before the time runs out.",
   address: "Address",
   sendOnly: "Send only {coin} on the {network} network to this address.",
   memoLabels: { destination_tag: "Destination tag", memo: "Memo", note: "Note" },
@@ -98,6 +102,8 @@ const es: PageTexts = {
   scanQr: "Escanea el código QR con tu monedero o copia los datos de abajo.",
   qrLabel: "Código QR de la solicitud de pago",
   exactAmount: "Importe exacto a enviar",
+  amountStillDue: "Importe que falta por enviar",
+  sendTheRest: "Envía solo el importe que falta, a la misma dirección, antes de que se acabe el tiempo.",
   address: "Dirección",
   sendOnly: "Envía solo {coin} por la red {network} a esta dirección.",
   memoLabels: { destination_tag: "Etiqueta de destino", memo: "Memo", note: "Nota" },
@@ -145,6 +151,8 @@ const pt: PageTexts = {
   scanQr: "Leia o código QR com a sua carteira ou copie os dados abaixo.",
   qrLabel: "Código QR do pedido de pagamento",
   exactAmount: "Valor exato a enviar",
+  amountStillDue: "Valor que falta enviar",
+  sendTheRest: "Envie apenas o valor em falta, para o mesmo endereço, antes de o tempo terminar.",
   address: "Endereço",
   sendOnly: "Envie apenas {coin} na rede {network} para este endereço.",
   memoLabels: { destination_tag: "Tag de destino", memo: "Memo", note: "Nota" },
@@ -192,6 +200,8 @@ const it: PageTexts = {
   scanQr: "Scansiona il codice QR con il tuo wallet oppure copia i dati qui sotto.",
   qrLabel: "Codice QR della richiesta di pagamento",
   exactAmount: "Importo esatto da inviare",
+  amountStillDue: "Importo ancora da inviare",
+  sendTheRest: "Invia solo l'importo mancante, allo stesso indirizzo, prima che scada il tempo.",
   address: "Indirizzo",
   sendOnly: "Invia solo {coin} sulla rete {network} a questo indirizzo.",
   memoLabels: { destination_tag: "Tag di destinazione", memo: "Memo", note: "Nota" },
@@ -239,6 +249,8 @@ const fr: PageTexts = {
   scanQr: "Scannez le code QR avec votre portefeuille ou copiez les informations ci-dessous.",
   qrLabel: "Code QR de la demande de paiement",
   exactAmount: "Montant exact à envoyer",
+  amountStillDue: "Montant restant à envoyer",
+  sendTheRest: "Envoyez uniquement le montant restant, à la même adresse, avant la fin du délai.",
   address: "Adresse",
   sendOnly: "Envoyez uniquement des {coin} sur le réseau {network} à cette adresse.",
   memoLabels: { destination_tag: "Tag de destination", memo: "Mémo", note: "Note" },
@@ -286,6 +298,8 @@ const de: PageTexts = {
   scanQr: "Scannen Sie den QR-Code mit Ihrer Wallet oder kopieren Sie die Angaben unten.",
   qrLabel: "QR-Code der Zahlungsanforderung",
   exactAmount: "Genauer Betrag zum Senden",
+  amountStillDue: "Noch zu sendender Betrag",
+  sendTheRest: "Senden Sie nur den noch offenen Betrag an dieselbe Adresse, bevor die Zeit abläuft.",
   address: "Adresse",
   sendOnly: "Senden Sie nur {coin} über das {network}-Netzwerk an diese Adresse.",
   memoLabels: { destination_tag: "Destination Tag", memo: "Memo", note: "Notiz" },

@@ -1,7 +1,8 @@
 // The app's own payment page (API-gateway mode): reached through a signed link, the
 // shopper picks a coin, then pays by QR code or by copying the address, the exact amount
-// and — for XRP, XLM and ALGO — the tag/memo; the page follows the payment live and
-// sends the shopper back to Shopify when it ends. It speaks the shopper's language.
+// and — for XRP, XLM and ALGO — the tag/memo; when too little arrives it asks for the
+// rest; the page follows the payment live and sends the shopper back to Shopify when it
+// ends. It speaks the shopper's language.
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from "@remix-run/react";
@@ -172,7 +173,8 @@ function CopyButton({ label, value, texts }: { label: string; value: string; tex
   );
 }
 
-function CopyField({ id, label, value, texts }: { id: string; label: string; value: string; texts: PageTexts }) {
+/** A value to copy; `unit` (an amount's coin) is shown next to it and left out of the copy, as a wallet's amount field takes a bare number. */
+function CopyField({ id, label, value, unit, texts }: { id: string; label: string; value: string; unit?: string; texts: PageTexts }) {
   return (
     <div className="field">
       <span className="label" id={`${id}-label`}>
@@ -182,6 +184,11 @@ function CopyField({ id, label, value, texts }: { id: string; label: string; val
         <code id={id} aria-labelledby={`${id}-label`}>
           {value}
         </code>
+        {unit ? (
+          <span className="unit" id={`${id}-unit`}>
+            {unit}
+          </span>
+        ) : null}
         <CopyButton label={label} value={value} texts={texts} />
       </div>
     </div>
@@ -220,15 +227,22 @@ function PayWithCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts 
   if (!pay) return null;
   const memoLabel = pay.memoKind ? texts.memoLabels[pay.memoKind] : null;
   if (pay.memoMissing) return <p className="error">{texts.memoMissing}</p>;
+  // After a partial payment only the rest is asked for: the QR code (when there is one) asks for it too.
+  const remaining = view.status === "partial" ? view.remaining : null;
   return (
-    <section className="card" aria-label={texts.exactAmount}>
+    <section className="card" aria-label={remaining ? texts.amountStillDue : texts.exactAmount}>
+      {remaining ? <p className="muted">{texts.sendTheRest}</p> : null}
       {pay.qrSvg ? (
         <>
           <p className="muted">{texts.scanQr}</p>
           <figure className="qr" role="img" aria-label={texts.qrLabel} dangerouslySetInnerHTML={{ __html: pay.qrSvg }} />
         </>
       ) : null}
-      <CopyField id="amount" label={texts.exactAmount} value={`${pay.amount} ${pay.coin}`} texts={texts} />
+      {remaining ? (
+        <CopyField id="remaining" label={texts.amountStillDue} value={remaining} unit={pay.coin} texts={texts} />
+      ) : (
+        <CopyField id="amount" label={texts.exactAmount} value={pay.amount} unit={pay.coin} texts={texts} />
+      )}
       {pay.tagMemo && memoLabel ? (
         <div className="memo" role="alert" aria-labelledby="memo-label">
           <span className="label" id="memo-label">
@@ -258,6 +272,14 @@ function PayWithCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts 
       {view.expiresAtMs !== null && (view.status === "waiting" || view.status === "partial") ? <Countdown expiresAtMs={view.expiresAtMs} serverNowMs={view.nowMs} texts={texts} /> : null}
     </section>
   );
+}
+
+/** "0.0079 ETH (24.50 EUR, 50.0 %)": the coin when the transactions are known, then the gateway's fiat value and percentage. */
+function receivedText(view: PaymentPageView): string {
+  const fiat = [view.received, view.percentage ? `${view.percentage} %` : null].filter(Boolean).join(", ");
+  const coin = view.receivedCrypto && view.pay ? `${view.receivedCrypto} ${view.pay.coin}` : null;
+  if (!coin) return fiat;
+  return fiat ? `${coin} (${fiat})` : coin;
 }
 
 export default function PaymentPage() {
@@ -292,9 +314,9 @@ export default function PaymentPage() {
           <p className="status" role="status" aria-live="polite" id="payment-status">
             {statusText}
           </p>
-          {view.received && view.status === "partial" ? (
+          {view.status === "partial" && (view.receivedCrypto || view.received) ? (
             <p className="muted">
-              {texts.received}: {view.received} ({view.percentage} %)
+              {texts.received}: {receivedText(view)}
             </p>
           ) : null}
           {view.status === "confirming" ? (
@@ -317,7 +339,8 @@ export default function PaymentPage() {
           </section>
         ) : null}
 
-        {view.status !== "confirming" ? (
+        {/* Once money has arrived, paying another way would leave it at the gateway. */}
+        {view.status !== "confirming" && view.receivedCrypto === null ? (
           <footer>
             <a className="secondary" href={view.anotherWayUrl}>
               {texts.payAnotherWay}

@@ -1,8 +1,11 @@
 // The app's own payment page (API-gateway mode) in real Chromium on a phone-sized
 // screen: the shopper picks XRP, sees the QR code, the exact amount, the address and —
 // impossible to miss — the destination tag; the payment arrives on-chain and the page
-// takes the shopper back to Shopify's order page, paid. Also: the page speaks the
-// shopper's language, refuses a forged link, and "pay another way" returns to checkout.
+// takes the shopper back to Shopify's order page, paid. A shopper whose wallet sent too
+// little is asked for the rest, exactly, before the time runs out. Also: the page speaks
+// the shopper's language, refuses a forged link, and "pay another way" returns to checkout.
+import Decimal from "decimal.js";
+import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { browserForFile, saveScreenshot } from "../support/browser";
 import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
@@ -22,6 +25,19 @@ async function paymentOf(sessionId: string) {
   return stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
 }
 
+/** Records what the page's copy buttons hand to the clipboard, in order. */
+async function recordCopies(page: Page): Promise<() => Promise<string[]>> {
+  await page.addInitScript(() => {
+    const copies: string[] = [];
+    Object.defineProperty(window, "__copies", { value: copies });
+    Object.defineProperty(Navigator.prototype, "clipboard", {
+      configurable: true,
+      get: () => ({ writeText: (text: string) => (copies.push(text), Promise.resolve()) }),
+    });
+  });
+  return () => page.evaluate(() => [...(window as unknown as { __copies: string[] }).__copies]);
+}
+
 /** The order as the gateway itself reports it. */
 async function gatewayOrder(orderId: string) {
   const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
@@ -35,6 +51,7 @@ async function gatewayOrder(orderId: string) {
 describe("the app's own payment page", () => {
   it("pays with XRP: the tag is shown with its warning, and the shopper lands on Shopify's order page, paid", async () => {
     const page = await browser().newPage({ viewport: PHONE });
+    const copies = await recordCopies(page);
     const sessionId = await payFromCheckout(page, stack(), { amount: "49.90", currency: "EUR", locale: "en" });
     await page.waitForURL(`${stack().app.url}/pay/**`);
     await waitForHydration(page);
@@ -56,12 +73,17 @@ describe("the app's own payment page", () => {
     expect(await page.locator("#address").textContent()).toBe(order.address);
     expect(await page.getByRole("alert").filter({ hasText: "Destination tag" }).isVisible()).toBe(true);
     expect(await page.getByText("Without it your funds are lost").isVisible()).toBe(true);
-    expect(await page.locator("#amount").textContent()).toBe(`${payment.cryptoAmount} XRP`);
+    // The amount alone, as a wallet's amount field takes it; the coin is written next to it.
+    expect(await page.locator("#amount").textContent()).toBe(payment.cryptoAmount);
+    expect(await page.locator("#amount-unit").textContent()).toBe("XRP");
     expect(await page.locator(".qr svg").count()).toBe(1);
     await expect.poll(() => page.locator("#countdown").textContent()).toMatch(/^\d+:\d{2}$/);
     expect(await page.getByRole("status").textContent()).toBe("Waiting for your payment.");
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await saveDocScreenshot(page, "payment-page");
+    await page.getByRole("button", { name: "Copy: Exact amount to send" }).click();
+    await page.getByRole("button", { name: "Copy: Exact amount to send" }).filter({ hasText: "Copied" }).waitFor();
+    expect(await copies()).toEqual([payment.cryptoAmount]);
 
     await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "pay", amount: "exact" });
     await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "confirm" });
@@ -69,6 +91,52 @@ describe("the app's own payment page", () => {
     await page.getByText("Thank you! Your order is confirmed.").waitFor({ timeout: 30_000 });
     await saveScreenshot(page, "app-payment-page-back-in-shop");
     expect(stack().standin.state.session(sessionId)?.state.code).toBe("RESOLVED");
+    expect((await paymentOf(sessionId)).state).toBe("paid");
+  }, 180_000);
+
+  it("asks a shopper who sent too little for the rest: what arrived, the exact amount still due and the time left", async () => {
+    const page = await browser().newPage({ viewport: PHONE });
+    const copies = await recordCopies(page);
+    const sessionId = await payFromCheckout(page, stack(), { amount: "49.00", currency: "EUR", locale: "en" });
+    await page.waitForURL(`${stack().app.url}/pay/**`);
+    await waitForHydration(page);
+    await page.getByRole("button", { name: /^Pay with Ethereum ETH/ }).click();
+    await page.locator("#amount").waitFor();
+    const payment = await paymentOf(sessionId);
+    const orderId = payment.gatewayOrderId!;
+
+    // A wallet that takes its fee from the amount: about half arrives.
+    await stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, { action: "pay", amount: "less" });
+    const status = page.getByRole("status");
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toBe("Part of the amount has arrived. Please send the rest.");
+    const order = await gatewayOrder(orderId);
+    expect(order.status.code).toBe("AC");
+    const arrived = new Decimal(order.unconfirmed_amount).plus(order.confirmed_amount);
+    const due = new Decimal(order.crypto_amount!).minus(arrived);
+    expect(due.gt(0)).toBe(true);
+
+    // What arrived, in the coin and in the shop's money (written as the admin writes it).
+    const received = page.getByText(/^Received:/);
+    expect(await received.textContent()).toBe(`Received: ${arrived.toFixed()} ETH (24.50 EUR, ${order.percentage} %)`);
+    // What is still due: exact, copied bare, with the countdown still running.
+    expect(await page.locator("#remaining").textContent()).toBe(due.toFixed());
+    expect(await page.locator("#remaining-unit").textContent()).toBe("ETH");
+    expect(await page.locator("#amount").count()).toBe(0);
+    await page.getByRole("button", { name: "Copy: Amount still to send" }).click();
+    await expect.poll(copies).toEqual([due.toFixed()]);
+    expect(await page.locator(".qr svg").count()).toBe(1);
+    await expect.poll(() => page.locator("#countdown").textContent()).toMatch(/^\d+:\d{2}$/);
+    expect(await page.getByText("Payment received").count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Return to the shop" }).count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await saveScreenshot(page, "app-payment-page-partial");
+
+    // The rest arrives (the gateway notifies no change while the order stays AC): the page sees it.
+    await stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, { action: "pay", amount: due.toFixed() });
+    await expect.poll(() => status.textContent(), { timeout: 45_000 }).toBe("Payment received. Waiting for the network to confirm it.");
+    expect(await page.locator("#remaining").count()).toBe(0);
+    await stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, { action: "confirm" });
+    await page.waitForURL(`${stack().standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
     expect((await paymentOf(sessionId)).state).toBe("paid");
   }, 180_000);
 

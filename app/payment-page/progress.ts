@@ -1,0 +1,49 @@
+// How far the shopper's payment has got, in the coin: what the order's on-chain
+// transactions add up to against the crypto amount asked for, and the payment URI for what
+// is still due. Decided on the amounts themselves, in decimals: the gateway's percentage is
+// rounded (one unit short of 0.0158 still reads 100.0) and its received_amount is the fiat
+// value of what arrived, not the coin.
+import Decimal from "decimal.js";
+
+// Coin amounts carry up to 18 decimals on top of their whole part: more digits than
+// decimal.js keeps by default (20 significant), and a sum must never be rounded.
+const Exact = Decimal.clone({ precision: 80 });
+
+const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
+
+export interface PaymentProgress {
+  /** Crypto received so far, confirmed or not. */
+  received: Decimal;
+  /** Crypto still due; zero once the amount is covered (or passed). */
+  remaining: Decimal;
+}
+
+/** Null until the order's transactions are known (or when an amount cannot be read). */
+export function paymentProgress(cryptoAmount: string | null, transactions: readonly { amount: string }[]): PaymentProgress | null {
+  if (!cryptoAmount || transactions.length === 0) return null;
+  if (!PLAIN_DECIMAL.test(cryptoAmount) || !transactions.every((t) => PLAIN_DECIMAL.test(t.amount))) return null;
+  const expected = new Exact(cryptoAmount);
+  if (expected.isZero()) return null;
+  const received = transactions.reduce((sum, t) => sum.plus(t.amount), new Exact(0));
+  return { received, remaining: Exact.max(expected.minus(received), 0) };
+}
+
+/**
+ * The gateway's payment URI asking for `remaining` instead of the full amount, or null when
+ * the URI is not of the form the gateway documents (scheme:<address>?amount=<amount>, plus
+ * the tag/memo parameter of some coins) with the order's crypto amount in it: a Lightning
+ * invoice, for one, fixes its amount and cannot be rewritten. Only the amount changes, so
+ * the scheme, address and tag/memo stay the gateway's own.
+ */
+export function remainderPaymentUri(paymentUri: string, cryptoAmount: string, remaining: string): string | null {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):([^?#]+)\?([^#]+)$/.exec(paymentUri);
+  if (!match || !PLAIN_DECIMAL.test(cryptoAmount) || !PLAIN_DECIMAL.test(remaining)) return null;
+  const [, scheme = "", address = "", query = ""] = match;
+  const params = query.split("&");
+  const amounts = params.filter((param) => param.startsWith("amount="));
+  if (amounts.length !== 1) return null;
+  const stated = (amounts[0] ?? "").slice("amount=".length);
+  if (!PLAIN_DECIMAL.test(stated) || !new Exact(stated).eq(cryptoAmount)) return null;
+  const rewritten = params.map((param) => (param.startsWith("amount=") ? `amount=${remaining}` : param));
+  return `${scheme}:${address}?${rewritten.join("&")}`;
+}

@@ -1,0 +1,143 @@
+// The shopper's payment page as data: a payment the gateway has seen money for is only
+// "received" when the on-chain amounts cover the crypto amount (decided in decimals, not
+// from the rounded percentage); short of that the page asks for the rest, exactly, with a
+// QR code of the gateway's payment URI for the remainder. Fiat amounts read as the admin
+// writes them.
+import { describe, expect, it } from "vitest";
+import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
+import { paymentPageView, paymentStatusView, shopperStatus, type PaymentWithShop } from "../../app/payment-page/payment-page.server";
+import { remainderPaymentUri } from "../../app/payment-page/progress";
+import { paymentQrSvg } from "../../app/payment-page/qr.server";
+import { createReturnLinks } from "../../app/payments/return-links";
+import type { AppServices } from "../../app/services.server";
+
+const NOW = new Date("2026-05-01T10:00:00Z");
+const ADDRESS = "0x3f5ce5fbfe3e9af3971dd833d26ba9b5c936f0be";
+
+const services = {
+  links: createReturnLinks("https://app.example", "test-secret"),
+  clock: { now: () => NOW },
+  // No gateway to ask for the coin's network: the page does without it.
+  gateways: { forShop: () => null },
+} as unknown as AppServices;
+
+function paymentOf(overrides: Partial<Payment>, amounts: string[] = []): PaymentWithShop {
+  // The row as the page reads it; columns the page never looks at may be left out.
+  const payment = {
+    id: "pay_0123456789",
+    shopId: "shop_1",
+    shopifyPaymentId: "session-1",
+    gid: "gid://shopify/PaymentSession/1",
+    groupId: "group-1",
+    amount: "49.00",
+    currency: "EUR",
+    test: true,
+    kind: "sale",
+    cancelUrl: "https://shop.example/cancel",
+    merchantLocale: "en",
+    gatewayEnv: "sandbox",
+    state: "awaiting_payment",
+    gatewayOrderId: "0c4f3a1e-6a43-4d0c-9f55-0d8d2f0f4a11",
+    gatewayStatus: "PE",
+    gatewayWebUrl: null,
+    inputCurrency: "ETH",
+    cryptoAmount: "0.0158",
+    receivedAmount: "0.0",
+    percentage: "0.0",
+    paymentUri: `ethereum:${ADDRESS}?amount=0.0158`,
+    address: ADDRESS,
+    tagMemo: null,
+    expiresAt: new Date(NOW.getTime() + 20 * 60_000),
+    attention: null,
+    attentionDetail: null,
+    attentionResolvedAt: null,
+    customerEmail: null,
+    customerName: null,
+    customerPhone: null,
+    billingAddress: null,
+    sessionClaimUntil: null,
+    orderRequestedAt: null,
+    responseStatus: null,
+    responseBody: null,
+    shopifyOutcome: null,
+    shopifyState: null,
+    nextActionUrl: null,
+    pendingSentAt: null,
+    finalizedAt: null,
+    lastCheckedAt: NOW,
+    unverifiedSince: null,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...overrides,
+  } as Payment;
+  return { ...payment, shop: { shopDomain: "demo-shop.myshopify.com" } as Shop, transactions: amounts.map((amount) => ({ amount })) };
+}
+
+/** The order as the gateway reports it once money arrived (AC), with the on-chain amounts seen. */
+function seen(amounts: string[], overrides: Partial<Payment>): PaymentWithShop {
+  return paymentOf({ state: "confirming", gatewayStatus: "AC", ...overrides }, amounts);
+}
+
+describe("the payment page of a payment the gateway has seen money for", () => {
+  it("asks for the rest when half arrived (a wallet that kept its fee), with the exact remainder, its QR code and the countdown", async () => {
+    const payment = seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" });
+    expect(shopperStatus(payment)).toBe("partial");
+    const view = await paymentPageView(services, payment);
+    expect(view.status).toBe("partial");
+    expect(view.received).toBe("24.50 EUR");
+    expect(view.receivedCrypto).toBe("0.0079");
+    expect(view.remaining).toBe("0.0079");
+    expect(view.expiresAtMs).toBe(NOW.getTime() + 20 * 60_000);
+    // The QR code asks for the remainder, not the full amount again.
+    expect(view.pay?.qrSvg).toBe(await paymentQrSvg(`ethereum:${ADDRESS}?amount=0.0079`));
+    expect(view.pay?.amount).toBe("0.0158");
+    expect(paymentStatusView(services, payment).status).toBe("partial");
+  });
+
+  it("decides on the amounts, not the rounded percentage: one unit short is still short", async () => {
+    const payment = seen(["0.01", "0.00579999"], { cryptoAmount: "0.01580000", receivedAmount: "49.0", percentage: "100.0" });
+    expect(shopperStatus(payment)).toBe("partial");
+    const view = await paymentPageView(services, payment);
+    expect(view.receivedCrypto).toBe("0.01579999");
+    expect(view.remaining).toBe("0.00000001");
+  });
+
+  it("is confirming once the amounts cover the crypto amount, or more", async () => {
+    for (const amounts of [["0.0158"], ["0.0079", "0.0079"], ["0.01738"]]) {
+      const payment = seen(amounts, { receivedAmount: "49.0", percentage: "100.0" });
+      expect(shopperStatus(payment)).toBe("confirming");
+      const view = await paymentPageView(services, payment);
+      expect(view.remaining).toBeNull();
+      expect(view.pay?.qrSvg).toBe(await paymentQrSvg(`ethereum:${ADDRESS}?amount=0.0158`));
+    }
+  });
+
+  it("waits for a payment nothing was sent for yet", async () => {
+    const view = await paymentPageView(services, paymentOf({}));
+    expect(view.status).toBe("waiting");
+    expect(view.remaining).toBeNull();
+    expect(view.receivedCrypto).toBeNull();
+  });
+
+  it("writes the received fiat amount with its currency's minor digits, as the admin does", async () => {
+    expect((await paymentPageView(services, seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" }))).received).toBe("24.50 EUR");
+    const yen = seen(["0.0161"], { amount: "2000", currency: "JPY", cryptoAmount: "0.0322", paymentUri: `ethereum:${ADDRESS}?amount=0.0322`, receivedAmount: "1000.0", percentage: "50.0" });
+    expect((await paymentPageView(services, yen)).received).toBe("1000 JPY");
+  });
+});
+
+describe("the payment URI for the remainder", () => {
+  it("is the gateway's URI with the amount still due, everything else kept", () => {
+    expect(remainderPaymentUri(`ethereum:${ADDRESS}?amount=0.0158`, "0.0158", "0.0079")).toBe(`ethereum:${ADDRESS}?amount=0.0079`);
+    expect(remainderPaymentUri("ripple:rDsbeomae4FXwgQTJp9Rs64Qg9vDiTCdBv?amount=12.5&dt=123456789", "12.5", "0.25")).toBe(
+      "ripple:rDsbeomae4FXwgQTJp9Rs64Qg9vDiTCdBv?amount=0.25&dt=123456789",
+    );
+  });
+
+  it("is not made up when the URI is not of the gateway's documented form or asks for another amount", () => {
+    expect(remainderPaymentUri("lnbc158u1p3xyz", "0.0158", "0.0079")).toBeNull();
+    expect(remainderPaymentUri(`ethereum:${ADDRESS}`, "0.0158", "0.0079")).toBeNull();
+    expect(remainderPaymentUri(`ethereum:${ADDRESS}?amount=0.0157`, "0.0158", "0.0079")).toBeNull();
+    expect(remainderPaymentUri(`ethereum:${ADDRESS}?amount=0.0158&amount=0.0158`, "0.0158", "0.0079")).toBeNull();
+  });
+});
