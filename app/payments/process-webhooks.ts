@@ -131,16 +131,21 @@ async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Prom
   return claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
 }
 
-async function markProcessed(deps: PaymentsDeps, ids: string[], note: string | null): Promise<void> {
-  if (ids.length === 0) return;
-  await deps.db.gatewayWebhook.updateMany({ where: { id: { in: ids } }, data: { processedAt: deps.clock.now(), lockedUntil: null, lockedBy: null, lastError: note } });
+// Both write only while the pass still holds the claim (`claim`, the pass's lockedBy): a pass
+// slowed past CLAIM_MS (a gateway read waiting out 429s) leaves a webhook another pass has
+// claimed since to that pass, instead of overwriting its claim or outcome.
+
+async function markProcessed(deps: PaymentsDeps, claim: string | null, ids: string[], note: string | null): Promise<void> {
+  if (ids.length === 0 || claim === null) return;
+  await deps.db.gatewayWebhook.updateMany({ where: { id: { in: ids }, lockedBy: claim }, data: { processedAt: deps.clock.now(), lockedUntil: null, lockedBy: null, lastError: note } });
 }
 
-async function retryLater(deps: PaymentsDeps, hooks: GatewayWebhook[], reason: string): Promise<void> {
+async function retryLater(deps: PaymentsDeps, claim: string | null, hooks: GatewayWebhook[], reason: string): Promise<void> {
+  if (claim === null) return;
   for (const hook of hooks) {
     const delay = backoffMs(hook.attempts, INBOX_BACKOFF);
-    await deps.db.gatewayWebhook.update({
-      where: { id: hook.id },
+    await deps.db.gatewayWebhook.updateMany({
+      where: { id: hook.id, lockedBy: claim },
       data: { lockedUntil: null, lockedBy: null, lastError: reason, nextAttemptAt: new Date(deps.clock.now().getTime() + delay) },
     });
   }
@@ -159,7 +164,7 @@ export async function processWebhookInbox(deps: PaymentsDeps, options: { worker:
       result.duplicates += outcome.duplicates;
     } catch (error) {
       deps.logger.error("Webhook processing failed", { shopId: first.shopId, error });
-      await retryLater(deps, group, error instanceof Error ? error.message : String(error));
+      await retryLater(deps, first.lockedBy, group, error instanceof Error ? error.message : String(error));
       result.retried += group.length;
     }
   }
@@ -168,10 +173,12 @@ export async function processWebhookInbox(deps: PaymentsDeps, options: { worker:
 
 async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv, hooks: GatewayWebhook[]): Promise<InboxPassResult> {
   const outcome: InboxPassResult = { processed: 0, retried: 0, duplicates: 0 };
+  // Every webhook of the pass was claimed under the same id.
+  const claim = hooks[0]?.lockedBy ?? null;
   const shop = await deps.db.shop.findUnique({ where: { id: shopId } });
   const access = shop ? deps.gateways.forShop(shop, env) : null;
   if (!shop || !access) {
-    await markProcessed(deps, hooks.map((h) => h.id), "shop has no credentials for this environment any more");
+    await markProcessed(deps, claim, hooks.map((h) => h.id), "shop has no credentials for this environment any more");
     outcome.processed += hooks.length;
     return outcome;
   }
@@ -196,8 +203,8 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   const repeated = await repeatedWebhooks(deps, shopId, env, settledStatus, byOrder);
   const duplicates = settledStatus.filter((hook) => repeated.has(hook.id)).map((hook) => hook.id);
   needRead.push(...settledStatus.filter((hook) => !repeated.has(hook.id)));
-  await markProcessed(deps, duplicates, "duplicate of a settled status");
-  await markProcessed(deps, noAction, "status needs no Shopify action; read on return or reconciliation");
+  await markProcessed(deps, claim, duplicates, "duplicate of a settled status");
+  await markProcessed(deps, claim, noAction, "status needs no Shopify action; read on return or reconciliation");
   outcome.duplicates += duplicates.length;
   outcome.processed += noAction.length;
 
@@ -216,11 +223,11 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   }
   const now = deps.clock.now();
   const expired = unknown.filter((h) => now.getTime() - h.receivedAt.getTime() > UNKNOWN_ORDER_GRACE_MS);
-  await markProcessed(deps, expired.map((h) => h.id), "no payment of this shop has that gateway order");
+  await markProcessed(deps, claim, expired.map((h) => h.id), "no payment of this shop has that gateway order");
   outcome.processed += expired.length;
   const waiting = unknown.filter((h) => !expired.includes(h));
   if (waiting.length) {
-    await retryLater(deps, waiting, "gateway order not known yet");
+    await retryLater(deps, claim, waiting, "gateway order not known yet");
     outcome.retried += waiting.length;
   }
 
@@ -250,8 +257,8 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     },
     { concurrency: SETTLE_CONCURRENCY },
   );
-  await markProcessed(deps, settledIds, null);
-  await markProcessed(deps, duplicateIds, "duplicate of a settled status");
+  await markProcessed(deps, claim, settledIds, null);
+  await markProcessed(deps, claim, duplicateIds, "duplicate of a settled status");
   outcome.processed += settledIds.length;
   outcome.duplicates += duplicateIds.length;
   if (known.length === 0) return outcome;
@@ -260,7 +267,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   const readAt = deps.clock.now();
   const read = await readGatewayOrders(access, wanted, readAt);
   if (read.isErr()) {
-    await retryLater(deps, known, `gateway read failed: ${read.error.kind}`);
+    await retryLater(deps, claim, known, `gateway read failed: ${read.error.kind}`);
     outcome.retried += known.length;
     return outcome;
   }
@@ -273,7 +280,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     },
     { concurrency: SETTLE_CONCURRENCY },
   );
-  await markProcessed(deps, known.map((h) => h.id), null);
+  await markProcessed(deps, claim, known.map((h) => h.id), null);
   outcome.processed += known.length;
   return outcome;
 }

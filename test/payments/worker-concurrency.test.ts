@@ -4,6 +4,9 @@
 import { expect, it } from "vitest";
 import { deliverDueMessages, deliverNow, enqueue } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
+import { signWebhook } from "../../app/gateway/webhook-signature";
+import type { PaymentsDeps } from "../../app/payments/deps";
+import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { stackForFile, waitFor } from "../support/stack";
 
 const stack = stackForFile({ workers: false });
@@ -124,4 +127,44 @@ it("an inline delivery leaves a message waiting out its backoff alone: a shopper
   await db().outboxMessage.update({ where: { id: message.id }, data: { nextAttemptAt: new Date() } });
   expect(await deliverNow(stack().services, message.id)).toBe("done");
   expect(operations(session.id).filter((name) => name === "PaymentSessionResolve")).toHaveLength(1);
+});
+
+it("an inbox pass that lost its claim while it read the gateway leaves the webhooks to the pass that holds them now", async () => {
+  const { payment, orderId } = await startPayment();
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+  const secretHex = stack().services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
+  // A final status without the order's amount is only a trigger: the pass reads the order.
+  const body = `{"identifier": "${orderId}", "status": "CO"}`;
+  const nonce = String(Math.floor(Date.now() / 1000));
+  const stored = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, { method: "POST", body, headers: { "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) } });
+  expect(stored.status).toBe(200);
+  const hook = await db().gatewayWebhook.findFirstOrThrow({ where: { orderId, processedAt: null } });
+
+  // While the pass waits for the gateway, its claim runs out and another pass claims the webhook.
+  const services = stack().services;
+  const slowed: PaymentsDeps = {
+    ...services,
+    gateways: {
+      ...services.gateways,
+      forShop: (row, env) => {
+        const access = services.gateways.forShop(row, env);
+        if (!access) return access;
+        const takeOver = () => db().gatewayWebhook.update({ where: { id: hook.id }, data: { lockedBy: "the-other-pass", lockedUntil: new Date(Date.now() + 30_000) } });
+        const client = {
+          ...access.client,
+          orderInfo: async (id: Parameters<typeof access.client.orderInfo>[0]) => (await takeOver(), access.client.orderInfo(id)),
+          listOrders: async (range: Parameters<typeof access.client.listOrders>[0]) => (await takeOver(), access.client.listOrders(range)),
+        };
+        return { ...access, client };
+      },
+    },
+  };
+  await processWebhookInbox(slowed, { worker: "slow" });
+  expect(await db().gatewayWebhook.findUniqueOrThrow({ where: { id: hook.id } })).toMatchObject({ processedAt: null, lockedBy: "the-other-pass" });
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("awaiting_payment");
+
+  // Once that claim is over, a pass processes it as usual.
+  await db().gatewayWebhook.update({ where: { id: hook.id }, data: { lockedBy: null, lockedUntil: null } });
+  await processWebhookInbox(services, { worker: "next" });
+  expect((await db().gatewayWebhook.findUniqueOrThrow({ where: { id: hook.id } })).processedAt).not.toBeNull();
 });
