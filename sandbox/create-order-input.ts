@@ -11,6 +11,9 @@ import { DEFAULT_FIAT, eurToFiat, FIAT_CODES, type FiatCode } from "./fiat.js";
 
 const FIAT_SET: ReadonlySet<string> = new Set(FIAT_CODES);
 
+/** The language an order gets when the request names none. */
+export const DEFAULT_LANGUAGE = "es";
+
 /** Customer fields and their maximum lengths; all optional and blank allowed. */
 export const CUSTOMER_FIELD_LIMITS = {
   full_name: 48,
@@ -141,7 +144,9 @@ export function validateCreateOrder(body: Record<string, unknown>): CreateOrderV
       amount,
       currency,
       fiat,
-      language: f.language ?? "ES",
+      // SPEC.md names "ES" as the default, which is what the service answered in 2022; since
+      // 2023 every recorded order created without a language comes back with "es".
+      language: f.language ?? DEFAULT_LANGUAGE,
       notes: f.notes ?? null,
       reference: f.reference ?? null,
       internalData: f.internal_data ?? null,

@@ -141,6 +141,8 @@ export function paymentTargetFor(
   let uri =
     def.chain === "bitcoincash" ? `${address}?amount=${amountText}` : `${URI_SCHEME[def.chain]}:${address}?amount=${amountText}`;
   if (tagMemo !== null) uri += def.chain === "ripple" ? `&dt=${tagMemo}` : `&memo=${tagMemo}`;
+  // Recorded Bitcoin orders carry the order's rbf flag (always false) in the URI as well.
+  if (def.chain === "bitcoin") uri += "&rbf=false";
   return { address, tagMemo, paymentUri: uri };
 }
 

@@ -1,13 +1,14 @@
 // The wire shapes of an order: the Payment object of GET /orders/ and
 // /orders/info, the POST /orders/ response, and the webhook payload. Field
-// order follows the service's published examples; amounts are Python floats.
-import { isoDateTime } from "./clock.js";
+// order follows the service's published examples and recorded responses;
+// amounts are Python floats, datetimes are in the service's time zone.
+import { gatewayDateTime } from "./clock.js";
 import type { DeviceRecord, OrderRecord, TransactionRecord } from "./store.js";
 import { orderFigures } from "./order-figures.js";
 import { pyFloat, type PyJson } from "./python-json.js";
 
 function iso(ms: number): string {
-  return isoDateTime(new Date(ms));
+  return gatewayDateTime(new Date(ms));
 }
 
 export function transactionView(t: TransactionRecord): PyJson {
@@ -21,6 +22,11 @@ export function transactionView(t: TransactionRecord): PyJson {
   };
 }
 
+/**
+ * The Payment object, fields in the order of the documented listing, which the recorded order
+ * of 2022 follows too (url_ko before url_ok, then good_fee, notes, rbf, safe); the documented
+ * info example, hand-written, orders them differently.
+ */
 export function paymentView(order: OrderRecord, device: DeviceRecord, transactions: readonly TransactionRecord[]): PyJson {
   const f = orderFigures(order, transactions);
   return {
@@ -34,52 +40,57 @@ export function paymentView(order: OrderRecord, device: DeviceRecord, transactio
     crypto_amount: order.cryptoAmount === null ? null : pyFloat(order.cryptoAmount),
     unconfirmed_amount: pyFloat(f.unconfirmed),
     confirmed_amount: pyFloat(f.confirmed),
-    received_amount: pyFloat(f.receivedFiat),
     currency_id: order.currencyId,
     merchant_device_id: device.id,
     merchant_device: device.name,
     address: order.address,
     tag_memo: order.tagMemo ?? "",
-    url_ok: order.urlOk,
     url_ko: order.urlKo,
+    url_ok: order.urlOk,
     url_standby: order.urlStandby,
     expired_time: order.expiredMs === null ? null : iso(order.expiredMs),
     good_fee: transactions.length > 0,
-    safe: f.safe,
-    rbf: false,
-    percentage: pyFloat(f.percentage),
-    language: order.language,
     notes: order.notes,
+    rbf: false,
+    safe: f.safe,
+    language: order.language,
+    percentage: pyFloat(f.percentage),
+    received_amount: pyFloat(f.receivedFiat),
     internal_data: order.internalData,
     transactions: transactions.map(transactionView),
   };
 }
 
-/** The POST /orders/ response: six fields, plus the payment data once a currency is fixed. */
+/**
+ * The POST /orders/ response: six fields, plus the payment data once a currency is fixed, in
+ * the order the service sends them (recorded responses start with payment_uri and end with
+ * language). A coin without a tag/memo answers tag_memo "" here too, as every recorded
+ * creation response does, not null.
+ */
 export function createdOrderView(order: OrderRecord, webUrl: string): PyJson {
   if (order.currencyId === null || order.cryptoAmount === null || order.rate === null || order.paymentUri === null) {
     return {
-      fiat: order.fiat,
       identifier: order.identifier,
-      language: order.language,
+      web_url: webUrl,
       notes: order.notes,
       reference: order.reference,
-      web_url: webUrl,
+      fiat: order.fiat,
+      language: order.language,
     };
   }
   return {
-    address: order.address,
-    expected_input_amount: pyFloat(order.cryptoAmount),
-    fiat: order.fiat,
-    identifier: order.identifier,
-    input_currency: order.currencyId,
-    language: order.language,
-    notes: order.notes,
     payment_uri: order.paymentUri,
-    rate: pyFloat(order.rate),
-    reference: order.reference,
-    tag_memo: order.tagMemo,
+    identifier: order.identifier,
     web_url: webUrl,
+    address: order.address,
+    tag_memo: order.tagMemo ?? "",
+    input_currency: order.currencyId,
+    expected_input_amount: pyFloat(order.cryptoAmount),
+    rate: pyFloat(order.rate),
+    notes: order.notes,
+    reference: order.reference,
+    fiat: order.fiat,
+    language: order.language,
   };
 }
 

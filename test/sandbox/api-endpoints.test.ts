@@ -3,11 +3,36 @@
 // merchants, trailing slashes, and unknown routes.
 import { request } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, client, createOrder, newMerchant, UUID_V4, sandboxForThisFile } from "./helpers.js";
+import { call, client, createOrder, gatewayExample, newMerchant, UUID_V4, sandboxForThisFile } from "./helpers.js";
 
 const t = sandboxForThisFile({ limits: { perMinute: 10_000, perDay: 100_000, criticalPerMinute: 10_000, criticalPerDay: 100_000 } });
 let api: ReturnType<typeof client>;
 const URLS = { merchant_urlok: "https://shop.example/ok", merchant_urlko: "https://shop.example/ko" };
+
+// Creation responses recorded from the real service: an ETH order of 2023 made without a
+// language, and a BTC order of 2022 kept with its fields in the order they came.
+const recordedEthCreate = gatewayExample("orders-create.response.eth_test3.2023-07.gpylypchuk.json").body;
+const recordedBtcCreate = gatewayExample("orders-create.response.btc_test.2022-10.Naza2021.json").body;
+const recordedInfo = gatewayExample("orders-info.response.eth_test.2022-10.Naza2021.json").body[0];
+const documentedListed = gatewayExample("orders-list.response.docs-b4bit.json").body[0];
+
+/** The form of a datetime the service writes: local time, microseconds when non-zero, and an offset. */
+const DATE_TIME_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?[+-]\d{2}:\d{2}$/;
+
+/** The wall-clock time in Madrid of an instant, as "YYYY-MM-DDTHH:MM:SS" (the service's server time zone). */
+function madridWallClock(ms: number): string {
+  return new Intl.DateTimeFormat("sv-SE", {
+    timeZone: "Europe/Madrid",
+    year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
+  })
+    .format(new Date(ms))
+    .replace(" ", "T");
+}
+
+/** Moves the sandbox clock to an instant. */
+function setClock(iso: string): void {
+  t.clock.advance(Date.parse(iso) - t.clock.now().getTime());
+}
 
 beforeAll(async () => {
   api = client(t.sandbox);
@@ -146,11 +171,22 @@ describe("POST /orders/ responses", () => {
   it("variant B (no input_currency) answers only identifier, reference, web_url, notes, fiat, language", async () => {
     const r = await api.api("POST", "/orders/", { json: { expected_output_amount: 12.3, ...URLS } });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.json).sort()).toEqual(["fiat", "identifier", "language", "notes", "reference", "web_url"]);
+    // The recorded fields in their recorded order, less the payment data.
+    const shown = ["identifier", "reference", "web_url", "notes", "fiat", "language"];
+    expect(Object.keys(r.json)).toEqual(Object.keys(recordedBtcCreate).filter((k) => shown.includes(k)));
     expect(r.json.identifier).toMatch(UUID_V4);
     expect(r.json.fiat).toBe("MXN");
-    expect(r.json.language).toBe("ES");
     expect(r.json.web_url).toMatch(new RegExp(`^${t.sandbox.origin}/pay/[0-9a-f]{8}/$`));
+  });
+
+  it("gives an order created without a language the language the service gives it now (es, not SPEC.md's ES)", async () => {
+    // The recorded 2023 order was created with no language field and came back with "es";
+    // the documentation's orders show "es" as well.
+    expect(recordedEthCreate.language).toBe("es");
+    const r = await api.api("POST", "/orders/", { json: { expected_output_amount: 12.3, ...URLS } });
+    expect(r.json.language).toBe(recordedEthCreate.language);
+    const stored = (await api.api("GET", `/orders/info/${r.json.identifier}`)).json[0];
+    expect(stored.language).toBe(recordedEthCreate.language);
   });
 
   it("variant A adds payment_uri, address, tag_memo, input_currency, expected_input_amount and rate", async () => {
@@ -158,11 +194,11 @@ describe("POST /orders/ responses", () => {
       json: { expected_output_amount: "25.00", input_currency: "ETH", fiat: "EUR", reference: "ORD-1", notes: "Two mugs", language: "en" },
     });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.json).sort()).toEqual(
-      ["address", "expected_input_amount", "fiat", "identifier", "input_currency", "language", "notes", "payment_uri", "rate", "reference", "tag_memo", "web_url"].sort(),
-    );
+    expect(Object.keys(r.json)).toEqual(Object.keys(recordedBtcCreate));
     expect(r.json.input_currency).toBe("ETH");
-    expect(r.json.tag_memo).toBeNull();
+    // A coin without a tag/memo: "" in every recorded creation response, as in order reads.
+    expect(r.json.tag_memo).toBe(recordedEthCreate.tag_memo);
+    expect(r.json.tag_memo).toBe(recordedBtcCreate.tag_memo);
     expect(r.json.reference).toBe("ORD-1");
     expect(r.json.notes).toBe("Two mugs");
     expect(r.json.payment_uri).toBe(`ethereum:${r.json.address}?amount=${r.json.expected_input_amount}`);
@@ -181,6 +217,15 @@ describe("POST /orders/ responses", () => {
     const ln = await createOrder(t.sandbox, { expected_output_amount: 10, input_currency: "BTCL", fiat: "EUR" });
     expect(ln.address).toBeNull();
     expect(ln.payment_uri).toMatch(/^lnbc\d+[munp]1/);
+    expect(ln.tag_memo).toBe("");
+  });
+
+  it("writes a Bitcoin payment URI as the service does, with the order's rbf flag", async () => {
+    const form = (uri: string) => uri.replace(/^bitcoin:[0-9a-z]+\?amount=\d+\.\d+(?=&|$)/, "bitcoin:<address>?amount=<amount>");
+    const btc = await createOrder(t.sandbox, { expected_output_amount: 10, input_currency: "BTC", fiat: "EUR" });
+    expect(form(btc.payment_uri)).toBe(form(recordedBtcCreate.payment_uri));
+    expect(form(btc.payment_uri)).toBe("bitcoin:<address>?amount=<amount>&rbf=false");
+    expect(btc.payment_uri).toContain(`bitcoin:${btc.address}?amount=`);
   });
 
   it("gives every order of every currency a unique address in that chain's shape", async () => {
@@ -296,13 +341,46 @@ describe("GET /orders/", () => {
         "url_ko", "url_standby", "expired_time", "good_fee", "safe", "rbf", "percentage", "language", "notes", "internal_data", "transactions",
       ].sort(),
     );
+    // In the documented listing's order, which the recorded order of 2022 shares for the fields it has.
+    expect(Object.keys(row ?? {})).toEqual(Object.keys(documentedListed));
+    const shared = Object.keys(recordedInfo).filter((k) => k !== "fiat");
+    expect(Object.keys(row ?? {}).filter((k) => shared.includes(k))).toEqual(shared);
+    const info = (await api.api("GET", `/orders/info/${o.identifier}`)).json[0];
+    expect(Object.keys(info)).toEqual(Object.keys(documentedListed));
     expect(row).toMatchObject({
       status: "NR", crypto_amount: null, currency_id: null, address: null, tag_memo: "", expired_time: null, percentage: 0,
       unconfirmed_amount: 0, confirmed_amount: 0, received_amount: 0, transactions: [], merchant_device: "Demo device",
       url_ok: URLS.merchant_urlok, url_ko: URLS.merchant_urlko, url_standby: null,
     });
-    expect(row?.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?\+00:00$/);
+    expect(recordedInfo.created_at).toMatch(DATE_TIME_FORM);
+    expect(row?.created_at).toMatch(DATE_TIME_FORM);
+    expect(row?.created_at).not.toMatch(/(Z|\+00:00)$/);
+    const createdMs = Date.parse(String(row?.created_at));
+    expect(String(row?.created_at).slice(0, 19)).toBe(madridWallClock(createdMs));
     expect(Number.isInteger(row?.merchant_device_id)).toBe(true);
+  });
+
+  it("writes datetimes in Madrid time with that day's offset, and still lists by the UTC date", async () => {
+    const m = await newMerchant(t.sandbox, "Night owl");
+    // Saturday 23:30 UTC is already Sunday 00:30 in Madrid (winter time, +01:00).
+    setClock("2026-03-28T23:30:00.000Z");
+    const night = await createOrder(t.sandbox, { expected_output_amount: 5, input_currency: "BTC", fiat: "EUR" }, m.key);
+    const nightRead = (await api.api("GET", `/orders/info/${night.identifier}`, { key: m.key })).json[0];
+    expect(nightRead.created_at).toBe("2026-03-29T00:30:00+01:00");
+    expect(nightRead.edited_at).toBe(nightRead.created_at);
+    expect(Date.parse(nightRead.expired_time) - Date.parse(nightRead.created_at)).toBeGreaterThan(0);
+    expect(nightRead.expired_time).toMatch(DATE_TIME_FORM);
+    // Summer time starts that Sunday at 01:00 UTC: +02:00 from then on, like the recorded order of October.
+    setClock("2026-03-29T12:00:00.250Z");
+    const noon = await createOrder(t.sandbox, { expected_output_amount: 5, input_currency: "BTC", fiat: "EUR" }, m.key);
+    const noonRead = (await api.api("GET", `/orders/info/${noon.identifier}`, { key: m.key })).json[0];
+    expect(noonRead.created_at).toBe("2026-03-29T14:00:00.250000+02:00");
+    expect(recordedInfo.created_at.slice(-6)).toBe(noonRead.created_at.slice(-6));
+    // The range is in UTC dates (SPEC.md), whatever the local date the datetime shows.
+    const ids = async (day: string) =>
+      (await api.api("GET", `/orders/?start=${day}&end=${day}`, { key: m.key })).json.map((o: { identifier: string }) => o.identifier);
+    expect(await ids("2026/03/28")).toEqual([night.identifier]);
+    expect(await ids("2026/03/29")).toEqual([noon.identifier]);
   });
 });
 

@@ -105,11 +105,11 @@ describe("addresses in each chain's format", () => {
 });
 
 describe("payment URIs and invoices", () => {
-  it("writes scheme:<address>?amount=<amount>, with the tag or memo where the chain needs one", () => {
+  it("writes scheme:<address>?amount=<amount>, with the tag or memo where the chain needs one and Bitcoin's rbf flag", () => {
     const at = new Date("2026-03-10T12:00:00Z");
     const amount = new Dec("12.5");
     const btc = paymentTargetFor(findCurrency("BTC")!, ORDER_A, new Dec("0.00012345"), at, "x");
-    expect(btc.paymentUri).toBe(`bitcoin:${btc.address}?amount=0.00012345`);
+    expect(btc.paymentUri).toBe(`bitcoin:${btc.address}?amount=0.00012345&rbf=false`);
     expect(btc.tagMemo).toBeNull();
     const xrp = paymentTargetFor(findCurrency("XRP")!, ORDER_A, amount, at, "x");
     expect(xrp.tagMemo).toMatch(/^\d+$/);

@@ -1,6 +1,7 @@
 // Shared by the sandbox tests: a controllable clock, a sandbox on a random port
 // with a temp SQLite file, a tiny fetch wrapper and a local webhook receiver.
 import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -187,3 +188,9 @@ export function expectedSignature(secretHex: string, nonce: string, rawBody: str
 }
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A real or documented gateway example kept under test/fixtures/gateway/ (see test/fixtures/SOURCES.md). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function gatewayExample(name: string): { body: any; [field: string]: unknown } {
+  return JSON.parse(readFileSync(new URL(`../fixtures/gateway/${name}`, import.meta.url), "utf8"));
+}

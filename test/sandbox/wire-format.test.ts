@@ -1,10 +1,13 @@
 // The sandbox's byte-level fidelity: Python json.dumps output, Python float
-// repr, and webhook signatures checked against the gateway's official vector.
+// repr, datetimes as the service writes them, and webhook signatures checked
+// against the gateway's official vector.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { gatewayDateTime } from "../../sandbox/clock.js";
 import { Dec } from "../../sandbox/decimal.js";
 import { pyFloat, pythonFloatRepr, pythonJsonDumps } from "../../sandbox/python-json.js";
 import { signWebhook } from "../../sandbox/webhook-signer.js";
+import { gatewayExample } from "./helpers.js";
 
 const vector = JSON.parse(
   readFileSync(new URL("../fixtures/gateway/webhook.test-vector.bitnovo-gitbook.json", import.meta.url), "utf8"),
@@ -63,5 +66,40 @@ describe("Python float repr", () => {
       '{"a":"Caf\\u00e9 \\u2615 \\"q\\"\\n","b":[1,null,true]}',
     );
     expect(pythonJsonDumps({ a: "😀" })).toBe('{"a": "\\ud83d\\ude00"}');
+  });
+});
+
+describe("datetimes", () => {
+  const recorded = gatewayExample("orders-info.response.eth_test.2022-10.Naza2021.json").body[0];
+  const docsInfo = gatewayExample("orders-info.response.docs-b4bit.json").body[0];
+  const docsList = gatewayExample("orders-list.response.docs-b4bit.json").body[0];
+  const examples: string[] = [
+    recorded.created_at,
+    recorded.edited_at,
+    recorded.expired_time,
+    docsInfo.created_at,
+    docsInfo.edited_at,
+    docsInfo.expired_time,
+    docsInfo.transactions[0].created_at,
+    docsList.created_at,
+    docsList.edited_at,
+  ];
+
+  // A Date holds milliseconds, so the recorded microseconds past them are the one difference.
+  it.each(examples)("writes the instant of %s the same way: Madrid time, that day's offset", (example) => {
+    const toMilliseconds = example.replace(/\.(\d{3})\d{3}(?=[+-])/, ".$1000");
+    expect(gatewayDateTime(new Date(example))).toBe(toMilliseconds);
+  });
+
+  it.each([
+    ["2026-01-15T12:00:00.000Z", "2026-01-15T13:00:00+01:00"],
+    ["2026-03-29T00:59:59.999Z", "2026-03-29T01:59:59.999000+01:00"],
+    ["2026-03-29T01:00:00.000Z", "2026-03-29T03:00:00+02:00"],
+    ["2026-10-25T00:59:59.000Z", "2026-10-25T02:59:59+02:00"],
+    ["2026-10-25T01:00:00.000Z", "2026-10-25T02:00:00+01:00"],
+    ["2026-12-31T23:30:00.000Z", "2027-01-01T00:30:00+01:00"],
+  ])("follows Madrid's winter and summer time: %s is written %s", (instant, written) => {
+    expect(gatewayDateTime(new Date(instant))).toBe(written);
+    expect(Date.parse(written)).toBe(Date.parse(instant));
   });
 });
