@@ -50,12 +50,3 @@ export function connectionView(shop: Shop, appUrl: string): ConnectionView {
     anyConnected: hasAnyCredentials(shop),
   };
 }
-
-/** The environment the admin talks to for this shop: the sandbox in test mode, else live; either one that has a device. */
-export function adminGatewayEnv(shop: Shop): GatewayEnv | null {
-  const preferred: GatewayEnv = shop.testMode ? "sandbox" : "live";
-  const other: GatewayEnv = preferred === "live" ? "sandbox" : "live";
-  if (environmentConnection(shop, preferred).connected) return preferred;
-  if (environmentConnection(shop, other).connected) return other;
-  return null;
-}

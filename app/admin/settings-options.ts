@@ -14,3 +14,9 @@ export const GATEWAY_LANGUAGES = [
   { value: "FR", label: "French" },
   { value: "DE", label: "German" },
 ] as const;
+
+/** The gateway environments whose coins are chosen apart, in the order the page shows them, with the orders each one serves. */
+export const COIN_ENVIRONMENTS = [
+  { env: "live", title: "Real checkouts (live gateway)", coinLabel: "Coin for real checkouts (live gateway)", gateway: "the live gateway" },
+  { env: "sandbox", title: "Shopify test orders (gateway sandbox)", coinLabel: "Coin for Shopify test orders (gateway sandbox)", gateway: "the gateway sandbox" },
+] as const;

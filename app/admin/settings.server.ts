@@ -1,65 +1,86 @@
-// The settings page's data: the shop's current choices and the gateway's coins (with
-// their per-payment limits) to pick from, plus the form reader that turns the posted
-// fields into the input updateShopSettings validates.
+// The settings page's data: the shop's current choices and, for each gateway environment
+// with a device, its coins (with their per-payment limits) to pick from, plus the form
+// reader that turns the posted fields into the input updateShopSettings validates.
 import { z } from "zod";
-import { CURRENCY_LIMITS_FIAT } from "~/payment-page/coins";
+import { CURRENCY_LIMITS_FIAT, offeredCoinsOf } from "~/payment-page/coins";
+import type { GatewayCurrency } from "~/gateway/schemas";
+import type { GatewayEnv } from "~/payments/deps";
 import type { AppServices } from "~/services.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
-import { adminGatewayEnv } from "./connection.server";
+import { environmentConnection } from "./connection.server";
 
 export interface CoinOption {
   symbol: string;
   name: string;
   blockchain: string;
   limits: string;
+  /** False for a coin the shop chose that the environment no longer lists: shown so it can be changed. */
+  listed: boolean;
+}
+
+/** One environment's coin settings: live orders and Shopify's test orders are created on different gateways, with different symbols. */
+export interface EnvironmentCoins {
+  env: GatewayEnv;
+  connected: boolean;
+  fixedCurrency: string;
+  offeredCurrencies: string[];
+  /** The environment's coins; null when it has no device or its gateway cannot be reached. */
+  coins: CoinOption[] | null;
 }
 
 export interface SettingsView {
   checkoutMode: string;
-  fixedCurrency: string;
-  offeredCurrencies: string[];
   gatewayLanguage: string;
   testMode: boolean;
-  coins: CoinOption[] | null;
-  coinsFrom: string | null;
+  live: EnvironmentCoins;
+  sandbox: EnvironmentCoins;
 }
 
-const storedSymbols = z.array(z.string()).catch([]);
-
-export function offeredCurrenciesOf(shop: Pick<Shop, "offeredCurrencies">): string[] {
-  try {
-    return storedSymbols.parse(JSON.parse(shop.offeredCurrencies));
-  } catch {
-    return [];
-  }
-}
-
-export async function settingsView(services: AppServices, shop: Shop): Promise<SettingsView> {
-  const env = adminGatewayEnv(shop);
-  const access = env ? services.gateways.forShop(shop, env) : null;
-  const currencies = access ? await services.gateways.currencies(access) : null;
+function coinOption(c: GatewayCurrency): CoinOption {
   return {
-    checkoutMode: shop.checkoutMode,
-    fixedCurrency: shop.fixedCurrency ?? "",
-    offeredCurrencies: offeredCurrenciesOf(shop),
-    gatewayLanguage: shop.gatewayLanguage,
-    testMode: shop.testMode,
-    coins: currencies
-      ? currencies.map((c) => ({
-          symbol: c.symbol,
-          name: c.name,
-          blockchain: c.blockchain,
-          limits: `from ${c.min_amount} ${CURRENCY_LIMITS_FIAT}${c.max_amount === null ? ", no maximum" : ` to ${c.max_amount} ${CURRENCY_LIMITS_FIAT}`} per payment`,
-        }))
-      : null,
-    coinsFrom: env === "sandbox" ? "the gateway sandbox" : env === "live" ? "the live gateway" : null,
+    symbol: c.symbol,
+    name: c.name,
+    blockchain: c.blockchain,
+    limits: `from ${c.min_amount} ${CURRENCY_LIMITS_FIAT}${c.max_amount === null ? ", no maximum" : ` to ${c.max_amount} ${CURRENCY_LIMITS_FIAT}`} per payment`,
+    listed: true,
   };
 }
 
+async function environmentCoins(services: AppServices, shop: Shop, env: GatewayEnv): Promise<EnvironmentCoins> {
+  const fixedCurrency = (env === "live" ? shop.liveFixedCurrency : shop.sandboxFixedCurrency) ?? "";
+  const offeredCurrencies = offeredCoinsOf(shop, env);
+  const access = services.gateways.forShop(shop, env);
+  const currencies = access ? await services.gateways.currencies(access) : null;
+  let coins: CoinOption[] | null = null;
+  if (currencies) {
+    coins = currencies.map(coinOption);
+    const chosen = [...(fixedCurrency ? [fixedCurrency] : []), ...offeredCurrencies];
+    for (const symbol of new Set(chosen)) {
+      if (!coins.some((c) => c.symbol === symbol)) coins.push({ symbol, name: symbol, blockchain: "", limits: "", listed: false });
+    }
+  }
+  return { env, connected: environmentConnection(shop, env).connected, fixedCurrency, offeredCurrencies, coins };
+}
+
+export async function settingsView(services: AppServices, shop: Shop): Promise<SettingsView> {
+  const [live, sandbox] = await Promise.all([environmentCoins(services, shop, "live"), environmentCoins(services, shop, "sandbox")]);
+  return {
+    checkoutMode: shop.checkoutMode,
+    gatewayLanguage: shop.gatewayLanguage,
+    testMode: shop.testMode,
+    live,
+    sandbox,
+  };
+}
+
+const symbolField = z.string().max(24);
+
 const formSchema = z.object({
   checkoutMode: z.string().max(32),
-  fixedCurrency: z.string().max(24).default(""),
-  offeredCurrencies: z.array(z.string().max(24)).max(100),
+  liveFixedCurrency: symbolField.default(""),
+  sandboxFixedCurrency: symbolField.default(""),
+  liveOfferedCurrencies: z.array(symbolField).max(100),
+  sandboxOfferedCurrencies: z.array(symbolField).max(100),
   gatewayLanguage: z.string().max(8),
   testMode: z.enum(["true", "false"]).transform((v) => v === "true"),
 });
@@ -70,10 +91,13 @@ export function readSettingsForm(form: FormData): { ok: true; value: unknown } |
     const v = form.get(name);
     return typeof v === "string" ? v : undefined;
   };
+  const symbols = (name: string) => form.getAll(name).filter((v): v is string => typeof v === "string" && v !== "");
   const parsed = formSchema.safeParse({
     checkoutMode: text("checkoutMode"),
-    fixedCurrency: text("fixedCurrency") ?? "",
-    offeredCurrencies: form.getAll("offeredCurrencies").filter((v): v is string => typeof v === "string" && v !== ""),
+    liveFixedCurrency: text("liveFixedCurrency") ?? "",
+    sandboxFixedCurrency: text("sandboxFixedCurrency") ?? "",
+    liveOfferedCurrencies: symbols("liveOfferedCurrencies"),
+    sandboxOfferedCurrencies: symbols("sandboxOfferedCurrencies"),
     gatewayLanguage: text("gatewayLanguage"),
     testMode: text("testMode") ?? "false",
   });

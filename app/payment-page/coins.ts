@@ -1,9 +1,12 @@
 // Which coins a shopper may pick on the app's payment page, and what paying with each
-// takes: the shop's chosen subset of the gateway's coins, within each coin's per-payment
-// limits; a destination tag or memo for XRP, XLM and ALGO; an invoice, not an address,
-// for Lightning.
+// takes: the shop's chosen subset of the coins of the payment's gateway environment,
+// within each coin's per-payment limits; a destination tag or memo for XRP, XLM and ALGO;
+// an invoice, not an address, for Lightning.
 import Decimal from "decimal.js";
+import { z } from "zod";
 import type { GatewayCurrency } from "~/gateway/schemas";
+import type { GatewayEnv } from "~/payments/deps";
+import type { Shop } from "../../generated/prisma/sqlite/client";
 import type { MemoKind } from "./texts";
 
 /**
@@ -31,6 +34,20 @@ export function withinLimits(coin: Pick<GatewayCurrency, "min_amount" | "max_amo
   }
   if (value.lt(coin.min_amount)) return false;
   return coin.max_amount === null || value.lte(coin.max_amount);
+}
+
+const storedSymbols = z.array(z.string()).catch([]);
+
+/**
+ * The symbols the shop offers on the app's page in one gateway environment ([] = all of
+ * its coins): each environment has its own list, in its own symbols.
+ */
+export function offeredCoinsOf(shop: Pick<Shop, "liveOfferedCurrencies" | "sandboxOfferedCurrencies">, env: GatewayEnv): string[] {
+  try {
+    return storedSymbols.parse(JSON.parse(env === "live" ? shop.liveOfferedCurrencies : shop.sandboxOfferedCurrencies));
+  } catch {
+    return [];
+  }
 }
 
 /** The coins to show, in the gateway's order: offered by the shop ([] = all) and within limits. */

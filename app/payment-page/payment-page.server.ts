@@ -11,7 +11,7 @@ import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
 import type { AppServices } from "~/services.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
-import { isLightning, memoKind, offerableCoins, type CoinChoice } from "./coins";
+import { isLightning, memoKind, offerableCoins, offeredCoinsOf, type CoinChoice } from "./coins";
 import { pageLanguage, type PageLanguage } from "./language";
 import { paymentProgress, remainderPaymentUri } from "./progress";
 import { paymentQrSvg } from "./qr.server";
@@ -151,13 +151,7 @@ export async function coinsFor(services: AppServices, payment: PaymentWithShop):
   if (!access) return null;
   const currencies = await services.gateways.currencies(access);
   if (!currencies) return null;
-  let offered: string[] = [];
-  try {
-    offered = z.array(z.string()).catch([]).parse(JSON.parse(payment.shop.offeredCurrencies));
-  } catch {
-    offered = [];
-  }
-  return offerableCoins(currencies, offered, payment.amount, payment.currency);
+  return offerableCoins(currencies, offeredCoinsOf(payment.shop, access.env), payment.amount, payment.currency);
 }
 
 async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symbol: string) {

@@ -181,7 +181,7 @@ async function recordAndStart(
       { type: "session_received", detail: JSON.stringify({ amount, currency: request.currency, test: request.test, env }), at: now },
       { id: payment.id, ...(onlyIf ? { onlyIf } : {}) },
     ),
-    requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, payment, request)) : Promise.resolve(null),
+    requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)) : Promise.resolve(null),
   );
   if (!created) return null;
   if (!prepared) return answerSession(deps, shop, access, payment, request, claim);
@@ -262,8 +262,21 @@ async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Pa
   return answerSession(deps, shop, access, fresh, request, claim);
 }
 
-function orderRequest(deps: PaymentsDeps, shop: Pick<Shop, "shopDomain" | "gatewayLanguage" | "checkoutMode" | "fixedCurrency">, payment: SessionPayment, request: PaymentSessionRequest): CreateOrderRequest {
+type OrderShop = Pick<Shop, "shopDomain" | "gatewayLanguage" | "checkoutMode" | "liveFixedCurrency" | "sandboxFixedCurrency">;
+
+/**
+ * The coin an order of this environment is created with, in that environment's own symbols
+ * (the live gateway and the sandbox name their coins differently); null when the shopper
+ * picks it on the gateway's page.
+ */
+function fixedCoin(shop: OrderShop, env: GatewayEnv): string | null {
+  if (shop.checkoutMode !== "fixed_coin") return null;
+  return (env === "live" ? shop.liveFixedCurrency : shop.sandboxFixedCurrency) || null;
+}
+
+function orderRequest(deps: PaymentsDeps, shop: OrderShop, env: GatewayEnv, payment: SessionPayment, request: PaymentSessionRequest): CreateOrderRequest {
   const links = deps.links;
+  const coin = fixedCoin(shop, env);
   return {
     expected_output_amount: payment.amount,
     fiat: payment.currency as CreateOrderRequest["fiat"],
@@ -274,7 +287,7 @@ function orderRequest(deps: PaymentsDeps, shop: Pick<Shop, "shopDomain" | "gatew
     merchant_urlok: links.returnUrl(payment, "ok"),
     merchant_urlko: links.returnUrl(payment, "ko"),
     merchant_url_standby: links.returnUrl(payment, "standby"),
-    ...(shop.checkoutMode === "fixed_coin" && shop.fixedCurrency ? { input_currency: shop.fixedCurrency } : {}),
+    ...(coin ? { input_currency: coin } : {}),
     ...gatewayCustomerFields(request.customer),
   };
 }
@@ -361,7 +374,7 @@ async function createGatewayOrder(
     log.info("Gateway order created", { gatewayOrderId: order.identifier, env: access.env });
     return finish(deps, payment, claim, { status: 200, body: { redirect_url: order.web_url } }, "awaiting_payment", orderData(order), { gatewayOrderId: order.identifier });
   };
-  const prepared = options.prepared ?? (await access.client.prepareOrder(orderRequest(deps, shop, payment, request)));
+  const prepared = options.prepared ?? (await access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)));
   const created = await sendWhileClaimed(deps, payment, claim, prepared);
   if (created === null) return answerOfClaimHolder(deps, payment);
   if (created.isOk()) return accept(created.value);
@@ -383,7 +396,7 @@ async function createGatewayOrder(
     if (found === null && cause.kind === "server_error") {
       // The gateway answered that it failed, so it was done with the request, and the lookup
       // proves no order exists: creating once more cannot duplicate it.
-      const retry = await sendWhileClaimed(deps, payment, claim, await access.client.prepareOrder(orderRequest(deps, shop, payment, request)));
+      const retry = await sendWhileClaimed(deps, payment, claim, await access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)));
       if (retry === null) return answerOfClaimHolder(deps, payment);
       if (retry.isOk()) return accept(retry.value);
     }
@@ -553,7 +566,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
     customer: { email: payment.customerEmail, phone_number: payment.customerPhone, locale: payment.merchantLocale, billing_address: address },
     merchant_locale: payment.merchantLocale,
   } as PaymentSessionRequest;
-  const prepared = await access.client.prepareOrder({ ...orderRequest(deps, payment.shop, payment, requestLike), input_currency: inputCurrency });
+  const prepared = await access.client.prepareOrder({ ...orderRequest(deps, payment.shop, access.env, payment, requestLike), input_currency: inputCurrency });
   const created = await sendWhileClaimed(deps, payment, claim, prepared);
   if (created === null) return busy;
   if (created.isErr()) {

@@ -1,6 +1,8 @@
 // How shoppers pay: the gateway's page (they pick the coin, or one fixed coin) or this
 // app's own page (with the coins offered there), the gateway page's language, and test
-// mode (every payment goes to the gateway sandbox).
+// mode (only Shopify's test orders, paid on the gateway sandbox). The coins are chosen for
+// each gateway environment apart: real checkouts and Shopify's test orders are created on
+// different gateways, which name their coins differently.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -9,8 +11,9 @@ import { ResultBanner } from "~/admin/result-banner";
 import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
 import { postedForm } from "~/admin/form-data";
-import { CHECKOUT_MODES, GATEWAY_LANGUAGES } from "~/admin/settings-options";
-import { readSettingsForm, settingsView } from "~/admin/settings.server";
+import { CHECKOUT_MODES, COIN_ENVIRONMENTS, GATEWAY_LANGUAGES } from "~/admin/settings-options";
+import { readSettingsForm, settingsView, type SettingsView } from "~/admin/settings.server";
+import type { GatewayEnv } from "~/payments/deps";
 import { updateShopSettings } from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -31,23 +34,43 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Settings() {
   const { settings } = useLoaderData<typeof loader>();
+  // The form starts again from the stored settings whenever they change (after a save):
+  // state kept from before would show one value and submit another.
+  return <SettingsForm key={storedSettingsKey(settings)} settings={settings} />;
+}
+
+function storedSettingsKey(settings: SettingsView): string {
+  return JSON.stringify([
+    settings.checkoutMode,
+    settings.gatewayLanguage,
+    settings.testMode,
+    COIN_ENVIRONMENTS.map(({ env }) => [settings[env].fixedCurrency, settings[env].offeredCurrencies]),
+  ]);
+}
+
+function SettingsForm({ settings }: { settings: SettingsView }) {
   const result = useActionData<typeof action>();
   const saving = useNavigation().state === "submitting";
   const [checkoutMode, setCheckoutMode] = useState(settings.checkoutMode);
-  const [fixedCurrency, setFixedCurrency] = useState(settings.fixedCurrency);
-  const [offered, setOffered] = useState<string[]>(settings.offeredCurrencies);
+  const [fixed, setFixed] = useState<Record<GatewayEnv, string>>({ live: settings.live.fixedCurrency, sandbox: settings.sandbox.fixedCurrency });
+  const [offered, setOffered] = useState<Record<GatewayEnv, string[]>>({ live: settings.live.offeredCurrencies, sandbox: settings.sandbox.offeredCurrencies });
   const [language, setLanguage] = useState(settings.gatewayLanguage);
   const [testMode, setTestMode] = useState(settings.testMode);
-  const coins = settings.coins;
+  // Only environments with a device can list their coins; the others keep what they have.
+  const shown = COIN_ENVIRONMENTS.filter(({ env }) => settings[env].connected);
+  const noDevice = <Banner tone="warning" title="The gateway's coins cannot be listed: connect a device first." />;
+  const unreachable = (gateway: string) => <Banner tone="warning" title={`The coins of ${gateway} cannot be listed right now. Reload the page to try again.`} />;
+  const toggle = (env: GatewayEnv, symbol: string, checked: boolean) =>
+    setOffered((current) => ({ ...current, [env]: checked ? [...current[env], symbol] : current[env].filter((s) => s !== symbol) }));
 
   return (
     <Page title="Settings">
       <Form method="post">
         <input type="hidden" name="checkoutMode" value={checkoutMode} />
-        <input type="hidden" name="fixedCurrency" value={checkoutMode === "fixed_coin" ? fixedCurrency : ""} />
-        {offered.map((symbol) => (
-          <input key={symbol} type="hidden" name="offeredCurrencies" value={symbol} />
+        {COIN_ENVIRONMENTS.map(({ env }) => (
+          <input key={env} type="hidden" name={`${env}FixedCurrency`} value={checkoutMode === "fixed_coin" ? fixed[env] : ""} />
         ))}
+        {COIN_ENVIRONMENTS.flatMap(({ env }) => offered[env].map((symbol) => <input key={`${env}:${symbol}`} type="hidden" name={`${env}OfferedCurrencies`} value={symbol} />))}
         <input type="hidden" name="gatewayLanguage" value={language} />
         <input type="hidden" name="testMode" value={testMode ? "true" : "false"} />
         <Layout>
@@ -57,45 +80,66 @@ export default function Settings() {
               <BlockStack gap="300">
                 <ChoiceList title="How shoppers pay" choices={CHECKOUT_MODES.map((m) => ({ label: m.label, value: m.value }))} selected={[checkoutMode]} onChange={(v) => setCheckoutMode(v[0] ?? "gateway_choice")} />
                 {checkoutMode === "fixed_coin" ? (
-                  coins ? (
-                    <Select
-                      label="Coin shoppers pay with"
-                      options={[{ label: "Choose a coin", value: "" }, ...coins.map((c) => ({ label: `${c.name} (${c.blockchain}) — ${c.limits}`, value: c.symbol }))]}
-                      value={fixedCurrency}
-                      onChange={setFixedCurrency}
-                    />
-                  ) : (
-                    <Banner tone="warning" title="The gateway's coins cannot be listed: connect a device first." />
-                  )
+                  <BlockStack gap="300">
+                    {shown.length === 0 ? noDevice : null}
+                    {shown.map(({ env, coinLabel, gateway }) => {
+                      const coins = settings[env].coins;
+                      if (!coins) return <Box key={env}>{unreachable(gateway)}</Box>;
+                      const chosen = coins.find((c) => c.symbol === fixed[env]);
+                      return (
+                        <Select
+                          key={env}
+                          label={coinLabel}
+                          options={[
+                            { label: "None: shoppers choose the coin on the gateway's page", value: "" },
+                            ...coins.map((c) => ({ label: c.listed ? `${c.name} · ${c.symbol} (${c.blockchain}) — ${c.limits}` : `${c.symbol} — not offered by ${gateway}`, value: c.symbol })),
+                          ]}
+                          value={fixed[env]}
+                          onChange={(value) => setFixed((current) => ({ ...current, [env]: value }))}
+                          helpText={`Coins and limits as listed by ${gateway}.`}
+                          error={chosen && !chosen.listed ? `${chosen.symbol} is not offered by ${gateway}, which refuses orders for it. Choose another coin.` : undefined}
+                        />
+                      );
+                    })}
+                  </BlockStack>
                 ) : null}
                 {checkoutMode === "app_page" ? (
-                  <BlockStack gap="200">
+                  <BlockStack gap="300">
                     <Text as="h3" variant="headingSm">
                       Coins offered on the payment page
                     </Text>
                     <Text as="p" tone="subdued">
-                      Leave all unticked to offer every coin the gateway has. A coin is only shown to a shopper when the order&apos;s amount is within its limits.
+                      Leave a gateway&apos;s coins all unticked to offer every coin it has. A coin is only shown to a shopper when the order&apos;s amount is within its limits.
                     </Text>
-                    {coins ? (
-                      <Box>
-                        {coins.map((coin) => (
-                          <Checkbox
-                            key={coin.symbol}
-                            label={`${coin.name} · ${coin.symbol} (${coin.blockchain})`}
-                            helpText={coin.limits}
-                            checked={offered.includes(coin.symbol)}
-                            onChange={(checked) => setOffered((current) => (checked ? [...current, coin.symbol] : current.filter((s) => s !== coin.symbol)))}
-                          />
-                        ))}
-                      </Box>
-                    ) : (
-                      <Banner tone="warning" title="The gateway's coins cannot be listed: connect a device first." />
-                    )}
-                    {settings.coinsFrom ? (
-                      <Text as="p" tone="subdued">
-                        Coins and limits as listed by {settings.coinsFrom}.
-                      </Text>
-                    ) : null}
+                    {shown.length === 0 ? noDevice : null}
+                    {shown.map(({ env, title, gateway }) => {
+                      const coins = settings[env].coins;
+                      return (
+                        <BlockStack key={env} gap="100">
+                          <Text as="h4" variant="headingXs">
+                            {title}
+                          </Text>
+                          {coins ? (
+                            <Box>
+                              {coins.map((coin) => (
+                                <Checkbox
+                                  key={coin.symbol}
+                                  label={coin.listed ? `${coin.name} · ${coin.symbol} (${coin.blockchain})` : `${coin.symbol} — not offered by ${gateway}`}
+                                  helpText={coin.listed ? coin.limits : "Shoppers are never offered it: untick it."}
+                                  checked={offered[env].includes(coin.symbol)}
+                                  onChange={(checked) => toggle(env, coin.symbol, checked)}
+                                />
+                              ))}
+                            </Box>
+                          ) : (
+                            unreachable(gateway)
+                          )}
+                          <Text as="p" tone="subdued">
+                            Coins and limits as listed by {gateway}.
+                          </Text>
+                        </BlockStack>
+                      );
+                    })}
                   </BlockStack>
                 ) : null}
               </BlockStack>

@@ -7,6 +7,7 @@ import type { GatewayError } from "~/gateway/errors";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps } from "~/payments/deps";
 import { deliverNow, enqueue } from "~/payments/outbox";
+import { offeredCoinsOf } from "~/payment-page/coins";
 import type { CredentialCipher } from "./credential-cipher.server";
 import { clearCredentials, ensureShop, isShopReady, storeCredentials } from "./shop-credentials.server";
 
@@ -113,24 +114,65 @@ export async function createDedicatedDevice(deps: ShopsDeps, shopDomain: string,
   return { ok: true as const, device: created.value };
 }
 
+const fixedCoinSchema = z.string().trim().max(24).optional().transform((v) => v || null);
+const offeredCoinsSchema = z
+  .array(z.string().trim().min(1).max(24))
+  .max(100)
+  .default([])
+  .transform((symbols) => [...new Set(symbols)]);
+
 const settingsSchema = z.object({
   checkoutMode: z.enum(["gateway_choice", "fixed_coin", "app_page"]),
-  fixedCurrency: z.string().trim().max(24).optional().transform((v) => v || null),
-  offeredCurrencies: z.array(z.string().max(24)).max(100).default([]),
+  liveFixedCurrency: fixedCoinSchema,
+  sandboxFixedCurrency: fixedCoinSchema,
+  liveOfferedCurrencies: offeredCoinsSchema,
+  sandboxOfferedCurrencies: offeredCoinsSchema,
   gatewayLanguage: z.enum(["AUTO", "EN", "ES", "PT", "IT", "FR", "DE"]),
   testMode: z.boolean(),
 });
 export type ShopSettingsInput = z.input<typeof settingsSchema>;
+type ShopSettings = z.output<typeof settingsSchema>;
+
+const GATEWAY_NAMES: Record<GatewayEnv, string> = { live: "the live gateway", sandbox: "the gateway sandbox" };
+
+/**
+ * Why the coins chosen for one environment cannot be saved, or null. Each coin the merchant
+ * adds is checked against that environment's GET /currencies: a symbol it does not list would
+ * have every order there refused. Coins already stored are not asked about again, so that a
+ * gateway that is down, or has since dropped a coin, does not keep the merchant from
+ * changing anything else.
+ */
+async function coinsRefusal(deps: ShopsDeps, shop: Shop, env: GatewayEnv, input: ShopSettings): Promise<string | null> {
+  const fixed = env === "live" ? input.liveFixedCurrency : input.sandboxFixedCurrency;
+  const storedFixed = env === "live" ? shop.liveFixedCurrency : shop.sandboxFixedCurrency;
+  const offered = env === "live" ? input.liveOfferedCurrencies : input.sandboxOfferedCurrencies;
+  const storedOffered = new Set(offeredCoinsOf(shop, env));
+  const added = [...new Set([...(fixed && fixed !== storedFixed ? [fixed] : []), ...offered.filter((symbol) => !storedOffered.has(symbol))])];
+  if (added.length === 0) return null;
+  const gateway = GATEWAY_NAMES[env];
+  const access = deps.gateways.forShop(shop, env);
+  if (!access) return `Nothing was saved: connect ${gateway} before choosing its coins.`;
+  const currencies = await deps.gateways.currencies(access);
+  if (!currencies) return `Nothing was saved: ${gateway} cannot be reached to check its coins. Try again in a minute.`;
+  const listed = new Set(currencies.map((c) => c.symbol));
+  const missing = added.filter((symbol) => !listed.has(symbol));
+  if (missing.length === 0) return null;
+  return `Nothing was saved: ${gateway} does not offer ${missing.join(", ")}. Choose among the coins it lists.`;
+}
 
 export async function updateShopSettings(deps: ShopsDeps, shopDomain: string, raw: unknown): Promise<{ ok: true; shop: Shop } | { ok: false; message: string }> {
   const parsed = settingsSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
   const input = parsed.data;
-  if (input.checkoutMode === "fixed_coin" && !input.fixedCurrency) return { ok: false, message: "Choose the coin shoppers pay with." };
+  if (input.checkoutMode === "fixed_coin" && !input.liveFixedCurrency && !input.sandboxFixedCurrency) {
+    return { ok: false, message: "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both." };
+  }
   const shop = await ensureShop(deps.db, shopDomain);
+  const refusal = (await Promise.all([coinsRefusal(deps, shop, "live", input), coinsRefusal(deps, shop, "sandbox", input)])).find((r) => r !== null);
+  if (refusal) return { ok: false, message: refusal };
   const updated = await deps.db.shop.update({
     where: { id: shop.id },
-    data: { ...input, offeredCurrencies: JSON.stringify(input.offeredCurrencies) },
+    data: { ...input, liveOfferedCurrencies: JSON.stringify(input.liveOfferedCurrencies), sandboxOfferedCurrencies: JSON.stringify(input.sandboxOfferedCurrencies) },
   });
   await syncPaymentsAppReadiness(deps, updated);
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };

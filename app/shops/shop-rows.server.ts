@@ -16,14 +16,15 @@ const credentialsSchema = z.object({
   sandboxSecretKeyEnc: z.string().nullable(),
 }) satisfies z.ZodType<ShopCredentials>;
 
-/** What a payment session needs of its shop. */
-export type SessionShop = ShopCredentials & Pick<Shop, "uninstalledAt" | "testMode" | "checkoutMode" | "fixedCurrency" | "gatewayLanguage">;
+/** What a payment session needs of its shop; both environments' fixed coins, as one remembered row serves test and real sessions. */
+export type SessionShop = ShopCredentials & Pick<Shop, "uninstalledAt" | "testMode" | "checkoutMode" | "liveFixedCurrency" | "sandboxFixedCurrency" | "gatewayLanguage">;
 
 const sessionShopSchema = credentialsSchema.extend({
   uninstalledAt: z.date().nullable(),
   testMode: z.boolean(),
   checkoutMode: z.string(),
-  fixedCurrency: z.string().nullable(),
+  liveFixedCurrency: z.string().nullable(),
+  sandboxFixedCurrency: z.string().nullable(),
   gatewayLanguage: z.string(),
 }) satisfies z.ZodType<SessionShop>;
 

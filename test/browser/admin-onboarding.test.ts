@@ -96,6 +96,8 @@ describe("onboarding in the admin", () => {
   it("saves how shoppers pay, the coins offered on the app's page, the gateway language and test mode", async () => {
     await openAdmin(page, stack(), "/app/settings", SHOP);
     await page.getByText("Shoppers pay on this app's own payment page (QR code and address)").click();
+    await page.getByRole("heading", { name: "Shopify test orders (gateway sandbox)" }).waitFor();
+    expect(await page.getByRole("heading", { name: "Real checkouts (live gateway)" }).count()).toBe(0);
     await page.getByText("Ripple XRP · XRP (XRP)").click();
     await page.getByText("Bitcoin BTC · BTC (BTC)").click();
     await page.getByLabel("Language of the gateway's payment page").selectOption("ES");
@@ -106,7 +108,9 @@ describe("onboarding in the admin", () => {
 
     const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(shop).toMatchObject({ checkoutMode: "app_page", gatewayLanguage: "ES", testMode: true });
-    expect(JSON.parse(shop.offeredCurrencies)).toEqual(["XRP", "BTC"]);
+    // Only the sandbox has a device: the coins ticked are the sandbox's.
+    expect(JSON.parse(shop.sandboxOfferedCurrencies)).toEqual(["XRP", "BTC"]);
+    expect(shop.liveOfferedCurrencies).toBe("[]");
     // The sandbox device is connected and test mode is on: Shopify may offer the method.
     expect(shop.paymentsAppReady).toBe(true);
 

@@ -191,7 +191,7 @@ describe("the app's own payment page", () => {
   });
 
   it("refuses a coin the page does not offer", async () => {
-    await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { offeredCurrencies: JSON.stringify(["XRP", "BTC"]) } });
+    await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { sandboxOfferedCurrencies: JSON.stringify(["XRP", "BTC"]) } });
     try {
       const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en" });
       const html = await (await fetch(delivery.redirectUrl!)).text();
@@ -201,7 +201,7 @@ describe("the app's own payment page", () => {
       expect(refused.status).toBe(400);
       expect((await paymentOf(session.id)).gatewayOrderId).toBeNull();
     } finally {
-      await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { offeredCurrencies: "[]" } });
+      await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { sandboxOfferedCurrencies: "[]" } });
     }
   });
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
-  await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "gateway_choice", fixedCurrency: null } });
+  await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "gateway_choice", liveFixedCurrency: null, sandboxFixedCurrency: null } });
 });
 
 afterAll(async () => {
@@ -92,7 +92,7 @@ it("the order's quota slot is taken while the session is recorded, and the order
 });
 
 it("a 500 after the order was created: the order is found by its reference, never created twice (fixed coin)", async () => {
-  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "fixed_coin", fixedCurrency: "USDC_POLYGON" } });
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "fixed_coin", sandboxFixedCurrency: "USDC_POLYGON" } });
   await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
   const { session, delivery } = await stack.standin.state.startPayment({ test: true });
   expect(delivery.status, delivery.body).toBe(200);
@@ -284,7 +284,7 @@ async function expectRetryAnswerStands(taken: { first: Promise<SessionAnswer>; r
 
 it("a create that times out is not followed by another in the same request: Shopify's retry finds the order by its reference", async () => {
   // A coin is fixed, so the order found by its reference can be paid on the app's own page.
-  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "fixed_coin", fixedCurrency: "USDC_POLYGON" } });
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "fixed_coin", sandboxFixedCurrency: "USDC_POLYGON" } });
   // The gateway is still working on the first POST when the client gives up on it: the order
   // appears only after the request has answered.
   const lateRelease = gate();

@@ -50,13 +50,13 @@ describe.each(databases)("on $name", ({ name, open }) => {
     await db.shop.create({ data: { shopDomain: "rows.myshopify.com", webhookToken: "plain-sql-token-0001", uninstalledAt: AT, testMode: true } });
     await sql.execute(call(AT));
     const read = Prisma.sql`
-      SELECT s."shopDomain", s."testMode", s."uninstalledAt", s."fixedCurrency",
+      SELECT s."shopDomain", s."testMode", s."uninstalledAt", s."sandboxFixedCurrency",
         (SELECT COUNT(*) FROM "GatewayCall" WHERE "deviceHash" = ${"device"}) AS "calls"
       FROM "Shop" AS s WHERE s."shopDomain" = ${"rows.myshopify.com"}`;
     const plain = await sql.query<Record<string, unknown>>(read);
     expect(plain).toEqual(await db.$queryRaw<Record<string, unknown>[]>(read));
     // COUNT is a bigint on PostgreSQL, an integer on SQLite, through either path.
-    expect(plain).toEqual([{ shopDomain: "rows.myshopify.com", testMode: true, uninstalledAt: AT, fixedCurrency: null, calls: name === "SQLite" ? 1 : 1n }]);
+    expect(plain).toEqual([{ shopDomain: "rows.myshopify.com", testMode: true, uninstalledAt: AT, sandboxFixedCurrency: null, calls: name === "SQLite" ? 1 : 1n }]);
   });
 
   it("writes and reads times as UTC whatever the process's time zone, as the client does", async () => {

@@ -158,7 +158,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const changed = (name: string, value: unknown) =>
       value === null ? (name === "uninstalledAt" ? new Date() : "now-set") : typeof value === "boolean" ? !value : `${String(value)}-changed`;
     const columns = Object.keys(remembered).filter((name) => name !== "id") as (keyof SessionShop)[];
-    expect(columns).toEqual(expect.arrayContaining(["liveDeviceKeyEnc", "sandboxSecretKeyEnc", "uninstalledAt", "testMode", "checkoutMode", "fixedCurrency", "gatewayLanguage"]));
+    expect(columns).toEqual(expect.arrayContaining(["liveDeviceKeyEnc", "sandboxSecretKeyEnc", "uninstalledAt", "testMode", "checkoutMode", "liveFixedCurrency", "sandboxFixedCurrency", "gatewayLanguage"]));
     for (const name of columns) {
       await db.shop.update({ where: { id: shop.id }, data: { [name]: changed(name, remembered[name]) } });
       expect(await attempt(), `${name} changed`).toEqual({ created: null, stored: 0 });
