@@ -7,9 +7,8 @@ import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
 import { err, type Result } from "neverthrow";
-import { DEFAULT_QUOTA_MAX_WAIT_MS, DEFAULT_TIMEOUT_MS, type PreparedOrder } from "~/gateway/client";
+import type { PreparedOrder } from "~/gateway/client";
 import type { GatewayError } from "~/gateway/errors";
-import { DEFAULT_RETRY_POLICY } from "~/gateway/retry";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import type { PaymentSessionRequest } from "./shopify-requests";
@@ -32,18 +31,13 @@ const inProgress = () => answer(503, "in_progress", "This payment session is sti
 /** How long a duplicate waits for the first request's answer before asking Shopify to retry. */
 const DUPLICATE_WAIT_MS = 8_000;
 /**
- * The longest one gateway call of a session can take with the client's defaults: a wait for
- * a quota slot, 429s retried within the retry window, then a last try with a wait for its own
- * slot and the whole timeout.
+ * How long a request's claim on a payment holds once written. The request renews it every
+ * CLAIM_RENEW_MS while it works (a gateway call can take a minute: quota waits, 429s retried,
+ * a timeout), so a live request never loses it to a repeat; one that stops renewing (a crash)
+ * frees the payment for Shopify's retry within this long.
  */
-const GATEWAY_CALL_MS = 2 * DEFAULT_QUOTA_MAX_WAIT_MS + DEFAULT_RETRY_POLICY.maxTotalMs + DEFAULT_TIMEOUT_MS;
-/**
- * How long a request's claim on a payment holds once written. An order is sent only while the
- * claim has a whole gateway call ahead of it (it is renewed first otherwise), so the payment
- * cannot be taken over while an order of this request may still be on its way; a request that
- * held a payment this long without answering or renewing is presumed dead (crash).
- */
-const CLAIM_MS = GATEWAY_CALL_MS + 30_000;
+const CLAIM_MS = 30_000;
+const CLAIM_RENEW_MS = CLAIM_MS / 3;
 
 /**
  * A request's hold on a payment: a token of its own, written with the claim, and when the
@@ -184,8 +178,22 @@ async function recordAndStart(
     requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)) : Promise.resolve(null),
   );
   if (!created) return null;
-  if (!prepared) return answerSession(deps, shop, access, payment, request, claim);
-  return createGatewayOrder(deps, shop, access, payment, request, claim, { prepared });
+  return whileHolding(deps, payment, claim, () =>
+    prepared ? createGatewayOrder(deps, shop, access, payment, request, claim, { prepared }) : answerSession(deps, shop, access, payment, request, claim),
+  );
+}
+
+/** Runs `work` while renewing the request's claim on the payment, so that it lapses only if this process stops. */
+async function whileHolding<T>(deps: PaymentsDeps, payment: Pick<Payment, "id">, claim: Claim, work: () => Promise<T>): Promise<T> {
+  const renewal = setInterval(() => {
+    renewClaim(deps, payment, claim).catch((error: unknown) => deps.logger.warn("Could not renew a payment session's claim", { paymentId: payment.id, error }));
+  }, CLAIM_RENEW_MS);
+  renewal.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(renewal);
+  }
 }
 
 /** Both results once both have settled: a failure of either is thrown only after the other is done. */
@@ -256,10 +264,13 @@ async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Pa
     }
     current = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
   }
-  const access = deps.gateways.forShop(shop, current.gatewayEnv as GatewayEnv);
-  const fresh = await deps.db.payment.findUniqueOrThrow({ where: { id: current.id } });
-  if (!access) return finish(deps, fresh, claim, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
-  return answerSession(deps, shop, access, fresh, request, claim);
+  const held = claim;
+  return whileHolding(deps, current, held, async () => {
+    const access = deps.gateways.forShop(shop, current.gatewayEnv as GatewayEnv);
+    const fresh = await deps.db.payment.findUniqueOrThrow({ where: { id: current.id } });
+    if (!access) return finish(deps, fresh, held, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
+    return answerSession(deps, shop, access, fresh, request, held);
+  });
 }
 
 type OrderShop = Pick<Shop, "shopDomain" | "gatewayLanguage" | "checkoutMode" | "liveFixedCurrency" | "sandboxFixedCurrency">;
@@ -423,11 +434,11 @@ function mayStillBeInProgress(cause: GatewayError): boolean {
 }
 
 /**
- * Sends a prepared order if this request still holds the payment for as long as sending can
- * take; null, with nothing sent, when another request has taken the payment over. A claim is
- * only ever taken over once it has lapsed, so one with a whole gateway call still ahead of it
- * needs no round trip (the session's usual case: its claim was written moments ago, beside
- * the quota slot); otherwise it is renewed first.
+ * Sends a prepared order if this request still holds the payment; null, with nothing sent,
+ * when another request has taken the payment over. The claim is renewed while the request
+ * works (whileHolding), so one with more than a renewal period left needs no round trip (the
+ * session's usual case: its claim was written moments ago, beside the quota slot); otherwise
+ * it is renewed first.
  */
 async function sendWhileClaimed(
   deps: PaymentsDeps,
@@ -437,7 +448,7 @@ async function sendWhileClaimed(
 ): Promise<Result<CreateOrderResponse, GatewayError> | null> {
   if (prepared.isErr()) return err(prepared.error);
   const left = claim.until.getTime() - deps.clock.now().getTime();
-  if (left < GATEWAY_CALL_MS && !(await renewClaim(deps, payment, claim))) return null;
+  if (left < CLAIM_RENEW_MS && !(await renewClaim(deps, payment, claim))) return null;
   return prepared.value.send();
 }
 
@@ -529,57 +540,59 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
     data: { sessionClaimUntil: claim.until, sessionClaimToken: claim.token, orderRequestedAt: payment.orderRequestedAt ?? now },
   });
   if (claimed.count !== 1) return busy;
-  // Written only while the claim is still this pick's: a pick that outlived its claim leaves
-  // the payment to the one that took it over (an order it made stays unused and expires).
-  const adopt = async (order: CreateOrderResponse | FoundOrder, adopted: boolean): Promise<ChooseCurrencyResult> => {
-    try {
-      const updated = await deps.db.payment.update({
-        where: { id: payment.id, sessionClaimToken: claim.token },
-        data: {
-          ...orderData(order),
-          state: "awaiting_payment",
-          sessionClaimUntil: null,
-          sessionClaimToken: null,
-          events: { create: { type: "order_created", detail: JSON.stringify({ currency: inputCurrency, page: "app", ...(adopted ? { adopted } : {}) }), at: now } },
-        },
-      });
-      return { ok: true, payment: updated };
-    } catch (error) {
-      if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025")) throw error;
-      deps.logger.warn("Another coin pick took the payment over: its order stands", { paymentId: payment.id, gatewayOrderId: order.identifier });
-      return busy;
-    }
-  };
-  const unavailable = { ok: false as const, reason: "unavailable" as const, message: "The payment service is not reachable right now; try again in a moment." };
+  return whileHolding(deps, payment, claim, async (): Promise<ChooseCurrencyResult> => {
+    // Written only while the claim is still this pick's: a pick that outlived its claim leaves
+    // the payment to the one that took it over (an order it made stays unused and expires).
+    const adopt = async (order: CreateOrderResponse | FoundOrder, adopted: boolean): Promise<ChooseCurrencyResult> => {
+      try {
+        const updated = await deps.db.payment.update({
+          where: { id: payment.id, sessionClaimToken: claim.token },
+          data: {
+            ...orderData(order),
+            state: "awaiting_payment",
+            sessionClaimUntil: null,
+            sessionClaimToken: null,
+            events: { create: { type: "order_created", detail: JSON.stringify({ currency: inputCurrency, page: "app", ...(adopted ? { adopted } : {}) }), at: now } },
+          },
+        });
+        return { ok: true, payment: updated };
+      } catch (error) {
+        if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025")) throw error;
+        deps.logger.warn("Another coin pick took the payment over: its order stands", { paymentId: payment.id, gatewayOrderId: order.identifier });
+        return busy;
+      }
+    };
+    const unavailable = { ok: false as const, reason: "unavailable" as const, message: "The payment service is not reachable right now; try again in a moment." };
 
-  // An earlier pick may have created the order without learning its answer: look it up first.
-  if (payment.orderRequestedAt !== null) {
-    const found = await findOrderByReference(access, payment);
-    if (found === "unknown") {
-      await releaseClaim(deps, payment, claim);
+    // An earlier pick may have created the order without learning its answer: look it up first.
+    if (payment.orderRequestedAt !== null) {
+      const found = await findOrderByReference(access, payment);
+      if (found === "unknown") {
+        await releaseClaim(deps, payment, claim);
+        return unavailable;
+      }
+      if (found) return adopt(found, true);
+    }
+    const address = payment.billingAddress ? (JSON.parse(payment.billingAddress) as NonNullable<PaymentSessionRequest["customer"]>["billing_address"]) : undefined;
+    const requestLike = {
+      customer: { email: payment.customerEmail, phone_number: payment.customerPhone, locale: payment.merchantLocale, billing_address: address },
+      merchant_locale: payment.merchantLocale,
+    } as PaymentSessionRequest;
+    const prepared = await access.client.prepareOrder({ ...orderRequest(deps, payment.shop, access.env, payment, requestLike), input_currency: inputCurrency });
+    const created = await sendWhileClaimed(deps, payment, claim, prepared);
+    if (created === null) return busy;
+    if (created.isErr()) {
+      if (created.error.kind === "outcome_unknown") {
+        const found = await findOrderByReference(access, payment);
+        if (found && found !== "unknown") return adopt(found, true);
+      }
+      // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up first.
+      await releaseClaim(deps, payment, claim, created.error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null });
+      const error = created.error;
+      if (error.kind === "rejected") return { ok: false, reason: "rejected", message: error.detail ?? error.message };
+      if (error.kind === "invalid_request") return { ok: false, reason: "rejected", message: error.message };
       return unavailable;
     }
-    if (found) return adopt(found, true);
-  }
-  const address = payment.billingAddress ? (JSON.parse(payment.billingAddress) as NonNullable<PaymentSessionRequest["customer"]>["billing_address"]) : undefined;
-  const requestLike = {
-    customer: { email: payment.customerEmail, phone_number: payment.customerPhone, locale: payment.merchantLocale, billing_address: address },
-    merchant_locale: payment.merchantLocale,
-  } as PaymentSessionRequest;
-  const prepared = await access.client.prepareOrder({ ...orderRequest(deps, payment.shop, access.env, payment, requestLike), input_currency: inputCurrency });
-  const created = await sendWhileClaimed(deps, payment, claim, prepared);
-  if (created === null) return busy;
-  if (created.isErr()) {
-    if (created.error.kind === "outcome_unknown") {
-      const found = await findOrderByReference(access, payment);
-      if (found && found !== "unknown") return adopt(found, true);
-    }
-    // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up first.
-    await releaseClaim(deps, payment, claim, created.error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null });
-    const error = created.error;
-    if (error.kind === "rejected") return { ok: false, reason: "rejected", message: error.detail ?? error.message };
-    if (error.kind === "invalid_request") return { ok: false, reason: "rejected", message: error.message };
-    return unavailable;
-  }
-  return adopt(created.value, false);
+    return adopt(created.value, false);
+  });
 }

@@ -38,10 +38,29 @@ function gate(): { opened: Promise<void>; open(): void } {
   return { opened, open };
 }
 
-/** The app's services on the stack's database with another clock, statements or gateway fetch: a second instance, as a retry may reach. */
-function instance(options: { clock?: { now(): Date }; sql?: PlainSql; fetch?: typeof fetch } = {}): AppServices {
+/**
+ * The app's services on the stack's database with another clock, statements or gateway fetch
+ * (and gateway timeout): a second instance, as a retry may reach.
+ */
+function instance(options: { clock?: { now(): Date }; sql?: PlainSql; fetch?: typeof fetch; gatewayTimeoutMs?: number } = {}): AppServices {
   const base = stack.services;
-  return createServices(base.env, { db: base.db, sql: options.sql ?? base.sql, logger: stack.logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const services = createServices(base.env, { db: base.db, sql: options.sql ?? base.sql, logger: stack.logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  if (options.gatewayTimeoutMs === undefined) return services;
+  const gateways = createGatewayDirectory({
+    cipher: base.cipher,
+    baseUrls: base.gatewayBaseUrls,
+    quotaStore: createPrismaQuotaStore(base.db, base.sql, {
+      generalPerMinute: base.env.GATEWAY_LIMIT_PER_MINUTE,
+      generalPerDay: base.env.GATEWAY_LIMIT_PER_DAY,
+      criticalPerMinute: base.env.GATEWAY_CRITICAL_LIMIT_PER_MINUTE,
+      criticalPerDay: base.env.GATEWAY_CRITICAL_LIMIT_PER_DAY,
+    }),
+    logger: stack.logger,
+    timeoutMs: options.gatewayTimeoutMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.clock ? { clock: () => options.clock!.now() } : {}),
+  });
+  return { ...services, gateways };
 }
 
 const isOrderCreation = (input: Parameters<typeof fetch>[0], init?: RequestInit) => init?.method === "POST" && String(input).endsWith("/orders/");
@@ -265,6 +284,38 @@ it("a request whose claim was taken over while its order was on the way cannot o
   await expectRetryAnswerStands({ first, retried, sessionId: session.id, ordersMade: 2 });
 });
 
+it("a request still at work renews its claim, so a repeat arriving after the claim's first term waits for its answer instead of taking over", async () => {
+  let offset = 0;
+  const clock = { now: () => new Date(Date.now() + offset) };
+  const postReached = gate();
+  const postReleased = gate();
+  const slowFetch: typeof fetch = async (input, init) => {
+    if (isOrderCreation(input, init)) {
+      postReached.open();
+      await postReleased.opened;
+    }
+    return fetch(input, init);
+  };
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+  // A gateway that takes its time, within the client's timeout.
+  const first = startPaymentSession(instance({ clock, fetch: slowFetch, gatewayTimeoutMs: 30_000 }), { shopDomain: stack.shopDomain, request });
+  await postReached.opened;
+  const written = (await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } })).sessionClaimUntil!;
+  // The gateway call is slow: by the next renewal, the claim as first written is nearly over.
+  offset = written.getTime() - Date.now() - 2_000;
+  await waitFor(async () => ((await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } })).sessionClaimUntil! > written) || null, "the claim renewed", 15_000);
+  // Past the first term: a repeat finds the claim held and asks Shopify to retry later.
+  offset = written.getTime() - Date.now() + 5_000;
+  const repeat = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request });
+  expect(repeat).toMatchObject({ status: 503, body: { error: "in_progress" } });
+  postReleased.open();
+  const answered = await first;
+  expect(answered.status).toBe(200);
+  expect(await ordersWithReference(request.id)).toBe(1);
+  expect((await stack.standin.state.redeliverPayment(session.id)).delivery.redirectUrl).toBe(answered.body.redirect_url);
+}, 40_000);
+
 /**
  * After Shopify's retry took a session over from a slowed first request: the first request
  * answers as the retry did, the payment holds the retry's order and answer with one
@@ -298,23 +349,7 @@ it("a create that times out is not followed by another in the same request: Shop
     }
     return fetch(input, init);
   };
-  const base = stack.services;
-  const services: AppServices = {
-    ...instance(),
-    gateways: createGatewayDirectory({
-      cipher: base.cipher,
-      baseUrls: base.gatewayBaseUrls,
-      quotaStore: createPrismaQuotaStore(base.db, base.sql, {
-        generalPerMinute: base.env.GATEWAY_LIMIT_PER_MINUTE,
-        generalPerDay: base.env.GATEWAY_LIMIT_PER_DAY,
-        criticalPerMinute: base.env.GATEWAY_CRITICAL_LIMIT_PER_MINUTE,
-        criticalPerDay: base.env.GATEWAY_CRITICAL_LIMIT_PER_DAY,
-      }),
-      logger: stack.logger,
-      fetch: slowGateway,
-      timeoutMs: 1_000,
-    }),
-  };
+  const services = instance({ fetch: slowGateway, gatewayTimeoutMs: 1_000 });
   const session = stack.standin.state.createPaymentSession({ test: true });
   const request = paymentSessionRequestSchema.parse(session.request);
 
