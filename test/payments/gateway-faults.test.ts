@@ -65,6 +65,26 @@ function instance(options: { clock?: { now(): Date }; sql?: PlainSql; fetch?: ty
 
 const isOrderCreation = (input: Parameters<typeof fetch>[0], init?: RequestInit) => init?.method === "POST" && String(input).endsWith("/orders/");
 
+/** A gateway fetch whose order creations wait until released; `reached` settles when one is on its way. */
+function heldOrderCreations() {
+  const reached = gate();
+  const released = gate();
+  const held: typeof fetch = async (input, init) => {
+    if (isOrderCreation(input, init)) {
+      reached.open();
+      await released.opened;
+    }
+    return fetch(input, init);
+  };
+  return { fetch: held, reached: reached.opened, release: released.open };
+}
+
+/** The app's clock, which a test moves on by setting `offset`. */
+function movableClock() {
+  const clock = { offset: 0, now: () => new Date(Date.now() + clock.offset) };
+  return clock;
+}
+
 async function ordersWithReference(reference: string): Promise<number> {
   const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
   const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
@@ -257,27 +277,18 @@ it("a request whose claim was taken over while it waited for its quota slot neit
 });
 
 it("a request whose claim was taken over while its order was on the way cannot overwrite the answer of the request that took over", async () => {
-  let offset = 0;
-  const clock = { now: () => new Date(Date.now() + offset) };
+  const clock = movableClock();
   // The first request's POST /orders/ reaches the gateway only after the retry has answered.
-  const postReached = gate();
-  const postReleased = gate();
-  const slowFetch: typeof fetch = async (input, init) => {
-    if (isOrderCreation(input, init)) {
-      postReached.open();
-      await postReleased.opened;
-    }
-    return fetch(input, init);
-  };
+  const post = heldOrderCreations();
   const session = stack.standin.state.createPaymentSession({ test: true });
   const request = paymentSessionRequestSchema.parse(session.request);
 
-  const first = startPaymentSession(instance({ clock, fetch: slowFetch }), { shopDomain: stack.shopDomain, request });
-  await postReached.opened;
-  offset = 10 * 60_000;
+  const first = startPaymentSession(instance({ clock, fetch: post.fetch }), { shopDomain: stack.shopDomain, request });
+  await post.reached;
+  clock.offset = 10 * 60_000;
   const retried = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request });
   expect(retried.status, JSON.stringify(retried.body)).toBe(200);
-  postReleased.open();
+  post.release();
 
   // Its order is made, but the answer stored first stands: the first request answers with it,
   // and only the retry's order is recorded or handed out (the other expires unused).
@@ -285,31 +296,22 @@ it("a request whose claim was taken over while its order was on the way cannot o
 });
 
 it("a request still at work renews its claim, so a repeat arriving after the claim's first term waits for its answer instead of taking over", async () => {
-  let offset = 0;
-  const clock = { now: () => new Date(Date.now() + offset) };
-  const postReached = gate();
-  const postReleased = gate();
-  const slowFetch: typeof fetch = async (input, init) => {
-    if (isOrderCreation(input, init)) {
-      postReached.open();
-      await postReleased.opened;
-    }
-    return fetch(input, init);
-  };
+  const clock = movableClock();
+  const post = heldOrderCreations();
   const session = stack.standin.state.createPaymentSession({ test: true });
   const request = paymentSessionRequestSchema.parse(session.request);
   // A gateway that takes its time, within the client's timeout.
-  const first = startPaymentSession(instance({ clock, fetch: slowFetch, gatewayTimeoutMs: 30_000 }), { shopDomain: stack.shopDomain, request });
-  await postReached.opened;
+  const first = startPaymentSession(instance({ clock, fetch: post.fetch, gatewayTimeoutMs: 30_000 }), { shopDomain: stack.shopDomain, request });
+  await post.reached;
   const written = (await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } })).sessionClaimUntil!;
   // The gateway call is slow: by the next renewal, the claim as first written is nearly over.
-  offset = written.getTime() - Date.now() - 2_000;
+  clock.offset = written.getTime() - Date.now() - 2_000;
   await waitFor(async () => ((await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } })).sessionClaimUntil! > written) || null, "the claim renewed", 15_000);
   // Past the first term: a repeat finds the claim held and asks Shopify to retry later.
-  offset = written.getTime() - Date.now() + 5_000;
+  clock.offset = written.getTime() - Date.now() + 5_000;
   const repeat = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request });
   expect(repeat).toMatchObject({ status: 503, body: { error: "in_progress" } });
-  postReleased.open();
+  post.release();
   const answered = await first;
   expect(answered.status).toBe(200);
   expect(await ordersWithReference(request.id)).toBe(1);
