@@ -132,7 +132,9 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
   }
 
   const outcome = result.value;
-  const verdict = classifyUserErrors(outcome);
+  const classified = classifyUserErrors(outcome);
+  const paidTwice = !classified.ok && payload.kind === "payment.resolve" && message.paymentId ? await paidTwiceNote(deps, message.paymentId) : null;
+  const verdict = paidTwice && !classified.ok ? { ...classified, message: `${paidTwice} Shopify said: ${classified.message}` } : classified;
   const paymentOutcome = PAYMENT_OUTCOMES[payload.kind];
   await recordDelivery(deps.sql, {
     messageId: message.id,
@@ -154,6 +156,22 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
   if (verdict.ok) log.info("Shopify call delivered", { attempts, alreadyInState: verdict.alreadyInState });
   else log.error("Shopify refused the call", { attempts, reason: verdict.message });
   return verdict.ok ? "done" : "failed";
+}
+
+/**
+ * Shopify resolves at most one payment session of a checkout. A shopper who paid one crypto
+ * order, went back and paid another for the same checkout has paid twice: when Shopify refuses
+ * the second resolve and the app already holds the first as resolved, the merchant is told so.
+ */
+async function paidTwiceNote(deps: PaymentsDeps, paymentId: string): Promise<string | null> {
+  const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, select: { shopId: true, groupId: true } });
+  if (!payment) return null;
+  const sibling = await deps.db.payment.findFirst({
+    where: { shopId: payment.shopId, groupId: payment.groupId, id: { not: paymentId }, shopifyOutcome: "resolved" },
+    select: { shopifyPaymentId: true },
+  });
+  if (!sibling) return null;
+  return `Another crypto payment of this checkout (Shopify payment ${sibling.shopifyPaymentId}) was already accepted, so the shopper paid twice: refund this payment's crypto from the gateway dashboard.`;
 }
 
 /** The payment's Shopify outcome each call records; the other calls leave the payment as it is. */

@@ -168,3 +168,27 @@ it("an inbox pass that lost its claim while it read the gateway leaves the webho
   await processWebhookInbox(services, { worker: "next" });
   expect((await db().gatewayWebhook.findUniqueOrThrow({ where: { id: hook.id } })).processedAt).not.toBeNull();
 });
+
+it("a shopper who paid two crypto orders for one checkout: Shopify takes one resolve, and the other payment tells the merchant it was paid twice", async () => {
+  const first = await startPayment();
+  const { session: again } = await stack().standin.state.startPayment({ test: true }, { sameCheckoutAs: first.session.id });
+  const second = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: again.id } });
+  expect(second.groupId).toBe(first.payment.groupId);
+  for (const orderId of [first.orderId, second.gatewayOrderId!]) {
+    await act(orderId, { action: "choose_currency", currency: "BTC" });
+    await act(orderId, { action: "pay", amount: "exact" });
+    await act(orderId, { action: "confirm" });
+  }
+  const ids = [first.payment.id, second.id];
+  await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId: { in: [first.orderId, second.gatewayOrderId!] }, status: "CO" } })) === 2 || null, "both CO webhooks stored");
+  await processWebhookInbox(stack().services, { worker: "i" });
+  // One at a time: whichever resolve comes first is the one Shopify takes.
+  await deliverDueMessages(stack().services, { worker: "o", concurrency: 1 });
+  const payments = await Promise.all(ids.map((id) => db().payment.findUniqueOrThrow({ where: { id } })));
+  const accepted = payments.filter((p) => p.shopifyOutcome === "resolved");
+  const refused = payments.filter((p) => p.shopifyOutcome !== "resolved");
+  expect(accepted).toHaveLength(1);
+  expect(refused).toEqual([expect.objectContaining({ state: "paid", attention: "shopify_error" })]);
+  expect(refused[0]!.attentionDetail).toContain(`(Shopify payment ${accepted[0]!.shopifyPaymentId}) was already accepted, so the shopper paid twice`);
+  expect(stack().standin.state.session(refused[0]!.shopifyPaymentId)?.state.code).not.toBe("RESOLVED");
+});
