@@ -32,6 +32,7 @@ export interface SettingsView {
   checkoutMode: string;
   gatewayLanguage: string;
   testMode: boolean;
+  readOrderOnWebhook: boolean;
   live: EnvironmentCoins;
   sandbox: EnvironmentCoins;
 }
@@ -68,6 +69,7 @@ export async function settingsView(services: AppServices, shop: Shop): Promise<S
     checkoutMode: shop.checkoutMode,
     gatewayLanguage: shop.gatewayLanguage,
     testMode: shop.testMode,
+    readOrderOnWebhook: shop.readOrderOnWebhook,
     live,
     sandbox,
   };
@@ -83,6 +85,7 @@ const formSchema = z.object({
   sandboxOfferedCurrencies: z.array(symbolField).max(100),
   gatewayLanguage: z.string().max(8),
   testMode: z.enum(["true", "false"]).transform((v) => v === "true"),
+  readOrderOnWebhook: z.enum(["true", "false"]).transform((v) => v === "true"),
 });
 
 /** The posted settings form as updateShopSettings' input (which checks the values themselves). */
@@ -100,6 +103,7 @@ export function readSettingsForm(form: FormData): { ok: true; value: unknown } |
     sandboxOfferedCurrencies: symbols("sandboxOfferedCurrencies"),
     gatewayLanguage: text("gatewayLanguage"),
     testMode: text("testMode") ?? "false",
+    readOrderOnWebhook: text("readOrderOnWebhook") ?? "false",
   });
   if (!parsed.success) return { ok: false, message: "The settings form was incomplete; reload the page and try again." };
   return { ok: true, value: parsed.data };

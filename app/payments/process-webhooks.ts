@@ -217,7 +217,8 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
       unknown.push(hook);
       continue;
     }
-    const status = isOpenPaymentState(payment.state) ? trustedFinalStatus(hook, payment) : null;
+    // A shop that asked for it has every final status read from the gateway first.
+    const status = isOpenPaymentState(payment.state) && !shop.readOrderOnWebhook ? trustedFinalStatus(hook, payment) : null;
     if (status) trusted.push({ hook, payment, status });
     else known.push(hook);
   }

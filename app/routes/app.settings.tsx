@@ -44,6 +44,7 @@ function storedSettingsKey(settings: SettingsView): string {
     settings.checkoutMode,
     settings.gatewayLanguage,
     settings.testMode,
+    settings.readOrderOnWebhook,
     COIN_ENVIRONMENTS.map(({ env }) => [settings[env].fixedCurrency, settings[env].offeredCurrencies]),
   ]);
 }
@@ -56,6 +57,7 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
   const [offered, setOffered] = useState<Record<GatewayEnv, string[]>>({ live: settings.live.offeredCurrencies, sandbox: settings.sandbox.offeredCurrencies });
   const [language, setLanguage] = useState(settings.gatewayLanguage);
   const [testMode, setTestMode] = useState(settings.testMode);
+  const [readOrderOnWebhook, setReadOrderOnWebhook] = useState(settings.readOrderOnWebhook);
   // Only environments with a device can list their coins; the others keep what they have.
   const shown = COIN_ENVIRONMENTS.filter(({ env }) => settings[env].connected);
   const noDevice = <Banner tone="warning" title="The gateway's coins cannot be listed: connect a device first." />;
@@ -73,6 +75,7 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
         {COIN_ENVIRONMENTS.flatMap(({ env }) => offered[env].map((symbol) => <input key={`${env}:${symbol}`} type="hidden" name={`${env}OfferedCurrencies`} value={symbol} />))}
         <input type="hidden" name="gatewayLanguage" value={language} />
         <input type="hidden" name="testMode" value={testMode ? "true" : "false"} />
+        <input type="hidden" name="readOrderOnWebhook" value={readOrderOnWebhook ? "true" : "false"} />
         <Layout>
           <ResultBanner result={result} />
           <Layout.Section>
@@ -154,6 +157,12 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
                   helpText="No real money moves. Real checkouts are declined while this is on, so that no order can be marked paid on the sandbox. Shopify's test orders always use the sandbox, whatever this says."
                   checked={testMode}
                   onChange={setTestMode}
+                />
+                <Checkbox
+                  label="Confirm every payment with the gateway before Shopify is told"
+                  helpText="Off: the gateway's signed notification of a payment's outcome is acted on at once, and the app's next reading of your orders (within an hour) checks it and flags any disagreement. On: the app reads the order from the gateway first, which costs one more gateway request per payment (of your device's 2,000 a day)."
+                  checked={readOrderOnWebhook}
+                  onChange={setReadOrderOnWebhook}
                 />
               </BlockStack>
             </Card>

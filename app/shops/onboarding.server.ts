@@ -129,6 +129,7 @@ const settingsSchema = z.object({
   sandboxOfferedCurrencies: offeredCoinsSchema,
   gatewayLanguage: z.enum(["AUTO", "EN", "ES", "PT", "IT", "FR", "DE"]),
   testMode: z.boolean(),
+  readOrderOnWebhook: z.boolean().default(false),
 });
 export type ShopSettingsInput = z.input<typeof settingsSchema>;
 type ShopSettings = z.output<typeof settingsSchema>;

@@ -93,7 +93,7 @@ describe("onboarding in the admin", () => {
     expect(await page.content()).not.toContain(newKey);
   }, 60_000);
 
-  it("saves how shoppers pay, the coins offered on the app's page, the gateway language and test mode", async () => {
+  it("saves how shoppers pay, the coins offered on the app's page, the gateway language, test mode and reading orders before Shopify is told", async () => {
     await openAdmin(page, stack(), "/app/settings", SHOP);
     await page.getByText("Shoppers pay on this app's own payment page (QR code and address)").click();
     await page.getByRole("heading", { name: "Shopify test orders (gateway sandbox)" }).waitFor();
@@ -102,12 +102,13 @@ describe("onboarding in the admin", () => {
     await page.getByText("Bitcoin BTC · BTC (BTC)").click();
     await page.getByLabel("Language of the gateway's payment page").selectOption("ES");
     await page.getByText("Test mode: accept only Shopify test orders, paid on the gateway sandbox").click();
+    await page.getByText("Confirm every payment with the gateway before Shopify is told").click();
     await saveScreenshot(page, "admin-settings");
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Settings saved.").waitFor();
 
     const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
-    expect(shop).toMatchObject({ checkoutMode: "app_page", gatewayLanguage: "ES", testMode: true });
+    expect(shop).toMatchObject({ checkoutMode: "app_page", gatewayLanguage: "ES", testMode: true, readOrderOnWebhook: true });
     // Only the sandbox has a device: the coins ticked are the sandbox's.
     expect(JSON.parse(shop.sandboxOfferedCurrencies)).toEqual(["XRP", "BTC"]);
     expect(shop.liveOfferedCurrencies).toBe("[]");

@@ -84,6 +84,26 @@ function laterThanVerificationIsDue(): void {
   offsetMs += Math.max(VERIFY_WITHIN_MS, LIST_SPACING_MS) + 60_000;
 }
 
+it("a shop that asks for it has a signed completed webhook confirmed by one read of the order before Shopify is told", async () => {
+  await db().shop.update({ where: { shopDomain: stack().shopDomain }, data: { readOrderOnWebhook: true } });
+  try {
+    const { session, payment, orderId } = await pendingPayment();
+    await act(orderId, { action: "pay", amount: "exact" });
+    await act(orderId, { action: "confirm" });
+    await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "CO" } })) > 0, "the CO webhook stored");
+    const before = await gatewayCalls();
+    await drainInbox();
+
+    const settled = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(settled).toMatchObject({ state: "paid", gatewayStatus: "CO", unverifiedSince: null });
+    expect(await gatewayCalls()).toBe(before + 1);
+    await deliverDueMessages(stack().services, { worker: "t" });
+    expect(stack().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+  } finally {
+    await db().shop.update({ where: { shopDomain: stack().shopDomain }, data: { readOrderOnWebhook: false } });
+  }
+});
+
 it("the gateway's own completed webhook settles the payment with no gateway call, and the next listing verifies it", async () => {
   const { session, payment, orderId } = await pendingPayment();
   await act(orderId, { action: "pay", amount: "exact" });
