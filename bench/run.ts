@@ -67,8 +67,8 @@ async function latencyBenchmarks(kind: DbKind, options: BenchOptions, into: DbRe
       try {
         const figures: { sessions?: SessionOverheadResult; webhooks?: WebhookIntakeResult } = {};
         into[serving] = figures;
-        if (selected.includes("sessions")) figures.sessions = await benchSessionOverhead(stack, { quick: options.quick, log });
-        if (selected.includes("webhooks")) figures.webhooks = await benchWebhookIntake(stack, { quick: options.quick, workers: options.workers, databaseUrl: db.url, log });
+        if (selected.includes("sessions")) figures.sessions = await benchSessionOverhead(stack, { quick: options.quick, postgres: kind === "postgresql", log });
+        if (selected.includes("webhooks")) figures.webhooks = await benchWebhookIntake(stack, { quick: options.quick, workers: options.workers, databaseUrl: db.url, postgres: kind === "postgresql", log });
       } finally {
         await stack.close();
         await db.drop();

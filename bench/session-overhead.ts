@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { BareProxyConfig } from "./lib/bare-proxy";
 import { startChild, type MemoryPeak } from "./lib/child-process";
+import { added, describeCpu, perRequest, snapshot, spent, type CpuPerRequest, type CpuSpent } from "./lib/cpu-meter";
 import { runClosedLoop, type LoadRequest, type LoadResult } from "./lib/http-load";
 import type { ProcessStack } from "./lib/process-stack";
 import type { SessionProfile } from "./lib/session-profile";
@@ -28,6 +29,11 @@ export interface SessionLevel {
   ratio: { p50: number; p99: number; throughput: number };
   /** Added under 5 ms at p50 and 25 ms at p99, or at most 1.5x the bare proxy at both. */
   meetsTarget: boolean;
+  /**
+   * CPU per session answered, by part ("server" is the app or the bare proxy), over the rounds of
+   * each side; null where /proc cannot be read.
+   */
+  cpu: { app: CpuPerRequest; bareProxy: CpuPerRequest } | null;
 }
 
 export interface SessionOverheadResult {
@@ -61,7 +67,7 @@ function merge(runs: LoadResult[]): LoadResult {
   return { sent, elapsedMs, throughput: (sent.length / elapsedMs) * 1000, statuses, stoppedByTime: runs.some((r) => r.stoppedByTime) };
 }
 
-export async function benchSessionOverhead(stack: ProcessStack, options: { quick: boolean; log(line: string): void }): Promise<SessionOverheadResult> {
+export async function benchSessionOverhead(stack: ProcessStack, options: { quick: boolean; postgres: boolean; log(line: string): void }): Promise<SessionOverheadResult> {
   const levels = options.quick ? [{ c: 1, n: 30 }, { c: 10, n: 80 }, { c: 50, n: 150 }] : [{ c: 1, n: 150 }, { c: 10, n: 300 }, { c: 50, n: 400 }];
   const proxy = await startChild<{ url: string }>("./bare-proxy.ts", { sandboxBaseUrl: stack.sandbox.info.baseUrl, deviceKey: stack.shop.deviceKey } satisfies BareProxyConfig);
   const problems: string[] = [];
@@ -94,8 +100,15 @@ export async function benchSessionOverhead(stack: ProcessStack, options: { quick
       // Rounds in A-B-B-A order, so that drift in the machine's load hits both sides alike.
       const rounds: ("bare" | "app")[] = ["bare", "app", "app", "bare"];
       const runs: Record<"bare" | "app", LoadResult[]> = { bare: [], app: [] };
+      const cpuSpent: Record<"bare" | "app", CpuSpent[]> = { bare: [], app: [] };
       await stack.app.call("requests.reset");
-      for (const side of rounds) runs[side].push(await load(side === "bare" ? proxy.info.url : stack.app.info.url, c, Math.ceil(n / 2)));
+      for (const side of rounds) {
+        const parts = { pids: { server: side === "bare" ? proxy.pid : stack.app.pid, sandbox: stack.sandbox.pid, "load generator": process.pid }, postgres: options.postgres };
+        const before = snapshot(parts);
+        runs[side].push(await load(side === "bare" ? proxy.info.url : stack.app.info.url, c, Math.ceil(n / 2)));
+        const after = snapshot(parts);
+        if (before && after) cpuSpent[side].push(spent(before, after));
+      }
       const bare = figures(merge(runs.bare));
       const appRun = merge(runs.app);
       const app = figures(appRun);
@@ -109,10 +122,14 @@ export async function benchSessionOverhead(stack: ProcessStack, options: { quick
         throughput: round(app.throughputPerSec / bare.throughputPerSec),
       };
       const meetsTarget = (addedMs.p50 < TARGET.addedP50Ms && addedMs.p99 < TARGET.addedP99Ms) || (ratio.p50 <= TARGET.ratio && ratio.p99 <= TARGET.ratio);
-      results.push({ concurrency: c, app, appInAppMs, bareProxy: bare, addedMs, ratio, meetsTarget });
+      const appCpu = added(cpuSpent.app);
+      const bareCpu = added(cpuSpent.bare);
+      const cpu = appCpu && bareCpu ? { app: perRequest(appCpu, app.answered), bareProxy: perRequest(bareCpu, bare.answered) } : null;
+      results.push({ concurrency: c, app, appInAppMs, bareProxy: bare, addedMs, ratio, meetsTarget, cpu });
       options.log(
         `  sessions c=${c}: app p50 ${app.latencyMs.p50} ms p99 ${app.latencyMs.p99} ms ${app.throughputPerSec}/s (in the app ${appInAppMs.p50} / ${appInAppMs.p99} ms) | bare p50 ${bare.latencyMs.p50} ms p99 ${bare.latencyMs.p99} ms ${bare.throughputPerSec}/s | +${addedMs.p50}/+${addedMs.p99} ms, x${ratio.p50}/x${ratio.p99}`,
       );
+      if (cpu) options.log(`    CPU per session: app ${describeCpu(cpu.app)} | bare ${describeCpu(cpu.bareProxy)}`);
     }
     const appMemory = await stack.app.call<MemoryPeak>("memory.peak");
     const profile = await stack.app.call<SessionProfile>("profile.sessions", {

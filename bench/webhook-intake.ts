@@ -6,6 +6,7 @@
 // webhook must be processed and every payment resolved exactly once.
 import { openDatabase } from "../app/db/database.server";
 import { startChild, type LoopStalls, type MemoryPeak } from "./lib/child-process";
+import { describeCpu, perRequest, snapshot, spent, type CpuParts, type CpuPerRequest } from "./lib/cpu-meter";
 import type { BareWebhookDoorConfig } from "./lib/bare-webhook-door";
 import type { LoadResult } from "./lib/http-load";
 import type { SignedWebhookLoad } from "./lib/load-process";
@@ -67,6 +68,12 @@ export interface WebhookLevel {
   bareDoor: { answeredPerSec: number; statuses: Record<string, number>; answerMs: LatencySummary };
   /** The app's answer times over the bare door's. */
   ratio: { p50: number; p99: number };
+  /**
+   * CPU per webhook by part: for the app from the first send to the last resolve received
+   * ("server" is the app, "runner" the process playing Shopify), for the bare door over its
+   * answers ("server" is the door); null where /proc cannot be read.
+   */
+  cpu: { app: CpuPerRequest; bareDoor: CpuPerRequest } | null;
 }
 
 export interface WebhookIntakeResult {
@@ -103,7 +110,7 @@ const TARGET = { answerP99Ms: 20, webhookToResolveP99Ms: 1000 };
 /** Mean arrivals per second of the steady level: far above a shop's real webhook rate, below saturation. */
 const STEADY_PER_SEC = 5;
 
-export async function benchWebhookIntake(stack: ProcessStack, options: { quick: boolean; workers: boolean; databaseUrl: string; log(line: string): void }): Promise<WebhookIntakeResult> {
+export async function benchWebhookIntake(stack: ProcessStack, options: { quick: boolean; workers: boolean; databaseUrl: string; postgres: boolean; log(line: string): void }): Promise<WebhookIntakeResult> {
   // c = 0: the steady level, an open stream (runOpenStream); then bursts from c clients at once.
   // The load comes from its own process (load-process.ts), never from this busy one.
   const levels = options.quick ? [{ c: 0, n: 30 }, { c: 10, n: 30 }, { c: 50, n: 60 }] : [{ c: 0, n: 150 }, { c: 10, n: 150 }, { c: 50, n: 250 }];
@@ -149,6 +156,10 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
     // An unknown endpoint: the webhook route answers 404 before any database work (the bare door: 401, unsigned).
     await generator.call("warm", { origin: stack.app.info.url, path: "/gateway/webhooks/warm-up", count: 200 });
     await generator.call("warm", { origin: bareDoor.info.url, path: "/", count: 200 });
+    const cpuParts = (server: number): CpuParts => ({
+      pids: { server, sandbox: stack.sandbox.pid, "load generator": generator.pid, runner: process.pid },
+      postgres: options.postgres,
+    });
     try {
       let offset = 0;
       for (const { c, n } of levels) {
@@ -162,10 +173,13 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
           shape: c > 0 ? { kind: "closed", concurrency: c, timeLimitMs: 120_000 } : { kind: "stream", perSec: STEADY_PER_SEC, seed: 20261123 },
         };
         // The floor first, with the same bodies, arrivals and signing, while the app is idle.
+        const bareBefore = snapshot(cpuParts(bareDoor.pid));
         const bare = await generator.call<LoadResult>("webhooks", { ...load, origin: bareDoor.info.url, path: "/" }, 180_000);
+        const bareAfter = snapshot(cpuParts(bareDoor.pid));
         if ((bare.statuses["200"] ?? 0) !== n) problems.push(`concurrency ${c}: the bare door answered ${JSON.stringify(bare.statuses)}`);
         await stack.app.call("loop.reset");
         await stack.app.call("requests.reset");
+        const appBefore = snapshot(cpuParts(stack.app.pid));
         const run = await generator.call<LoadResult>("webhooks", load, 180_000);
         const appLoop = await stack.app.call<LoopStalls>("loop.stalls");
         const answerInAppMs = await stack.app.call<LatencySummary>("requests.inApp");
@@ -173,6 +187,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
         if (accepted.length !== n) problems.push(`concurrency ${c}: ${n - accepted.length} webhooks not answered 200 (${JSON.stringify(run.statuses)})`);
         const wanted = new Set(accepted.map((s) => batch[s.index]!.gid));
         if (options.workers) await pollUntil(() => ([...wanted].every((gid) => stack.standin.state.session(gid)?.state.code === "RESOLVED") ? true : null), 60_000, 25);
+        const appAfter = snapshot(cpuParts(stack.app.pid));
         const resolveAt = new Map<string, number>();
         for (const op of stack.standin.state.operations()) {
           if (op.operationName !== "PaymentSessionResolve" || op.status !== 200) continue;
@@ -206,6 +221,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
             .map((s) => ({ ms: round(s.latencyMs), atSecond: round((s.sentAt - firstSent) / 1000, 1) })),
           bareDoor: { answeredPerSec: round(bare.throughput, 1), statuses: bare.statuses, answerMs: bareAnswerMs },
           ratio: { p50: round(answerMs.p50 / bareAnswerMs.p50), p99: round(answerMs.p99 / bareAnswerMs.p99) },
+          cpu: appBefore && appAfter && bareBefore && bareAfter ? { app: perRequest(spent(appBefore, appAfter), n), bareDoor: perRequest(spent(bareBefore, bareAfter), n) } : null,
         };
         level.meetsTarget = {
           answerP99: level.answerMs.p99 < TARGET.answerP99Ms,
@@ -215,6 +231,7 @@ export async function benchWebhookIntake(stack: ProcessStack, options: { quick: 
         options.log(
           `  webhooks ${c === 0 ? `steady ${STEADY_PER_SEC}/s` : `c=${c}`}: ${level.answeredPerSec}/s answered, answer p50 ${level.answerMs.p50} ms p99 ${level.answerMs.p99} ms (in the app ${answerInAppMs.p50} / ${answerInAppMs.p99} ms; bare door ${level.bareDoor.answeredPerSec}/s, p50 ${bareAnswerMs.p50} ms p99 ${bareAnswerMs.p99} ms; x${level.ratio.p50} / x${level.ratio.p99})${level.webhookToResolveMs ? `; to resolve p50 ${level.webhookToResolveMs.p50} ms p99 ${level.webhookToResolveMs.p99} ms; ${level.settledPerSec} settled/s` : ""}${level.missingResolves ? `; ${level.missingResolves} never resolved` : ""}` +
             (stagesMs ? `\n    stored to settled p50 ${stagesMs.storedToSettled.p50} ms p99 ${stagesMs.storedToSettled.p99} ms; settled to delivered to Shopify p50 ${stagesMs.settledToDelivered.p50} ms p99 ${stagesMs.settledToDelivered.p99} ms` : "") +
+            (level.cpu ? `\n    CPU per webhook: app ${describeCpu(level.cpu.app)} | bare door ${describeCpu(level.cpu.bareDoor)}` : "") +
             `\n    app event loop delay p99 ${appLoop.delayMs.p99} ms, max ${appLoop.delayMs.max} ms; GC ${appLoop.gc.count} pauses, longest ${appLoop.gc.maxMs} ms (${appLoop.gc.longest ?? "?"}); slowest answers ${level.slowest.map((s) => `${s.ms} ms at ${s.atSecond} s`).join(", ")}`,
         );
       }

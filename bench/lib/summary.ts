@@ -1,5 +1,6 @@
 // Prints a run's figures as Markdown tables (the form BENCHMARKS.md uses).
 import type { DbResults } from "../run";
+import type { CpuPerRequest } from "./cpu-meter";
 import type { QuotaDaySummary } from "./quota-day-summary";
 
 type Report = {
@@ -12,6 +13,34 @@ type Report = {
 
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
 const yes = (ok: boolean) => (ok ? "met" : "**missed**");
+
+/**
+ * CPU per request by part, the app's stack against the bare one's ("server" is the app or the
+ * bare server; the rest is the kernel's work and other processes), and the rate at which each
+ * would keep every core busy.
+ */
+function cpuTable(log: (line: string) => void, heads: [string, ...string[]], rows: { cells: (string | number)[]; app: CpuPerRequest; bare: CpuPerRequest }[]): void {
+  if (rows.length === 0) return;
+  const names = [...new Set(rows.flatMap((r) => [...Object.keys(r.app.parts), ...Object.keys(r.bare.parts)]))];
+  const pair = (a: number | undefined, b: number | undefined) => `${a ?? "-"} / ${b ?? "-"}`;
+  const labels = heads.slice(0, -1);
+  const side = heads.at(-1)!;
+  log("");
+  log(row([...labels, `whole machine (${side})`, ...names, "rest", "machine busy %", "cores' ceiling /s"]));
+  log(row(Array(labels.length + names.length + 4).fill("---")));
+  for (const r of rows) {
+    log(
+      row([
+        ...r.cells,
+        pair(r.app.machineMs, r.bare.machineMs),
+        ...names.map((name) => pair(r.app.parts[name], r.bare.parts[name])),
+        pair(r.app.restMs, r.bare.restMs),
+        pair(r.app.busyPercent, r.bare.busyPercent),
+        pair(r.app.ceilingPerSec, r.bare.ceilingPerSec),
+      ]),
+    );
+  }
+}
 
 export function printSummary(report: Report, log: (line: string) => void): void {
   log("");
@@ -43,6 +72,11 @@ export function printSummary(report: Report, log: (line: string) => void): void 
           );
         }
       }
+      cpuTable(
+        log,
+        ["CPU per session (ms)", "concurrency", "app / bare proxy"],
+        servings.flatMap((serving) => r[serving]!.sessions!.levels.flatMap((l) => (l.cpu ? [{ cells: [serving, l.concurrency], app: l.cpu.app, bare: l.cpu.bareProxy }] : []))),
+      );
       for (const serving of servings) {
         const p = r[serving]!.sessions!.profile;
         log("");
@@ -84,6 +118,11 @@ export function printSummary(report: Report, log: (line: string) => void): void 
             .join("; ")}.`,
         );
       }
+      cpuTable(
+        log,
+        ["CPU per webhook (ms)", "app: first send to last resolve / bare door: its answers"],
+        webhooks.levels.flatMap((l) => (l.cpu ? [{ cells: [l.concurrency === 0 ? "steady" : `concurrency ${l.concurrency}`], app: l.cpu.app, bare: l.cpu.bareDoor }] : [])),
+      );
       const c = webhooks.checks;
       log("");
       log(
