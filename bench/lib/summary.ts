@@ -74,7 +74,7 @@ export function printSummary(report: Report, log: (line: string) => void): void 
       }
       cpuTable(
         log,
-        ["CPU per session (ms)", "concurrency", "app / bare proxy"],
+        ["CPU ms per session (app served)", "concurrency", "app / bare proxy"],
         servings.flatMap((serving) => r[serving]!.sessions!.levels.flatMap((l) => (l.cpu ? [{ cells: [serving, l.concurrency], app: l.cpu.app, bare: l.cpu.bareProxy }] : []))),
       );
       for (const serving of servings) {
@@ -120,7 +120,7 @@ export function printSummary(report: Report, log: (line: string) => void): void 
       }
       cpuTable(
         log,
-        ["CPU per webhook (ms)", "app: first send to last resolve / bare door: its answers"],
+        ["CPU ms per webhook", "app: first send to last resolve / bare door: its answers"],
         webhooks.levels.flatMap((l) => (l.cpu ? [{ cells: [l.concurrency === 0 ? "steady" : `concurrency ${l.concurrency}`], app: l.cpu.app, bare: l.cpu.bareDoor }] : [])),
       );
       const c = webhooks.checks;
