@@ -44,16 +44,27 @@ function msPerTick(): number {
   return 1000 / ticksPerSecond;
 }
 
-/** utime + stime of one process, in ms; null when it is gone. Fields after the command name, which may hold spaces, are read from its closing parenthesis. */
+/**
+ * utime + stime in clock ticks from a `/proc/<pid>/stat` line. The command name (2nd field) is in
+ * parentheses and may hold spaces and parentheses, so the fields are counted from its last ")".
+ */
+export function statTicks(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is the state (the line's 3rd field): utime is the 14th field, stime the 15th.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  if (!Number.isFinite(ticks)) throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`);
+  return ticks;
+}
+
+/** utime + stime of one process, in ms; null when it is gone. */
 function processMs(pid: number): number | null {
+  let stat: string;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // From the state field (3rd of the full line): utime is the 14th, stime the 15th.
-    return (Number(fields[11]) + Number(fields[12])) * msPerTick();
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
     return null;
   }
+  return statTicks(stat) * msPerTick();
 }
 
 function postgresPids(): number[] {
