@@ -5,6 +5,7 @@
 import { createClient as createLibsqlClient } from "@libsql/client";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapter } from "@prisma/driver-adapter-utils";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
@@ -12,7 +13,7 @@ import pg from "pg";
 import { PrismaClient as SqliteClient } from "../../generated/prisma/sqlite/client";
 import { PrismaClient as PostgresClient } from "../../generated/prisma/postgresql/client";
 import { databaseKind, sqliteFilePath } from "./database-url";
-import { plainSqlOnPool, plainSqlThroughClient, type PlainSql } from "./plain-sql.server";
+import { plainSqlOnAdapter, plainSqlOnPool, type PlainSql } from "./plain-sql.server";
 
 export type Database = SqliteClient;
 
@@ -36,8 +37,9 @@ export function openAppDatabase(url: string, options: OpenOptions = {}): AppData
     const client = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
     return { db: client as unknown as Database, sql: plainSqlOnPool(pool) };
   }
-  const db = openSqlite(url);
-  return { db, sql: plainSqlThroughClient(db, "sqlite") };
+  const adapter = sqliteAdapter(url);
+  const db = new SqliteClient({ adapter });
+  return { db, sql: plainSqlOnAdapter(() => adapter.connect(), "sqlite") };
 }
 
 /** The app's database as its settings describe it: DATABASE_URL, with DATABASE_POOL_SIZE on PostgreSQL. */
@@ -49,7 +51,7 @@ export function openDatabase(url: string): Database {
   return openAppDatabase(url).db;
 }
 
-function openSqlite(url: string): Database {
+function sqliteAdapter(url: string): YieldingLibSQL {
   const file = sqliteFilePath(url);
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   // One connection per process: SQLite has one writer, and a deferred transaction on a
@@ -57,7 +59,7 @@ function openSqlite(url: string): Database {
   // app's requests and workers queue on one connection instead. Another process (the dev
   // runner's tools) waits for the lock (busy timeout). Several app instances need PostgreSQL.
   const config = { url, timeout: 10_000, concurrency: 1 } as ConstructorParameters<typeof PrismaLibSQL>[0];
-  return new SqliteClient({ adapter: new YieldingLibSQL(config) });
+  return new YieldingLibSQL(config);
 }
 
 type LibsqlClient = ReturnType<PrismaLibSQL["createClient"]>;
@@ -79,6 +81,22 @@ type LibsqlTransaction = Awaited<ReturnType<LibsqlClient["transaction"]>>;
  *   in the socket's queue (BENCHMARKS.md). A network driver yields there by nature.
  */
 class YieldingLibSQL extends PrismaLibSQL {
+  // One adapter (one connection and its lock) for the Prisma client and the plain SQL beside it,
+  // until the client disconnects and disposes of it.
+  #connected: Promise<SqlDriverAdapter> | null = null;
+
+  override connect(): Promise<SqlDriverAdapter> {
+    this.#connected ??= super.connect().then((adapter) => {
+      const dispose = adapter.dispose.bind(adapter);
+      adapter.dispose = () => {
+        this.#connected = null;
+        return dispose();
+      };
+      return adapter;
+    });
+    return this.#connected;
+  }
+
   override createClient(config: Parameters<PrismaLibSQL["createClient"]>[0]): LibsqlClient {
     return yieldingBeforeEachStatement(createLibsqlClient(config) as unknown as LibsqlClient);
   }

@@ -1,9 +1,11 @@
 // Plain SQL for the statements on the hot paths (every payment session, every gateway
 // webhook): the same `Prisma.sql` templates either way, run straight on the pg pool the
-// Prisma client shares on PostgreSQL, or through the Prisma client on SQLite. On PostgreSQL
-// a statement through the pool costs about half the round trip of the same statement
-// through the client (see BENCHMARKS.md); SQLite keeps the client, whose one connection and
-// lock every query of the process must share.
+// Prisma client shares on PostgreSQL, or on SQLite straight on the driver adapter the Prisma
+// client uses, behind the same lock (its one connection is shared by every query of the
+// process). Either way the statement skips the client's query compiler: on PostgreSQL that
+// halves a statement's round trip (see BENCHMARKS.md); on SQLite, where the statements run on
+// the event loop's thread, it is that thread's time.
+import { ColumnTypeEnum, type ArgType, type ColumnType, type SqlDriverAdapter, type SqlQueryable } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { DatabaseKind } from "./database-url";
@@ -93,9 +95,90 @@ export function plainSqlThroughClient(db: Database, kind: DatabaseKind): PlainSq
   };
 }
 
-// PostgreSQL type ids whose text the pool must read as the Prisma client does.
+/** A value the adapter hands back, as the Prisma client's raw queries turn it (dates as Date, 64-bit integers as bigint). */
+function clientValue(value: unknown, type: ColumnType | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case ColumnTypeEnum.Int32:
+      return Math.trunc(Number(value));
+    case ColumnTypeEnum.Int64:
+      return BigInt(typeof value === "number" ? Math.trunc(value) : (value as string | bigint));
+    case ColumnTypeEnum.Boolean:
+      return value === true || value === 1 || value === "true" || value === "1";
+    case ColumnTypeEnum.DateTime:
+    case ColumnTypeEnum.Date:
+      return new Date(value as string | number);
+    case ColumnTypeEnum.Numeric:
+      return new Prisma.Decimal(value as string | number);
+    case ColumnTypeEnum.Json:
+      return typeof value === "string" ? JSON.parse(value) : value;
+    case ColumnTypeEnum.Bytes:
+      return Array.isArray(value) ? new Uint8Array(value as number[]) : value;
+    default:
+      return value;
+  }
+}
+
+/**
+ * A statement as the driver adapter takes it: `?` placeholders, and the values with the type
+ * the adapter needs to convert them (dates are written as the client writes them, ISO text).
+ */
+function adapterQuery(statement: Prisma.Sql) {
+  const argTypes: ArgType[] = statement.values.map((value) => ({
+    scalarType: typeof value === "bigint" ? "bigint" : value instanceof Date ? "datetime" : "unknown",
+    arity: "scalar",
+  }));
+  return { sql: statement.sql, args: statement.values, argTypes };
+}
+
+/**
+ * Straight on the driver adapter the Prisma client uses (SQLite): `connect` gives the client's
+ * own adapter, so a statement here waits for the same lock as the client's queries and
+ * transactions. Values and rows are converted as the client's raw queries convert them.
+ */
+export function plainSqlOnAdapter(connect: () => Promise<SqlDriverAdapter>, kind: DatabaseKind): PlainSql {
+  const statements = (target: () => Promise<SqlQueryable>): PlainStatements => ({
+    kind,
+    async execute(statement) {
+      return (await target()).executeRaw(adapterQuery(statement));
+    },
+    async query<Row>(statement: Prisma.Sql) {
+      const result = await (await target()).queryRaw(adapterQuery(statement));
+      return result.rows.map((row) => {
+        const record: Record<string, unknown> = {};
+        result.columnNames.forEach((name, i) => (record[name] = clientValue(row[i], result.columnTypes[i])));
+        return record as Row;
+      });
+    },
+  });
+  async function inTransaction<T>(work: (tx: PlainStatements) => Promise<T>): Promise<T> {
+    const tx = await (await connect()).startTransaction();
+    let result: T;
+    try {
+      result = await work(statements(async () => tx));
+    } catch (error) {
+      await tx.rollback();
+      throw error;
+    }
+    await tx.commit();
+    return result;
+  }
+  return {
+    ...statements(connect),
+    inTransaction,
+    executeInTransaction: (list) =>
+      inTransaction(async (tx) => {
+        const counts: number[] = [];
+        for (const statement of list) counts.push(await tx.execute(statement));
+        return counts;
+      }),
+  };
+}
+
+// PostgreSQL type ids whose text the pool must read as the Prisma client does (NUMERIC as a Decimal).
 const TIMESTAMP = 1114;
 const INT8 = 20;
+const NUMERIC = 1700;
 
 /**
  * TIMESTAMP(3) columns hold UTC without a zone (as Prisma writes them): read them as UTC
@@ -105,12 +188,14 @@ const readUtcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`
 const writeUtcTimestamp = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
 
 const readBigInt = (text: string) => BigInt(text);
+const readDecimal = (text: string) => new Prisma.Decimal(text);
 
-/** The pool's own parsers but for those two, per query (the pg module's global parsers stay as they are). */
+/** The pool's own parsers but for those three, per query (the pg module's global parsers stay as they are). */
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") => {
     if (oid === TIMESTAMP) return readUtcTimestamp;
     if (oid === INT8) return readBigInt;
+    if (oid === NUMERIC) return readDecimal;
     return pg.types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig["getTypeParser"],
 };

@@ -11,9 +11,9 @@ import express from "express";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { API_ROUTES } from "../../app/api/api-routes.server";
 import { parseEnv } from "../../app/config/env.server";
-import { openDatabase } from "../../app/db/database.server";
+import { openAppDatabase } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
-import { plainSqlThroughClient, type PlainSql } from "../../app/db/plain-sql.server";
+import type { PlainSql } from "../../app/db/plain-sql.server";
 import { createLogger } from "../../app/lib/logger.server";
 import { createServices, type AppServices } from "../../app/services.server";
 import { apiRouter } from "../../server/api-router";
@@ -29,8 +29,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "api-router-"));
   const url = `file:${join(dir, "app.db")}`;
   await applyMigrations(url);
-  const db = openDatabase(url);
-  const real = plainSqlThroughClient(db, "sqlite");
+  const { db, sql: real } = openAppDatabase(url);
   const fail = () => Promise.reject(new Error("the database went away"));
   // The real statements, unless the test has the database fail.
   const sql: PlainSql = {

@@ -1,5 +1,6 @@
-// The plain SQL of the hot paths: on PostgreSQL straight on the pool, on SQLite through the
-// client. Either way a statement must read and write exactly what the Prisma client would.
+// The plain SQL of the hot paths: on PostgreSQL straight on the pool, on SQLite straight on the
+// client's driver adapter. Either way a statement must read and write exactly what the Prisma
+// client would, and never become part of a transaction the client has open.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,5 +93,31 @@ describe.each(databases)("on $name", ({ name, open }) => {
     expect(await db.gatewayCall.count()).toBe(before);
     expect(await sql.executeInTransaction([call(AT), call(AT)])).toEqual([1, 1]);
     expect(await db.gatewayCall.count()).toBe(before + 2);
+  });
+
+  it("waits for the client's open transaction instead of joining it: a rollback there leaves the plain statement's row", async () => {
+    const inside = `call-${++serial}`;
+    let plain: Promise<number> | null = null;
+    await expect(
+      db.$transaction(async (tx) => {
+        await tx.gatewayCall.create({ data: { id: inside, deviceHash: "device", class: "general", at: AT } });
+        plain = sql.execute(call(AT));
+        // Turns of the event loop for the plain statement to run, if it could.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        throw new Error("rolled back on purpose");
+      }),
+    ).rejects.toThrow("rolled back on purpose");
+    expect(await plain).toBe(1);
+    expect(await db.gatewayCall.findUnique({ where: { id: inside } })).toBeNull();
+    expect(await db.gatewayCall.findUnique({ where: { id: `call-${serial}` } })).not.toBeNull();
+  });
+
+  it("reads the Prisma client's types for every kind of column (numbers, text, times, flags, nulls)", async () => {
+    await db.shop.create({ data: { shopDomain: "types.myshopify.com", webhookToken: "plain-sql-token-0002", testMode: false, readOrderOnWebhook: true } });
+    const read = Prisma.sql`
+      SELECT s."id", s."testMode", s."readOrderOnWebhook", s."createdAt", s."updatedAt", s."uninstalledAt", s."liveOfferedCurrencies",
+        1.5 AS "half", ${"text"} AS "word", ${true} AS "flag", ${AT} AS "time", NULL AS "nothing"
+      FROM "Shop" AS s WHERE s."shopDomain" = ${"types.myshopify.com"}`;
+    expect(await sql.query(read)).toEqual(await db.$queryRaw(read));
   });
 });
