@@ -95,6 +95,20 @@ export function plainSqlThroughClient(db: Database, kind: DatabaseKind): PlainSq
   };
 }
 
+/** The statements outside any transaction, and the transactions `inTransaction` opens (a list of statements is one of them). */
+function withTransactions(statements: PlainStatements, inTransaction: PlainSql["inTransaction"]): PlainSql {
+  return {
+    ...statements,
+    inTransaction,
+    executeInTransaction: (list) =>
+      inTransaction(async (tx) => {
+        const counts: number[] = [];
+        for (const statement of list) counts.push(await tx.execute(statement));
+        return counts;
+      }),
+  };
+}
+
 /** A value the adapter hands back, as the Prisma client's raw queries turn it (dates as Date, 64-bit integers as bigint). */
 function clientValue(value: unknown, type: ColumnType | undefined): unknown {
   if (value === null || value === undefined) return null;
@@ -163,16 +177,7 @@ export function plainSqlOnAdapter(connect: () => Promise<SqlDriverAdapter>, kind
     await tx.commit();
     return result;
   }
-  return {
-    ...statements(connect),
-    inTransaction,
-    executeInTransaction: (list) =>
-      inTransaction(async (tx) => {
-        const counts: number[] = [];
-        for (const statement of list) counts.push(await tx.execute(statement));
-        return counts;
-      }),
-  };
+  return withTransactions(statements(connect), inTransaction);
 }
 
 // PostgreSQL type ids whose text the pool must read as the Prisma client does (NUMERIC as a Decimal).
@@ -232,14 +237,5 @@ export function plainSqlOnPool(pool: pg.Pool): PlainSql {
     client.release();
     return result;
   }
-  return {
-    ...statements(pool),
-    inTransaction,
-    executeInTransaction: (list) =>
-      inTransaction(async (tx) => {
-        const counts: number[] = [];
-        for (const statement of list) counts.push(await tx.execute(statement));
-        return counts;
-      }),
-  };
+  return withTransactions(statements(pool), inTransaction);
 }
