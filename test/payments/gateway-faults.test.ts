@@ -380,22 +380,14 @@ it("a coin pick whose claim was taken over while its order was on the way leaves
   const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   let offset = 0;
   const clock = { now: () => new Date(Date.now() + offset) };
-  const postReached = gate();
-  const postReleased = gate();
-  const slowFetch: typeof fetch = async (input, init) => {
-    if (isOrderCreation(input, init)) {
-      postReached.open();
-      await postReleased.opened;
-    }
-    return fetch(input, init);
-  };
+  const held = heldOrderCreations();
 
-  const first = createOrderWithCurrency(instance({ clock, fetch: slowFetch }), payment.id, "LTC");
-  await postReached.opened;
+  const first = createOrderWithCurrency(instance({ clock, fetch: held.fetch }), payment.id, "LTC");
+  await held.reached;
   offset = 10 * 60_000;
   const second = await createOrderWithCurrency(instance({ clock }), payment.id, "BTC");
   expect(second.ok).toBe(true);
-  postReleased.open();
+  held.release();
 
   expect(await first).toMatchObject({ ok: false, reason: "already_chosen" });
   const chosen = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true } });

@@ -79,6 +79,17 @@ async function drainInbox(): Promise<void> {
   expect(await db().gatewayWebhook.count({ where: { processedAt: null, nextAttemptAt: { lte: clock.now() } } })).toBe(0);
 }
 
+/** A payment paid exactly and confirmed on the gateway, its CO webhook stored and processed; `before`: the gateway calls counted before the processing. */
+async function paidAndProcessed() {
+  const { session, payment, orderId } = await pendingPayment();
+  await act(orderId, { action: "pay", amount: "exact" });
+  await act(orderId, { action: "confirm" });
+  await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "CO" } })) > 0, "the CO webhook stored");
+  const before = await gatewayCalls();
+  await drainInbox();
+  return { session, payment, before };
+}
+
 /** Moves the clock past both the verification deadline and the listing spacing. */
 function laterThanVerificationIsDue(): void {
   offsetMs += Math.max(VERIFY_WITHIN_MS, LIST_SPACING_MS) + 60_000;
@@ -87,12 +98,7 @@ function laterThanVerificationIsDue(): void {
 it("a shop that asks for it has a signed completed webhook confirmed by one read of the order before Shopify is told", async () => {
   await db().shop.update({ where: { shopDomain: stack().shopDomain }, data: { readOrderOnWebhook: true } });
   try {
-    const { session, payment, orderId } = await pendingPayment();
-    await act(orderId, { action: "pay", amount: "exact" });
-    await act(orderId, { action: "confirm" });
-    await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "CO" } })) > 0, "the CO webhook stored");
-    const before = await gatewayCalls();
-    await drainInbox();
+    const { session, payment, before } = await paidAndProcessed();
 
     const settled = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(settled).toMatchObject({ state: "paid", gatewayStatus: "CO", unverifiedSince: null });
@@ -105,12 +111,7 @@ it("a shop that asks for it has a signed completed webhook confirmed by one read
 });
 
 it("the gateway's own completed webhook settles the payment with no gateway call, and the next listing verifies it", async () => {
-  const { session, payment, orderId } = await pendingPayment();
-  await act(orderId, { action: "pay", amount: "exact" });
-  await act(orderId, { action: "confirm" });
-  await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "CO" } })) > 0, "the CO webhook stored");
-  const before = await gatewayCalls();
-  await drainInbox();
+  const { session, payment, before } = await paidAndProcessed();
 
   const settled = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
   expect(settled.state).toBe("paid");
