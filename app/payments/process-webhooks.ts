@@ -9,8 +9,8 @@
 // The gateway does not deduplicate its webhooks, and it may keep an order's final status when
 // crypto arrives after it (a payment after EX is recorded under EX, with a new edited_at). So a
 // webhook that repeats a settled payment's status is dropped without a read only when it
-// repeats what the app has seen: the same identifier, status and edited_at as a webhook
-// already processed, or an edited_at no later than the order version the app last read.
+// repeats what the app has seen: the same identifier, status, edited_at and amounts as a
+// webhook already processed, or an edited_at no later than the order version the app last read.
 import { randomUUID } from "node:crypto";
 import Decimal from "decimal.js";
 import pMap from "p-map";
@@ -72,10 +72,16 @@ export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "order
   return status;
 }
 
-/** What tells one webhook of an order from another: its status and the order's edited_at it reports (none when it carries none). */
+/**
+ * What tells one webhook of an order from another: its status, the order's edited_at it
+ * reports, and the amounts it reports. Not every version of the gateway sends edited_at; the
+ * amounts still tell crypto that arrived after the order's final status from a repeat.
+ */
 function webhookKey(hook: Pick<GatewayWebhook, "rawBody" | "orderId" | "status">): string {
-  const editedAt = webhookBody(hook)?.edited_at;
-  return JSON.stringify([hook.orderId, hook.status, editedAt === undefined ? null : new Date(editedAt).getTime()]);
+  const body = webhookBody(hook);
+  const editedAt = body?.edited_at === undefined ? null : new Date(body.edited_at).getTime();
+  const amounts = [body?.unconfirmed_amount, body?.confirmed_amount, body?.received_amount].map((amount) => (amount === undefined ? null : new Decimal(amount).toString()));
+  return JSON.stringify([hook.orderId, hook.status, editedAt, ...amounts]);
 }
 
 /**

@@ -6,8 +6,10 @@
 // one, a few per pass, before a payment is finalised or flagged for them. Payments still
 // open near the end of Shopify's pending window are finalised whether or not the gateway
 // can be read then: Shopify's window does not wait, and a payment finalised unread is
-// flagged for the merchant to check by hand. Shops are claimed atomically, so several
-// instances can run it at once.
+// flagged for the merchant to check by hand. Rejected payments are watched for a week:
+// crypto sent after an order ended is recorded under its final status with no webhook, so
+// only a read shows it, and the merchant is told to refund it. Shops are claimed
+// atomically, so several instances can run it at once.
 import type { QuotaRemaining } from "~/gateway/quota";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
@@ -43,6 +45,17 @@ const FINALISE_UNREAD_AFTER_MS = FINALISE_AFTER_MS + 3 * CLOSING_LIST_SPACING_MS
  * general budget; beyond the closing payments' they are made only while the reserve holds.
  */
 export const MAX_LOOK_UPS = 5;
+/**
+ * A rejected payment's order is read for this long after the payment began: a shopper's
+ * wallet may send the crypto after the order expired (or after Shopify's window closed), and
+ * the gateway records it under the order's final status without a webhook.
+ */
+export const LATE_PAYMENT_WATCH_MS = 7 * 24 * 3_600_000;
+/**
+ * A watched rejected payment joins every listing of its shop's orders (no extra call), and
+ * makes one due itself only when its order was not read for this long.
+ */
+export const LATE_PAYMENT_RECHECK_MS = 12 * 3_600_000;
 /** A session that never got a gateway order answer is abandoned after this long. */
 const ABANDON_STARTED_AFTER_MS = 3_600_000;
 /** The app's payment page without a chosen coin is given up after a day, like the gateway's own CA. */
@@ -71,6 +84,16 @@ export function isVerificationDue(payment: Pick<Payment, "unverifiedSince">, now
   return payment.unverifiedSince !== null && now.getTime() - payment.unverifiedSince.getTime() >= VERIFY_WITHIN_MS;
 }
 
+/** Whether a watched rejected payment's order is due to be read again for late crypto. */
+export function isLateCheckDue(payment: Pick<Payment, "createdAt" | "lastCheckedAt">, now: Date): boolean {
+  return now.getTime() - (payment.lastCheckedAt ?? payment.createdAt).getTime() >= LATE_PAYMENT_RECHECK_MS;
+}
+
+/** Rejected payments whose orders are still read for crypto arriving late. */
+function watchedRejected(now: Date) {
+  return { state: "failed", gatewayOrderId: { not: null }, unverifiedSince: null, createdAt: { gte: new Date(now.getTime() - LATE_PAYMENT_WATCH_MS) } };
+}
+
 export interface ReconcileSummary {
   shops: number;
   gatewayCalls: number;
@@ -93,7 +116,7 @@ async function claimShop(deps: PaymentsDeps, shopId: string, worker: string): Pr
 export async function reconcileOnce(deps: PaymentsDeps, options: { worker: string; force?: boolean }): Promise<ReconcileSummary> {
   const summary: ReconcileSummary = { shops: 0, gatewayCalls: 0, settled: 0, verified: 0, finalised: 0, skippedForQuota: 0 };
   const open = await deps.db.payment.findMany({
-    where: { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }] },
+    where: { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }, watchedRejected(deps.clock.now())] },
     select: { shopId: true },
     distinct: ["shopId"],
   });
@@ -115,11 +138,15 @@ export async function reconcileOnce(deps: PaymentsDeps, options: { worker: strin
 
 async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, summary: ReconcileSummary, force: boolean): Promise<void> {
   const now = deps.clock.now();
-  const [payments, unverified] = await Promise.all([
+  const [payments, unverified, rejected] = await Promise.all([
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] } }, include: { shop: true } }),
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, unverifiedSince: { not: null }, gatewayOrderId: { not: null } } }),
+    deps.db.payment.findMany({
+      where: { shopId: shop.id, gatewayEnv: env, ...watchedRejected(now) },
+      select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true },
+    }),
   ]);
-  if (payments.length === 0 && unverified.length === 0) return;
+  if (payments.length === 0 && unverified.length === 0 && rejected.length === 0) return;
 
   for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === null && now.getTime() - p.createdAt.getTime() > ABANDON_STARTED_AFTER_MS)) {
     await deps.db.payment.update({
@@ -144,7 +171,8 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     force ||
     closing.length > 0 ||
     withOrder.some((p) => isDue(p, now)) ||
-    unverified.some((p) => isVerificationDue(p, now));
+    unverified.some((p) => isVerificationDue(p, now)) ||
+    rejected.some((p) => isLateCheckDue(p, now));
   if (!due) return;
   const listedAt = env === "live" ? shop.listedLiveAt : shop.listedSandboxAt;
   const spacing = closing.length > 0 ? CLOSING_LIST_SPACING_MS : LIST_SPACING_MS;
@@ -167,7 +195,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   }
 
   const closingOrders = new Set(closing.map((p) => p.gatewayOrderId!));
-  const wanted = [...withOrder, ...unverified].map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
+  const wanted = [...withOrder, ...unverified, ...rejected].map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
   // Looked up when the listing leaves them out, most urgent first: payments about to be
   // finalised (even out of the reserve: they cannot wait), then payments about to be
   // flagged, then open payments that are due.
@@ -227,6 +255,16 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     else continue;
     summary.verified++;
   }
+  // Rejected payments are settled again only from a new version of their order (crypto that
+  // arrived late is flagged then); the rest were checked all the same, listed or not, and wait
+  // LATE_PAYMENT_RECHECK_MS before they make a listing due again.
+  for (const payment of rejected) {
+    const order = orders.get(payment.gatewayOrderId!);
+    if (order && new Date(order.edited_at).getTime() !== payment.gatewayEditedAt?.getTime()) {
+      await settleFromGatewayOrder(deps, payment.id, order, "reconcile", readAt);
+    }
+  }
+  if (rejected.length > 0) await deps.db.payment.updateMany({ where: { id: { in: rejected.map((p) => p.id) }, state: "failed" }, data: { lastCheckedAt: now } });
 }
 
 function ageMs(payment: Pick<Payment, "createdAt">, now: Date): number {

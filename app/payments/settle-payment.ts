@@ -72,10 +72,12 @@ function attentionFor(
   }
   // Money that arrives after the Shopify session was rejected: a person must act. The gateway
   // may list it as a new transaction under the same final status, or move to a status that
-  // shows funds.
+  // shows funds. It takes the payment's one flag over any other (the timeline keeps the
+  // earlier one), unless a late payment is already flagged and not yet handled.
   const fundsShown = order.status.known && statusShowsFundsReceived(order.status.code);
   const fundsShownBefore = payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
-  if (current === "failed" && payment.attention === null && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) {
+  const lateFlagOpen = payment.attention === "late_payment" && payment.attentionResolvedAt === null;
+  if (current === "failed" && !lateFlagOpen && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) {
     return {
       reason: "late_payment",
       detail: `Crypto arrived after the payment was rejected (gateway status ${order.status.code}). Refund it from the gateway dashboard or arrange the order with the shopper.`,

@@ -7,7 +7,7 @@ import { signWebhook } from "../../app/gateway/webhook-signature";
 import { hashDeviceKey } from "../../app/gateway/quota";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
-import { CLOSING_LIST_SPACING_MS, FINALISE_AFTER_MS, isDue, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
+import { CLOSING_LIST_SPACING_MS, FINALISE_AFTER_MS, isDue, LATE_PAYMENT_RECHECK_MS, LATE_PAYMENT_WATCH_MS, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
 import { connectGateway, notificationUrl } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { stackForFile, waitFor } from "../support/stack";
@@ -272,4 +272,41 @@ it("reads the orders of the merchant's previous device one by one: a paid one is
     return [open, settled].every(({ session }) => stack().standin.state.session(session.id)?.state.code === "RESOLVED");
   }, "both resolves delivered");
   for (const { session } of [open, settled]) expect(rejectCalls(session.id)).toHaveLength(0);
+});
+
+it("crypto sent after a payment was rejected comes with no webhook: a later listing finds it and flags it over an earlier flag, for a week", async () => {
+  await advance(0);
+  const { session, payment } = await openPayment(false);
+  const orderId = payment.gatewayOrderId!;
+  // The order expires and its EX webhook is lost: the next listing rejects the payment.
+  await stack().sandboxControl(`/sandbox/devices/${sandboxDeviceKey(await shopRow())}/webhook-faults`, { mode: "drop", count: 1 });
+  await act(orderId, { action: "expire" });
+  await advance(LIST_SPACING_MS);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).settled).toBe(1);
+  await waitFor(async () => {
+    await deliverDueMessages(stack().services, { worker: "t" });
+    return stack().standin.state.session(session.id)?.state.code === "REJECTED";
+  }, "the reject delivered");
+  // The payment carries an earlier flag (here, as when it was finalised without a read).
+  await db().payment.update({ where: { id: payment.id }, data: { attention: "pending_window_expired", attentionDetail: "earlier", attentionResolvedAt: null } });
+
+  // The shopper's wallet pays after all: the gateway records it under EX and sends nothing.
+  await act(orderId, { action: "pay", amount: "exact" });
+  await advance(LIST_SPACING_MS);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(0);
+  await advance(LATE_PAYMENT_RECHECK_MS);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(1);
+  const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { transactions: true, events: true } });
+  expect(flagged).toMatchObject({ state: "failed", gatewayStatus: "EX", attention: "late_payment", attentionResolvedAt: null });
+  expect(flagged.transactions).toHaveLength(1);
+  expect(flagged.events.filter((e) => e.type === "attention").map((e) => JSON.parse(e.detail).reason)).toEqual(["late_payment"]);
+
+  // Read again only when due, and not at all once the week is over.
+  await advance(LIST_SPACING_MS);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(0);
+  await advance(LATE_PAYMENT_WATCH_MS);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).shops).toBe(0);
+  await deliverDueMessages(stack().services, { worker: "t" });
+  expect(rejectCalls(session.id)).toHaveLength(1);
+  expect(await db().outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
 });

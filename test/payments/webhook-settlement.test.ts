@@ -290,3 +290,34 @@ it("crypto paid after EX: a webhook with the settled status and a new edited_at 
   expect(await gatewayCalls()).toBe(before + 1);
   expect(await db().outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
 });
+
+it("webhooks that carry no edited_at are told apart by their amounts: a repeat costs no call, crypto paid after EX is read and flagged", async () => {
+  const { payment, orderId } = await pendingPayment();
+  await act(orderId, { action: "expire" });
+  // Signed a second later than the sandbox's own delivery, which the door would take as a replay.
+  offsetMs += 1_000;
+  const expired = JSON.parse(await redeliver(orderId, "EX")) as Record<string, unknown>;
+  await drainInbox();
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("failed");
+  const withoutEditedAt = (body: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(body).filter(([field]) => field !== "edited_at")));
+
+  // The EX webhook as an older version of the gateway sends it: read once, then a repeat.
+  const before = await gatewayCalls();
+  offsetMs += 1_000;
+  expect(await postSignedWebhook(withoutEditedAt(expired))).toBe(200);
+  expect(await processWebhookInbox(stack().services, { worker: "t" })).toMatchObject({ processed: 1 });
+  offsetMs += 1_000;
+  expect(await postSignedWebhook(withoutEditedAt(expired))).toBe(200);
+  expect(await processWebhookInbox(stack().services, { worker: "t" })).toMatchObject({ duplicates: 1, processed: 0 });
+  expect(await gatewayCalls()).toBe(before + 1);
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).attention).toBeNull();
+
+  // The shopper pays late: the same status, with the amount now seen.
+  await act(orderId, { action: "pay", amount: "exact" });
+  const { order } = await readOrder(orderId);
+  offsetMs += 1_000;
+  expect(await postSignedWebhook(withoutEditedAt({ ...expired, unconfirmed_amount: Number(order.unconfirmed_amount) }))).toBe(200);
+  expect(await processWebhookInbox(stack().services, { worker: "t" })).toMatchObject({ duplicates: 0, processed: 1 });
+  expect(await gatewayCalls()).toBe(before + 3);
+  expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "failed", gatewayStatus: "EX", attention: "late_payment" });
+});
