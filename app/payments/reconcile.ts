@@ -39,7 +39,7 @@ export const FINALISE_AFTER_MS = PENDING_WINDOW_MS - 3_600_000;
  */
 export const CLOSING_LIST_SPACING_MS = 10 * 60_000;
 /** A payment open this long is finalised even when no read of its order could be made for it. */
-const FINALISE_UNREAD_AFTER_MS = FINALISE_AFTER_MS + 3 * CLOSING_LIST_SPACING_MS;
+export const FINALISE_UNREAD_AFTER_MS = FINALISE_AFTER_MS + 3 * CLOSING_LIST_SPACING_MS;
 /**
  * GET /orders/info calls per pass for orders the listing left out. Each is a call of the
  * general budget; beyond the closing payments' they are made only while the reserve holds.
@@ -176,8 +176,12 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   if (!due) return;
   const listedAt = env === "live" ? shop.listedLiveAt : shop.listedSandboxAt;
   const spacing = closing.length > 0 ? CLOSING_LIST_SPACING_MS : LIST_SPACING_MS;
+  // Payments at the finalise point whose orders could not be read are given until
+  // FINALISE_UNREAD_AFTER_MS: a gateway failing once is asked again (CLOSING_LIST_SPACING_MS)
+  // before anything is rejected unread.
+  const overdue = closing.filter((p) => ageMs(p, now) > FINALISE_UNREAD_AFTER_MS);
   if (!force && listedAt && now.getTime() - listedAt.getTime() < spacing) {
-    await finaliseUnread(deps, shop, env, closing.filter((p) => ageMs(p, now) > FINALISE_UNREAD_AFTER_MS), now, summary, "no read of its order succeeded in time");
+    await finaliseUnread(deps, shop, env, overdue, now, summary, "no read of its order succeeded in time");
     return;
   }
   const gateway = gatewayFor(deps, shop, env);
@@ -214,7 +218,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   if (read.isErr()) {
     deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind });
     // listedAt was set above, so the next attempt waits CLOSING_LIST_SPACING_MS at least.
-    await finaliseUnread(deps, shop, env, closing, now, summary, read.error.message);
+    await finaliseUnread(deps, shop, env, overdue, now, summary, read.error.message);
     return;
   }
   const { orders, gone, lookUps, failedLookUp } = read.value;
@@ -240,9 +244,11 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     let finalised: boolean;
     if (order) finalised = await finaliseStalePayment(deps, current, now);
     else if (gone.has(orderId)) finalised = await finaliseStalePayment(deps, current, now, GONE_ORDER);
-    else if (failedLookUp?.gatewayOrderId === orderId) finalised = await finaliseStalePayment(deps, current, now, unreadOrder(failedLookUp.error.message));
-    else if (ageMs(payment, now) > FINALISE_UNREAD_AFTER_MS) finalised = await finaliseStalePayment(deps, current, now, unreadOrder("no read of its order succeeded in time"));
-    // Left out of the listing and not looked up this pass: the next pass looks it up.
+    else if (ageMs(payment, now) > FINALISE_UNREAD_AFTER_MS) {
+      const cause = failedLookUp?.gatewayOrderId === orderId ? failedLookUp.error.message : "no read of its order succeeded in time";
+      finalised = await finaliseStalePayment(deps, current, now, unreadOrder(cause));
+    }
+    // Left out of the listing, or its look-up failed: the next pass looks it up.
     else continue;
     if (finalised) summary.finalised++;
   }

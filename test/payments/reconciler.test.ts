@@ -6,8 +6,9 @@ import { expect, it } from "vitest";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { hashDeviceKey } from "../../app/gateway/quota";
 import { deliverDueMessages } from "../../app/payments/outbox";
+import { isOpenPaymentState } from "../../app/payments/payment-state";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
-import { CLOSING_LIST_SPACING_MS, FINALISE_AFTER_MS, isDue, LATE_PAYMENT_RECHECK_MS, LATE_PAYMENT_WATCH_MS, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
+import { CLOSING_LIST_SPACING_MS, FINALISE_AFTER_MS, FINALISE_UNREAD_AFTER_MS, isDue, LATE_PAYMENT_RECHECK_MS, LATE_PAYMENT_WATCH_MS, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
 import { connectGateway, notificationUrl } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { stackForFile, waitFor } from "../support/stack";
@@ -189,10 +190,10 @@ it.each([
     await advance(FINALISE_AFTER_MS - 2 * 60_000 + 30_000);
     const repair = await breakGateway();
     try {
+      // One failed read rejects nothing: there is time left to ask again.
       const failed = await reconcileOnce(stack().services, { worker: "t" });
       expect(failed.gatewayCalls).toBe(1);
-      expect(failed.finalised).toBe(1);
-      expect((await db().payment.findUniqueOrThrow({ where: { id: first.payment.id } })).state).toBe("failed");
+      expect(failed.finalised).toBe(0);
 
       // The reconciler's next cycles: the second is at the finalise point now, but the gateway
       // that just failed is not asked again at once.
@@ -200,12 +201,16 @@ it.each([
         await advance(60_000);
         expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(0);
       }
-      expect((await db().payment.findUniqueOrThrow({ where: { id: second.payment.id } })).state).not.toBe("failed");
-
       await advance(CLOSING_LIST_SPACING_MS);
+      const again = await reconcileOnce(stack().services, { worker: "t" });
+      expect(again).toMatchObject({ gatewayCalls: 1, finalised: 0 });
+      for (const { payment } of [first, second]) expect(isOpenPaymentState((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state)).toBe(true);
+
+      // Still failing when the time to read them is up: both are finalised unread.
+      await advance(FINALISE_UNREAD_AFTER_MS - FINALISE_AFTER_MS);
       const retried = await reconcileOnce(stack().services, { worker: "t" });
       expect(retried.gatewayCalls).toBe(1);
-      expect(retried.finalised).toBe(1);
+      expect(retried.finalised).toBe(2);
     } finally {
       await repair();
     }
@@ -214,6 +219,28 @@ it.each([
   },
   60_000,
 );
+
+it("a read that fails at the finalise point is asked again: a payment completed with its webhook lost is resolved, not rejected", async () => {
+  await advance(0);
+  const { session, payment } = await openPayment(true);
+  await stack().sandboxControl(`/sandbox/devices/${sandboxDeviceKey(await shopRow())}/webhook-faults`, { mode: "drop", count: 1 });
+  await act(payment.gatewayOrderId!, { action: "confirm" });
+  await advance(FINALISE_AFTER_MS + 30_000);
+  for (const endpoint of ["orders.list", "orders.info"]) await stack().sandboxControl("/sandbox/faults", { endpoint, kind: "http_500", count: 100 });
+  try {
+    expect(await reconcileOnce(stack().services, { worker: "t" })).toMatchObject({ gatewayCalls: 1, finalised: 0 });
+  } finally {
+    await stack().sandboxControl("/sandbox/faults", undefined, "DELETE");
+  }
+  await advance(CLOSING_LIST_SPACING_MS);
+  expect(await reconcileOnce(stack().services, { worker: "t" })).toMatchObject({ gatewayCalls: 1, finalised: 0, settled: 1 });
+  expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "paid", attention: null });
+  await waitFor(async () => {
+    await deliverDueMessages(stack().services, { worker: "t" });
+    return stack().standin.state.session(session.id)?.state.code === "RESOLVED";
+  }, "the resolve delivered");
+  expect(rejectCalls(session.id)).toHaveLength(0);
+});
 
 it("reads the orders of the merchant's previous device one by one: a paid one is resolved, a webhook-settled one verified", async () => {
   await advance(0);
