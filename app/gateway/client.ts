@@ -105,9 +105,11 @@ export interface PreparedOrder {
   /**
    * Sends the order on the slot already taken (a retry after a 429 or a failed connection
    * takes a slot of its own), as createOrder would. Once only; a slot never sent stays
-   * counted, which errs on the side of the gateway's throttle.
+   * counted, which errs on the side of the gateway's throttle. `mayResend` is asked before
+   * each resend (after a 429 or a connection that failed before sending): false ends with
+   * the last error, nothing sent again.
    */
-  send(): Promise<Result<CreateOrderResponse, GatewayError>>;
+  send(options?: { mayResend?: () => Promise<boolean> }): Promise<Result<CreateOrderResponse, GatewayError>>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -276,8 +278,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     return error.kind === "server_error" || error.kind === "network" || error.kind === "timeout";
   }
 
-  /** `slotTaken`: the first attempt's quota slot was taken already (a prepared order). */
-  async function call<T>(spec: CallSpec<T>, slotTaken = false): Promise<Result<T, GatewayError>> {
+  /** `slotTaken`: the first attempt's quota slot was taken already (a prepared order); `mayResend`: asked before each retry. */
+  async function call<T>(spec: CallSpec<T>, slotTaken = false, mayResend?: () => Promise<boolean>): Promise<Result<T, GatewayError>> {
     const headers: Record<string, string> = { "X-Device-Id": deviceKey, Accept: "application/json" };
     if (spec.body !== undefined) headers["Content-Type"] = "application/json";
     const url = `${baseUrl}${spec.path}`;
@@ -298,6 +300,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
           logger?.warn("gateway call failed; retrying", { operation: spec.operation, attempt, error: error.kind, delayMs }),
         onGiveUp: ({ attempt, error, reason }) =>
           logger?.warn("gateway call failed; giving up", { operation: spec.operation, attempt, error: error.kind, reason }),
+        ...(mayResend ? { beforeRetry: mayResend } : {}),
       },
     );
   }
@@ -321,10 +324,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     if (quotaError !== null) return err(quotaError);
     let sent = false;
     return ok({
-      send() {
+      send(sendOptions) {
         if (sent) throw new Error("a prepared gateway order is sent once only");
         sent = true;
-        return call(spec, true);
+        return call(spec, true, sendOptions?.mayResend);
       },
     });
   }

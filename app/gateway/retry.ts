@@ -78,7 +78,9 @@ export interface RunWithRetryOptions {
   env: RetryEnvironment;
   shouldRetry(error: GatewayError): boolean;
   onRetry?(notice: RetryNotice): void;
-  onGiveUp?(notice: { attempt: number; error: GatewayError; reason: "attempts" | "total_time" }): void;
+  onGiveUp?(notice: { attempt: number; error: GatewayError; reason: "attempts" | "total_time" | "declined" }): void;
+  /** Asked after each wait, before the next attempt: false ends with the last result, nothing sent again. */
+  beforeRetry?(): Promise<boolean>;
 }
 
 /** Runs `attempt` until it succeeds, fails for good, or a cap is reached; returns the last result. */
@@ -114,5 +116,9 @@ export async function runWithRetry<T>(
     }
     options.onRetry?.({ attempt: attemptNumber, error, delayMs });
     await env.sleep(delayMs);
+    if (options.beforeRetry && !(await options.beforeRetry())) {
+      options.onGiveUp?.({ attempt: attemptNumber, error, reason: "declined" });
+      return result;
+    }
   }
 }

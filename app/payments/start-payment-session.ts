@@ -40,6 +40,22 @@ const CLAIM_MS = 30_000;
 const CLAIM_RENEW_MS = CLAIM_MS / 3;
 
 /**
+ * How long after an order was requested an empty listing may be taken to prove that it was
+ * never made. The gateway may still be at work on a request whose answer was lost (the client
+ * gave up at its timeout, the process died): the order appears in the listing only once the
+ * gateway is done, and creating another before then could make a second one.
+ */
+export const ORDER_MAY_STILL_APPEAR_MS = 60_000;
+
+/** The gateway order this payment may have requested: found, proven absent (null), or not known yet. */
+async function lookUpRequestedOrder(deps: PaymentsDeps, access: ShopGatewayAccess, payment: Pick<Payment, "createdAt" | "shopifyPaymentId" | "orderRequestedAt">): Promise<FoundOrder | null | "unknown"> {
+  const found = await findOrderByReference(access, payment);
+  if (found !== null) return found;
+  const requestedAt = payment.orderRequestedAt?.getTime() ?? 0;
+  return deps.clock.now().getTime() - requestedAt < ORDER_MAY_STILL_APPEAR_MS ? "unknown" : null;
+}
+
+/**
  * A request's hold on a payment: a token of its own, written with the claim, and when the
  * claim lapses as this request last wrote it. Only the holder of the token sends the order
  * or stores the answer; a request that takes the payment over writes a token of its own.
@@ -370,7 +386,7 @@ async function createGatewayOrder(
   if (!options.prepared) {
     // An earlier attempt may have created the order without learning its answer: look it up first.
     if (payment.gatewayOrderId === null && payment.orderRequestedAt !== null) {
-      const found = await findOrderByReference(access, payment);
+      const found = await lookUpRequestedOrder(deps, access, payment);
       if (found === "unknown") {
         await releaseClaim(deps, payment, claim);
         return answer(503, "gateway_unavailable", "The gateway could not be reached; retry shortly.", { "Retry-After": "5" });
@@ -434,8 +450,8 @@ function mayStillBeInProgress(cause: GatewayError): boolean {
 }
 
 /**
- * Sends a prepared order if this request still holds the payment; null, with nothing sent,
- * when another request has taken the payment over. The claim is renewed while the request
+ * Sends a prepared order if this request still holds the payment; null, with nothing (more)
+ * sent, when another request has taken the payment over. The claim is renewed while the request
  * works (whileHolding), so one with more than a renewal period left needs no round trip (the
  * session's usual case: its claim was written moments ago, beside the quota slot); otherwise
  * it is renewed first.
@@ -449,7 +465,16 @@ async function sendWhileClaimed(
   if (prepared.isErr()) return err(prepared.error);
   const left = claim.until.getTime() - deps.clock.now().getTime();
   if (left < CLAIM_RENEW_MS && !(await renewClaim(deps, payment, claim))) return null;
-  return prepared.value.send();
+  // A 429 or a connection that failed before sending is sent again after a wait, and only
+  // while the claim is still this request's: another that took over may have made the order.
+  let lost = false;
+  const sent = await prepared.value.send({
+    mayResend: async () => {
+      lost = !(await renewClaim(deps, payment, claim));
+      return !lost;
+    },
+  });
+  return lost ? null : sent;
 }
 
 /** Renews this request's claim (writing `data` with it) while it is still its own; false, with nothing written, when it is not. */
@@ -566,7 +591,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
 
     // An earlier pick may have created the order without learning its answer: look it up first.
     if (payment.orderRequestedAt !== null) {
-      const found = await findOrderByReference(access, payment);
+      const found = await lookUpRequestedOrder(deps, access, payment);
       if (found === "unknown") {
         await releaseClaim(deps, payment, claim);
         return unavailable;

@@ -352,6 +352,18 @@ describe("POST /orders/ is never resent when it may have created an order", () =
     expect(sleeps).toEqual([1_000]);
   });
 
+  it("a prepared order is resent after a 429 only when the caller still allows it", async () => {
+    server.script(json(429, {}, { "Retry-After": "1" }), json(429, {}, { "Retry-After": "1" }), json(200, created));
+    const { client, sleeps } = makeClient();
+    let asked = 0;
+    const allowedOnce = await (await client.prepareOrder(orderRequest))._unsafeUnwrap().send({ mayResend: async () => ++asked === 1 });
+    // Resent once after the first 429; after the second, the caller declines: nothing more is sent.
+    expect(allowedOnce._unsafeUnwrapErr().kind).toBe("throttled");
+    expect(server.requests).toHaveLength(2);
+    expect(asked).toBe(2);
+    expect(sleeps).toEqual([1_000, 2_000]);
+  });
+
   it("a refused connection is resent, and ends as a plain network error", async () => {
     const { client, sleeps } = makeClient({ baseUrl: `${await closedPortOrigin()}/api/v1`, retry: { maxAttempts: 2 } });
     const error = (await client.createOrder(orderRequest))._unsafeUnwrapErr();

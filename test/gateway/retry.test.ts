@@ -84,4 +84,21 @@ describe("runWithRetry", () => {
     expect(calls).toBe(1);
     expect(sleeps).toEqual([]);
   });
+
+  it("asks before each retry, and ends with the last result when declined", async () => {
+    const { env, sleeps } = fakeEnv();
+    let calls = 0;
+    const asked: number[] = [];
+    const result = await runWithRetry(
+      async () => {
+        calls += 1;
+        return err(new GatewayServerError(500));
+      },
+      { policy, env, shouldRetry: () => true, beforeRetry: async () => (asked.push(calls), calls < 2) },
+    );
+    expect(result._unsafeUnwrapErr().kind).toBe("server_error");
+    expect(calls).toBe(2);
+    expect(asked).toEqual([1, 2]);
+    expect(sleeps).toEqual([500, 1_000]);
+  });
 });

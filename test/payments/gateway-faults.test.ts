@@ -8,7 +8,7 @@ import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { PlainSql } from "../../app/db/plain-sql.server";
 import { createPrismaQuotaStore } from "../../app/db/prisma-quota-store.server";
 import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
-import { createOrderWithCurrency, startPaymentSession, type SessionAnswer } from "../../app/payments/start-payment-session";
+import { createOrderWithCurrency, ORDER_MAY_STILL_APPEAR_MS, startPaymentSession, type SessionAnswer } from "../../app/payments/start-payment-session";
 import { createServices, type AppServices } from "../../app/services.server";
 import { createGatewayDirectory } from "../../app/shops/gateway-directory.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
@@ -205,15 +205,21 @@ it("a 500 before anything was created: the look-up proves there is no order, so 
   expect(await ordersWithReference(session.id)).toBe(1);
 });
 
-it("when the look-up cannot be made either, Shopify is asked to retry, and the retry creates the one order", async () => {
+it("when the look-up cannot be made either, Shopify is asked to retry, and the retry creates the one order once it could have appeared", async () => {
   await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1 });
   await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.list", kind: "http_500", count: 12 });
   const { session, delivery } = await stack.standin.state.startPayment({ test: true });
   expect(delivery.status).toBe(503);
   await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
   expect(await ordersWithReference(session.id)).toBe(0);
-  const retry = await stack.standin.state.redeliverPayment(session.id);
-  expect(retry.delivery.status, retry.delivery.body).toBe(200);
+  // An empty listing right after the request proves nothing yet: Shopify is asked to retry again.
+  const early = await stack.standin.state.redeliverPayment(session.id);
+  expect(early.delivery.status, early.delivery.body).toBe(503);
+  expect(await ordersWithReference(session.id)).toBe(0);
+  const clock = movableClock();
+  clock.offset = ORDER_MAY_STILL_APPEAR_MS + 1_000;
+  const retry = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request: paymentSessionRequestSchema.parse(session.request) });
+  expect(retry.status, JSON.stringify(retry.body)).toBe(200);
   expect(await ordersWithReference(session.id)).toBe(1);
 }, 60_000);
 
@@ -362,6 +368,13 @@ it("a create that times out is not followed by another in the same request: Shop
   expect(waiting).toMatchObject({ responseStatus: null, gatewayOrderId: null, sessionClaimUntil: null });
   expect(waiting.orderRequestedAt).not.toBeNull();
 
+  // Shopify's retry comes while the gateway is still at work on the first POST: the listing
+  // shows no order yet, which proves nothing so soon, so nothing is created.
+  const early = await stack.standin.state.redeliverPayment(session.id);
+  expect(early.delivery.status, early.delivery.body).toBe(503);
+  expect(await ordersWithReference(request.id)).toBe(0);
+  expect(posts).toBe(1);
+
   lateRelease.open();
   expect((await late!)?.status).toBe(200);
   expect(await ordersWithReference(request.id)).toBe(1);
@@ -373,6 +386,40 @@ it("a create that times out is not followed by another in the same request: Shop
   expect(adopted.gatewayOrderId).toBeTruthy();
   expect(adopted.inputCurrency).toBe("USDC_POLYGON");
 });
+
+it("a create that timed out and never reached the gateway: once the order could have appeared, Shopify's retry creates it once", async () => {
+  const clock = movableClock();
+  const lost: typeof fetch = async (input, init) => {
+    if (isOrderCreation(input, init)) return new Promise<Response>((_, reject) => init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason)));
+    return fetch(input, init);
+  };
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+  const first = await startPaymentSession(instance({ clock, fetch: lost, gatewayTimeoutMs: 500 }), { shopDomain: stack.shopDomain, request });
+  expect(first).toMatchObject({ status: 503, body: { error: "gateway_unavailable" } });
+  clock.offset = ORDER_MAY_STILL_APPEAR_MS + 1_000;
+  const retried = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request });
+  expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+  expect(await ordersWithReference(request.id)).toBe(1);
+});
+
+it("a 429 is waited out and the order sent again only while the request still holds the payment", async () => {
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+  let posts = 0;
+  // The gateway throttles the first POST; meanwhile another request takes the payment over.
+  const throttled: typeof fetch = async (input, init) => {
+    if (isOrderCreation(input, init) && ++posts === 1) {
+      await db().payment.updateMany({ where: { shopifyPaymentId: request.id }, data: { sessionClaimToken: "another-request", sessionClaimUntil: new Date(Date.now() + 60_000) } });
+      return new Response(JSON.stringify({ detail: "Request was throttled." }), { status: 429, headers: { "content-type": "application/json", "retry-after": "1" } });
+    }
+    return fetch(input, init);
+  };
+  const answered = await startPaymentSession(instance({ fetch: throttled }), { shopDomain: stack.shopDomain, request });
+  expect(answered).toMatchObject({ status: 503, body: { error: "in_progress" } });
+  expect(posts).toBe(1);
+  expect(await ordersWithReference(request.id)).toBe(0);
+}, 20_000);
 
 it("a coin pick whose claim was taken over while its order was on the way leaves the payment to the pick that took over", async () => {
   await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "app_page" } });
