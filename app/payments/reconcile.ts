@@ -149,10 +149,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   if (payments.length === 0 && unverified.length === 0 && rejected.length === 0) return;
 
   for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === null && now.getTime() - p.createdAt.getTime() > ABANDON_STARTED_AFTER_MS)) {
-    await deps.db.payment.update({
-      where: { id: payment.id },
-      data: { state: "not_started", events: { create: { type: "abandoned", detail: JSON.stringify({ reason: "no gateway order was confirmed and Shopify stopped retrying" }), at: now } } },
-    });
+    await abandonSession(deps, payment, now);
   }
 
   // Sent to the app's own page but no coin was ever chosen: nothing can arrive any more.
@@ -291,6 +288,28 @@ function gatewayFor(deps: PaymentsDeps, shop: Shop, env: GatewayEnv): { access: 
     deps.logger.error("Stored gateway credentials could not be used", { shop: shop.shopDomain, env, error });
     return { cause: "the shop's stored gateway credentials could not be decrypted or used" };
   }
+}
+
+/** What a repeat of an abandoned session's request is answered: Shopify has long stopped retrying it, and the buyer starts again from checkout. */
+export const ABANDONED_SESSION_ANSWER = {
+  status: 422,
+  body: { error: "session_abandoned", message: "This payment session was not completed in time; start the payment again from checkout." },
+} as const;
+
+/**
+ * Ends a session that never got an answer, only while it still has none and no attempt holds
+ * it (one may be creating its order right now): the answer stored with it is what a repeat
+ * of the request gets, so nothing creates an order for it any more.
+ */
+async function abandonSession(deps: PaymentsDeps, payment: Pick<Payment, "id">, now: Date): Promise<void> {
+  await deps.db.$transaction(async (tx) => {
+    const ended = await tx.payment.updateMany({
+      where: { id: payment.id, state: "started", responseStatus: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
+      data: { state: "not_started", responseStatus: ABANDONED_SESSION_ANSWER.status, responseBody: JSON.stringify(ABANDONED_SESSION_ANSWER.body), sessionClaimToken: null, sessionClaimUntil: null },
+    });
+    if (ended.count !== 1) return;
+    await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "abandoned", detail: JSON.stringify({ reason: "no gateway order was confirmed and Shopify stopped retrying" }), at: now } });
+  });
 }
 
 /** Finalises payments at the end of the pending window whose orders could not be read: flagged, so a person checks them. */

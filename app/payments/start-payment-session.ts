@@ -553,25 +553,31 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
   const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, include: { shop: true } });
   if (!payment) return { ok: false, reason: "not_found", message: "No such payment." };
   if (payment.gatewayOrderId) return { ok: false, reason: "already_chosen", message: "A coin was already chosen for this payment." };
-  if (payment.state !== "started") return { ok: false, reason: "not_open", message: "This payment is no longer open." };
+  const notOpen = { ok: false as const, reason: "not_open" as const, message: "This payment is no longer open." };
+  if (payment.state !== "started") return notOpen;
   const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
   if (!access) return { ok: false, reason: "no_credentials", message: "The shop cannot take crypto payments right now." };
   const now = deps.clock.now();
   const claim = newClaim(now);
   const busy = { ok: false as const, reason: "already_chosen" as const, message: "This payment is being prepared; reload the page." };
   // One creator at a time: the claim prevents a double click from creating two orders.
+  // Only while the payment is still open: the reconciler rejects one whose coin was never
+  // chosen after a day, and a pick racing it must not bring it back.
   const claimed = await deps.db.payment.updateMany({
-    where: { id: payment.id, gatewayOrderId: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
+    where: { id: payment.id, state: "started", gatewayOrderId: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
     data: { sessionClaimUntil: claim.until, sessionClaimToken: claim.token, orderRequestedAt: payment.orderRequestedAt ?? now },
   });
-  if (claimed.count !== 1) return busy;
+  if (claimed.count !== 1) {
+    const current = await deps.db.payment.findUnique({ where: { id: payment.id }, select: { state: true } });
+    return current?.state === "started" ? busy : notOpen;
+  }
   return whileHolding(deps, payment, claim, async (): Promise<ChooseCurrencyResult> => {
     // Written only while the claim is still this pick's: a pick that outlived its claim leaves
     // the payment to the one that took it over (an order it made stays unused and expires).
     const adopt = async (order: CreateOrderResponse | FoundOrder, adopted: boolean): Promise<ChooseCurrencyResult> => {
       try {
         const updated = await deps.db.payment.update({
-          where: { id: payment.id, sessionClaimToken: claim.token },
+          where: { id: payment.id, sessionClaimToken: claim.token, state: "started" },
           data: {
             ...orderData(order),
             state: "awaiting_payment",
@@ -583,6 +589,13 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
         return { ok: true, payment: updated };
       } catch (error) {
         if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025")) throw error;
+        const current = await deps.db.payment.findUnique({ where: { id: payment.id }, select: { state: true } });
+        if (current?.state !== "started") {
+          // Rejected meanwhile (Shopify has been told): the order stays unused and expires.
+          deps.logger.warn("The payment ended while its coin pick created an order: the order is left unused", { paymentId: payment.id, gatewayOrderId: order.identifier });
+          await releaseClaim(deps, payment, claim);
+          return notOpen;
+        }
         deps.logger.warn("Another coin pick took the payment over: its order stands", { paymentId: payment.id, gatewayOrderId: order.identifier });
         return busy;
       }

@@ -9,6 +9,7 @@ import type { PlainSql } from "../../app/db/plain-sql.server";
 import { createPrismaQuotaStore } from "../../app/db/prisma-quota-store.server";
 import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
 import { createOrderWithCurrency, ORDER_MAY_STILL_APPEAR_MS, startPaymentSession, type SessionAnswer } from "../../app/payments/start-payment-session";
+import { ABANDONED_SESSION_ANSWER, reconcileOnce } from "../../app/payments/reconcile";
 import { createServices, type AppServices } from "../../app/services.server";
 import { createGatewayDirectory } from "../../app/shops/gateway-directory.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
@@ -440,4 +441,57 @@ it("a coin pick whose claim was taken over while its order was on the way leaves
   const chosen = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true } });
   expect(chosen).toMatchObject({ inputCurrency: "BTC", gatewayOrderId: second.ok ? second.payment.gatewayOrderId : "none", sessionClaimToken: null });
   expect(chosen.events.filter((e) => e.type === "order_created")).toHaveLength(1);
+});
+
+it("a coin pick racing the reconciler's rejection of a page left a day without a coin does not bring the payment back", async () => {
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "app_page" } });
+  const { session } = await stack.standin.state.startPayment({ test: true });
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  const clock = movableClock();
+  clock.offset = 25 * 3_600_000;
+  const held = heldOrderCreations();
+
+  const pick = createOrderWithCurrency(instance({ clock, fetch: held.fetch }), payment.id, "BTC");
+  await held.reached;
+  // The shopper's pick reaches the gateway just as the reconciler gives the page up.
+  await reconcileOnce(instance({ clock }), { worker: "t", force: true });
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("failed");
+  held.release();
+
+  expect(await pick).toMatchObject({ ok: false, reason: "not_open" });
+  const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { events: true } });
+  expect(after).toMatchObject({ state: "failed", gatewayOrderId: null, sessionClaimToken: null });
+  expect(after.events.filter((e) => e.type === "order_created")).toHaveLength(0);
+  // A pick after the rejection is refused before anything is sent.
+  expect(await createOrderWithCurrency(instance({ clock }), payment.id, "BTC")).toMatchObject({ ok: false, reason: "not_open" });
+});
+
+it("the reconciler abandons a session left without an answer only while no request holds it, and a late repeat gets the abandoned answer without an order", async () => {
+  const hourAndMore = new Date(Date.now() - 2 * 3_600_000);
+  // Shopify's last retry is creating the order when the reconciler looks at the session.
+  const held = heldOrderCreations();
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+  const working = startPaymentSession(instance({ fetch: held.fetch }), { shopDomain: stack.shopDomain, request });
+  await held.reached;
+  await db().payment.updateMany({ where: { shopifyPaymentId: request.id }, data: { createdAt: hourAndMore } });
+  await reconcileOnce(stack.services, { worker: "t" });
+  expect(await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } })).toMatchObject({ state: "started", responseStatus: null });
+  held.release();
+  expect((await working).status).toBe(200);
+  const served = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id }, include: { events: true } });
+  expect(served.state).toBe("awaiting_payment");
+  expect(served.events.map((e) => e.type)).not.toContain("abandoned");
+
+  // A session whose attempts all failed, with nobody at work on it, is abandoned.
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 2 });
+  const { session: failing, delivery } = await stack.standin.state.startPayment({ test: true });
+  expect(delivery.status).toBe(503);
+  await db().payment.updateMany({ where: { shopifyPaymentId: failing.id }, data: { createdAt: hourAndMore } });
+  await reconcileOnce(stack.services, { worker: "t" });
+  expect(await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: failing.id } })).toMatchObject({ state: "not_started", responseStatus: ABANDONED_SESSION_ANSWER.status });
+  const late = await stack.standin.state.redeliverPayment(failing.id);
+  expect(late.delivery.status).toBe(ABANDONED_SESSION_ANSWER.status);
+  expect(JSON.parse(late.delivery.body)).toMatchObject({ error: "session_abandoned" });
+  expect(await ordersWithReference(failing.id)).toBe(0);
 });
