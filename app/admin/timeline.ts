@@ -31,6 +31,7 @@ const detailSchema = z
     answer: z.string(),
     gatewayOrderId: z.string(),
     adopted: z.boolean(),
+    unreachableOrder: z.string(),
   })
   .partial()
   .passthrough();
@@ -73,7 +74,12 @@ export function describeEvent(type: string, detailText: string): TimelineEntry {
         description: `Payment session for ${d.amount ?? "?"} ${d.currency ?? ""}${d.test ? ", a test payment (gateway sandbox)" : ""}.`.replace(/ +\./, "."),
       };
     case "sent_to_payment_page":
-      return { title: "Shopper sent to the app's payment page", description: "The shopper chooses the coin there; the gateway order is created then." };
+      return {
+        title: "Shopper sent to the app's payment page",
+        description: d.unreachableOrder
+          ? `The gateway made an order without a coin (${d.unreachableOrder}) but never returned its page; it takes no money and the gateway cancels it. The shopper chooses the coin on the app's page, and the order is created then.`
+          : "The shopper chooses the coin there; the gateway order is created then.",
+      };
     case "order_created":
       return {
         title: "Gateway order created",

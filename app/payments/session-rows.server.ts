@@ -73,6 +73,7 @@ export type AnswerColumns = Partial<
     | "expiresAt"
     | "attention"
     | "attentionDetail"
+    | "orderRequestedAt"
   >
 >;
 

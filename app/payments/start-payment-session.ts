@@ -12,6 +12,7 @@ import type { GatewayError } from "~/gateway/errors";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import type { PaymentSessionRequest } from "./shopify-requests";
+import { isOpenPaymentState } from "./payment-state";
 import { insertSessionPayment, newRowId, storeSessionAnswer, type AnswerColumns } from "./session-rows.server";
 
 export interface SessionAnswer {
@@ -525,20 +526,14 @@ async function findOrderByReference(access: ShopGatewayAccess, payment: Pick<Pay
 }
 
 async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" | "shopId">, claim: Claim, found: FoundOrder): Promise<SessionAnswer> {
-  // The listing has no web_url: an order with a coin can be paid on the app's own page;
-  // one still waiting for a coin choice cannot be reached again and expires at no cost.
-  if (found.currency_id) {
-    return finish(deps, payment, claim, { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } }, "awaiting_payment", orderData(found), { adopted: true });
-  }
-  return finish(
-    deps,
-    payment,
-    claim,
-    answer(502, "gateway_outcome_unknown", "The gateway created the order but did not return its payment page; the shopper must try again."),
-    "not_started",
-    { gatewayOrderId: found.identifier, attention: "unknown_status", attentionDetail: "A gateway order was created but its payment page was never returned; it will be cancelled by the gateway after 24 hours." },
-    { adopted: true },
-  );
+  const toAppPage = { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } };
+  // The listing has no web_url: an order with a coin can be paid on the app's own page.
+  if (found.currency_id) return finish(deps, payment, claim, toAppPage, "awaiting_payment", orderData(found), { adopted: true });
+  // One still waiting for a coin choice cannot be reached again: it has no address, so it
+  // takes no money, and the gateway cancels it after a day. The shopper picks the coin on the
+  // app's own page instead, which creates the payment's order with it (without looking this
+  // one up again).
+  return finish(deps, payment, claim, toAppPage, "started", { orderRequestedAt: null }, { page: "app", unreachableOrder: found.identifier });
 }
 
 export type ChooseCurrencyResult =
@@ -569,7 +564,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
   });
   if (claimed.count !== 1) {
     const current = await deps.db.payment.findUnique({ where: { id: payment.id }, select: { state: true } });
-    return current?.state === "started" ? busy : notOpen;
+    return current && isOpenPaymentState(current.state) ? busy : notOpen;
   }
   return whileHolding(deps, payment, claim, async (): Promise<ChooseCurrencyResult> => {
     // Written only while the claim is still this pick's: a pick that outlived its claim leaves
@@ -590,7 +585,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
       } catch (error) {
         if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025")) throw error;
         const current = await deps.db.payment.findUnique({ where: { id: payment.id }, select: { state: true } });
-        if (current?.state !== "started") {
+        if (!current || !isOpenPaymentState(current.state)) {
           // Rejected meanwhile (Shopify has been told): the order stays unused and expires.
           deps.logger.warn("The payment ended while its coin pick created an order: the order is left unused", { paymentId: payment.id, gatewayOrderId: order.identifier });
           await releaseClaim(deps, payment, claim);

@@ -186,17 +186,27 @@ it("when a coin pick's outcome stays unknown, the next pick looks the order up i
   expect(await ordersWithReference(session.id)).toBe(1);
 }, 60_000);
 
-it("a 500 after an order without a coin was created: the shopper is told to retry, the order is not duplicated and the merchant sees why", async () => {
+it("a 500 after an order without a coin was created: that order cannot be reached, so the shopper picks the coin on the app's page, and only that order can take money", async () => {
   await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
   const { session, delivery } = await stack.standin.state.startPayment({ test: true });
-  expect(delivery.status).toBe(502);
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  expect(payment.state).toBe("not_started");
-  expect(payment.attention).toBe("unknown_status");
+  expect(delivery.status, delivery.body).toBe(200);
+  expect(delivery.redirectUrl).toContain(`${stack.app.url}/pay/`);
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id }, include: { events: true } });
+  expect(payment).toMatchObject({ state: "started", gatewayOrderId: null, orderRequestedAt: null, attention: null });
+  const unreachable = JSON.parse(payment.events.find((e) => e.type === "sent_to_payment_page")!.detail).unreachableOrder as string;
+  expect(unreachable).toBeTruthy();
   expect(await ordersWithReference(session.id)).toBe(1);
+  // Shopify's repeat gets the same answer, and nothing more is created.
   const again = await stack.standin.state.redeliverPayment(session.id);
-  expect(again.delivery.status).toBe(502);
+  expect(again.delivery.redirectUrl).toBe(delivery.redirectUrl);
   expect(await ordersWithReference(session.id)).toBe(1);
+
+  const picked = await createOrderWithCurrency(stack.services, payment.id, "BTC");
+  expect(picked.ok).toBe(true);
+  const chosen = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+  expect(chosen).toMatchObject({ state: "awaiting_payment", inputCurrency: "BTC" });
+  expect(chosen.gatewayOrderId).not.toBe(unreachable);
+  expect(await ordersWithReference(session.id)).toBe(2);
 });
 
 it("a 500 before anything was created: the look-up proves there is no order, so it is created once", async () => {
