@@ -15,17 +15,43 @@ const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40,
 const SECRET_FIELD = /(secret|token|password|passwd|authorization|cookie|device_?key|devicekey|api_?key|x-device-id|signature|credential)/i;
 const REDACTED = "[redacted]";
 const knownSecrets = new Set<string>();
+/** Secrets that replace one another (a shop's renewed access tokens): the latest few of each slot. */
+const slottedSecrets = new Map<string, string[]>();
+/** A slot keeps its current value and the one before, which a call still in flight may use. */
+const VALUES_PER_SLOT = 2;
 
-/** Remember a secret value (a device key, a Secret Key, an access token) so no log line ever shows it. */
-export function registerSecret(value: string | null | undefined): void {
-  if (value && value.length >= 6) knownSecrets.add(value);
+/**
+ * Remember a secret value (a device key, a Secret Key, an access token) so no log line ever
+ * shows it. Values given a `slot` replace one another: a token renewed every hour leaves the
+ * scrubber with its last two values, not one more for every hour the process runs (the older
+ * ones have expired or been spent). Values without a slot are kept for good.
+ */
+export function registerSecret(value: string | null | undefined, slot?: string): void {
+  if (!value || value.length < 6) return;
+  if (slot === undefined) {
+    knownSecrets.add(value);
+    return;
+  }
+  const values = slottedSecrets.get(slot) ?? [];
+  if (values.includes(value)) return;
+  slottedSecrets.set(slot, [...values, value].slice(-VALUES_PER_SLOT));
+}
+
+/** How many secret values the scrubber holds. */
+export function registeredSecretCount(): number {
+  let count = knownSecrets.size;
+  for (const values of slottedSecrets.values()) count += values.length;
+  return count;
+}
+
+function scrubOne(text: string, secret: string): string {
+  return text.includes(secret) ? text.split(secret).join(REDACTED) : text;
 }
 
 function scrubText(text: string): string {
   let out = text;
-  for (const secret of knownSecrets) {
-    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  }
+  for (const secret of knownSecrets) out = scrubOne(out, secret);
+  for (const values of slottedSecrets.values()) for (const secret of values) out = scrubOne(out, secret);
   return out;
 }
 

@@ -29,6 +29,8 @@ export interface ShopifyDirectoryOptions {
   endpointTemplate?: string | undefined;
   fetch?: typeof fetch;
   logger?: Logger;
+  /** How long a refresh grant may take before it is given up (the outbox retries the delivery later). */
+  refreshTimeoutMs?: number;
 }
 
 export function offlineSessionId(shopDomain: string): string {
@@ -37,6 +39,8 @@ export function offlineSessionId(shopDomain: string): string {
 
 /** The library renews a token this close to its expiry (ensureOfflineTokenIsNotExpired): the same margin here. */
 const RENEW_WITHIN_MS = 5 * 60 * 1000;
+/** A refresh grant Shopify does not answer within this long is given up: the outbox's pass waits for it. */
+const REFRESH_TIMEOUT_MS = 20_000;
 
 type LibraryFetch = typeof abstractFetch;
 
@@ -81,22 +85,58 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
   // One refresh per shop at a time: a refresh token is spent by its use, so workers that find
   // the token expired together wait for the same refresh instead of racing with the same refresh token.
   const renewals = new Map<string, Promise<Session | null>>();
+  /**
+   * Sessions renewed here that the storage failed to keep, by shop, with the token each
+   * renewed. The refresh token they replaced is spent, so they are the only good pair: used
+   * here, and stored at the next use, unless a newer pair was stored meanwhile.
+   */
+  const unsaved = new Map<string, { session: Session; replaces: string }>();
 
-  /** What the library's requests for a shop go through: the directory's fetch, aimed at the stand-in when there is one. */
-  function requestsFor(shopDomain: string): LibraryFetch | null {
+  /** Stores a renewed session; false (logged) when the storage failed. */
+  async function keep(session: Session): Promise<boolean> {
+    try {
+      if ((await sessions().storeSession(session)) !== false) return true;
+    } catch (error) {
+      logger.error("Could not store the shop's renewed offline access token; it is used from memory and stored again at the next use", { shop: session.shop, error });
+      return false;
+    }
+    logger.error("Could not store the shop's renewed offline access token; it is used from memory and stored again at the next use", { shop: session.shop });
+    return false;
+  }
+
+  /** The shop's offline session: the stored one, or one renewed here that the storage could not keep yet (stored now if it can). */
+  async function loadOffline(shopDomain: string): Promise<Session | undefined> {
+    const stored = await sessions().loadSession(offlineSessionId(shopDomain));
+    const pending = unsaved.get(shopDomain);
+    if (!pending) return stored;
+    // The merchant opened the app since (a new pair was stored): that one stands.
+    if (stored?.accessToken !== pending.replaces) {
+      unsaved.delete(shopDomain);
+      return stored;
+    }
+    if (await keep(pending.session)) unsaved.delete(shopDomain);
+    return pending.session;
+  }
+
+  /**
+   * What the library's requests for a shop's refresh go through: the directory's fetch (aimed
+   * at the stand-in when there is one, the library's own otherwise), given up after
+   * refreshTimeoutMs.
+   */
+  function requestsFor(shopDomain: string): LibraryFetch {
     const shopBase = template && template.includes("/payments_apps/") ? template.slice(0, template.indexOf("/payments_apps/")).replace("{shop}", shopDomain) : null;
-    if (!shopBase && !options.fetch) return null;
-    const send = options.fetch ?? globalThis.fetch;
+    const send: LibraryFetch = options.fetch ?? outsideRefresh;
     const shopUrl = `https://${shopDomain}/`;
-    return (input, init) => (shopBase && typeof input === "string" && input.startsWith(shopUrl) ? send(`${shopBase}/${input.slice(shopUrl.length)}`, init) : send(input, init));
+    const timeoutMs = options.refreshTimeoutMs ?? REFRESH_TIMEOUT_MS;
+    return (input, init) => {
+      const timed = { ...init, signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) };
+      return shopBase && typeof input === "string" && input.startsWith(shopUrl) ? send(`${shopBase}/${input.slice(shopUrl.length)}`, timed) : send(input, timed);
+    };
   }
 
   async function refresh(shopDomain: string, refreshToken: string): Promise<Session> {
-    const requests = requestsFor(shopDomain);
-    const grant = () => api.auth.refreshToken({ shop: shopDomain, refreshToken });
-    if (!requests) return (await grant()).session;
     routeLibraryRequests();
-    return (await libraryRequests.run(requests, grant)).session;
+    return (await libraryRequests.run(requestsFor(shopDomain), () => api.auth.refreshToken({ shop: shopDomain, refreshToken }))).session;
   }
 
   /**
@@ -108,21 +148,18 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
     const running = renewals.get(shopDomain);
     if (running) return running;
     const renewal = (async (): Promise<Session | null> => {
-      const stored = await sessions().loadSession(offlineSessionId(shopDomain));
+      const stored = await loadOffline(shopDomain);
       if (!stored?.accessToken) return null;
       // Renewed meanwhile (another worker, another instance, the admin): use that one.
       if (stored.accessToken !== spent) return remembered(stored);
       if (!stored.refreshToken) return null;
-      registerSecret(stored.refreshToken);
+      remembered(stored);
+      let fresh: Session;
       try {
-        const fresh = await refresh(shopDomain, stored.refreshToken);
-        remembered(fresh);
-        await sessions().storeSession(fresh);
-        logger.info("Renewed the shop's offline access token", { shop: shopDomain, expires: fresh.expires?.toISOString() ?? null });
-        return fresh;
+        fresh = remembered(await refresh(shopDomain, stored.refreshToken));
       } catch (error) {
         // Another instance may have spent the refresh token first and stored what it got.
-        const now = await sessions().loadSession(offlineSessionId(shopDomain));
+        const now = await loadOffline(shopDomain);
         if (now?.accessToken && now.accessToken !== spent) return remembered(now);
         logger.warn("Could not renew the shop's offline access token; the merchant must open the app again", {
           shop: shopDomain,
@@ -132,6 +169,11 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
         });
         return null;
       }
+      // The refresh token is spent now: a pair the storage fails to keep is kept here instead.
+      if (!(await keep(fresh))) unsaved.set(shopDomain, { session: fresh, replaces: stored.accessToken });
+      else unsaved.delete(shopDomain);
+      logger.info("Renewed the shop's offline access token", { shop: shopDomain, expires: fresh.expires?.toISOString() ?? null });
+      return fresh;
     })().finally(() => renewals.delete(shopDomain));
     renewals.set(shopDomain, renewal);
     return renewal;
@@ -196,7 +238,7 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
 
   return {
     async forShop(shopDomain) {
-      const stored = await sessions().loadSession(offlineSessionId(shopDomain));
+      const stored = await loadOffline(shopDomain);
       if (!stored?.accessToken) return null;
       remembered(stored);
       if (!(stored.refreshToken && stored.isExpired(RENEW_WITHIN_MS))) return renewingClient(shopDomain, stored, false);
@@ -208,9 +250,9 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
   };
 }
 
-/** Registers the session's secrets with the logger's scrubber, and hands the session back. */
+/** Registers the session's secrets with the logger's scrubber (each renewal replacing the one before last), and hands the session back. */
 function remembered(session: Session): Session {
-  registerSecret(session.accessToken);
-  registerSecret(session.refreshToken);
+  registerSecret(session.accessToken, `shopify-access-token:${session.shop}`);
+  registerSecret(session.refreshToken, `shopify-refresh-token:${session.shop}`);
   return session;
 }

@@ -5,7 +5,8 @@
 // and takes each refresh token once, as a careless second refresh would find out.
 import { expect, it } from "vitest";
 import { deliverDueMessages, deliverNow, enqueue } from "../../app/payments/outbox";
-import { offlineSessionId } from "../../app/shops/shopify-directory.server";
+import type { Database } from "../../app/db/database.server";
+import { createShopifyDirectory, offlineSessionId } from "../../app/shops/shopify-directory.server";
 import type { IssuedToken } from "../../dev/shopify-standin/tokens";
 import { stackForFile } from "../support/stack";
 
@@ -128,6 +129,66 @@ it("a refresh Shopify refuses leaves the delivery to the outbox's retries, after
   expect(retried.lastError).toMatch(/access token/);
   const stored = await db().session.findUniqueOrThrow({ where: { id: sessionId() } });
   expect(stored.accessToken).toBe(issued.accessToken);
+});
+
+/** The app's services with a Shopify directory of their own, on `db` and with `options`. */
+function servicesWithDirectory(options: { db?: Database; fetch?: typeof fetch; refreshTimeoutMs?: number }) {
+  const { env, db: stackDb, logger } = stack().services;
+  const shopify = createShopifyDirectory({
+    db: options.db ?? stackDb,
+    apiVersion: env.PAYMENTS_API_VERSION,
+    apiKey: env.SHOPIFY_API_KEY,
+    apiSecretKey: env.SHOPIFY_API_SECRET,
+    appUrl: env.SHOPIFY_APP_URL,
+    endpointTemplate: env.SHOPIFY_PAYMENTS_APPS_ENDPOINT,
+    logger,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.refreshTimeoutMs ? { refreshTimeoutMs: options.refreshTimeoutMs } : {}),
+  });
+  return { ...stack().services, shopify };
+}
+
+it("a renewed token the session storage fails to keep is used all the same, and stored at the next use", async () => {
+  const first = await resolveWaiting();
+  const second = await resolveWaiting();
+  const old = await expiredToken("expired on record");
+  const grants = standin().tokenGrants().length;
+  // The session table refuses the first write (a database hiccup).
+  let refusals = 1;
+  const sessionTable = new Proxy(db().session, {
+    get: (table, field, receiver) =>
+      field === "upsert" && refusals > 0
+        ? () => {
+            refusals--;
+            return Promise.reject(new Error("database is locked"));
+          }
+        : Reflect.get(table, field, receiver),
+  });
+  const flaky = new Proxy(db(), { get: (client, field, receiver) => (field === "session" ? sessionTable : Reflect.get(client, field, receiver)) });
+  const services = servicesWithDirectory({ db: flaky as Database });
+
+  expect(await deliverNow(services, first.message.id)).toBe("done");
+  expect(resolveCalls(first.session.id)).toEqual([200]);
+  // Not stored yet: the pair it replaced is spent, and only this directory holds the new one.
+  expect((await db().session.findUniqueOrThrow({ where: { id: sessionId() } })).accessToken).toBe(old.accessToken);
+
+  expect(await deliverNow(services, second.message.id)).toBe("done");
+  expect(resolveCalls(second.session.id)).toEqual([200]);
+  const refreshes = grantsSince(grants);
+  expect(refreshes.map((g) => g.status)).toEqual([200]);
+  await expectStoredToken(refreshes[0]!.issued!);
+});
+
+it("a refresh grant Shopify does not answer is given up, and the delivery left to the outbox's retries", async () => {
+  const { session, message } = await resolveWaiting();
+  await expiredToken("expired on record");
+  const silent: typeof fetch = (input, init) =>
+    String(input).includes("/oauth/access_token")
+      ? new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)))
+      : fetch(input, init);
+  // Without a time limit the delivery would wait for ever (and the test time out).
+  expect(await deliverNow(servicesWithDirectory({ fetch: silent, refreshTimeoutMs: 300 }), message.id)).toBe("retry");
+  expect(resolveCalls(session.id)).toEqual([401]);
 });
 
 it("no access token or refresh token reaches the log", () => {

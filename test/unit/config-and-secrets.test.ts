@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, parseEnv } from "../../app/config/env.server";
 import { createCredentialCipher, maskSecret } from "../../app/shops/credential-cipher.server";
-import { createLogger, registerSecret } from "../../app/lib/logger.server";
+import { createLogger, registeredSecretCount, registerSecret } from "../../app/lib/logger.server";
 
 const key = (id: string) => ({ id, key: new Uint8Array(randomBytes(32)) });
 
@@ -81,6 +81,19 @@ describe("the logger", () => {
     expect(lines.join("\n")).not.toContain(deviceKey);
     expect(lines.join("\n")).not.toContain("abcdef0123");
     expect(lines[0]).toContain("[redacted]");
+  });
+
+  it("keeps the last two values of a renewed secret, however often it is renewed", () => {
+    const lines: string[] = [];
+    const logger = createLogger({ sink: (l) => lines.push(l) });
+    const before = registeredSecretCount();
+    const tokens = Array.from({ length: 100 }, (_, i) => `shpat_renewed_${i}_${randomBytes(8).toString("hex")}`);
+    for (const token of tokens) registerSecret(token, "shopify-access-token:renewing.myshopify.com");
+    registerSecret(tokens.at(-1), "shopify-access-token:renewing.myshopify.com");
+    expect(registeredSecretCount()).toBe(before + 2);
+    logger.info(`sent with ${tokens.at(-2)} then ${tokens.at(-1)}`);
+    expect(lines[0]).not.toContain(tokens.at(-2));
+    expect(lines[0]).not.toContain(tokens.at(-1));
   });
 });
 
