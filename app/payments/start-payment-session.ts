@@ -41,19 +41,20 @@ const CLAIM_MS = 30_000;
 const CLAIM_RENEW_MS = CLAIM_MS / 3;
 
 /**
- * How long after an order was requested an empty listing may be taken to prove that it was
- * never made. The gateway may still be at work on a request whose answer was lost (the client
- * gave up at its timeout, the process died): the order appears in the listing only once the
- * gateway is done, and creating another before then could make a second one.
+ * How long after an order was requested it is looked up at all. The gateway may still be at
+ * work on a request whose answer was lost (the client gave up at its timeout, the process
+ * died): the order appears in the listing only once the gateway is done, so an empty listing
+ * proves nothing before then, and creating another order could make a second one. A repeat
+ * within this time is asked to come back, without spending a listing of the device's quota.
+ * A repeat after a crash comes no sooner anyway: the dead attempt's claim lapses after as long.
  */
-export const ORDER_MAY_STILL_APPEAR_MS = 60_000;
+export const ORDER_MAY_STILL_APPEAR_MS = 30_000;
 
 /** The gateway order this payment may have requested: found, proven absent (null), or not known yet. */
 async function lookUpRequestedOrder(deps: PaymentsDeps, access: ShopGatewayAccess, payment: Pick<Payment, "createdAt" | "shopifyPaymentId" | "orderRequestedAt">): Promise<FoundOrder | null | "unknown"> {
-  const found = await findOrderByReference(access, payment);
-  if (found !== null) return found;
   const requestedAt = payment.orderRequestedAt?.getTime() ?? 0;
-  return deps.clock.now().getTime() - requestedAt < ORDER_MAY_STILL_APPEAR_MS ? "unknown" : null;
+  if (deps.clock.now().getTime() - requestedAt < ORDER_MAY_STILL_APPEAR_MS) return "unknown";
+  return findOrderByReference(access, payment);
 }
 
 /**

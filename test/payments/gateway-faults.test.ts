@@ -181,7 +181,11 @@ it("when a coin pick's outcome stays unknown, the next pick looks the order up i
   const first = await createOrderWithCurrency(stack.services, payment.id, "LTC");
   expect(first).toMatchObject({ ok: false, reason: "unavailable" });
   await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
-  const second = await createOrderWithCurrency(stack.services, payment.id, "LTC");
+  // Picked again at once: the order may still be on its way, so nothing is looked up or sent.
+  expect(await createOrderWithCurrency(stack.services, payment.id, "LTC")).toMatchObject({ ok: false, reason: "unavailable" });
+  const later = movableClock();
+  later.offset = ORDER_MAY_STILL_APPEAR_MS + 1_000;
+  const second = await createOrderWithCurrency(instance({ clock: later }), payment.id, "LTC");
   expect(second.ok).toBe(true);
   expect(await ordersWithReference(session.id)).toBe(1);
 }, 60_000);
@@ -223,7 +227,7 @@ it("when the look-up cannot be made either, Shopify is asked to retry, and the r
   expect(delivery.status).toBe(503);
   await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
   expect(await ordersWithReference(session.id)).toBe(0);
-  // An empty listing right after the request proves nothing yet: Shopify is asked to retry again.
+  // Right after the request an empty listing would prove nothing: Shopify is asked to retry again.
   const early = await stack.standin.state.redeliverPayment(session.id);
   expect(early.delivery.status, early.delivery.body).toBe(503);
   expect(await ordersWithReference(session.id)).toBe(0);
@@ -379,8 +383,8 @@ it("a create that times out is not followed by another in the same request: Shop
   expect(waiting).toMatchObject({ responseStatus: null, gatewayOrderId: null, sessionClaimUntil: null });
   expect(waiting.orderRequestedAt).not.toBeNull();
 
-  // Shopify's retry comes while the gateway is still at work on the first POST: the listing
-  // shows no order yet, which proves nothing so soon, so nothing is created.
+  // Shopify's retry comes while the gateway is still at work on the first POST: a listing
+  // would show no order yet, which proves nothing so soon, so nothing is looked up or created.
   const early = await stack.standin.state.redeliverPayment(session.id);
   expect(early.delivery.status, early.delivery.body).toBe(503);
   expect(await ordersWithReference(request.id)).toBe(0);
@@ -389,9 +393,11 @@ it("a create that times out is not followed by another in the same request: Shop
   lateRelease.open();
   expect((await late!)?.status).toBe(200);
   expect(await ordersWithReference(request.id)).toBe(1);
-  const retry = await stack.standin.state.redeliverPayment(session.id);
-  expect(retry.delivery.status, retry.delivery.body).toBe(200);
-  expect(retry.delivery.redirectUrl).toContain(`${stack.app.url}/pay/`);
+  const later = movableClock();
+  later.offset = ORDER_MAY_STILL_APPEAR_MS + 1_000;
+  const retry = await startPaymentSession(instance({ clock: later }), { shopDomain: stack.shopDomain, request });
+  expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+  expect(retry.body.redirect_url).toContain(`${stack.app.url}/pay/`);
   expect(await ordersWithReference(request.id)).toBe(1);
   const adopted = await db().payment.findUniqueOrThrow({ where: { id: waiting.id } });
   expect(adopted.gatewayOrderId).toBeTruthy();
