@@ -5,6 +5,7 @@
 // process). Either way the statement skips the client's query compiler: on PostgreSQL that
 // halves a statement's round trip (see BENCHMARKS.md); on SQLite, where the statements run on
 // the event loop's thread, it is that thread's time.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { ColumnTypeEnum, type ArgType, type ColumnType, type SqlDriverAdapter, type SqlQueryable } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { Prisma } from "../../generated/prisma/sqlite/client";
@@ -95,13 +96,47 @@ export function plainSqlThroughClient(db: Database, kind: DatabaseKind): PlainSq
   };
 }
 
+/**
+ * The plain transaction the current work runs in, while it is open. Inside it, a statement
+ * must go through the transaction's own statements: on SQLite one issued outside them (or a
+ * second transaction) would wait for ever for the lock its own transaction holds, and on
+ * PostgreSQL it would run on another connection, outside the transaction. Such a statement
+ * fails at once instead. Work the transaction started that runs after it closed (a timer, a
+ * wake-up) is not held to it.
+ */
+const openTransaction = new AsyncLocalStorage<{ open: boolean }>();
+
+export class NestedPlainSqlError extends Error {
+  override name = "NestedPlainSqlError";
+}
+
+function outsideTransactions<T>(run: () => Promise<T>): Promise<T> {
+  if (openTransaction.getStore()?.open) {
+    return Promise.reject(new NestedPlainSqlError("a plain SQL statement or transaction was started inside an open plain transaction: use the transaction's own statements"));
+  }
+  return run();
+}
+
 /** The statements outside any transaction, and the transactions `inTransaction` opens (a list of statements is one of them). */
 function withTransactions(statements: PlainStatements, inTransaction: PlainSql["inTransaction"]): PlainSql {
-  return {
-    ...statements,
-    inTransaction,
-    executeInTransaction: (list) =>
+  const transaction: PlainSql["inTransaction"] = (work) =>
+    outsideTransactions(() =>
       inTransaction(async (tx) => {
+        const marker = { open: true };
+        try {
+          return await openTransaction.run(marker, () => work(tx));
+        } finally {
+          marker.open = false;
+        }
+      }),
+    );
+  return {
+    kind: statements.kind,
+    execute: (statement) => outsideTransactions(() => statements.execute(statement)),
+    query: <Row>(statement: Prisma.Sql) => outsideTransactions(() => statements.query<Row>(statement)),
+    inTransaction: transaction,
+    executeInTransaction: (list) =>
+      transaction(async (tx) => {
         const counts: number[] = [];
         for (const statement of list) counts.push(await tx.execute(statement));
         return counts;

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { openAppDatabase, type Database } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
-import type { PlainSql } from "../../app/db/plain-sql.server";
+import { NestedPlainSqlError, type PlainSql } from "../../app/db/plain-sql.server";
 import { createTestPostgresDatabase } from "../support/postgres";
 
 const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
@@ -93,6 +93,24 @@ describe.each(databases)("on $name", ({ name, open }) => {
     expect(await db.gatewayCall.count()).toBe(before);
     expect(await sql.executeInTransaction([call(AT), call(AT)])).toEqual([1, 1]);
     expect(await db.gatewayCall.count()).toBe(before + 2);
+  });
+
+  it("refuses at once a statement or transaction started outside an open plain transaction from inside it, and rolls that transaction back", async () => {
+    const before = await db.gatewayCall.count();
+    let later: Promise<number> | null = null;
+    for (const nested of [() => sql.execute(call(AT)), () => sql.query(Prisma.sql`SELECT 1 AS "one"`), () => sql.inTransaction((tx) => tx.execute(call(AT)))]) {
+      await expect(
+        sql.inTransaction(async (tx) => {
+          await tx.execute(call(AT));
+          // Work the transaction starts that runs once it has closed is not held to it.
+          later ??= new Promise<number>((resolve, reject) => setTimeout(() => sql.execute(call(AT)).then(resolve, reject), 100));
+          await nested();
+        }),
+      ).rejects.toThrow(NestedPlainSqlError);
+    }
+    expect(await db.gatewayCall.count()).toBe(before);
+    expect(await later).toBe(1);
+    expect(await db.gatewayCall.count()).toBe(before + 1);
   });
 
   it("waits for the client's open transaction instead of joining it: a rollback there leaves the plain statement's row", async () => {
