@@ -104,16 +104,36 @@ export interface ReconcileSummary {
   skippedForQuota: number;
 }
 
-async function claimShop(deps: PaymentsDeps, shopId: string, worker: string): Promise<boolean> {
+async function claimShop(deps: PaymentsDeps, shopId: string, worker: string, leaseMs: number): Promise<boolean> {
   const now = deps.clock.now();
   const claimed = await deps.db.shop.updateMany({
     where: { id: shopId, OR: [{ reconcileLockedUntil: null }, { reconcileLockedUntil: { lt: now } }] },
-    data: { reconcileLockedBy: worker, reconcileLockedUntil: new Date(now.getTime() + LEASE_MS) },
+    data: { reconcileLockedBy: worker, reconcileLockedUntil: new Date(now.getTime() + leaseMs) },
   });
   return claimed.count === 1;
 }
 
-export async function reconcileOnce(deps: PaymentsDeps, options: { worker: string; force?: boolean }): Promise<ReconcileSummary> {
+/**
+ * Runs `work` on a claimed shop, renewing the claim every third of its lease while it runs: a
+ * shop's pass can outlast one lease (a listing waiting out 429s, a few look-ups), and another
+ * instance must not list the same shop's orders meanwhile. A process that dies stops renewing.
+ */
+async function whileShopClaimed<T>(deps: PaymentsDeps, shopId: string, worker: string, leaseMs: number, work: () => Promise<T>): Promise<T> {
+  const renewal = setInterval(() => {
+    deps.db.shop
+      .updateMany({ where: { id: shopId, reconcileLockedBy: worker }, data: { reconcileLockedUntil: new Date(deps.clock.now().getTime() + leaseMs) } })
+      .catch((error: unknown) => deps.logger.warn("Could not renew the reconciler's claim on a shop", { shopId, error }));
+  }, leaseMs / 3);
+  renewal.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(renewal);
+  }
+}
+
+export async function reconcileOnce(deps: PaymentsDeps, options: { worker: string; force?: boolean; leaseMs?: number }): Promise<ReconcileSummary> {
+  const leaseMs = options.leaseMs ?? LEASE_MS;
   const summary: ReconcileSummary = { shops: 0, gatewayCalls: 0, settled: 0, verified: 0, finalised: 0, skippedForQuota: 0 };
   const open = await deps.db.payment.findMany({
     where: { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }, watchedRejected(deps.clock.now())] },
@@ -121,12 +141,14 @@ export async function reconcileOnce(deps: PaymentsDeps, options: { worker: strin
     distinct: ["shopId"],
   });
   for (const { shopId } of open) {
-    if (!(await claimShop(deps, shopId, options.worker))) continue;
+    if (!(await claimShop(deps, shopId, options.worker, leaseMs))) continue;
     try {
-      const shop = await deps.db.shop.findUniqueOrThrow({ where: { id: shopId } });
-      summary.shops++;
-      for (const env of ["live", "sandbox"] as const) await reconcileShopEnv(deps, shop, env, summary, options.force ?? false);
-      await deps.db.shop.update({ where: { id: shopId }, data: { lastReconciledAt: deps.clock.now() } });
+      await whileShopClaimed(deps, shopId, options.worker, leaseMs, async () => {
+        const shop = await deps.db.shop.findUniqueOrThrow({ where: { id: shopId } });
+        summary.shops++;
+        for (const env of ["live", "sandbox"] as const) await reconcileShopEnv(deps, shop, env, summary, options.force ?? false);
+        await deps.db.shop.update({ where: { id: shopId }, data: { lastReconciledAt: deps.clock.now() } });
+      });
     } catch (error) {
       deps.logger.error("Reconciliation of a shop failed", { shopId, error });
     } finally {

@@ -9,6 +9,7 @@ import { deliverDueMessages } from "../../app/payments/outbox";
 import { isOpenPaymentState } from "../../app/payments/payment-state";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { CLOSING_LIST_SPACING_MS, FINALISE_AFTER_MS, FINALISE_UNREAD_AFTER_MS, isDue, LATE_PAYMENT_RECHECK_MS, LATE_PAYMENT_WATCH_MS, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
+import { createServices } from "../../app/services.server";
 import { connectGateway, notificationUrl } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { stackForFile, waitFor } from "../support/stack";
@@ -336,4 +337,34 @@ it("crypto sent after a payment was rejected comes with no webhook: a later list
   await deliverDueMessages(stack().services, { worker: "t" });
   expect(rejectCalls(session.id)).toHaveLength(1);
   expect(await db().outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
+});
+
+it("a shop's pass that outlasts the reconciler's lease keeps its claim: another instance does not list the same orders meanwhile", async () => {
+  await advance(0);
+  await openPayment(true);
+  await advance(LIST_SPACING_MS);
+  // This instance's read of the orders (a listing, or the one order's info) is slow to come back.
+  let reached!: () => void;
+  const listingReached = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const slow: typeof fetch = async (input, init) => {
+    if ((init?.method ?? "GET") === "GET" && String(input).includes("/orders/")) {
+      reached();
+      await released;
+    }
+    return fetch(input, init);
+  };
+  const base = stack().services;
+  const slowInstance = createServices(base.env, { db: base.db, sql: base.sql, logger: stack().logger, clock, fetch: slow });
+  const leaseMs = 300;
+  const first = reconcileOnce(slowInstance, { worker: "slow", force: true, leaseMs });
+  await listingReached;
+  // Several lease terms pass while the listing is out.
+  await new Promise((resolve) => setTimeout(resolve, 4 * leaseMs));
+  expect((await reconcileOnce(base, { worker: "other", force: true, leaseMs })).shops).toBe(0);
+  release();
+  expect((await first).shops).toBe(1);
+  // Released at the end of the pass: the next one claims the shop.
+  expect((await reconcileOnce(base, { worker: "other", force: true, leaseMs })).shops).toBe(1);
 });
