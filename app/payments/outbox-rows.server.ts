@@ -15,6 +15,8 @@ export type PaymentAnswer =
 
 export interface DeliveryRecord {
   messageId: string;
+  /** The claim the delivery was made under (the message's lockedBy): recorded only while it still holds. */
+  claim: string;
   attempts: number;
   /** "done", or "failed" when Shopify refused the call. */
   status: "done" | "failed";
@@ -45,9 +47,15 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify({ state: answer.state, alreadyInState: answer.alreadyInState }) } };
 }
 
-/** Records a delivered message, atomically. A payment deleted meanwhile (its shop's data erased) leaves the message done alone. */
+/**
+ * Records a delivered message, atomically, only while the delivery's claim still holds: a
+ * delivery slowed past its claim leaves the message (and the payment's timeline) to the
+ * worker that claimed it since, whose call Shopify answered the same way. A payment deleted
+ * meanwhile (its shop's data erased) leaves the message done alone.
+ */
 export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Promise<void> {
   const now = new Date();
+  const stillClaimed = Prisma.sql`"id" = ${record.messageId} AND "lockedBy" = ${record.claim} AND "status" = 'pending'`;
   const message = Prisma.sql`UPDATE "OutboxMessage" SET ${assignments({
     attempts: record.attempts,
     status: record.status,
@@ -57,13 +65,16 @@ export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Pro
     lastError: record.lastError,
     result: record.result,
     updatedAt: now,
-  })} WHERE "id" = ${record.messageId}`;
+  })} WHERE ${stillClaimed}`;
   if (!record.payment) {
     await sql.execute(message);
     return;
   }
   const { id: paymentId, answer } = record.payment;
   const writes = paymentWrites(answer, record.at);
-  const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: now })} WHERE "id" = ${paymentId}`;
+  // Checked against the message as it was before this write: on PostgreSQL one statement sees
+  // one snapshot, and on SQLite the message is written after the payment (writeWithEvent).
+  const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: now })}
+    WHERE "id" = ${paymentId} AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
   await writeWithEvent(sql, payment, paymentId, { ...writes.event, at: record.at }, [message]);
 }

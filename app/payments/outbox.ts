@@ -124,8 +124,8 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
     const retryAfter = result?.isErr() && result.error.kind === "throttled" ? result.error.retryAfterMs : null;
     const delay = backoffMs(attempts, OUTBOX_BACKOFF, Math.random, retryAfter);
     log.warn("Shopify call failed; will retry", { attempts, reason, retryInMs: delay });
-    await deps.db.outboxMessage.update({
-      where: { id: message.id },
+    await deps.db.outboxMessage.updateMany({
+      where: { id: message.id, lockedBy: message.lockedBy },
       data: { attempts, lastError: reason, nextAttemptAt: new Date(now().getTime() + delay), lockedBy: null, lockedUntil: null },
     });
     return "retry";
@@ -138,6 +138,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
   const paymentOutcome = PAYMENT_OUTCOMES[payload.kind];
   await recordDelivery(deps.sql, {
     messageId: message.id,
+    claim: message.lockedBy!,
     attempts,
     status: verdict.ok ? "done" : "failed",
     lastError: verdict.ok ? null : verdict.message,

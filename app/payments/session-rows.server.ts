@@ -98,15 +98,16 @@ export async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId
     const others = alongside.map((statement, index) => Prisma.sql`${Prisma.raw(`"alongside${index}"`)} AS (${statement})`);
     return sql.execute(insertEvent(Prisma.sql`${write} RETURNING "id"`, others));
   }
-  // SQLite: the other writes, the write, then the event if the write touched the row, in one
-  // transaction. changes() is what the statement just before wrote: a transaction's statements
-  // share one connection, and a conditional write may leave the row there untouched.
+  // SQLite: the write, the event if the write touched the row, then the other writes, in one
+  // transaction (so the write's conditions see the other rows as they were, as on PostgreSQL).
+  // changes() is what the statement just before wrote: a transaction's statements share one
+  // connection, and a conditional write may leave the row there untouched.
   const counts = await sql.executeInTransaction([
-    ...alongside,
     write,
     insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId} AND changes() > 0`),
+    ...alongside,
   ]);
-  return counts[alongside.length] ?? 0;
+  return counts[0] ?? 0;
 }
 
 /**

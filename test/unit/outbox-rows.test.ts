@@ -27,9 +27,10 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     return { payment, message };
   }
 
-  const deliver = (messageId: string, paymentId: string | null, answer: PaymentAnswer | null, status: "done" | "failed" = "done") =>
+  const deliver = (messageId: string, paymentId: string | null, answer: PaymentAnswer | null, status: "done" | "failed" = "done", claim = "worker") =>
     recordDelivery(sql, {
       messageId,
+      claim,
       attempts: 2,
       status,
       lastError: status === "failed" ? "refused" : null,
@@ -68,7 +69,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const { payment, message } = await paymentWithMessage("payment.resolve");
     await deliver(message.id, payment.id, resolved);
     const late = await db.outboxMessage.create({
-      data: { shopDomain: "outbox.myshopify.com", paymentId: payment.id, kind: "payment.pending", dedupeKey: `outbox-${serial}:late`, payload: "{}" },
+      data: { shopDomain: "outbox.myshopify.com", paymentId: payment.id, kind: "payment.pending", dedupeKey: `outbox-${serial}:late`, payload: "{}", lockedBy: "worker" },
     });
     await deliver(late.id, payment.id, pending);
 
@@ -113,8 +114,24 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "done" });
     expect(await db.paymentEvent.count({ where: { paymentId: payment.id } })).toBe(0);
 
-    const configure = await db.outboxMessage.create({ data: { shopDomain: "outbox.myshopify.com", kind: "app.configure", dedupeKey: `configure-${serial}`, payload: "{}" } });
+    const configure = await db.outboxMessage.create({ data: { shopDomain: "outbox.myshopify.com", kind: "app.configure", dedupeKey: `configure-${serial}`, payload: "{}", lockedBy: "worker" } });
     await deliver(configure.id, null, null);
     expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: configure.id } })).toMatchObject({ status: "done", doneAt: AT });
+  });
+
+  it("a delivery whose claim was taken over records nothing: the worker holding the message now records its own", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    await db.outboxMessage.update({ where: { id: message.id }, data: { lockedBy: "other" } });
+    await deliver(message.id, payment.id, resolved);
+    expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "pending", lockedBy: "other", doneAt: null });
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ shopifyOutcome: null, finalizedAt: null });
+    expect(await events(payment.id)).toEqual([]);
+
+    await deliver(message.id, payment.id, resolved, "done", "other");
+    expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "done", lockedBy: null });
+    expect(await events(payment.id)).toEqual([["shopify_resolved", { state: "RESOLVED", alreadyInState: false }, AT]]);
+    // Recorded once: a second record of the done message changes nothing.
+    await deliver(message.id, payment.id, resolved, "done", "other");
+    expect(await events(payment.id)).toHaveLength(1);
   });
 });
