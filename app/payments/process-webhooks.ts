@@ -38,6 +38,8 @@ const UNKNOWN_ORDER_GRACE_MS = 10 * 60_000;
  * one statement at most, not for a whole transaction.
  */
 const SETTLE_CONCURRENCY = 8;
+/** The note of a webhook processed without its order: the gateway's read did not return it. */
+const UNREAD_ORDER_NOTE = "the gateway's read did not return this order";
 
 export interface InboxPassResult {
   processed: number;
@@ -102,7 +104,7 @@ async function repeatedWebhooks(deps: PaymentsDeps, shopId: string, env: Gateway
   if (open.length === 0) return repeated;
   const pairs = [...new Map(open.map((hook) => [`${hook.orderId}|${hook.status}`, { orderId: hook.orderId, status: hook.status }])).values()];
   const processed = await deps.db.gatewayWebhook.findMany({
-    where: { shopId, gatewayEnv: env, processedAt: { not: null }, OR: pairs },
+    where: { shopId, gatewayEnv: env, processedAt: { not: null }, AND: [{ OR: pairs }, { OR: [{ lastError: null }, { lastError: { not: UNREAD_ORDER_NOTE } }] }] },
     select: { orderId: true, status: true, rawBody: true },
   });
   const seen = new Set(processed.map(webhookKey));
@@ -287,7 +289,11 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     },
     { concurrency: SETTLE_CONCURRENCY },
   );
-  await markProcessed(deps, claim, known.map((h) => h.id), null);
+  // A webhook whose order the read did not return (an order of the merchant's earlier device,
+  // which the listing leaves out) says so: the reconciler looks such orders up while their
+  // payments are open or recently rejected, and a repeat of it is read again, not dropped.
+  await markProcessed(deps, claim, known.filter((h) => orders.has(h.orderId!)).map((h) => h.id), null);
+  await markProcessed(deps, claim, known.filter((h) => !orders.has(h.orderId!)).map((h) => h.id), UNREAD_ORDER_NOTE);
   outcome.processed += known.length;
   return outcome;
 }

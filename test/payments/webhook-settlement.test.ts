@@ -321,3 +321,35 @@ it("webhooks that carry no edited_at are told apart by their amounts: a repeat c
   expect(await gatewayCalls()).toBe(before + 3);
   expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "failed", gatewayStatus: "EX", attention: "late_payment" });
 });
+
+it("a webhook whose order the gateway's read does not return is processed with a note, and its repeat is read again, not dropped", async () => {
+  // A paid payment whose order this device's reads cannot return (made through an earlier device).
+  const elsewhere = "9a3c1f0e-5b7d-4e2a-8c6f-1d2e3f4a5b6c";
+  const payment = await db().payment.create({
+    data: {
+      shopId: (await shopRow()).id,
+      shopifyPaymentId: "earlier-device-payment",
+      gid: "gid://shopify/PaymentSession/earlier-device-payment",
+      groupId: "earlier-device-group",
+      amount: "25.50",
+      currency: "EUR",
+      test: true,
+      kind: "sale",
+      cancelUrl: "https://shop.example/cancel",
+      gatewayEnv: "sandbox",
+      state: "paid",
+      gatewayOrderId: elsewhere,
+      gatewayStatus: "CO",
+      gatewayEditedAt: clock.now(),
+    },
+  });
+  const news = JSON.stringify({ identifier: elsewhere, status: "CO", fiat_amount: 25.5, fiat_currency: "EUR", edited_at: new Date(clock.now().getTime() + 60_000).toISOString() });
+  for (const round of [1, 2]) {
+    offsetMs += 1_000;
+    expect(await postSignedWebhook(news)).toBe(200);
+    expect(await processWebhookInbox(stack().services, { worker: "t" }), `round ${round}`).toMatchObject({ processed: 1, duplicates: 0 });
+  }
+  const hooks = await db().gatewayWebhook.findMany({ where: { orderId: elsewhere } });
+  expect(hooks.map((h) => h.lastError)).toEqual(["the gateway's read did not return this order", "the gateway's read did not return this order"]);
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("paid");
+});
