@@ -19,6 +19,23 @@ async function nextActionFor(deps: PaymentsDeps, paymentId: string, messageId: s
   return payment?.nextActionUrl ? { kind: "redirect", url: payment.nextActionUrl } : { kind: "wait", retryAfterSeconds: 3 };
 }
 
+/**
+ * A shopper's return reads the order at most this often per payment: the first return reads
+ * at once, and a link opened again and again (the waiting page reloads, a bot) spends no more
+ * of the device's quota, which new orders need too.
+ */
+export const RETURN_READ_SPACING_MS = 10_000;
+
+/** Whether this return may read the order now: claimed atomically, so concurrent returns and instances make one read. */
+async function claimReturnRead(deps: PaymentsDeps, paymentId: string): Promise<boolean> {
+  const now = deps.clock.now();
+  const claimed = await deps.db.payment.updateMany({
+    where: { id: paymentId, OR: [{ returnReadAt: null }, { returnReadAt: { lt: new Date(now.getTime() - RETURN_READ_SPACING_MS) } }] },
+    data: { returnReadAt: now },
+  });
+  return claimed.count === 1;
+}
+
 export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId: string; signature: string; outcome: ReturnOutcome }): Promise<ReturnResult> {
   const payment = await deps.db.payment.findUnique({ where: { id: input.paymentId }, include: { shop: true } });
   // The signature binds the link to this payment and its shop: no other payment can be settled with it.
@@ -32,21 +49,24 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   if (!payment.gatewayOrderId) return { kind: "redirect", url: payment.cancelUrl };
 
   let state = payment.state;
+  let gatewayStatus = payment.gatewayStatus;
   const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
-  if (access && state !== "paid" && state !== "failed") {
+  if (access && state !== "paid" && state !== "failed" && (await claimReturnRead(deps, payment.id))) {
     const readAt = deps.clock.now();
     const read = await access.client.orderInfo(payment.gatewayOrderId);
     if (read.isOk()) {
       const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "return", readAt);
       state = settled.payment.state;
+      gatewayStatus = settled.payment.gatewayStatus;
     } else {
       deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: read.error.kind });
     }
   }
 
   if (state === "paid" || state === "failed") return nextActionFor(deps, payment.id, (await finalMessage())?.id);
-  if (state === "awaiting_payment" && input.outcome === "ko") {
-    // Sent back without paying: Shopify lets the shopper choose again.
+  // Sent back without paying, or back before even choosing a coin (NR: nothing is under way,
+  // so Shopify is not told "pending"): Shopify lets the shopper choose again.
+  if (state === "awaiting_payment" && (input.outcome === "ko" || gatewayStatus === "NR")) {
     await deps.db.paymentEvent.create({ data: { paymentId: payment.id, type: "shopper_abandoned", at: deps.clock.now() } });
     return { kind: "redirect", url: payment.cancelUrl };
   }

@@ -1,6 +1,7 @@
 // The checkout scenarios, written once and run against each database.
 import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
+import { hashDeviceKey } from "../../app/gateway/quota";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { reconcileOnce } from "../../app/payments/reconcile";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
@@ -90,6 +91,29 @@ export function checkoutScenarios(getStack: () => Stack): void {
     const back = await fetch(returnUrl(payment, "ko"), { redirect: "manual" });
     expect(back.status).toBe(303);
     expect(back.headers.get("location")).toBe(session.request.payment_method.data.cancel_url);
+  });
+
+  it("a shopper back before choosing a coin (NR) goes to cancel_url and Shopify is not told pending", async () => {
+    const { session, payment } = await startPayment();
+    const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect(back.headers.get("location")).toBe(session.request.payment_method.data.cancel_url);
+    expect(calls(session.id, "PaymentSessionPending")).toBe(0);
+    expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).shopifyOutcome).toBeNull();
+  });
+
+  it("a return link opened again and again reads the order once per spacing interval, not once per hit", async () => {
+    const { payment, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "BTC" });
+    const hash = hashDeviceKey(await deviceKey());
+    const reads = () => db().gatewayCall.count({ where: { deviceHash: hash } });
+    const before = await reads();
+    for (let hit = 0; hit < 20; hit++) {
+      const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
+      expect(back.status).toBeLessThan(400);
+      await back.body?.cancel();
+    }
+    expect(await reads()).toBe(before + 1);
   });
 
   it("expiry: EX rejects the Shopify session as cancelled", async () => {
