@@ -51,10 +51,15 @@ const CLAIM_RENEW_MS = CLAIM_MS / 3;
 export const ORDER_MAY_STILL_APPEAR_MS = 30_000;
 
 /** The gateway order this payment may have requested: found, proven absent (null), or not known yet. */
-async function lookUpRequestedOrder(deps: PaymentsDeps, access: ShopGatewayAccess, payment: Pick<Payment, "createdAt" | "shopifyPaymentId" | "orderRequestedAt">): Promise<FoundOrder | null | "unknown"> {
+async function lookUpRequestedOrder(
+  deps: PaymentsDeps,
+  access: ShopGatewayAccess,
+  payment: Pick<Payment, "createdAt" | "shopifyPaymentId" | "orderRequestedAt">,
+  options: { withCoin?: boolean } = {},
+): Promise<FoundOrder | null | "unknown"> {
   const requestedAt = payment.orderRequestedAt?.getTime() ?? 0;
   if (deps.clock.now().getTime() - requestedAt < ORDER_MAY_STILL_APPEAR_MS) return "unknown";
-  return findOrderByReference(access, payment);
+  return findOrderByReference(access, payment, options);
 }
 
 /**
@@ -65,11 +70,20 @@ async function lookUpRequestedOrder(deps: PaymentsDeps, access: ShopGatewayAcces
 interface Claim {
   token: string;
   until: Date;
+  /** When this request last wrote orderRequestedAt with its claim; null when it has not. */
+  requestedAt: Date | null;
 }
 
-function newClaim(now: Date): Claim {
-  return { token: newRowId(), until: new Date(now.getTime() + CLAIM_MS) };
+function newClaim(now: Date, requestedAt: Date | null = null): Claim {
+  return { token: newRowId(), until: new Date(now.getTime() + CLAIM_MS), requestedAt };
 }
+
+/**
+ * orderRequestedAt is written again before a POST unless this request wrote it this recently:
+ * the time an order may still appear counts from the last POST that may have reached the
+ * gateway, not from an earlier one (a quota wait, a 429, a resend come between).
+ */
+const REQUESTED_AT_FRESH_MS = 1_000;
 
 /**
  * Shopify's test sessions always go to the gateway sandbox, and a real one to the live
@@ -147,7 +161,7 @@ async function recordAndStart(
   // after this: the record says so from the start, durably before the request is sent.
   const requestsOrder = shop.checkoutMode !== "app_page";
   const orderRequestedAt = requestsOrder ? now : null;
-  const claim = newClaim(now);
+  const claim = newClaim(now, orderRequestedAt);
   const payment: SessionPayment = {
     id: newRowId(),
     shopId: shop.id,
@@ -465,14 +479,16 @@ async function sendWhileClaimed(
   prepared: Result<PreparedOrder, GatewayError>,
 ): Promise<Result<CreateOrderResponse, GatewayError> | null> {
   if (prepared.isErr()) return err(prepared.error);
-  const left = claim.until.getTime() - deps.clock.now().getTime();
-  if (left < CLAIM_RENEW_MS && !(await renewClaim(deps, payment, claim))) return null;
+  const now = deps.clock.now();
+  const left = claim.until.getTime() - now.getTime();
+  const requestedLately = claim.requestedAt !== null && now.getTime() - claim.requestedAt.getTime() < REQUESTED_AT_FRESH_MS;
+  if ((left < CLAIM_RENEW_MS || !requestedLately) && !(await renewClaim(deps, payment, claim, { orderRequestedAt: now }))) return null;
   // A 429 or a connection that failed before sending is sent again after a wait, and only
   // while the claim is still this request's: another that took over may have made the order.
   let lost = false;
   const sent = await prepared.value.send({
     mayResend: async () => {
-      lost = !(await renewClaim(deps, payment, claim));
+      lost = !(await renewClaim(deps, payment, claim, { orderRequestedAt: deps.clock.now() }));
       return !lost;
     },
   });
@@ -485,6 +501,7 @@ async function renewClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, clai
   const renewed = await deps.db.payment.updateMany({ where: { id: payment.id, sessionClaimToken: claim.token }, data: { ...data, sessionClaimUntil: until } });
   if (renewed.count !== 1) return false;
   claim.until = until;
+  if (data.orderRequestedAt instanceof Date) claim.requestedAt = data.orderRequestedAt;
   return true;
 }
 
@@ -519,11 +536,19 @@ async function releaseClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, cl
   await deps.db.payment.updateMany({ where: { id: payment.id, sessionClaimToken: claim.token }, data: { ...data, sessionClaimUntil: null, sessionClaimToken: null } });
 }
 
-/** The gateway order whose reference is this payment's id, "unknown" when the gateway cannot say. */
-async function findOrderByReference(access: ShopGatewayAccess, payment: Pick<Payment, "createdAt" | "shopifyPaymentId">): Promise<FoundOrder | null | "unknown"> {
+/**
+ * The gateway order whose reference is this payment's id, "unknown" when the gateway cannot
+ * say. `withCoin`: only an order made with a coin (a coin pick's); one made without a coin for
+ * the gateway's page, which the shopper can no longer reach, is not the pick's.
+ */
+async function findOrderByReference(
+  access: ShopGatewayAccess,
+  payment: Pick<Payment, "createdAt" | "shopifyPaymentId">,
+  options: { withCoin?: boolean } = {},
+): Promise<FoundOrder | null | "unknown"> {
   const listed = await access.client.listOrders({ start: new Date(payment.createdAt.getTime() - 86_400_000), end: new Date(Date.now() + 86_400_000) });
   if (listed.isErr()) return "unknown";
-  return listed.value.find((order) => order.reference === payment.shopifyPaymentId) ?? null;
+  return listed.value.find((order) => order.reference === payment.shopifyPaymentId && (!options.withCoin || order.currency_id !== null)) ?? null;
 }
 
 async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" | "shopId">, claim: Claim, found: FoundOrder): Promise<SessionAnswer> {
@@ -554,7 +579,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
   const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
   if (!access) return { ok: false, reason: "no_credentials", message: "The shop cannot take crypto payments right now." };
   const now = deps.clock.now();
-  const claim = newClaim(now);
+  const claim = newClaim(now, payment.orderRequestedAt ? null : now);
   const busy = { ok: false as const, reason: "already_chosen" as const, message: "This payment is being prepared; reload the page." };
   // One creator at a time: the claim prevents a double click from creating two orders.
   // Only while the payment is still open: the reconciler rejects one whose coin was never
@@ -600,7 +625,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
 
     // An earlier pick may have created the order without learning its answer: look it up first.
     if (payment.orderRequestedAt !== null) {
-      const found = await lookUpRequestedOrder(deps, access, payment);
+      const found = await lookUpRequestedOrder(deps, access, payment, { withCoin: true });
       if (found === "unknown") {
         await releaseClaim(deps, payment, claim);
         return unavailable;
@@ -617,7 +642,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
     if (created === null) return busy;
     if (created.isErr()) {
       if (created.error.kind === "outcome_unknown") {
-        const found = await findOrderByReference(access, payment);
+        const found = await findOrderByReference(access, payment, { withCoin: true });
         if (found && found !== "unknown") return adopt(found, true);
       }
       // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up first.

@@ -205,7 +205,15 @@ it("a 500 after an order without a coin was created: that order cannot be reache
   expect(again.delivery.redirectUrl).toBe(delivery.redirectUrl);
   expect(await ordersWithReference(session.id)).toBe(1);
 
-  const picked = await createOrderWithCurrency(stack.services, payment.id, "BTC");
+  // A pick whose POST fails before anything is made finds only the coin-less order by the
+  // reference, and does not take it for its own.
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1 });
+  expect(await createOrderWithCurrency(stack.services, payment.id, "BTC")).toMatchObject({ ok: false, reason: "unavailable" });
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).gatewayOrderId).toBeNull();
+
+  const later = movableClock();
+  later.offset = ORDER_MAY_STILL_APPEAR_MS + 1_000;
+  const picked = await createOrderWithCurrency(instance({ clock: later }), payment.id, "BTC");
   expect(picked.ok).toBe(true);
   const chosen = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
   expect(chosen).toMatchObject({ state: "awaiting_payment", inputCurrency: "BTC" });
@@ -419,6 +427,29 @@ it("a create that timed out and never reached the gateway: once the order could 
   expect(retried.status, JSON.stringify(retried.body)).toBe(200);
   expect(await ordersWithReference(request.id)).toBe(1);
 });
+
+it("the time an order may still appear counts from the last POST that may have reached the gateway, not the first", async () => {
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+  let posts = 0;
+  // The first POST is throttled; the resend a second later reaches the gateway and is never answered.
+  const throttledThenLost: typeof fetch = async (input, init) => {
+    if (!isOrderCreation(input, init)) return fetch(input, init);
+    if (++posts === 1) return new Response(JSON.stringify({ detail: "Request was throttled." }), { status: 429, headers: { "content-type": "application/json", "retry-after": "1" } });
+    return new Promise<Response>((_, reject) => init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason)));
+  };
+  const first = await startPaymentSession(instance({ fetch: throttledThenLost, gatewayTimeoutMs: 500 }), { shopDomain: stack.shopDomain, request });
+  expect(first).toMatchObject({ status: 503, body: { error: "gateway_unavailable" } });
+  expect(posts).toBe(2);
+  const waiting = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } });
+  expect(waiting.orderRequestedAt!.getTime()).toBeGreaterThanOrEqual(waiting.createdAt.getTime() + 750);
+  // Shopify's retry comes just over ORDER_MAY_STILL_APPEAR_MS after the record, but not after the resend.
+  const clock = movableClock();
+  clock.offset = waiting.createdAt.getTime() + ORDER_MAY_STILL_APPEAR_MS + 200 - Date.now();
+  const retried = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request });
+  expect(retried).toMatchObject({ status: 503, body: { error: "gateway_unavailable" } });
+  expect(await ordersWithReference(request.id)).toBe(0);
+}, 20_000);
 
 it("a 429 is waited out and the order sent again only while the request still holds the payment", async () => {
   const session = stack.standin.state.createPaymentSession({ test: true });
