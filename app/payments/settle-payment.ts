@@ -59,6 +59,9 @@ function stateOf(payment: Payment): PaymentState {
   return payment.state;
 }
 
+/** Statuses that end an order without paying it: money on such an order arrived after it ended, or is held by it. */
+const ENDED_UNPAID = new Set<string>(["EX", "CA", "DE"]);
+
 function attentionFor(
   payment: Payment,
   current: PaymentState,
@@ -66,23 +69,34 @@ function attentionFor(
   decision: SettlementDecision,
   knownTransactions: number,
 ): { reason: AttentionReason; detail: string } | null {
-  if (decision.kind === "review") return { reason: decision.attention, detail: decision.detail };
+  if (decision.kind === "review") {
+    // The same unknown status flagged before (handled or not) is not flagged again at every read.
+    if (payment.attention === decision.attention && payment.gatewayStatus === order.status.code) return null;
+    return { reason: decision.attention, detail: decision.detail };
+  }
   if (decision.kind === "reject" && decision.attention && current !== "failed") {
     return { reason: decision.attention, detail: decision.merchantMessage };
+  }
+  const late = {
+    reason: "late_payment" as const,
+    detail: `Crypto arrived after the payment was rejected (gateway status ${order.status.code}). Refund it from the gateway dashboard or arrange the order with the shopper.`,
+  };
+  // Rejected by this read while the order already shows money: paid after it expired or was
+  // cancelled (the gateway keeps the status), or held by an order the merchant deleted.
+  if (decision.kind === "reject" && current !== "failed") {
+    return order.status.known && ENDED_UNPAID.has(order.status.code) && order.transactions.length > 0 ? late : null;
   }
   // Money that arrives after the Shopify session was rejected: a person must act. The gateway
   // may list it as a new transaction under the same final status, or move to a status that
   // shows funds. It takes the payment's one flag over any other (the timeline keeps the
-  // earlier one), unless a late payment is already flagged and not yet handled.
+  // earlier one), unless a late payment is already flagged and not yet handled, or this read
+  // verifies a signed webhook's reject whose own flag (underpaid, out of condition) already
+  // speaks for the money shown: its transactions were never stored, so they are not new.
   const fundsShown = order.status.known && statusShowsFundsReceived(order.status.code);
   const fundsShownBefore = payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
   const lateFlagOpen = payment.attention === "late_payment" && payment.attentionResolvedAt === null;
-  if (current === "failed" && !lateFlagOpen && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) {
-    return {
-      reason: "late_payment",
-      detail: `Crypto arrived after the payment was rejected (gateway status ${order.status.code}). Refund it from the gateway dashboard or arrange the order with the shopper.`,
-    };
-  }
+  const verifiesOwnFlag = payment.unverifiedSince !== null && decision.kind === "reject" && decision.attention !== undefined && payment.attention === decision.attention;
+  if (current === "failed" && !lateFlagOpen && !verifiesOwnFlag && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) return late;
   return null;
 }
 

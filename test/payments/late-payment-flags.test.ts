@@ -1,0 +1,81 @@
+// Which flag a gateway read leaves on a payment: crypto on an order that ended unpaid is a
+// late payment whether the read rejects the payment or finds it rejected already; a read that
+// verifies a signed webhook's own flagged reject keeps that flag; an unknown status is flagged
+// once, not again at every read. On SQLite and PostgreSQL.
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { orderInfoResponseSchema, type GatewayOrder } from "../../app/gateway/schemas";
+import { parseGatewayJson } from "../../app/gateway/json-numbers";
+import { parseGatewayStatus } from "../../app/gateway/statuses";
+import { silentLogger } from "../../app/lib/logger.server";
+import type { PaymentsDeps } from "../../app/payments/deps";
+import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
+import { fixtureText } from "../gateway/support/fixtures";
+import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+
+/** The documented order, as the app reads it, with this identifier, status and transactions. */
+function order(identifier: string, status: string, transactions: number, editedAt: string): GatewayOrder {
+  const documented = orderInfoResponseSchema.parse((parseGatewayJson(fixtureText("orders-info.response.docs-b4bit.json")) as { body: unknown }).body);
+  const transaction = documented.transactions[0]!;
+  return {
+    ...documented,
+    identifier,
+    status: parseGatewayStatus(status),
+    edited_at: editedAt,
+    transactions: Array.from({ length: transactions }, (_, i) => ({ ...transaction, tx_hash: `${identifier}-${i}` })),
+  } as GatewayOrder;
+}
+
+describe.each(ROW_DATABASES)("on $name", (database) => {
+  let rows: OpenedRows;
+  const opened = rowsDatabaseForFile(database, { shopDomain: "flags.myshopify.com", webhookToken: "flags-webhook-token-0001" });
+  beforeAll(() => void (rows = opened()));
+  const deps = (): PaymentsDeps => ({ db: rows.db, sql: rows.sql, clock: { now: () => new Date() }, logger: silentLogger }) as unknown as PaymentsDeps;
+  const read = (paymentId: string, gatewayOrder: GatewayOrder) => settleFromGatewayOrder(deps(), paymentId, gatewayOrder, "reconcile", new Date());
+  const attentionEvents = async (paymentId: string) =>
+    (await rows.db.paymentEvent.findMany({ where: { paymentId, type: "attention" } })).map((e) => (JSON.parse(e.detail) as { reason: string }).reason);
+
+  it("a read that rejects an open payment whose expired order already holds crypto flags a late payment", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "PE" });
+    const settled = await read(payment.id, order(id, "EX", 1, "2026-11-24T10:00:00Z"));
+    expect(settled.payment).toMatchObject({ state: "failed", attention: "late_payment" });
+    // Nothing new on the next read: flagged once.
+    await read(payment.id, order(id, "EX", 1, "2026-11-24T10:00:00Z"));
+    expect(await attentionEvents(payment.id)).toEqual(["late_payment"]);
+  });
+
+  it("an expired order without crypto rejects the payment with no flag", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "PE" });
+    expect((await read(payment.id, order(id, "EX", 0, "2026-11-24T10:00:00Z"))).payment).toMatchObject({ state: "failed", attention: null });
+  });
+
+  it("the read verifying a signed underpaid (IA) webhook keeps its flag: the transaction it lists is not a late payment", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, {
+      gatewayOrderId: id,
+      state: "failed",
+      gatewayStatus: "IA",
+      unverifiedSince: new Date(),
+      attention: "underpaid",
+      attentionDetail: "underpaid",
+      attentionResolvedAt: new Date(),
+    });
+    const settled = await read(payment.id, order(id, "IA", 1, "2026-11-24T10:00:00Z"));
+    expect(settled.payment).toMatchObject({ state: "failed", attention: "underpaid", unverifiedSince: null });
+    expect(settled.payment.attentionResolvedAt).not.toBeNull();
+    expect(await attentionEvents(payment.id)).toEqual([]);
+  });
+
+  it("an unknown status is flagged once: a person's handling of it is not undone by the next read", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "PE" });
+    await read(payment.id, order(id, "ZZ", 0, "2026-11-24T10:00:00Z"));
+    await rows.db.payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
+    const again = await read(payment.id, order(id, "ZZ", 0, "2026-11-24T10:05:00Z"));
+    expect(again.payment.attention).toBe("unknown_status");
+    expect(again.payment.attentionResolvedAt).not.toBeNull();
+    expect(await attentionEvents(payment.id)).toEqual(["unknown_status"]);
+  });
+});
