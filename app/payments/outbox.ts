@@ -83,6 +83,17 @@ function call(client: PaymentsAppsClient, payload: OutboxPayload): Promise<Payme
   }
 }
 
+/**
+ * What is sent for a stored payload. Readiness is sent as the shop has it now, not as it was
+ * when the message was stored: a message retried after a newer one was delivered (Shopify was
+ * failing, or the two went out at once) would otherwise put the older value back for good.
+ */
+async function currentPayload(deps: PaymentsDeps, shopDomain: string, payload: OutboxPayload): Promise<OutboxPayload> {
+  if (payload.kind !== "app.configure") return payload;
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain }, select: { paymentsAppReady: true } });
+  return shop ? { ...payload, ready: shop.paymentsAppReady } : payload;
+}
+
 const CLAIM_MS = 30_000;
 
 /**
@@ -116,7 +127,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
   }
 
   const client = await deps.shopify.forShop(message.shopDomain);
-  const result: PaymentsAppsResult | null = client ? await call(client, payload) : null;
+  const result: PaymentsAppsResult | null = client ? await call(client, await currentPayload(deps, message.shopDomain, payload)) : null;
   const attempts = message.attempts + 1;
 
   if (result === null || result.isErr()) {
