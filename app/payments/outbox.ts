@@ -118,13 +118,19 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
   const payload = outboxPayloadSchema.parse(JSON.parse(message.payload));
   const log = deps.logger.child({ outboxId: message.id, kind: payload.kind, shop: message.shopDomain });
 
-  if (payload.kind === "payment.pending" && message.paymentId) {
-    const payment = await deps.db.payment.findUnique({ where: { id: message.paymentId } });
-    if (!payment || payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected") {
-      await deps.db.outboxMessage.update({ where: { id: message.id }, data: { status: "done", doneAt: now(), result: JSON.stringify({ superseded: true }), lockedUntil: null } });
-      return "skipped";
-    }
-  }
+  /** A pending call the payment's final Shopify outcome has overtaken: done, sent or not. */
+  const supersededPending = async (): Promise<boolean> => {
+    if (payload.kind !== "payment.pending" || !message.paymentId) return false;
+    const payment = await deps.db.payment.findUnique({ where: { id: message.paymentId }, select: { shopifyOutcome: true } });
+    if (payment && payment.shopifyOutcome !== "resolved" && payment.shopifyOutcome !== "rejected") return false;
+    await deps.db.outboxMessage.updateMany({
+      where: { id: message.id, lockedBy: message.lockedBy },
+      data: { status: "done", doneAt: now(), result: JSON.stringify({ superseded: true }), lockedBy: null, lockedUntil: null },
+    });
+    return true;
+  };
+
+  if (await supersededPending()) return "skipped";
 
   const client = await deps.shopify.forShop(message.shopDomain);
   const result: PaymentsAppsResult | null = client ? await call(client, await currentPayload(deps, message.shopDomain, payload)) : null;
@@ -144,6 +150,12 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
 
   const outcome = result.value;
   const classified = classifyUserErrors(outcome);
+  // Shopify refused a pending call because the final one got there while it was on its way:
+  // nothing for a person to look at.
+  if (!classified.ok && (await supersededPending())) {
+    log.info("Pending call overtaken by the payment's final outcome", { attempts });
+    return "skipped";
+  }
   const paidTwice = !classified.ok && payload.kind === "payment.resolve" && message.paymentId ? await paidTwiceNote(deps, message.paymentId) : null;
   const verdict = paidTwice && !classified.ok ? { ...classified, message: `${paidTwice} Shopify said: ${classified.message}` } : classified;
   const paymentOutcome = PAYMENT_OUTCOMES[payload.kind];
