@@ -19,9 +19,10 @@ export async function ensureShop(db: Database, shopDomain: string): Promise<Shop
   const existing = await db.shop.findUnique({ where: { shopDomain } });
   if (existing) {
     if (!existing.uninstalledAt) return existing;
-    return db.shop.update({ where: { id: existing.id }, data: { uninstalledAt: null } });
+    // Installed again: from now on, an uninstall triggered earlier is about the old install.
+    return db.shop.update({ where: { id: existing.id }, data: { uninstalledAt: null, installedAt: new Date() } });
   }
-  return db.shop.upsert({ where: { shopDomain }, create: { shopDomain, webhookToken: newWebhookToken() }, update: {} });
+  return db.shop.upsert({ where: { shopDomain }, create: { shopDomain, webhookToken: newWebhookToken(), installedAt: new Date() }, update: {} });
 }
 
 export async function storeCredentials(

@@ -3,8 +3,17 @@
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
 
-export async function handleAppUninstalled(deps: { db: Database; logger: Logger; clock: { now(): Date } }, shopDomain: string): Promise<void> {
+/**
+ * app/uninstalled. `triggeredAt` (Shopify's X-Shopify-Triggered-At): an uninstall Shopify
+ * retries after the merchant installed the app again is about the earlier install, and
+ * leaves the shop's new credentials and token alone.
+ */
+export async function handleAppUninstalled(deps: { db: Database; logger: Logger; clock: { now(): Date } }, shopDomain: string, triggeredAt: Date | null = null): Promise<void> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
+  if (shop?.installedAt && triggeredAt && triggeredAt.getTime() < shop.installedAt.getTime()) {
+    deps.logger.info("An uninstall from before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt.toISOString() });
+    return;
+  }
   if (shop) {
     await deps.db.shop.update({
       where: { id: shop.id },

@@ -28,7 +28,7 @@ async function secretOf(shopDomain: string): Promise<string> {
   return stack.services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
 }
 
-async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shopDomain, webhookId: string = randomUUID()): Promise<Response> {
+async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shopDomain, webhookId: string = randomUUID(), triggeredAt = new Date()): Promise<Response> {
   const body = JSON.stringify(payload);
   const hmac = createHmac("sha256", stack.env.SHOPIFY_API_SECRET).update(body).digest("base64");
   return fetch(`${stack.app.url}/webhooks/${topic}`, {
@@ -42,7 +42,7 @@ async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shop
       "x-shopify-webhook-id": webhookId,
       "x-shopify-api-version": "2026-04",
       "x-shopify-event-id": randomUUID(),
-      "x-shopify-triggered-at": new Date().toISOString(),
+      "x-shopify-triggered-at": triggeredAt.toISOString(),
     },
   });
 }
@@ -136,6 +136,26 @@ it("app/uninstalled deletes the credentials and the tokens; open payments keep t
   expect(await db().payment.count({ where: { id: open.id } })).toBe(1);
   const refused = await stack.standin.state.startPayment({ test: true });
   expect(refused.delivery.status).toBe(422);
+});
+
+it("an app/uninstalled that Shopify retries after the merchant installed the app again leaves the new install alone", async () => {
+  // Installed again (the admin opened, the sandbox connected) after the uninstall above.
+  const uninstalledAt = new Date();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  await connectSandbox(stack.services, stack.shopDomain);
+  const installed = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  expect(installed.uninstalledAt).toBeNull();
+  expect(installed.installedAt!.getTime()).toBeGreaterThan(uninstalledAt.getTime());
+
+  const late = await shopifyWebhook("app/uninstalled", { id: 1, domain: stack.shopDomain }, stack.shopDomain, randomUUID(), uninstalledAt);
+  expect(late.status).toBe(200);
+  const kept = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  expect(kept.uninstalledAt).toBeNull();
+  expect(kept.sandboxDeviceKeyEnc).not.toBeNull();
+
+  // One triggered after the new install is a real uninstall.
+  expect((await shopifyWebhook("app/uninstalled", { id: 1, domain: stack.shopDomain }, stack.shopDomain)).status).toBe(200);
+  expect((await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } })).uninstalledAt).not.toBeNull();
 });
 
 it("shop/redact deletes everything held for the shop", async () => {
