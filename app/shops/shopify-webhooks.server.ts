@@ -66,11 +66,12 @@ export async function redactCustomer(deps: { db: Database; logger: Logger }, sho
 
 /** shop/redact (48 hours after uninstall): everything the app holds for the shop is deleted. */
 export async function redactShop(deps: { db: Database; logger: Logger }, shopDomain: string): Promise<void> {
-  const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
-  if (shop) {
-    await deps.db.outboxMessage.deleteMany({ where: { shopDomain } });
-    await deps.db.shop.delete({ where: { id: shop.id } });
-  }
-  await deps.db.session.deleteMany({ where: { shop: shopDomain } });
+  // In one transaction, so a message enqueued meanwhile (the reconciler finalising a payment)
+  // cannot outlive the shop and be retried for ever without a token.
+  await deps.db.$transaction([
+    deps.db.shop.deleteMany({ where: { shopDomain } }),
+    deps.db.outboxMessage.deleteMany({ where: { shopDomain } }),
+    deps.db.session.deleteMany({ where: { shop: shopDomain } }),
+  ]);
   deps.logger.info("Shop data deleted", { shop: shopDomain });
 }
