@@ -17,6 +17,12 @@ import { apiRouter } from "./api-router";
 import { startWorkerThread } from "./workers-thread";
 import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
 
+/**
+ * Connections still open this long after close() began are closed. With the workers' own stop
+ * allowance (20 s, run alongside), shutdown ends before server/main.ts's 25 s forced exit.
+ */
+const CONNECTION_DRAIN_MS = 15_000;
+
 export interface AppServerOptions {
   env: AppEnv;
   /** "vite": Vite dev server in middleware mode (npm run dev); "build": build/ (production). */
@@ -41,6 +47,13 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   shareAppDatabase(services.db);
   const app = express();
   app.disable("x-powered-by");
+  // Once the server is closing, every answer ends its connection: a client (a load balancer)
+  // that keeps a connection alive would otherwise keep it open through the shutdown.
+  let closing = false;
+  app.use((_req, res, next) => {
+    if (closing) res.setHeader("Connection", "close");
+    next();
+  });
   app.set("trust proxy", env.MTLS_MODE === "proxy");
   app.use(compression());
 
@@ -95,12 +108,20 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     services,
     workers,
     async close() {
-      // Stop taking requests, let in-flight ones and the workers' current pass finish.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections?.();
-      });
-      await workers?.stop();
+      // Stop taking requests, and let in-flight ones and the workers' current pass finish, side
+      // by side. Connections kept alive are closed as soon as they fall idle, and any still open
+      // after CONNECTION_DRAIN_MS are closed (well before a process manager's kill).
+      closing = true;
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const idleSweep = setInterval(() => server.closeIdleConnections(), 250);
+      const deadline = setTimeout(() => server.closeAllConnections(), CONNECTION_DRAIN_MS);
+      try {
+        await Promise.all([drained, workers?.stop()]);
+      } finally {
+        clearInterval(idleSweep);
+        clearTimeout(deadline);
+      }
       await closeVite?.();
       await services.db.$disconnect();
     },
