@@ -2,13 +2,17 @@
 // recorded (deduplicated on Shopify's id) together with the call that finishes it.
 // The gateway has no refund API: refunds are rejected with a message that tells the
 // merchant how to refund from the gateway dashboard.
+import Decimal from "decimal.js";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { PaymentsDeps } from "./deps";
 import { enqueue, type OutboxPayload } from "./outbox";
 import type { FollowUpKind } from "./shopify-requests";
 
-export const REFUND_MESSAGE =
-  "Crypto payments cannot be refunded from Shopify. Issue the refund in the gateway dashboard (Payments, select the order, Refund), which sends the shopper a refund voucher for the full amount, then record the refund in Shopify as a manual refund.";
+/** How a refund is made: in the gateway dashboard, then recorded in Shopify. */
+const REFUND_HOW =
+  "issue the refund in the gateway dashboard (Payments, select the order, Refund), which sends the shopper a refund voucher for the full amount, then record the refund in Shopify as a manual refund.";
+
+export const REFUND_MESSAGE = `Crypto payments cannot be refunded from Shopify. To refund, ${REFUND_HOW}`;
 
 export interface FollowUpRequest {
   id: string;
@@ -25,12 +29,22 @@ async function decide(deps: PaymentsDeps, kind: FollowUpKind, shopId: string, re
   if (kind === "refund") return { kind: "refund.reject", gid: request.gid, merchantMessage: REFUND_MESSAGE };
   const payment = await deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId, shopifyPaymentId: request.payment_id } } });
   if (kind === "capture") {
-    // Crypto sales settle in full: a paid payment has nothing left to capture.
-    return payment?.state === "paid"
-      ? { kind: "capture.resolve", gid: request.gid }
-      : { kind: "capture.reject", gid: request.gid, merchantMessage: "The crypto payment was not completed, so there is nothing to capture." };
+    const reject = (merchantMessage: string): OutboxPayload => ({ kind: "capture.reject", gid: request.gid, merchantMessage });
+    if (payment?.state !== "paid") return reject("The crypto payment was not completed, so there is nothing to capture.");
+    // Crypto settles in full: what is captured is what the shopper paid, no more and no less
+    // (a partial capture would leave crypto received that Shopify's books do not show).
+    const paid = `${payment.amount} ${payment.currency}`;
+    if (request.currency !== undefined && request.currency.toUpperCase() !== payment.currency.toUpperCase()) {
+      return reject(`The shopper paid ${paid} in crypto; a capture in ${request.currency} cannot be made.`);
+    }
+    if (request.amount !== undefined && !new Decimal(request.amount).equals(new Decimal(payment.amount))) {
+      return reject(`The shopper paid ${paid} in full in crypto: capture that amount. To return part of it, ${REFUND_HOW}`);
+    }
+    return { kind: "capture.resolve", gid: request.gid };
   }
-  return payment?.state === "paid"
+  if (!payment) return { kind: "void.reject", gid: request.gid, merchantMessage: "This app has no record of the payment to void." };
+  // Crypto received, or on its way to confirmation, cannot be called back.
+  return payment.state === "paid" || payment.state === "confirming"
     ? { kind: "void.reject", gid: request.gid, merchantMessage: `The crypto payment was already received and cannot be voided. ${REFUND_MESSAGE}` }
     : { kind: "void.resolve", gid: request.gid };
 }

@@ -79,6 +79,12 @@ export class ShopifySimulator {
       if (siblings.some((f) => (f.type === "capture" || f.type === "void") && f.state.code !== "REJECTED")) {
         return "This authorization already has a capture or a void.";
       }
+      // A capture may take less than was authorized (a partial capture), never more.
+      if (type === "capture" && amount !== undefined) {
+        const problem = this.amountProblem(payment, amount, new Decimal(payment.request.amount), "capture");
+        if (problem) return problem;
+        followUpAmount = formatAmount(amount, payment.request.currency);
+      }
     } else {
       if (payment.request.kind === "authorization" && !siblings.some((f) => f.type === "capture" && f.state.code === "RESOLVED")) {
         return "An authorization must be captured before it can be refunded.";
@@ -106,16 +112,20 @@ export class ShopifySimulator {
   }
 
   private refundAmountProblem(payment: PaymentSessionRecord, siblings: FollowUpSessionRecord[], requested: string): string | null {
-    const minor = CURRENCIES[payment.request.currency] ?? 2;
-    if (!/^\d{1,12}(\.\d{1,4})?$/.test(requested)) return "The refund amount must be a decimal number with a dot, like 10.00.";
-    const amount = new Decimal(requested);
-    if (amount.lte(0)) return "The refund amount must be greater than zero.";
-    if (amount.decimalPlaces() > minor) return `${payment.request.currency} amounts have at most ${minor} decimals.`;
     const committed = siblings
       .filter((f) => f.type === "refund" && f.state.code !== "REJECTED" && typeof f.request.amount === "string")
       .reduce((sum, f) => sum.plus(new Decimal(f.request.amount as string)), new Decimal(0));
-    const refundable = new Decimal(payment.request.amount).minus(committed);
-    if (amount.gt(refundable)) return `At most ${refundable.toFixed(Math.max(minor, 2))} ${payment.request.currency} can still be refunded.`;
+    return this.amountProblem(payment, requested, new Decimal(payment.request.amount).minus(committed), "refund");
+  }
+
+  /** What is wrong with a refund's or capture's amount: its form, or more than `available`. */
+  private amountProblem(payment: PaymentSessionRecord, requested: string, available: Decimal, what: "refund" | "capture"): string | null {
+    const minor = CURRENCIES[payment.request.currency] ?? 2;
+    if (!/^\d{1,12}(\.\d{1,4})?$/.test(requested)) return `The ${what} amount must be a decimal number with a dot, like 10.00.`;
+    const amount = new Decimal(requested);
+    if (amount.lte(0)) return `The ${what} amount must be greater than zero.`;
+    if (amount.decimalPlaces() > minor) return `${payment.request.currency} amounts have at most ${minor} decimals.`;
+    if (amount.gt(available)) return `At most ${available.toFixed(Math.max(minor, 2))} ${payment.request.currency} can still be ${what === "refund" ? "refunded" : "captured"}.`;
     return null;
   }
 

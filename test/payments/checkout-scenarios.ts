@@ -378,6 +378,13 @@ export function checkoutScenarios(getStack: () => Stack): void {
       return session;
     };
     const captured = await paidAuthorization();
+    // A partial capture would leave crypto received that Shopify's books do not show: refused.
+    const paidAmount = (await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: captured.id } })).amount;
+    const partial = await stack().standin.state.startFollowUp("capture", captured.id, { amount: "1.00" });
+    expect(partial.delivery.status).toBe(201);
+    await waitFor(async () => stack().standin.state.session(partial.session.id)?.state.code === "REJECTED", "partial capture rejected");
+    const refused = stack().standin.state.session(partial.session.id)!.state;
+    expect(refused.code === "REJECTED" && refused.merchantMessage).toContain(`paid ${paidAmount}`);
     const capture = await stack().standin.state.startFollowUp("capture", captured.id);
     expect(capture.delivery.status).toBe(201);
     await waitFor(async () => stack().standin.state.session(capture.session.id)?.state.code === "RESOLVED", "capture resolved");
