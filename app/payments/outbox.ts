@@ -266,8 +266,9 @@ export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: 
           counts[await deliverClaimed(pass, message)]++;
         } catch (error) {
           deps.logger.error("Outbox delivery crashed", { outboxId: message.id, error });
-          await deps.db.outboxMessage.update({
-            where: { id: message.id },
+          // Given back only while this pass still holds it: another worker may have claimed it since.
+          await deps.db.outboxMessage.updateMany({
+            where: { id: message.id, lockedBy: message.lockedBy, status: "pending" },
             data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(deps.clock.now().getTime() + 5_000) },
           });
           counts.retry++;
