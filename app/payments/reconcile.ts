@@ -11,6 +11,7 @@
 // only a read shows it, and the merchant is told to refund it. Shops are claimed
 // atomically, so several instances can run it at once.
 import type { QuotaRemaining } from "~/gateway/quota";
+import { whileRenewing } from "~/lib/renewal";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { enqueue, finalMessageKey } from "./outbox";
@@ -118,18 +119,13 @@ async function claimShop(deps: PaymentsDeps, shopId: string, worker: string, lea
  * shop's pass can outlast one lease (a listing waiting out 429s, a few look-ups), and another
  * instance must not list the same shop's orders meanwhile. A process that dies stops renewing.
  */
-async function whileShopClaimed<T>(deps: PaymentsDeps, shopId: string, worker: string, leaseMs: number, work: () => Promise<T>): Promise<T> {
-  const renewal = setInterval(() => {
-    deps.db.shop
-      .updateMany({ where: { id: shopId, reconcileLockedBy: worker }, data: { reconcileLockedUntil: new Date(deps.clock.now().getTime() + leaseMs) } })
-      .catch((error: unknown) => deps.logger.warn("Could not renew the reconciler's claim on a shop", { shopId, error }));
-  }, leaseMs / 3);
-  renewal.unref();
-  try {
-    return await work();
-  } finally {
-    clearInterval(renewal);
-  }
+function whileShopClaimed<T>(deps: PaymentsDeps, shopId: string, worker: string, leaseMs: number, work: () => Promise<T>): Promise<T> {
+  return whileRenewing(
+    () => deps.db.shop.updateMany({ where: { id: shopId, reconcileLockedBy: worker }, data: { reconcileLockedUntil: new Date(deps.clock.now().getTime() + leaseMs) } }),
+    leaseMs / 3,
+    (error) => deps.logger.warn("Could not renew the reconciler's claim on a shop", { shopId, error }),
+    work,
+  );
 }
 
 export async function reconcileOnce(deps: PaymentsDeps, options: { worker: string; force?: boolean; leaseMs?: number }): Promise<ReconcileSummary> {

@@ -12,6 +12,7 @@ import type { GatewayError } from "~/gateway/errors";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import type { PaymentSessionRequest } from "./shopify-requests";
+import { whileRenewing } from "~/lib/renewal";
 import { isOpenPaymentState } from "./payment-state";
 import { insertSessionPayment, newRowId, storeSessionAnswer, type AnswerColumns } from "./session-rows.server";
 
@@ -216,16 +217,13 @@ async function recordAndStart(
 }
 
 /** Runs `work` while renewing the request's claim on the payment, so that it lapses only if this process stops. */
-async function whileHolding<T>(deps: PaymentsDeps, payment: Pick<Payment, "id">, claim: Claim, work: () => Promise<T>): Promise<T> {
-  const renewal = setInterval(() => {
-    renewClaim(deps, payment, claim).catch((error: unknown) => deps.logger.warn("Could not renew a payment session's claim", { paymentId: payment.id, error }));
-  }, CLAIM_RENEW_MS);
-  renewal.unref();
-  try {
-    return await work();
-  } finally {
-    clearInterval(renewal);
-  }
+function whileHolding<T>(deps: PaymentsDeps, payment: Pick<Payment, "id">, claim: Claim, work: () => Promise<T>): Promise<T> {
+  return whileRenewing(
+    () => renewClaim(deps, payment, claim),
+    CLAIM_RENEW_MS,
+    (error) => deps.logger.warn("Could not renew a payment session's claim", { paymentId: payment.id, error }),
+    work,
+  );
 }
 
 /** Both results once both have settled: a failure of either is thrown only after the other is done. */
