@@ -586,10 +586,12 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
     where: { id: payment.id, state: "started", gatewayOrderId: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
     data: { sessionClaimUntil: claim.until, sessionClaimToken: claim.token, orderRequestedAt: payment.orderRequestedAt ?? now },
   });
-  if (claimed.count !== 1) {
+  /** Whether the payment is still open now: taken over by another pick, or ended meanwhile. */
+  const stillOpen = async () => {
     const current = await deps.db.payment.findUnique({ where: { id: payment.id }, select: { state: true } });
-    return current && isOpenPaymentState(current.state) ? busy : notOpen;
-  }
+    return current !== null && isOpenPaymentState(current.state);
+  };
+  if (claimed.count !== 1) return (await stillOpen()) ? busy : notOpen;
   return whileHolding(deps, payment, claim, async (): Promise<ChooseCurrencyResult> => {
     // Written only while the claim is still this pick's: a pick that outlived its claim leaves
     // the payment to the one that took it over (an order it made stays unused and expires).
@@ -608,8 +610,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
         return { ok: true, payment: updated };
       } catch (error) {
         if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025")) throw error;
-        const current = await deps.db.payment.findUnique({ where: { id: payment.id }, select: { state: true } });
-        if (!current || !isOpenPaymentState(current.state)) {
+        if (!(await stillOpen())) {
           // Rejected meanwhile (Shopify has been told): the order stays unused and expires.
           deps.logger.warn("The payment ended while its coin pick created an order: the order is left unused", { paymentId: payment.id, gatewayOrderId: order.identifier });
           await releaseClaim(deps, payment, claim);

@@ -94,13 +94,13 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
 
   /** Stores a renewed session; false (logged) when the storage failed. */
   async function keep(session: Session): Promise<boolean> {
+    let failure: { error?: unknown } = {};
     try {
       if ((await sessions().storeSession(session)) !== false) return true;
     } catch (error) {
-      logger.error("Could not store the shop's renewed offline access token; it is used from memory and stored again at the next use", { shop: session.shop, error });
-      return false;
+      failure = { error };
     }
-    logger.error("Could not store the shop's renewed offline access token; it is used from memory and stored again at the next use", { shop: session.shop });
+    logger.error("Could not store the shop's renewed offline access token; it is used from memory and stored again at the next use", { shop: session.shop, ...failure });
     return false;
   }
 
