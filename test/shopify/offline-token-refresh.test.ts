@@ -55,6 +55,13 @@ function grantsSince(before: number) {
   return standin().tokenGrants().slice(before);
 }
 
+/** Since `grantsBefore`, exactly one refresh grant was made, it succeeded, and the pair it issued is stored. */
+async function expectOneRefreshStored(grantsBefore: number) {
+  const refreshes = grantsSince(grantsBefore);
+  expect(refreshes.map((g) => g.status)).toEqual([200]);
+  await expectStoredToken(refreshes[0]!.issued!);
+}
+
 async function expectStoredToken(issued: { accessToken: string; refreshToken: string }) {
   const stored = await db().session.findUniqueOrThrow({ where: { id: sessionId() } });
   expect(stored.accessToken).toBe(issued.accessToken);
@@ -93,9 +100,7 @@ it("two deliveries at once that find the token expired refresh it once", async (
   expect(resolveCalls(first.session.id)).toEqual([200]);
   expect(resolveCalls(second.session.id)).toEqual([200]);
   // A second refresh would have spent the used refresh token (invalid_grant) or revoked the first one's token.
-  const refreshes = grantsSince(grants);
-  expect(refreshes.map((g) => g.status)).toEqual([200]);
-  await expectStoredToken(refreshes[0]!.issued!);
+  await expectOneRefreshStored(grants);
 });
 
 it("a token Shopify refuses before its recorded expiry (401) is refreshed once and the call sent once more", async () => {
@@ -107,9 +112,7 @@ it("a token Shopify refuses before its recorded expiry (401) is refreshed once a
 
   expect(resolveCalls(session.id)).toEqual([401, 200]);
   expect(standin().session(session.id)?.state.code).toBe("RESOLVED");
-  const refreshes = grantsSince(grants);
-  expect(refreshes.map((g) => g.status)).toEqual([200]);
-  await expectStoredToken(refreshes[0]!.issued!);
+  await expectOneRefreshStored(grants);
 });
 
 it("a refresh Shopify refuses leaves the delivery to the outbox's retries, after one attempt", async () => {
@@ -174,9 +177,7 @@ it("a renewed token the session storage fails to keep is used all the same, and 
 
   expect(await deliverNow(services, second.message.id)).toBe("done");
   expect(resolveCalls(second.session.id)).toEqual([200]);
-  const refreshes = grantsSince(grants);
-  expect(refreshes.map((g) => g.status)).toEqual([200]);
-  await expectStoredToken(refreshes[0]!.issued!);
+  await expectOneRefreshStored(grants);
 });
 
 it("a refresh grant Shopify does not answer is given up, and the delivery left to the outbox's retries", async () => {
