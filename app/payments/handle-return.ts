@@ -13,10 +13,25 @@ export type ReturnResult =
   | { kind: "wait"; retryAfterSeconds: number }
   | { kind: "not_found" };
 
+/** How long a return waits for a call another worker is delivering, before showing the waiting page. */
+const DELIVERY_WAIT_MS = 3_000;
+
+async function claimedNow(deps: PaymentsDeps, messageId: string): Promise<boolean> {
+  const message = await deps.db.outboxMessage.findUnique({ where: { id: messageId }, select: { status: true, lockedUntil: true } });
+  return message?.status === "pending" && message.lockedUntil !== null && message.lockedUntil > deps.clock.now();
+}
+
 async function nextActionFor(deps: PaymentsDeps, paymentId: string, messageId: string | undefined): Promise<ReturnResult> {
-  if (messageId) await deliverNow(deps, messageId);
-  const payment = await deps.db.payment.findUnique({ where: { id: paymentId } });
-  return payment?.nextActionUrl ? { kind: "redirect", url: payment.nextActionUrl } : { kind: "wait", retryAfterSeconds: 3 };
+  // Not delivered here because a background worker claimed the call first and is delivering it
+  // right now (not because it waits out a backoff): its answer is moments away.
+  const delivering = messageId !== undefined && (await deliverNow(deps, messageId)) === "skipped" && (await claimedNow(deps, messageId));
+  const waitUntil = Date.now() + (delivering ? DELIVERY_WAIT_MS : 0);
+  for (;;) {
+    const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, select: { nextActionUrl: true } });
+    if (payment?.nextActionUrl) return { kind: "redirect", url: payment.nextActionUrl };
+    if (Date.now() >= waitUntil) return { kind: "wait", retryAfterSeconds: 3 };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**
