@@ -21,6 +21,9 @@ const REJECTION_WORDS: Record<string, string> = {
   no_secret_configured: "No Secret Key stored for this device: enter it on the Connection page",
 };
 
+/** A Shopify call failed this many times in a row is listed with its reason (a blip is not). */
+const RETRYING_AFTER_ATTEMPTS = 3;
+
 export interface HealthView {
   lastWebhookAt: string;
   lastWebhookAgo: string | null;
@@ -30,6 +33,8 @@ export interface HealthView {
   outboxBacklog: number;
   outboxFailed: { id: string; kind: string; lastError: string; at: string }[];
   outboxFailedCount: number;
+  /** Calls that keep failing and are still being retried: the latest ones, with why. */
+  outboxRetrying: { id: string; kind: string; lastError: string; attempts: number; nextAttemptAt: string }[];
   quotas: { env: GatewayEnv; label: string; generalDay: number; generalMinute: number; criticalDay: number; criticalMinute: number }[];
 }
 
@@ -47,7 +52,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
   const { db } = services;
   const now = services.clock.now();
   const since = new Date(now.getTime() - 7 * 86_400_000);
-  const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedCount] = await Promise.all([
+  const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedCount, outboxRetrying] = await Promise.all([
     db.gatewayWebhook.aggregate({ where: { shopId: shop.id }, _max: { receivedAt: true } }),
     db.rejectedWebhook.groupBy({ by: ["reason"], where: { shopId: shop.id, at: { gte: since } }, _count: { _all: true } }),
     db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null } }),
@@ -55,6 +60,11 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "pending" } }),
     db.outboxMessage.findMany({ where: { shopDomain: shop.shopDomain, status: "failed" }, orderBy: { updatedAt: "desc" }, take: 10 }),
     db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "failed" } }),
+    db.outboxMessage.findMany({
+      where: { shopDomain: shop.shopDomain, status: "pending", lastError: { not: null }, attempts: { gte: RETRYING_AFTER_ATTEMPTS } },
+      orderBy: { updatedAt: "desc" },
+      take: 10,
+    }),
   ]);
   const quotas: HealthView["quotas"] = [];
   for (const env of ["live", "sandbox"] as const) {
@@ -82,6 +92,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     outboxBacklog,
     outboxFailed: outboxFailed.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", at: formatDateTime(m.updatedAt) })),
     outboxFailedCount,
+    outboxRetrying: outboxRetrying.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", attempts: m.attempts, nextAttemptAt: formatDateTime(m.nextAttemptAt) })),
     quotas,
   };
 }

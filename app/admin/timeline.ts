@@ -28,6 +28,7 @@ const detailSchema = z
     alreadyInState: z.boolean(),
     call: z.string(),
     message: z.string(),
+    retrying: z.boolean(),
     answer: z.string(),
     gatewayOrderId: z.string(),
     adopted: z.boolean(),
@@ -106,7 +107,10 @@ export function describeEvent(type: string, detailText: string): TimelineEntry {
     case "shopify_pending":
       return { title: "Shopify: payment pending", description: "The shopper returned before the payment finished; Shopify shows the order as pending until the gateway completes it." };
     case "shopify_refused":
-      return { title: "Shopify refused an update", description: d.message ?? "Shopify did not accept the call." };
+      return {
+        title: "Shopify refused an update",
+        description: `${d.message ?? "Shopify did not accept the call."}${d.retrying ? " The app keeps trying every 10 minutes." : ""}`,
+      };
     case "refund_requested":
       return { title: "Refund requested in Shopify", description: `A refund of ${d.amount ?? "?"} was asked. The gateway has no refund API: refund it from the gateway dashboard.` };
     case "capture_requested":

@@ -29,11 +29,14 @@ export interface DeliveryRecord {
 
 const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
 
+/** The flag a refused payment call raises. */
+const SHOPIFY_ERROR = "shopify_error";
+
 /** The payment's update and its timeline entry. */
 function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
   if (!answer.accepted) {
     return {
-      columns: { attention: "shopify_error", attentionDetail: answer.message, attentionResolvedAt: null },
+      columns: { attention: SHOPIFY_ERROR, attentionDetail: answer.message, attentionResolvedAt: null },
       event: { type: "shopify_refused", detail: JSON.stringify({ call: answer.call, message: answer.message }) },
     };
   }
@@ -44,6 +47,11 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   columns.shopifyOutcome = unlessFinal("shopifyOutcome", answer.outcome);
   columns.shopifyState = unlessFinal("shopifyState", answer.state);
   if (answer.redirectUrl) columns.nextActionUrl = unlessFinal("nextActionUrl", answer.redirectUrl);
+  // Shopify took the payment's final outcome: a flag raised while it kept refusing the call
+  // (a missing permission since granted, say) has nothing left for a person to do.
+  if (answer.outcome !== "pending") {
+    columns.attentionResolvedAt = Prisma.sql`CASE WHEN "attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL THEN ${at} ELSE "attentionResolvedAt" END`;
+  }
   return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify({ state: answer.state, alreadyInState: answer.alreadyInState }) } };
 }
 
@@ -77,4 +85,43 @@ export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Pro
   const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: now })}
     WHERE "id" = ${paymentId} AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
   await writeWithEvent(sql, payment, paymentId, { ...writes.event, at: record.at }, [message]);
+}
+
+export interface RetryRecord {
+  messageId: string;
+  /** The claim the attempt was made under: recorded only while it still holds. */
+  claim: string;
+  attempts: number;
+  lastError: string;
+  nextAttemptAt: Date;
+  at: Date;
+  /**
+   * A payment's call that failed in a way waiting alone will not mend (Shopify refused the
+   * shop's token or a permission, or the shop has no token): the payment is flagged so the
+   * merchant learns why its order does not change in Shopify, unless it already carries an
+   * open flag (the earlier flag's advice still stands, and the health page lists the call).
+   */
+  flagPayment: { id: string; call: string; detail: string } | null;
+}
+
+/** Records a failed attempt that will be tried again, and flags its payment when asked. */
+export async function recordRetry(sql: PlainSql, record: RetryRecord): Promise<void> {
+  const stillClaimed = Prisma.sql`"id" = ${record.messageId} AND "lockedBy" = ${record.claim} AND "status" = 'pending'`;
+  const message = Prisma.sql`UPDATE "OutboxMessage" SET ${assignments({
+    attempts: record.attempts,
+    lastError: record.lastError,
+    nextAttemptAt: record.nextAttemptAt,
+    lockedBy: null,
+    lockedUntil: null,
+    updatedAt: new Date(),
+  })} WHERE ${stillClaimed}`;
+  if (!record.flagPayment) {
+    await sql.execute(message);
+    return;
+  }
+  const { id: paymentId, call, detail } = record.flagPayment;
+  const flag = Prisma.sql`UPDATE "Payment" SET ${assignments({ attention: SHOPIFY_ERROR, attentionDetail: detail, attentionResolvedAt: null, updatedAt: new Date() })}
+    WHERE "id" = ${paymentId} AND ("attention" IS NULL OR "attentionResolvedAt" IS NOT NULL)
+      AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
+  await writeWithEvent(sql, flag, paymentId, { type: "shopify_refused", detail: JSON.stringify({ call, message: record.lastError, retrying: true }), at: record.at }, [message]);
 }

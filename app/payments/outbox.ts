@@ -2,7 +2,8 @@
 // same transaction as the decision that needs it, then delivered by `deliverDueMessages`
 // (any number of workers: each message is claimed atomically) or at once by
 // `deliverNow`. Throttling, 5xx and network failures are retried with backoff until they
-// succeed; Shopify's "already done" counts as success; other user errors are recorded and
+// succeed; a refused token or permission is retried too (the merchant can mend it) and flags
+// the payment; Shopify's "already done" counts as success; other user errors are recorded and
 // shown to the merchant.
 import { randomUUID } from "node:crypto";
 import pMap from "p-map";
@@ -15,7 +16,7 @@ import type { PaymentsAppsClient, PaymentsAppsResult } from "~/shopify/payments-
 import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
 import { PAYMENT_SESSION_REJECTION_CODES, PENDING_REASONS } from "~/shopify/payments-apps/outcome";
 import type { PaymentsDeps, ShopifyDirectory } from "./deps";
-import { recordDelivery } from "./outbox-rows.server";
+import { recordDelivery, recordRetry } from "./outbox-rows.server";
 
 const gid = z.string().min(1);
 export const outboxPayloadSchema = z.discriminatedUnion("kind", [
@@ -140,10 +141,26 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
     const reason = result === null ? "no offline access token for the shop" : describePaymentsAppsError(result.error);
     const retryAfter = result?.isErr() && result.error.kind === "throttled" ? result.error.retryAfterMs : null;
     const delay = backoffMs(attempts, OUTBOX_BACKOFF, Math.random, retryAfter);
-    log.warn("Shopify call failed; will retry", { attempts, reason, retryInMs: delay });
-    await deps.db.outboxMessage.updateMany({
-      where: { id: message.id, lockedBy: message.lockedBy },
-      data: { attempts, lastError: reason, nextAttemptAt: new Date(now().getTime() + delay), lockedBy: null, lockedUntil: null },
+    // Kept for retry even when waiting alone will not mend it (a refused token or permission
+    // is mended by the merchant, and must not lose a paid resolve): the merchant is told.
+    const lasting = result === null || !result.error.retryable;
+    if (lasting) log.error("Shopify refused the call; will retry", { attempts, reason, retryInMs: delay });
+    else log.warn("Shopify call failed; will retry", { attempts, reason, retryInMs: delay });
+    await recordRetry(deps.sql, {
+      messageId: message.id,
+      claim: message.lockedBy!,
+      attempts,
+      lastError: reason,
+      nextAttemptAt: new Date(now().getTime() + delay),
+      at: now(),
+      flagPayment:
+        lasting && message.paymentId && PAYMENT_OUTCOMES[payload.kind]
+          ? {
+              id: message.paymentId,
+              call: payload.kind,
+              detail: `${result === null ? "The app holds no Shopify access token for this shop" : "Shopify refused the call"}, so this payment's outcome has not reached Shopify; the app tries again every 10 minutes. ${reason}`,
+            }
+          : null,
     });
     return "retry";
   }

@@ -66,6 +66,17 @@ export default function Health() {
             </TitledCard>
           </Layout.Section>
         ) : null}
+        {health.outboxRetrying.length > 0 ? (
+          <Layout.Section>
+            <TitledCard title="Shopify calls that keep failing (still being retried)">
+              <DataTable
+                columnContentTypes={["text", "text", "numeric", "text"]}
+                headings={["Call", "Last failure", "Attempts", "Next attempt"]}
+                rows={health.outboxRetrying.map((m) => [m.kind, m.lastError, m.attempts, m.nextAttemptAt])}
+              />
+            </TitledCard>
+          </Layout.Section>
+        ) : null}
         <Layout.Section>
           <TitledCard title="Gateway request quota left">
             {health.quotas.length === 0 ? (

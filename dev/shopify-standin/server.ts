@@ -228,6 +228,11 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
           recordFault(500, { errors: "Internal Server Error" });
           sendJson(res, 500, { errors: "Internal Server Error" });
           return;
+        case "http_403":
+          // What Shopify answers a token without the scope a mutation needs.
+          recordFault(403, { errors: "[API] This action requires merchant approval for write_payment_sessions scope." });
+          sendJson(res, 403, { errors: "[API] This action requires merchant approval for write_payment_sessions scope." });
+          return;
         case "http_429":
           recordFault(429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." });
           sendJson(res, 429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." }, { "Retry-After": "1" });

@@ -1,11 +1,12 @@
 // A delivered outbox message's record, on SQLite and PostgreSQL: the message, the payment's
 // Shopify side and its timeline entry are written together; a late pending answer never
 // replaces a final outcome; a refusal flags the payment; a payment erased meanwhile leaves
-// the message done alone.
+// the message done alone. A failed attempt is recorded for retry, and a lasting refusal flags
+// its payment once, unless another flag is open; Shopify taking the final call closes it.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
-import { recordDelivery, type PaymentAnswer } from "../../app/payments/outbox-rows.server";
+import { recordDelivery, recordRetry, type PaymentAnswer } from "../../app/payments/outbox-rows.server";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
 
 const AT = new Date("2026-11-24T11:00:00.456Z");
@@ -133,5 +134,60 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     // Recorded once: a second record of the done message changes nothing.
     await deliver(message.id, payment.id, resolved, "done", "other");
     expect(await events(payment.id)).toHaveLength(1);
+  });
+  const retry = (messageId: string, paymentId: string | null, claim = "worker") =>
+    recordRetry(sql, {
+      messageId,
+      claim,
+      attempts: 3,
+      lastError: "PaymentSessionResolve: unauthorized (HTTP 403)",
+      nextAttemptAt: new Date(AT.getTime() + 600_000),
+      at: AT,
+      flagPayment: paymentId ? { id: paymentId, call: "payment.resolve", detail: "Shopify refused the call." } : null,
+    });
+
+  it("a failed attempt is kept for retry; a lasting refusal flags the payment once, and Shopify taking the resolve closes the flag", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    await retry(message.id, payment.id);
+    expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
+      status: "pending",
+      attempts: 3,
+      lastError: "PaymentSessionResolve: unauthorized (HTTP 403)",
+      nextAttemptAt: new Date(AT.getTime() + 600_000),
+      lockedBy: null,
+      lockedUntil: null,
+    });
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionDetail: "Shopify refused the call.", attentionResolvedAt: null });
+    expect(await events(payment.id)).toEqual([["shopify_refused", { call: "payment.resolve", message: "PaymentSessionResolve: unauthorized (HTTP 403)", retrying: true }, AT]]);
+
+    await db.outboxMessage.update({ where: { id: message.id }, data: { lockedBy: "worker" } });
+    await retry(message.id, payment.id);
+    expect(await events(payment.id)).toHaveLength(1);
+
+    await db.outboxMessage.update({ where: { id: message.id }, data: { lockedBy: "worker" } });
+    await deliver(message.id, payment.id, resolved);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ shopifyOutcome: "resolved", attention: "shopify_error", attentionResolvedAt: AT });
+  });
+
+  it("a failed attempt leaves another open flag as it is, and a pending answer leaves an open refusal flag open", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    await db.payment.update({ where: { id: payment.id }, data: { attention: "underpaid", attentionDetail: "Paid 90 %." } });
+    await retry(message.id, payment.id);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "underpaid", attentionDetail: "Paid 90 %.", attentionResolvedAt: null });
+    expect(await events(payment.id)).toEqual([]);
+
+    const other = await paymentWithMessage("payment.pending");
+    await db.payment.update({ where: { id: other.payment.id }, data: { attention: "shopify_error", attentionDetail: "Refused." } });
+    await deliver(other.message.id, other.payment.id, pending);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: other.payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null });
+  });
+
+  it("a failed attempt whose claim was taken over records nothing", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    await db.outboxMessage.update({ where: { id: message.id }, data: { lockedBy: "other" } });
+    await retry(message.id, payment.id);
+    expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ attempts: 0, lastError: null, lockedBy: "other" });
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: null });
+    expect(await events(payment.id)).toEqual([]);
   });
 });

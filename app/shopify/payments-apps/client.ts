@@ -175,7 +175,10 @@ export function createPaymentsAppsClient(options: PaymentsAppsClientOptions): Pa
         retryable: false,
         operation,
         status,
-        message: "Shopify refused the shop's access token (the app may have been uninstalled)",
+        message:
+          status === 401
+            ? "Shopify refused the shop's access token (the app may have been uninstalled)"
+            : "Shopify forbade the call (HTTP 403): the app's access lacks a permission it needs, such as the payment sessions scope",
       });
     }
     if (status === 429) {
