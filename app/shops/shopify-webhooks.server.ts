@@ -39,11 +39,16 @@ export interface CustomerIdentity {
   phone?: string | null | undefined;
 }
 
-/** The shop's rows about this customer, by e-mail or phone (payments and data requests name them alike). */
+/**
+ * The shop's rows about this customer (payments and data requests name them alike): those with
+ * the customer's e-mail, and those with no e-mail at all and the customer's phone. A phone
+ * alone does not name one person when an e-mail says otherwise: a payment's phone may be its
+ * billing address's, a household's or a company's, shared by customers with other e-mails.
+ */
 export function customerFilter(shopId: string, customer: CustomerIdentity) {
   const or = [
     ...(customer.email ? [{ customerEmail: customer.email }] : []),
-    ...(customer.phone ? [{ customerPhone: customer.phone }] : []),
+    ...(customer.phone ? [{ customerEmail: null, customerPhone: customer.phone }] : []),
   ];
   return or.length ? { shopId, OR: or } : null;
 }

@@ -117,6 +117,31 @@ it("customers/data_request keeps a report of the customer's payments for the mer
   expect(await listCustomerDataRequests(db(), shop.id)).toHaveLength(0);
 });
 
+it("a phone shared by customers with other e-mails names none of them: data requests and redactions follow the e-mail, the phone only payments without one", async () => {
+  const phone = "+34600111222";
+  const payment = async (customer: { email?: string; phone_number: string }) => {
+    const { session } = await stack.standin.state.startPayment({ test: true, customer });
+    return db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  };
+  const alice = await payment({ email: "alice.household@example.com", phone_number: phone });
+  const bob = await payment({ email: "bob.household@example.com", phone_number: phone });
+  const phoneOnly = await payment({ email: undefined, phone_number: phone });
+  expect([alice.customerPhone, bob.customerPhone, phoneOnly.customerPhone, phoneOnly.customerEmail]).toEqual([phone, phone, phone, null]);
+
+  const customer = { id: 78, email: "bob.household@example.com", phone };
+  const webhookId = randomUUID();
+  expect((await shopifyWebhook("customers/data_request", { shop_domain: stack.shopDomain, customer, orders_requested: [] }, stack.shopDomain, webhookId)).status).toBe(200);
+  const stored = await db().customerDataRequest.findFirstOrThrow({ where: { webhookId } });
+  const report = JSON.parse(stored.report) as { payments: { shopifyPaymentId: string }[] };
+  expect(report.payments.map((p) => p.shopifyPaymentId).sort()).toEqual([bob.shopifyPaymentId, phoneOnly.shopifyPaymentId].sort());
+
+  expect((await shopifyWebhook("customers/redact", { shop_domain: stack.shopDomain, customer, orders_to_redact: [] })).status).toBe(200);
+  const after = async (id: string) => (await db().payment.findUniqueOrThrow({ where: { id } })).customerName;
+  expect(await after(alice.id)).toBe(alice.customerName);
+  expect(alice.customerName).not.toBeNull();
+  expect([await after(bob.id), await after(phoneOnly.id)]).toEqual([null, null]);
+});
+
 it("customers/data_request without a customer object is refused with a 400 and stores nothing", async () => {
   const before = await db().customerDataRequest.count();
   const response = await shopifyWebhook("customers/data_request", { shop_domain: stack.shopDomain, orders_requested: "all" });
