@@ -47,6 +47,7 @@ import {
   type GatewayCurrency,
   type GatewayOrder,
   type GatewayOrderId,
+  type GatewayOrderListing,
 } from "./schemas";
 import { sendOnce, type FetchFunction, type TransportOutcome } from "./transport";
 
@@ -88,7 +89,11 @@ export interface ListOrdersRange {
 export interface GatewayClient {
   currencies(): Promise<Result<GatewayCurrency[], GatewayError>>;
   createDevice(name: string): Promise<Result<DeviceCreateResponse, GatewayError>>;
-  listOrders(range?: ListOrdersRange): Promise<Result<GatewayOrder[], GatewayError>>;
+  /**
+   * The device's orders. An element that is not a readable order is logged and set aside in
+   * `unreadable` (see GatewayOrderListing): the others are still returned.
+   */
+  listOrders(range?: ListOrdersRange): Promise<Result<GatewayOrderListing, GatewayError>>;
   /** Never resent once it may have reached the service: see GatewayOutcomeUnknownError. */
   createOrder(request: CreateOrderRequest): Promise<Result<CreateOrderResponse, GatewayError>>;
   /**
@@ -376,7 +381,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       if (dates.start !== undefined && dates.end !== undefined && dates.start > dates.end) {
         return err(new GatewayInvalidRequestError(["start"], "start is after end"));
       }
-      return call({
+      const listed = await call({
         operation: "list_orders",
         method: "GET",
         path: `/orders/${query.length === 0 ? "" : `?${query.join("&")}`}`,
@@ -384,6 +389,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         schema: ordersListResponseSchema,
         creates: false,
       });
+      // Its identifier and where the schema refused it, as an invalid_response error would tell.
+      for (const element of listed.isOk() ? listed.value.unreadable : []) {
+        logger?.warn("gateway listing: an order could not be read; set aside", {
+          operation: "list_orders",
+          identifier: element.identifier,
+          path: element.path.join("."),
+          reason: element.reason,
+        });
+      }
+      return listed;
     },
 
     async createOrder(request) {

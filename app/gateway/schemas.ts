@@ -140,7 +140,22 @@ export const gatewayTransactionSchema = z.object({
 });
 export type GatewayTransaction = z.infer<typeof gatewayTransactionSchema>;
 
-/** A Payment (order) as returned by GET /orders/ and GET /orders/info/{identifier}. */
+/**
+ * A field the app only shows, never settles on. Older versions of the gateway leave some of
+ * them out (a Payment recorded from its test environment in 2022 has no merchant_device,
+ * url_standby, internal_data, tag_memo, percentage or received_amount): a missing one reads as
+ * null, "not reported", never as a made-up value (a missing amount is not 0). One that is
+ * present must still be well formed.
+ */
+function shownOnly<T extends z.ZodTypeAny>(schema: T) {
+  return schema.nullable().default(null);
+}
+
+/**
+ * A Payment (order) as returned by GET /orders/ and GET /orders/info/{identifier}. Required:
+ * what settling a payment and finding its order rely on (identifier, reference, status, fiat
+ * and amounts, currency and address, datetimes, transactions); the rest is shownOnly.
+ */
 export const gatewayOrderSchema = z.object({
   identifier: gatewayOrderIdSchema,
   reference: z.string().min(1).max(256).nullable(),
@@ -152,29 +167,91 @@ export const gatewayOrderSchema = z.object({
   crypto_amount: jsonAmountSchema.nullable(),
   unconfirmed_amount: jsonAmountSchema,
   confirmed_amount: jsonAmountSchema,
-  received_amount: jsonAmountSchema,
+  received_amount: shownOnly(jsonAmountSchema),
   currency_id: z.string().min(1).max(24).nullable(),
-  merchant_device_id: jsonIntegerSchema,
-  merchant_device: z.string(),
+  merchant_device_id: shownOnly(jsonIntegerSchema),
+  merchant_device: shownOnly(z.string()),
   address: z.string().nullable(),
-  // "" when none in reads; null is seen in creation responses.
-  tag_memo: z.string().nullable(),
-  url_ok: httpUrlSchema.nullable(),
-  url_ko: httpUrlSchema.nullable(),
-  url_standby: httpUrlSchema.nullable(),
+  // "" when none in reads; null is seen in creation responses. Shown with the address (a coin
+  // that needs it loses the shopper's funds without it), so a read that does not report it at
+  // all leaves it undefined: what the creation answer gave is kept, not erased.
+  tag_memo: z.string().nullable().optional(),
+  url_ok: shownOnly(httpUrlSchema),
+  url_ko: shownOnly(httpUrlSchema),
+  url_standby: shownOnly(httpUrlSchema),
   expired_time: isoDateTimeSchema.nullable(),
-  good_fee: z.boolean(),
-  safe: z.boolean(),
-  rbf: z.boolean(),
-  percentage: jsonAmountSchema,
-  language: z.string(),
-  notes: z.string().nullable(),
-  internal_data: z.string().nullable(),
+  good_fee: shownOnly(z.boolean()),
+  safe: shownOnly(z.boolean()),
+  rbf: shownOnly(z.boolean()),
+  percentage: shownOnly(jsonAmountSchema),
+  language: shownOnly(z.string()),
+  notes: shownOnly(z.string()),
+  internal_data: shownOnly(z.string()),
   transactions: z.array(gatewayTransactionSchema),
 });
 export type GatewayOrder = z.infer<typeof gatewayOrderSchema>;
 
-export const ordersListResponseSchema = z.array(gatewayOrderSchema);
+/** An element of a GET /orders/ answer that is not a readable order: what little it tells. */
+export interface UnreadableListedOrder {
+  /** Its identifier, when the element has a UUID there; null otherwise. */
+  identifier: GatewayOrderId | null;
+  /** Its reference: text, null for none, undefined when the element does not tell. */
+  reference: string | null | undefined;
+  /** Where the element breaks the order schema, and how. */
+  path: (string | number)[];
+  reason: string;
+}
+
+/** GET /orders/: the orders read, and the elements that could not be. */
+export interface GatewayOrderListing {
+  orders: GatewayOrder[];
+  /**
+   * An order a caller looks for that is not in `orders` may be one of these, unless the
+   * element's identifier or reference rules it out: then it could not be read, which does not
+   * show it to be absent.
+   */
+  unreadable: UnreadableListedOrder[];
+}
+
+const unreadableElementSchema = z
+  .object({
+    identifier: gatewayOrderIdSchema.nullable().catch(null),
+    reference: z.string().nullable().optional().catch(undefined),
+  })
+  .catch({ identifier: null, reference: undefined });
+
+/**
+ * A listing is read element by element: one order the app cannot read is set aside (the
+ * client logs it) rather than making every other order of the device unreadable with it.
+ */
+export const ordersListResponseSchema = z.array(z.unknown()).transform((elements): GatewayOrderListing => {
+  const listing: GatewayOrderListing = { orders: [], unreadable: [] };
+  for (const element of elements) {
+    const parsed = gatewayOrderSchema.safeParse(element);
+    if (parsed.success) {
+      listing.orders.push(parsed.data);
+      continue;
+    }
+    const { identifier, reference } = unreadableElementSchema.parse(element);
+    const issue = parsed.error.issues[0];
+    listing.unreadable.push({ identifier, reference, path: issue?.path ?? [], reason: issue?.message ?? "invalid" });
+  }
+  return listing;
+});
+
+/**
+ * The listed order with this reference that `accepts` takes; null when the listing shows there
+ * is none; "unknown" when it cannot tell, because an element it could not read may be that order.
+ */
+export function listedOrderByReference(
+  listing: GatewayOrderListing,
+  reference: string,
+  accepts: (order: GatewayOrder) => boolean = () => true,
+): GatewayOrder | null | "unknown" {
+  const found = listing.orders.find((order) => order.reference === reference && accepts(order));
+  if (found) return found;
+  return listing.unreadable.some((element) => element.reference === undefined || element.reference === reference) ? "unknown" : null;
+}
 
 /** GET /orders/info/{identifier} answers an array holding exactly the one order. */
 export const orderInfoResponseSchema = z
@@ -191,8 +268,20 @@ const positiveAmountSchema = decimalStringSchema.refine(
   "must be greater than zero",
 );
 
+/**
+ * The e-mail addresses the gateway takes: its order serializer checks email_client with
+ * Django's EmailValidator. This is that rule in its plain ASCII forms: a dot-atom local part,
+ * then labels of 1-63 letters, digits and inner hyphens (none starting or ending with "-"),
+ * then a top-level label of 2-63 letters or an "xn--" one. The validator's rarer forms (a
+ * quoted local part, an IP literal, "localhost", a Unicode domain) are refused here, as by the
+ * sandbox: an address left out costs nothing the order needs, one the gateway refuses costs
+ * the order.
+ */
+const GATEWAY_EMAIL =
+  /^[-!#$%&'*+/=?^_`{}|~0-9a-z]+(?:\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9]{1,59})$/i;
+
 /** The e-mail addresses the order request takes (the customer fields leave out any other). */
-export const gatewayEmailSchema = z.string().max(128).email();
+export const gatewayEmailSchema = z.string().max(128).regex(GATEWAY_EMAIL, "must be an e-mail address the gateway's EmailValidator accepts");
 
 export const createOrderRequestSchema = z
   .object({

@@ -2,7 +2,9 @@
 // by GET /orders/info, several by one GET /orders/ over the dates that cover them. The
 // listing shows the current device's orders only; an order made through an earlier device
 // of the merchant (the merchant connected another one) is found by GET /orders/info alone,
-// so the reconciler looks up, a few at a time, the orders the listing leaves out.
+// so the reconciler looks up, a few at a time, the orders the listing leaves out. An order
+// the listing returns but the app cannot read is neither: it could not be read, which is
+// not "absent from the gateway", and looking it up would meet the same answer.
 import { err, ok, type Result } from "neverthrow";
 import type { GatewayError } from "~/gateway/errors";
 import type { GatewayOrder } from "~/gateway/schemas";
@@ -30,6 +32,8 @@ export interface WantedOrdersRead {
   orders: Map<string, GatewayOrder>;
   /** Wanted orders GET /orders/info answered 404 for: the gateway has no such order for this device or its merchant. */
   gone: Set<string>;
+  /** Wanted orders the listing returned in a shape the app cannot read: not read, not gone, not looked up. */
+  unreadable: Set<string>;
   /** GET /orders/info calls made for orders the listing left out. */
   lookUps: number;
   /** The look-up the gateway failed; the ones after it were not tried. */
@@ -54,7 +58,7 @@ export async function readWantedOrders(
   now: Date,
   lookUps: OrderLookUps = NO_LOOK_UPS,
 ): Promise<Result<WantedOrdersRead, GatewayError>> {
-  const read: WantedOrdersRead = { orders: new Map(), gone: new Set(), lookUps: 0, failedLookUp: null };
+  const read: WantedOrdersRead = { orders: new Map(), gone: new Set(), unreadable: new Set(), lookUps: 0, failedLookUp: null };
   if (wanted.length === 0) return ok(read);
   if (wanted.length === 1) {
     const only = wanted[0]!;
@@ -72,11 +76,12 @@ export async function readWantedOrders(
   const listed = await access.client.listOrders({ start: new Date(earliest - DAY_MS), end: new Date(now.getTime() + DAY_MS) });
   if (listed.isErr()) return err(listed.error);
   const ids = new Set(wanted.map((w) => w.gatewayOrderId));
-  for (const order of listed.value) if (ids.has(order.identifier)) read.orders.set(order.identifier, order);
+  for (const order of listed.value.orders) if (ids.has(order.identifier)) read.orders.set(order.identifier, order);
+  for (const { identifier } of listed.value.unreadable) if (identifier !== null && ids.has(identifier) && !read.orders.has(identifier)) read.unreadable.add(identifier);
 
   for (const id of new Set(lookUps.candidates)) {
     if (read.lookUps >= lookUps.limit) break;
-    if (!ids.has(id) || read.orders.has(id)) continue;
+    if (!ids.has(id) || read.orders.has(id) || read.unreadable.has(id)) continue;
     if (!(await lookUps.affordable(id))) continue;
     read.lookUps++;
     const info = await access.client.orderInfo(id);

@@ -217,7 +217,8 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
       receivedAmount: order.received_amount,
       percentage: order.percentage,
       address: order.address,
-      tagMemo: order.tag_memo || null,
+      // A read that does not report the memo leaves the one the creation answer gave.
+      ...(order.tag_memo === undefined ? {} : { tagMemo: order.tag_memo || null }),
       expiresAt: order.expired_time ? new Date(order.expired_time) : null,
       lastCheckedAt: now,
       unverifiedSince: null,

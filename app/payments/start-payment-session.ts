@@ -5,7 +5,7 @@ import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/c
 import { readSessionShop, shopRowUnchanged, type SessionShop } from "~/shops/shop-rows.server";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
-import type { CreateOrderRequest, CreateOrderResponse, GatewayOrder } from "~/gateway/schemas";
+import { listedOrderByReference, type CreateOrderRequest, type CreateOrderResponse, type GatewayOrder } from "~/gateway/schemas";
 import { err, type Result } from "neverthrow";
 import type { PreparedOrder } from "~/gateway/client";
 import type { GatewayError } from "~/gateway/errors";
@@ -536,7 +536,8 @@ async function releaseClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, cl
 
 /**
  * The gateway order whose reference is this payment's id, "unknown" when the gateway cannot
- * say. `withCoin`: only an order made with a coin (a coin pick's); one made without a coin for
+ * say (a listing holding an order the app could not read cannot: that one may be it).
+ * `withCoin`: only an order made with a coin (a coin pick's); one made without a coin for
  * the gateway's page, which the shopper can no longer reach, is not the pick's.
  */
 async function findOrderByReference(
@@ -546,7 +547,7 @@ async function findOrderByReference(
 ): Promise<FoundOrder | null | "unknown"> {
   const listed = await access.client.listOrders({ start: new Date(payment.createdAt.getTime() - 86_400_000), end: new Date(Date.now() + 86_400_000) });
   if (listed.isErr()) return "unknown";
-  return listed.value.find((order) => order.reference === payment.shopifyPaymentId && (!options.withCoin || order.currency_id !== null)) ?? null;
+  return listedOrderByReference(listed.value, payment.shopifyPaymentId, (order) => !options.withCoin || order.currency_id !== null);
 }
 
 async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" | "shopId">, claim: Claim, found: FoundOrder): Promise<SessionAnswer> {

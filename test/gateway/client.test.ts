@@ -131,13 +131,41 @@ describe("requests", () => {
   });
 });
 
+describe("listOrders elements", () => {
+  const recorded = fixtureJson<{ body: Record<string, unknown>[] }>("orders-info.response.eth_test.2022-10.Naza2021.json").body[0]!;
+  const unreadableId = "5f2b8c1e-3d4a-4b6c-8e9f-0a1b2c3d4e5f";
+
+  it("reads an order of the gateway's older shape alongside a documented one", async () => {
+    server.script(json(200, [orderInfo[0], recorded]));
+    const { client, logs } = makeClient();
+    const listing = (await client.listOrders())._unsafeUnwrap();
+    expect(listing.orders.map((o) => o.identifier)).toEqual([ORDER_ID, recorded.identifier]);
+    expect(listing.unreadable).toEqual([]);
+    expect(logs.filter((l) => l.level !== "info")).toEqual([]);
+  });
+
+  it("sets aside and logs (its identifier, never the device key) an order it cannot read, and returns the others", async () => {
+    server.script(json(200, [{ ...orderInfo[0], identifier: unreadableId, reference: "shop-7", fiat_amount: "1.43" }, orderInfo[0]]));
+    const { client, logs } = makeClient();
+    const listing = (await client.listOrders())._unsafeUnwrap();
+    expect(listing.orders.map((o) => o.identifier)).toEqual([ORDER_ID]);
+    expect(listing.unreadable).toEqual([{ identifier: unreadableId, reference: "shop-7", path: ["fiat_amount"], reason: expect.any(String) }]);
+    const warned = logs.filter((l) => l.level === "warn");
+    expect(warned).toEqual([
+      { level: "warn", message: "gateway listing: an order could not be read; set aside", fields: { operation: "list_orders", identifier: unreadableId, path: "fiat_amount", reason: expect.any(String) } },
+    ]);
+    expect(JSON.stringify(logs)).not.toContain(DEVICE_KEY);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe("listOrders dates", () => {
   it("formats Dates as YYYY/MM/DD in UTC", async () => {
     server.script(json(200, ordersList));
     const { client } = makeClient();
     // 23:30 in New York on Jan 1 is already Jan 2 in UTC; 00:30 in Madrid on Feb 1 is still Jan 31.
     const result = await client.listOrders({ start: new Date("2026-01-01T23:30:00-05:00"), end: new Date("2026-02-01T00:30:00+01:00") });
-    expect(result._unsafeUnwrap()[0]?.crypto_amount).toBeNull();
+    expect(result._unsafeUnwrap().orders[0]?.crypto_amount).toBeNull();
     expect(server.requests[0]?.url).toBe("/api/v1/orders/?start=2026/01/02&end=2026/01/31");
   });
 
@@ -212,12 +240,18 @@ describe("errors", () => {
   });
 
   it("a response that breaks the schema is invalid_response with the field path", async () => {
-    server.script(json(200, [ordersList[0], { ...(ordersList[0] as object), fiat_amount: "1.43" }]));
+    server.script(json(200, [{ ...orderInfo[0], fiat_amount: "125.02" }]));
     const { client } = makeClient();
-    const error = (await client.listOrders())._unsafeUnwrapErr();
+    const error = (await client.orderInfo(ORDER_ID))._unsafeUnwrapErr();
     expect(error.kind).toBe("invalid_response");
-    expect(error.kind === "invalid_response" && error.path).toEqual([1, "fiat_amount"]);
+    expect(error.kind === "invalid_response" && error.path).toEqual([0, "fiat_amount"]);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("a listing that is not a list is invalid_response", async () => {
+    server.script(json(200, { results: ordersList }));
+    const { client } = makeClient();
+    expect((await client.listOrders())._unsafeUnwrapErr().kind).toBe("invalid_response");
   });
 
   it("a body that is not JSON is invalid_response", async () => {

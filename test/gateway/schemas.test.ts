@@ -10,12 +10,14 @@ import {
   gatewayWebhookPayloadSchema,
   hasCryptoPaymentData,
   jsonAmountSchema,
+  listedOrderByReference,
   orderInfoResponseSchema,
   ordersListResponseSchema,
   secretKeyHexSchema,
 } from "../../app/gateway/schemas";
 import { COUNTRY_CODES } from "../../app/gateway/country-codes";
 import { JsonNumber, parseGatewayJson } from "../../app/gateway/json-numbers";
+import { EMAILS_LEFT_OUT_THOUGH_VALID, EMAILS_THE_GATEWAY_REFUSES, EMAILS_THE_GATEWAY_TAKES } from "./support/email-cases";
 import { fixtureBody, fixtureBodyPlain, fixtureJson } from "./support/fixtures";
 
 describe("gateway examples parse through their schemas", () => {
@@ -58,8 +60,28 @@ describe("gateway examples parse through their schemas", () => {
     ]);
   });
 
+  it("order info recorded from the gateway's test environment in 2022 (an older Payment shape) is one order", () => {
+    const order = orderInfoResponseSchema.parse(fixtureBody("orders-info.response.eth_test.2022-10.Naza2021.json"));
+    expect(order).toMatchObject({
+      identifier: "ae875895-8040-4d21-823f-72669e26ecca",
+      status: { known: true, code: "PE" },
+      fiat_amount: "10.99",
+      fiat: "EUR",
+      crypto_amount: "0.0079758",
+      confirmed_amount: "0.0",
+      currency_id: "ETH_TEST",
+      edited_at: "2022-10-06T15:01:02.126543+02:00",
+      transactions: [],
+    });
+    // Not in that shape: not reported, never a made-up value (no amount reads as 0).
+    expect(order).toMatchObject({ received_amount: null, percentage: null, merchant_device: null, url_standby: null, internal_data: null });
+    expect(order.tag_memo).toBeUndefined();
+  });
+
   it("orders list NR example has null crypto fields", () => {
-    const [order] = ordersListResponseSchema.parse(fixtureBody("orders-list.response.docs-b4bit.json"));
+    const { orders, unreadable } = ordersListResponseSchema.parse(fixtureBody("orders-list.response.docs-b4bit.json"));
+    expect(unreadable).toEqual([]);
+    const [order] = orders;
     expect(order).toBeDefined();
     expect(order?.status).toMatchObject({ known: true, code: "NR" });
     expect(order?.crypto_amount).toBeNull();
@@ -125,9 +147,86 @@ describe("order schema", () => {
     expect(result.error?.issues[0]?.path[0]).toBe(field);
   });
 
+  it.each(["received_amount", "percentage", "merchant_device_id", "merchant_device", "url_ok", "url_ko", "url_standby", "good_fee", "safe", "rbf", "language", "notes", "internal_data"])(
+    "reads an order without %s (a field only shown) as not reporting it: null",
+    (field) => {
+      const { [field]: _left, ...rest } = order;
+      const parsed = gatewayOrderSchema.safeParse(rest);
+      expect(parsed.success && parsed.data[field as keyof typeof parsed.data]).toBeNull();
+    },
+  );
+
+  it("keeps a missing tag_memo apart from an empty one: not reported, rather than none", () => {
+    const { tag_memo: _left, ...rest } = order;
+    expect(gatewayOrderSchema.parse(rest).tag_memo).toBeUndefined();
+    expect(gatewayOrderSchema.parse(order).tag_memo).toBe("");
+  });
+
+  it("a field only shown must still be well formed when present", () => {
+    expect(gatewayOrderSchema.safeParse({ ...order, percentage: "100.0" }).success).toBe(false);
+    expect(gatewayOrderSchema.safeParse({ ...order, received_amount: -1 }).success).toBe(false);
+  });
+
+  it.each(["identifier", "reference", "status", "fiat_amount", "fiat", "crypto_amount", "unconfirmed_amount", "confirmed_amount", "currency_id", "address", "edited_at", "expired_time", "transactions"])(
+    "refuses an order without %s, which settling a payment or finding its order relies on",
+    (field) => {
+      const { [field]: _left, ...rest } = order;
+      const result = gatewayOrderSchema.safeParse(rest);
+      expect(result.error?.issues[0]?.path).toEqual([field]);
+    },
+  );
+
   it("order info with two orders is not one order", () => {
     expect(orderInfoResponseSchema.safeParse([order, order]).success).toBe(false);
     expect(orderInfoResponseSchema.safeParse([]).success).toBe(false);
+  });
+});
+
+describe("orders listing", () => {
+  const documented = (fixtureBody("orders-info.response.docs-b4bit.json") as Record<string, unknown>[])[0]!;
+  const recorded = (fixtureBody("orders-info.response.eth_test.2022-10.Naza2021.json") as Record<string, unknown>[])[0]!;
+  const broken = { ...documented, identifier: "5f2b8c1e-3d4a-4b6c-8e9f-0a1b2c3d4e5f", reference: "shop-7", fiat: "XYZ" };
+
+  it("reads every order of a listing that mixes the documented and the 2022 shapes", () => {
+    const listing = ordersListResponseSchema.parse([documented, recorded]);
+    expect(listing.orders.map((o) => o.identifier)).toEqual([documented.identifier, recorded.identifier]);
+    expect(listing.unreadable).toEqual([]);
+  });
+
+  it("sets an order it cannot read aside, with its identifier and reference, and reads the others", () => {
+    const listing = ordersListResponseSchema.parse([documented, broken, "not an order", { ...recorded, identifier: 7, reference: 3 }]);
+    expect(listing.orders.map((o) => o.identifier)).toEqual([documented.identifier]);
+    expect(listing.unreadable).toEqual([
+      { identifier: broken.identifier, reference: "shop-7", path: ["fiat"], reason: expect.stringContaining("Invalid enum value") },
+      { identifier: null, reference: undefined, path: [], reason: expect.any(String) },
+      { identifier: null, reference: undefined, path: ["identifier"], reason: expect.any(String) },
+    ]);
+  });
+
+  it("refuses an answer that is not a list", () => {
+    expect(ordersListResponseSchema.safeParse({ detail: "maintenance" }).success).toBe(false);
+  });
+
+  describe("finding an order by its reference", () => {
+    const readable = { ...documented, reference: "shop-1" };
+
+    it("finds the readable order with that reference, and proves there is none when every element was read", () => {
+      const listing = ordersListResponseSchema.parse([documented, readable]);
+      expect(listedOrderByReference(listing, "shop-1")).toMatchObject({ reference: "shop-1" });
+      expect(listedOrderByReference(listing, "shop-2")).toBeNull();
+      expect(listedOrderByReference(listing, "shop-1", (order) => order.currency_id === null)).toBeNull();
+    });
+
+    it("cannot tell when an element it could not read has that reference, or does not say", () => {
+      expect(listedOrderByReference(ordersListResponseSchema.parse([documented, broken]), "shop-7")).toBe("unknown");
+      expect(listedOrderByReference(ordersListResponseSchema.parse([documented, { fiat: "EUR" }]), "shop-7")).toBe("unknown");
+    });
+
+    it("an unreadable element with another reference, or none, does not hide the answer", () => {
+      expect(listedOrderByReference(ordersListResponseSchema.parse([broken]), "shop-2")).toBeNull();
+      expect(listedOrderByReference(ordersListResponseSchema.parse([{ ...broken, reference: null }]), "shop-7")).toBeNull();
+      expect(listedOrderByReference(ordersListResponseSchema.parse([broken, readable]), "shop-1")).toMatchObject({ reference: "shop-1" });
+    });
   });
 });
 
@@ -270,6 +369,14 @@ describe("create-order request bounds", () => {
     expect(accepts({ email_client: email(128) })).toBe(true);
     expect(accepts({ email_client: email(129) })).toBe(false);
     expect(accepts({ email_client: "not-an-email" })).toBe(false);
+  });
+
+  it.each(EMAILS_THE_GATEWAY_TAKES)("email_client takes %s, as the gateway's EmailValidator does", (email) => {
+    expect(accepts({ email_client: email })).toBe(true);
+  });
+
+  it.each([...EMAILS_THE_GATEWAY_REFUSES, ...EMAILS_LEFT_OUT_THOUGH_VALID])("email_client refuses %j", (email) => {
+    expect(accepts({ email_client: email })).toBe(false);
   });
 
   it("country is an ISO 3166-1 alpha-2 code", () => {

@@ -3,6 +3,7 @@
 // into the order's fiat, and no 500 for any body.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { EMAILS_THE_GATEWAY_REFUSES, EMAILS_THE_GATEWAY_TAKES } from "../gateway/support/email-cases.js";
 import { client, sandboxForThisFile } from "./helpers.js";
 
 const t = sandboxForThisFile();
@@ -48,6 +49,16 @@ describe("field bounds (400 with {field: [message]})", () => {
     const r = await api.api("POST", "/orders/", { json: { ...BASE, [field]: "" } });
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ [field]: ["This field may not be blank."] });
+  });
+
+  it.each(EMAILS_THE_GATEWAY_TAKES)("email_client takes %s, as Django's EmailValidator does", async (email) => {
+    expect((await api.api("POST", "/orders/", { json: { ...BASE, email_client: email } })).status).toBe(200);
+  });
+
+  it.each(EMAILS_THE_GATEWAY_REFUSES)("email_client refuses %j, as Django's EmailValidator does", async (email) => {
+    const r = await api.api("POST", "/orders/", { json: { ...BASE, email_client: email } });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ email_client: ["Enter a valid email address."] });
   });
 
   it("counts characters, not bytes", async () => {

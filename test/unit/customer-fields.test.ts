@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createOrderRequestSchema } from "../../app/gateway/schemas";
 import { cutText, gatewayCustomerFields } from "../../app/payments/customer-fields";
+import { isEmail as sandboxTakesEmail } from "../../sandbox/drf-fields";
+import { EMAILS_LEFT_OUT_THOUGH_VALID, EMAILS_THE_GATEWAY_REFUSES, EMAILS_THE_GATEWAY_TAKES } from "../gateway/support/email-cases";
 
 describe("customer fields for the gateway", () => {
   it("cuts to the bound without splitting a character", () => {
@@ -26,6 +28,14 @@ describe("customer fields for the gateway", () => {
     }
   });
 
+  it.each([...EMAILS_THE_GATEWAY_REFUSES, ...EMAILS_LEFT_OUT_THOUGH_VALID])("leaves out %j, which the gateway's EmailValidator refuses or this app does not risk", (email) => {
+    expect(gatewayCustomerFields({ email }).email_client).toBeUndefined();
+  });
+
+  it.each(EMAILS_THE_GATEWAY_TAKES)("keeps %s, which the gateway takes", (email) => {
+    expect(gatewayCustomerFields({ email: ` ${email} ` }).email_client).toBe(email);
+  });
+
   it("keeps a real ISO country code and leaves out one the gateway would refuse", () => {
     expect(gatewayCustomerFields({ billing_address: { country_code: "es" } }).country).toBe("ES");
     expect(gatewayCustomerFields({ billing_address: { country_code: "DA" } }).country).toBeUndefined();
@@ -39,6 +49,10 @@ describe("customer fields for the gateway", () => {
       text,
       fc.emailAddress(),
       fc.tuple(fc.string({ minLength: 1, maxLength: 20, unit: "grapheme" }), fc.domain()).map(([local, domain]) => `${local}@${domain}`),
+      // Domain labels of any length and hyphens at either end, which Django refuses.
+      fc
+        .tuple(fc.stringMatching(/^[a-z0-9]{1,12}$/), fc.array(fc.stringMatching(/^[a-z0-9-]{1,70}$/), { minLength: 1, maxLength: 3 }), fc.constantFrom("com", "io"))
+        .map(([local, labels, tld]) => `${local}@${[...labels, tld].join(".")}`),
     );
     fc.assert(
       fc.property(
@@ -51,6 +65,8 @@ describe("customer fields for the gateway", () => {
           });
           const parsed = createOrderRequestSchema.safeParse({ expected_output_amount: "10.00", fiat: "EUR", input_currency: "BTC", ...fields });
           expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+          // And the gateway's own check (as the sandbox reproduces it) takes the address kept.
+          if (fields.email_client !== undefined) expect(sandboxTakesEmail(fields.email_client), fields.email_client).toBe(true);
         },
       ),
       // A country-shaped code is drawn often, so codes the gateway refuses are exercised every run.
