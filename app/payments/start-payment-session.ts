@@ -191,7 +191,8 @@ async function recordAndStart(
         test: request.test,
         kind: request.kind,
         cancelUrl: request.cancelUrl,
-        merchantLocale: request.merchant_locale ?? customer?.locale ?? null,
+        // The shopper's language (the gateway's page is given the same): the shop's when Shopify sends none.
+        merchantLocale: customer?.locale ?? request.merchant_locale ?? null,
         gatewayEnv: env,
         state: "started",
         // The injected clock, like every other time the reconciler compares against.

@@ -1,0 +1,46 @@
+// The shopper is spoken to in their own language: Shopify sends the shop's (merchant_locale)
+// and the shopper's (customer.locale), and both the gateway's hosted page and the app's own
+// payment page take the shopper's, falling back to the shop's.
+import { expect, it } from "vitest";
+import { pageTexts } from "../../app/payment-page/texts";
+import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
+import { startPaymentSession } from "../../app/payments/start-payment-session";
+import { stackForFile } from "../support/stack";
+
+const stack = stackForFile();
+
+async function sessionFor(mode: "app_page" | "gateway", suffix: string, locales: { merchant_locale: string; customer: string | undefined }) {
+  const { services, shopDomain, standin } = stack();
+  await services.db.shop.update({ where: { shopDomain }, data: { checkoutMode: mode, gatewayLanguage: "AUTO" } });
+  const template = standin.state.createPaymentSession({ test: true, locale: "en" }).request;
+  const request = paymentSessionRequestSchema.parse({
+    ...template,
+    id: `${template.id}${suffix}`,
+    gid: `gid://shopify/PaymentSession/${template.id}${suffix}`,
+    group: `${template.group}${suffix}`,
+    merchant_locale: locales.merchant_locale,
+    customer: { ...template.customer, locale: locales.customer },
+  });
+  const answer = await startPaymentSession(services, { shopDomain, request });
+  expect(answer.status).toBe(200);
+  const payment = await services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } });
+  return { payment, redirectUrl: (answer.body as { redirect_url: string }).redirect_url };
+}
+
+it("an English-speaking shop's French-speaking shopper gets French on the gateway's page and on the app's own page", async () => {
+  const { services, shopDomain } = stack();
+  const hosted = await sessionFor("gateway", "g", { merchant_locale: "en", customer: "fr" });
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+  const info = await services.gateways.forShop(shop, "sandbox")!.client.orderInfo(hosted.payment.gatewayOrderId!);
+  expect(info._unsafeUnwrap().language).toBe("FR");
+
+  const own = await sessionFor("app_page", "a", { merchant_locale: "en", customer: "fr" });
+  const html = await (await fetch(own.redirectUrl)).text();
+  expect(html).toContain(pageTexts("fr").chooseCoin);
+  expect(html).not.toContain(pageTexts("en").chooseCoin);
+});
+
+it("without the shopper's locale, the shop's is spoken", async () => {
+  const own = await sessionFor("app_page", "m", { merchant_locale: "de", customer: undefined });
+  expect(await (await fetch(own.redirectUrl)).text()).toContain(pageTexts("de").chooseCoin);
+});
