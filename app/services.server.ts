@@ -66,6 +66,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
     shops: createRememberedShops(),
     shopify: createShopifyDirectory({
       db,
+      cipher,
       apiVersion: env.PAYMENTS_API_VERSION,
       apiKey: env.SHOPIFY_API_KEY,
       apiSecretKey: env.SHOPIFY_API_SECRET,

@@ -1,12 +1,16 @@
 // The Shopify app: OAuth, embedded admin authentication, Shopify webhooks and the offline
-// session storage (Prisma). Named exports follow Shopify's app template.
+// session storage (Prisma, with the tokens sealed). Named exports follow Shopify's app template.
 import "@shopify/shopify-app-remix/adapters/node";
 import { ApiVersion, AppDistribution, shopifyApp } from "@shopify/shopify-app-remix/server";
-import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { env } from "./config/env.server";
 import { appDatabase } from "./db.server";
+import { createLogger } from "./lib/logger.server";
+import { createCredentialCipher } from "./shops/credential-cipher.server";
+import { recordInstall } from "./shops/shop-credentials.server";
+import { createSealedSessionStorage } from "./shops/shopify-sessions.server";
 
 const config = env();
+const db = appDatabase();
 
 const shopify = shopifyApp({
   apiKey: config.SHOPIFY_API_KEY,
@@ -15,9 +19,16 @@ const shopify = shopifyApp({
   scopes: config.SCOPES.split(",").map((s) => s.trim()).filter(Boolean),
   appUrl: config.SHOPIFY_APP_URL,
   authPathPrefix: "/auth",
-  // The generated client has the models the storage needs; its type comes from another path.
-  sessionStorage: new PrismaSessionStorage(appDatabase() as never),
+  sessionStorage: createSealedSessionStorage(db, createCredentialCipher(config.CREDENTIALS_ENCRYPTION_KEYS), createLogger({ level: config.LOG_LEVEL })),
   distribution: AppDistribution.AppStore,
+  hooks: {
+    // Shopify issued a new offline token (token exchange, or OAuth): the app is installed as of
+    // now, so an uninstall triggered before it (a retried app/uninstalled) is ignored. Not run
+    // for a renewal with the refresh token.
+    afterAuth: async ({ session }) => {
+      await recordInstall(db, session.shop, new Date());
+    },
+  },
   future: {
     unstable_newEmbeddedAuthStrategy: true,
     expiringOfflineAccessTokens: true,

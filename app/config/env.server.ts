@@ -26,6 +26,12 @@ const encryptionKeys = z
       return { id, key: bytes };
     });
     if (keys.length === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "at least one key" });
+    // Each value names the key that sealed it by id: two keys under one id would leave every
+    // value sealed with the other one unreadable. (Only the id is named, never key material.)
+    const ids = keys.flatMap((k) => (k ? [k.id] : []));
+    for (const id of new Set(ids.filter((id, i) => ids.indexOf(id) !== i))) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `the key id "${id}" is used more than once: give each key an id of its own` });
+    }
     return keys.filter((k): k is EncryptionKey => k !== null);
   });
 

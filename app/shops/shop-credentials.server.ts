@@ -1,11 +1,13 @@
 // A shop's record and its gateway credentials: created on first use with an unguessable
 // notification-URL token; credentials are sealed with the credential cipher and bound to
-// the shop, environment and field they belong to.
+// the shop, environment and field they belong to. A key rotation re-seals them, and the shops'
+// Shopify tokens (app/shops/shopify-sessions.server.ts) with them.
 import { randomBytes } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import type { GatewayEnv } from "~/payments/deps";
 import type { Shop } from "../../generated/prisma/sqlite/client";
-import type { CredentialCipher } from "./credential-cipher.server";
+import { CredentialDecryptionError, isSealed, type CredentialCipher } from "./credential-cipher.server";
+import { openSessionToken, sessionTokenContext } from "./shopify-sessions.server";
 
 export function credentialContext(shopId: string, env: GatewayEnv, field: "device-key" | "secret-key"): string {
   return `${shopId}:${env}:${field}`;
@@ -23,6 +25,22 @@ export async function ensureShop(db: Database, shopDomain: string): Promise<Shop
     return db.shop.update({ where: { id: existing.id }, data: { uninstalledAt: null, installedAt: new Date() } });
   }
   return db.shop.upsert({ where: { shopDomain }, create: { shopDomain, webhookToken: newWebhookToken(), installedAt: new Date() }, update: {} });
+}
+
+/**
+ * Shopify issued the shop a new offline token through OAuth or token exchange (the library's
+ * afterAuth: an install, a reinstall, or the merchant opening the app after the last token
+ * ran out), which Shopify does only for an installed app. From `now` on, an uninstall
+ * triggered earlier is about an earlier install (handleAppUninstalled ignores it), even when
+ * Shopify delivers it only after the reinstall. A renewal with a refresh token is not one: it
+ * is made without the merchant, and the pair it gets may be stored long after it was issued.
+ */
+export async function recordInstall(db: Database, shopDomain: string, now: Date): Promise<Shop> {
+  return db.shop.upsert({
+    where: { shopDomain },
+    create: { shopDomain, webhookToken: newWebhookToken(), installedAt: now },
+    update: { installedAt: now, uninstalledAt: null },
+  });
 }
 
 export async function storeCredentials(
@@ -62,55 +80,157 @@ const SEALED_FIELDS = [
   ["sandboxSecretKeyEnc", "sandbox", "secret-key"],
 ] as const;
 type SealedField = (typeof SEALED_FIELDS)[number][0];
-type SealedCredentials = Pick<Shop, "id" | SealedField>;
-const sealedColumns = { id: true, liveDeviceKeyEnc: true, liveSecretKeyEnc: true, sandboxDeviceKeyEnc: true, sandboxSecretKeyEnc: true } as const;
+type SealedCredentials = Pick<Shop, "id" | "shopDomain" | SealedField>;
+const sealedColumns = { id: true, shopDomain: true, liveDeviceKeyEnc: true, liveSecretKeyEnc: true, sandboxDeviceKeyEnc: true, sandboxSecretKeyEnc: true } as const;
 
-// How often one shop is read again when its credentials changed between the rotation's read
-// and its write; a shop that keeps changing is left on its old key for the next run.
+const SESSION_TOKENS = [
+  ["accessToken", "access-token"],
+  ["refreshToken", "refresh-token"],
+] as const;
+type TokenField = (typeof SESSION_TOKENS)[number][0];
+interface SealedTokens {
+  id: string;
+  shop: string;
+  accessToken: string;
+  refreshToken: string | null;
+}
+const tokenColumns = { id: true, shop: true, accessToken: true, refreshToken: true } as const;
+
+// How often one row is read again when it changed between the rotation's read and its write;
+// a row that keeps changing is left on its old key for the next run.
 const ROTATION_ATTEMPTS = 5;
 
+/** A row's values sealed with the current key (those to write), and the names of those no configured key opens. */
+interface Resealed<Field extends string> {
+  data: Partial<Record<Field, string>>;
+  unreadable: string[];
+}
+
 /** The shop's credentials that are sealed with an older key, sealed again with the current one. */
-function resealed(shop: SealedCredentials, cipher: CredentialCipher): Partial<Record<SealedField, string>> {
-  const data: Partial<Record<SealedField, string>> = {};
+function resealedCredentials(shop: SealedCredentials, cipher: CredentialCipher): Resealed<SealedField> {
+  const result: Resealed<SealedField> = { data: {}, unreadable: [] };
   for (const [field, env, kind] of SEALED_FIELDS) {
     const sealed = shop[field];
-    if (sealed !== null && cipher.needsRotation(sealed)) {
-      const context = credentialContext(shop.id, env, kind);
-      data[field] = cipher.encrypt(cipher.decrypt(sealed, context), context);
-    }
+    if (sealed === null || !cipher.needsRotation(sealed)) continue;
+    const context = credentialContext(shop.id, env, kind);
+    const opened = openOrNull(() => cipher.decrypt(sealed, context));
+    if (opened === null) result.unreadable.push(`${env} ${kind}`);
+    else result.data[field] = cipher.encrypt(opened, context);
   }
-  return data;
+  return result;
+}
+
+/** A stored Shopify token in clear (stored before tokens were sealed) or sealed with an older key than the current one. */
+function tokenNeedsSealing(stored: string | null, cipher: CredentialCipher): stored is string {
+  return stored !== null && stored !== "" && (!isSealed(stored) || cipher.needsRotation(stored));
+}
+
+/** The session's Shopify tokens stored in clear or sealed with an older key, sealed with the current one. */
+function resealedTokens(session: SealedTokens, cipher: CredentialCipher): Resealed<TokenField> {
+  const result: Resealed<TokenField> = { data: {}, unreadable: [] };
+  for (const [field, token] of SESSION_TOKENS) {
+    const stored = session[field];
+    if (!tokenNeedsSealing(stored, cipher)) continue;
+    const opened = openOrNull(() => openSessionToken(cipher, session.id, token, stored));
+    if (opened === null) result.unreadable.push(`Shopify ${token}`);
+    else result.data[field] = cipher.encrypt(opened, sessionTokenContext(session.id, token));
+  }
+  return result;
+}
+
+function openOrNull(open: () => string): string | null {
+  try {
+    return open();
+  } catch (error) {
+    if (error instanceof CredentialDecryptionError) return null;
+    throw error;
+  }
 }
 
 /**
- * Re-seals every credential with the current key (after a key rotation). Returns how many shops
- * changed. The shops keep working meanwhile: a shop's new values are written only while its row
- * still holds the very ciphertexts they were made from, so a removal, an uninstall or a new
- * device saved in between is never overwritten with the old credentials; the shop is read again
- * and what it holds then is re-sealed.
+ * Seals each row's values again, writing a row only while it still holds the very values its
+ * new ones were made from (`write` is conditional on them); a row changed in between is read
+ * again. Returns how many rows were written, and the rows left with values no key opens.
  */
-export async function rotateCredentialEncryption(db: Database, cipher: CredentialCipher): Promise<number> {
-  let changed = 0;
-  for (const first of await db.shop.findMany({ select: sealedColumns })) {
-    const { id } = first;
-    let shop: SealedCredentials | null = first;
-    for (let attempt = 1; shop && attempt <= ROTATION_ATTEMPTS; attempt++) {
-      const data = resealed(shop, cipher);
-      if (Object.keys(data).length === 0) break;
-      const { liveDeviceKeyEnc, liveSecretKeyEnc, sandboxDeviceKeyEnc, sandboxSecretKeyEnc } = shop;
-      const { count } = await db.shop.updateMany({ where: { id, liveDeviceKeyEnc, liveSecretKeyEnc, sandboxDeviceKeyEnc, sandboxSecretKeyEnc }, data });
-      if (count > 0) {
-        changed++;
+async function resealEach<Row, Field extends string>(
+  rows: Row[],
+  steps: {
+    reseal(row: Row): Resealed<Field>;
+    write(row: Row, data: Partial<Record<Field, string>>): Promise<boolean>;
+    readAgain(row: Row): Promise<Row | null>;
+  },
+): Promise<{ written: number; unreadable: { row: Row; values: string[] }[] }> {
+  let written = 0;
+  const unreadable: { row: Row; values: string[] }[] = [];
+  for (const first of rows) {
+    let row: Row | null = first;
+    let resealed: Resealed<Field> = { data: {}, unreadable: [] };
+    for (let attempt = 1; row && attempt <= ROTATION_ATTEMPTS; attempt++) {
+      resealed = steps.reseal(row);
+      if (Object.keys(resealed.data).length === 0) break;
+      if (await steps.write(row, resealed.data)) {
+        written++;
         break;
       }
-      shop = await db.shop.findUnique({ where: { id }, select: sealedColumns });
+      row = await steps.readAgain(row);
     }
+    if (row && resealed.unreadable.length > 0) unreadable.push({ row, values: resealed.unreadable });
   }
-  return changed;
+  return { written, unreadable };
+}
+
+export interface RotationReport {
+  /** Shops whose gateway credentials were written sealed with the current key. */
+  shops: number;
+  /** Shopify sessions whose tokens were written sealed with the current key (again, or for the first time when stored in clear). */
+  sessions: number;
+  /**
+   * Shops holding a credential or token that none of the configured keys opens (sealed with a
+   * key no longer listed, or damaged), left as they are while everything else is re-sealed: by
+   * shop domain, with which values (never the values).
+   */
+  unreadable: { shopDomain: string; values: string[] }[];
+}
+
+/**
+ * Re-seals every gateway credential and every Shopify token with the current key (after a key
+ * rotation), and seals the Shopify tokens still stored in clear. The shops keep working
+ * meanwhile: a row's new values are written only while it still holds the very values they
+ * were made from, so a removal, an uninstall, a new device or a renewed token saved in between
+ * is never overwritten with the old values; the row is read again and what it holds then is
+ * re-sealed. A value no configured key opens is reported and left as it is, and the rotation
+ * goes on with the next.
+ */
+export async function rotateCredentialEncryption(db: Database, cipher: CredentialCipher): Promise<RotationReport> {
+  const shops = await resealEach(await db.shop.findMany({ select: sealedColumns }), {
+    reseal: (shop) => resealedCredentials(shop, cipher),
+    write: async ({ id, liveDeviceKeyEnc, liveSecretKeyEnc, sandboxDeviceKeyEnc, sandboxSecretKeyEnc }, data) =>
+      (await db.shop.updateMany({ where: { id, liveDeviceKeyEnc, liveSecretKeyEnc, sandboxDeviceKeyEnc, sandboxSecretKeyEnc }, data })).count > 0,
+    readAgain: ({ id }) => db.shop.findUnique({ where: { id }, select: sealedColumns }),
+  });
+  const sessions = await resealEach(await db.session.findMany({ select: tokenColumns }), {
+    reseal: (session) => resealedTokens(session, cipher),
+    write: async ({ id, accessToken, refreshToken }, data) => (await db.session.updateMany({ where: { id, accessToken, refreshToken }, data })).count > 0,
+    readAgain: ({ id }) => db.session.findUnique({ where: { id }, select: tokenColumns }),
+  });
+  const unreadable = new Map<string, string[]>();
+  for (const { row, values } of shops.unreadable) unreadable.set(row.shopDomain, [...(unreadable.get(row.shopDomain) ?? []), ...values]);
+  for (const { row, values } of sessions.unreadable) unreadable.set(row.shop, [...(unreadable.get(row.shop) ?? []), ...values]);
+  return {
+    shops: shops.written,
+    sessions: sessions.written,
+    unreadable: [...unreadable].map(([shopDomain, values]) => ({ shopDomain, values })),
+  };
 }
 
 /** Shops with a credential still sealed with an older key than the current one. */
 export async function shopsOnOldKeys(db: Database, cipher: CredentialCipher): Promise<number> {
   const shops = await db.shop.findMany({ select: sealedColumns });
   return shops.filter((shop) => SEALED_FIELDS.some(([field]) => shop[field] !== null && cipher.needsRotation(shop[field]))).length;
+}
+
+/** Shopify sessions with a token stored in clear or sealed with an older key than the current one. */
+export async function sessionsOnOldKeys(db: Database, cipher: CredentialCipher): Promise<number> {
+  const sessions = await db.session.findMany({ select: tokenColumns });
+  return sessions.filter((session) => SESSION_TOKENS.some(([field]) => tokenNeedsSealing(session[field], cipher))).length;
 }

@@ -10,14 +10,17 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import "@shopify/shopify-api/adapters/node";
 import { HttpResponseError, LogSeverity, shopifyApi, type ApiVersion, type Session } from "@shopify/shopify-api";
 import { abstractFetch, setAbstractFetchFunc } from "@shopify/shopify-api/runtime";
-import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import { createPaymentsAppsClient, type PaymentsAppsClient, type PaymentsAppsResult } from "~/shopify/payments-apps/client";
-import { registerSecret, silentLogger, type Logger } from "~/lib/logger.server";
+import { silentLogger, type Logger } from "~/lib/logger.server";
 import type { Database } from "~/db/database.server";
 import type { ShopifyDirectory } from "~/payments/deps";
+import type { CredentialCipher } from "./credential-cipher.server";
+import { createSealedSessionStorage, rememberTokens, type ShopifySessionStorage } from "./shopify-sessions.server";
 
 export interface ShopifyDirectoryOptions {
   db: Database;
+  /** Seals and opens the tokens in the session storage, as the app's own storage does (app/shopify.server.ts). */
+  cipher: CredentialCipher;
   apiVersion: string;
   /** The app's credentials and URL: the refresh grant is made in the app's name. */
   apiKey: string;
@@ -80,8 +83,8 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
     },
   });
   // Opened on first use: the storage checks its table as soon as it exists.
-  let storage: PrismaSessionStorage<never> | null = null;
-  const sessions = () => (storage ??= new PrismaSessionStorage(options.db as never));
+  let storage: ShopifySessionStorage | null = null;
+  const sessions = () => (storage ??= createSealedSessionStorage(options.db, options.cipher, logger));
   // One refresh per shop at a time: a refresh token is spent by its use, so workers that find
   // the token expired together wait for the same refresh instead of racing with the same refresh token.
   const renewals = new Map<string, Promise<Session | null>>();
@@ -151,16 +154,16 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
       const stored = await loadOffline(shopDomain);
       if (!stored?.accessToken) return null;
       // Renewed meanwhile (another worker, another instance, the admin): use that one.
-      if (stored.accessToken !== spent) return remembered(stored);
+      if (stored.accessToken !== spent) return rememberTokens(stored);
       if (!stored.refreshToken) return null;
-      remembered(stored);
+      rememberTokens(stored);
       let fresh: Session;
       try {
-        fresh = remembered(await refresh(shopDomain, stored.refreshToken));
+        fresh = rememberTokens(await refresh(shopDomain, stored.refreshToken));
       } catch (error) {
         // Another instance may have spent the refresh token first and stored what it got.
         const now = await loadOffline(shopDomain);
-        if (now?.accessToken && now.accessToken !== spent) return remembered(now);
+        if (now?.accessToken && now.accessToken !== spent) return rememberTokens(now);
         logger.warn("Could not renew the shop's offline access token; the merchant must open the app again", {
           shop: shopDomain,
           ...(error instanceof HttpResponseError
@@ -240,7 +243,7 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
     async forShop(shopDomain) {
       const stored = await loadOffline(shopDomain);
       if (!stored?.accessToken) return null;
-      remembered(stored);
+      rememberTokens(stored);
       if (!(stored.refreshToken && stored.isExpired(RENEW_WITHIN_MS))) return renewingClient(shopDomain, stored, false);
       // Expired or about to: renew first. If that fails the stored token is tried anyway (it may
       // have minutes left), and Shopify's answer goes to the outbox as it is.
@@ -248,11 +251,4 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
       return renewingClient(shopDomain, fresh?.accessToken ? fresh : stored, true);
     },
   };
-}
-
-/** Registers the session's secrets with the logger's scrubber (each renewal replacing the one before last), and hands the session back. */
-function remembered(session: Session): Session {
-  registerSecret(session.accessToken, `shopify-access-token:${session.shop}`);
-  registerSecret(session.refreshToken, `shopify-refresh-token:${session.shop}`);
-  return session;
 }

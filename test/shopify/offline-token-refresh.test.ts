@@ -7,6 +7,7 @@ import { expect, it } from "vitest";
 import { deliverDueMessages, deliverNow, enqueue } from "../../app/payments/outbox";
 import type { Database } from "../../app/db/database.server";
 import { createShopifyDirectory, offlineSessionId } from "../../app/shops/shopify-directory.server";
+import { sessionTokenContext } from "../../app/shops/shopify-sessions.server";
 import type { IssuedToken } from "../../dev/shopify-standin/tokens";
 import { stackForFile } from "../support/stack";
 
@@ -18,7 +19,11 @@ const standin = () => stack().standin.state;
 const sessionId = () => offlineSessionId(stack().shopDomain);
 const seen: string[] = [];
 
-/** The shop now holds an expiring token (as after token exchange) whose hour is over; `known` says whether the app's record shows it. */
+/**
+ * The shop now holds an expiring token (as after token exchange) whose hour is over; `known` says
+ * whether the app's record shows it. Written in clear, as releases before tokens were sealed
+ * stored them: such a pair is still read.
+ */
 async function expiredToken(known: "expired on record" | "valid on record"): Promise<IssuedToken> {
   const issued = standin().issueExpiringToken({ clientId: stack().env.SHOPIFY_API_KEY, clientSecret: stack().env.SHOPIFY_API_SECRET });
   seen.push(issued.accessToken, issued.refreshToken);
@@ -62,10 +67,22 @@ async function expectOneRefreshStored(grantsBefore: number) {
   await expectStoredToken(refreshes[0]!.issued!);
 }
 
-async function expectStoredToken(issued: { accessToken: string; refreshToken: string }) {
+/** The stored pair, opened: both tokens are kept sealed, bound to the session. */
+async function storedTokens() {
   const stored = await db().session.findUniqueOrThrow({ where: { id: sessionId() } });
-  expect(stored.accessToken).toBe(issued.accessToken);
-  expect(stored.refreshToken).toBe(issued.refreshToken);
+  const cipher = stack().services.cipher;
+  return {
+    stored,
+    accessToken: cipher.decrypt(stored.accessToken, sessionTokenContext(sessionId(), "access-token")),
+    refreshToken: cipher.decrypt(stored.refreshToken!, sessionTokenContext(sessionId(), "refresh-token")),
+  };
+}
+
+async function expectStoredToken(issued: { accessToken: string; refreshToken: string }) {
+  const { stored, accessToken, refreshToken } = await storedTokens();
+  expect({ accessToken, refreshToken }).toEqual({ accessToken: issued.accessToken, refreshToken: issued.refreshToken });
+  expect(stored.accessToken).not.toContain(issued.accessToken);
+  expect(stored.refreshToken).not.toContain(issued.refreshToken);
   expect(stored.expires!.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
   seen.push(issued.accessToken, issued.refreshToken);
 }
@@ -139,6 +156,7 @@ function servicesWithDirectory(options: { db?: Database; fetch?: typeof fetch; r
   const { env, db: stackDb, logger } = stack().services;
   const shopify = createShopifyDirectory({
     db: options.db ?? stackDb,
+    cipher: stack().services.cipher,
     apiVersion: env.PAYMENTS_API_VERSION,
     apiKey: env.SHOPIFY_API_KEY,
     apiSecretKey: env.SHOPIFY_API_SECRET,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, parseEnv } from "../../app/config/env.server";
-import { createCredentialCipher, maskSecret } from "../../app/shops/credential-cipher.server";
+import { createCredentialCipher, CredentialDecryptionError, maskSecret } from "../../app/shops/credential-cipher.server";
 import { createLogger, registeredSecretCount, registerSecret } from "../../app/lib/logger.server";
 
 const key = (id: string) => ({ id, key: new Uint8Array(randomBytes(32)) });
@@ -39,6 +39,24 @@ describe("configuration", () => {
     expect(() => parseEnv({ DATABASE_URL: "file:./data/app.db", WORKER_THREAD: "true" })).toThrow(/WORKER_THREAD: needs PostgreSQL/);
   });
 
+  it("refuses an encryption key id used twice, naming the variable and never the key material", () => {
+    const oldKey = randomBytes(32).toString("base64");
+    const newKey = randomBytes(32).toString("base64");
+    // Each stored value names its key by id: under one id, only one of the two keys would be tried.
+    expect(() => parseEnv({ CREDENTIALS_ENCRYPTION_KEYS: `k1:${oldKey},k1:${newKey}` })).toThrow(ConfigurationError);
+    try {
+      parseEnv({ CREDENTIALS_ENCRYPTION_KEYS: `k1:${oldKey}, k2:${randomBytes(32).toString("base64")},k1:${newKey}` });
+      expect.unreachable();
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toMatch(/CREDENTIALS_ENCRYPTION_KEYS: the key id "k1" is used more than once/);
+      expect(message).not.toContain(oldKey);
+      expect(message).not.toContain(newKey);
+    }
+    expect(parseEnv({ CREDENTIALS_ENCRYPTION_KEYS: `k2:${newKey},k1:${oldKey}` }).CREDENTIALS_ENCRYPTION_KEYS.map((k) => k.id)).toEqual(["k2", "k1"]);
+    expect(() => createCredentialCipher([key("same"), key("same")])).toThrow(/id of its own/);
+  });
+
   it("has working defaults for local development", () => {
     const env = parseEnv({});
     expect(env.DATABASE_URL).toBe("file:./data/app.db");
@@ -55,6 +73,17 @@ describe("credentials at rest", () => {
     expect(() => cipher.decrypt(sealed, "shop2:live:device-key")).toThrow();
     const tampered = sealed.slice(0, -2) + (sealed.endsWith("A") ? "BB" : "AA");
     expect(() => cipher.decrypt(tampered, "shop1:live:device-key")).toThrow();
+  });
+
+  it("refuses an authentication tag shorter than the full 16 bytes", () => {
+    const cipher = createCredentialCipher([key("a")]);
+    const [version, keyId, iv, tag, body] = cipher.encrypt("device-key-123456", "ctx").split(":");
+    // A GCM tag cut short is still checked on its first bytes by default, which a forger can guess far more easily.
+    for (const bytes of [4, 8, 12, 15]) {
+      const truncated = Buffer.from(tag!, "base64url").subarray(0, bytes).toString("base64url");
+      expect(() => cipher.decrypt([version, keyId, iv, truncated, body].join(":"), "ctx")).toThrow(CredentialDecryptionError);
+    }
+    expect(cipher.decrypt([version, keyId, iv, tag, body].join(":"), "ctx")).toBe("device-key-123456");
   });
 
   it("rotates keys: old values still open, new values use the new key", () => {
@@ -112,8 +141,8 @@ describe("key rotation of stored credentials", () => {
     const oldCipher = createCredentialCipher([oldKey]);
     const shop = await storeCredentials(db, oldCipher, await ensureShop(db, "rotate.myshopify.com"), "live", { deviceKey: "device-1234567", secretKeyHex: "ab".repeat(32) });
     const newCipher = createCredentialCipher([key("new"), oldKey]);
-    expect(await rotateCredentialEncryption(db, newCipher)).toBe(1);
-    expect(await rotateCredentialEncryption(db, newCipher)).toBe(0);
+    expect(await rotateCredentialEncryption(db, newCipher)).toEqual({ shops: 1, sessions: 0, unreadable: [] });
+    expect(await rotateCredentialEncryption(db, newCipher)).toEqual({ shops: 0, sessions: 0, unreadable: [] });
     const after = await db.shop.findUniqueOrThrow({ where: { id: shop.id } });
     expect(after.liveDeviceKeyEnc!.split(":")[1]).toBe("new");
     const stranger = createCredentialCipher([key("other")]);
