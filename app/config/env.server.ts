@@ -89,6 +89,18 @@ function combinationIssues(raw: Record<string, string | undefined>): string[] {
   return isOn(raw.WORKER_THREAD) && databaseKind(raw.DATABASE_URL ?? "") !== "postgresql" ? ["  WORKER_THREAD: needs PostgreSQL (SQLite allows one connection per process)"] : [];
 }
 
+const LOCAL_HOSTS = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])$/i;
+
+/** An https:// address others can reach: not this machine's own. */
+function isPublicHttps(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" && !LOCAL_HOSTS.test(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** Production rules, checked on the raw values so every problem is reported at once. */
 function productionIssues(raw: Record<string, string | undefined>): string[] {
   if (raw.NODE_ENV !== "production") return [];
@@ -96,6 +108,9 @@ function productionIssues(raw: Record<string, string | undefined>): string[] {
   for (const name of ["SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "CREDENTIALS_ENCRYPTION_KEYS"]) {
     if (!raw[name]) issues.push(`  ${name}: is required in production`);
   }
+  // Where Shopify, the gateway's notifications and shoppers' return links reach the app.
+  if (!raw.SHOPIFY_APP_URL) issues.push("  SHOPIFY_APP_URL: is required in production (the app's public https:// address)");
+  else if (!isPublicHttps(raw.SHOPIFY_APP_URL)) issues.push("  SHOPIFY_APP_URL: must be the app's public https:// address in production, not a local one");
   if (isOn(raw.DEV_ADMIN_LOGIN)) issues.push("  DEV_ADMIN_LOGIN: cannot be enabled in production");
   if (raw.SHOPIFY_PAYMENTS_APPS_ENDPOINT) issues.push("  SHOPIFY_PAYMENTS_APPS_ENDPOINT: is for local development only");
   if (!raw.MTLS_MODE || raw.MTLS_MODE === "off") {

@@ -14,7 +14,7 @@ describe("configuration", () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigurationError);
       const message = (error as Error).message;
-      for (const name of ["DATABASE_URL", "PORT", "SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "CREDENTIALS_ENCRYPTION_KEYS", "MTLS_MODE"]) expect(message).toContain(name);
+      for (const name of ["DATABASE_URL", "PORT", "SHOPIFY_API_KEY", "SHOPIFY_API_SECRET", "SHOPIFY_APP_URL", "CREDENTIALS_ENCRYPTION_KEYS", "MTLS_MODE"]) expect(message).toContain(name);
     }
   });
 
@@ -25,9 +25,28 @@ describe("configuration", () => {
       SHOPIFY_API_SECRET: "s",
       CREDENTIALS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
       MTLS_MODE: "proxy",
+      SHOPIFY_APP_URL: "https://crypto-checkout.example.com",
     };
     expect(() => parseEnv(production)).not.toThrow();
     expect(() => parseEnv({ ...production, DEV_ADMIN_LOGIN: "true" })).toThrow(/DEV_ADMIN_LOGIN/);
+  });
+
+  it("refuses to start in production without the app's public https:// address", () => {
+    const production = {
+      NODE_ENV: "production",
+      SHOPIFY_API_KEY: "k",
+      SHOPIFY_API_SECRET: "s",
+      CREDENTIALS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
+      MTLS_MODE: "proxy",
+    };
+    // The development default would give the gateway and shoppers http://localhost:3000 to come back to.
+    expect(() => parseEnv(production)).toThrow(/SHOPIFY_APP_URL: is required in production/);
+    for (const local of ["http://crypto-checkout.example.com", "https://localhost:3000", "https://127.0.0.1", "https://app.localhost", "https://[::1]:8443", "https://0.0.0.0"]) {
+      expect(() => parseEnv({ ...production, SHOPIFY_APP_URL: local }), local).toThrow(/SHOPIFY_APP_URL: must be the app's public https:\/\/ address/);
+    }
+    expect(parseEnv({ ...production, SHOPIFY_APP_URL: "https://pay.example.com" }).SHOPIFY_APP_URL).toBe("https://pay.example.com");
+    // Development keeps its local default.
+    expect(parseEnv({}).SHOPIFY_APP_URL).toBe("http://localhost:3000");
   });
 
   it("runs the workers on their own thread only when asked, and only on PostgreSQL", () => {
