@@ -55,10 +55,13 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
   }
 }
 
-/** Tells Shopify whether the payment method can be offered, when that changed. */
+/**
+ * Tells Shopify whether the payment method can be offered, when that changed, or when Shopify
+ * refused the last call that told it (it may not know the shop's readiness at all then).
+ */
 export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Promise<void> {
   const ready = isShopReady(shop);
-  if (ready === shop.paymentsAppReady) return;
+  if (ready === shop.paymentsAppReady && !(await lastReadinessCallRefused(deps, shop))) return;
   const now = deps.clock.now();
   const message = await deps.db.$transaction(async (tx) => {
     await tx.shop.update({ where: { id: shop.id }, data: { paymentsAppReady: ready } });
@@ -70,6 +73,15 @@ export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Pro
     });
   });
   await deliverNow(deps, message.id);
+}
+
+async function lastReadinessCallRefused(deps: ShopsDeps, shop: Shop): Promise<boolean> {
+  const last = await deps.db.outboxMessage.findFirst({
+    where: { shopDomain: shop.shopDomain, kind: "app.configure" },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { status: true },
+  });
+  return last?.status === "failed";
 }
 
 export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: unknown): Promise<{ ok: true; shop: Shop } | OnboardingFailure> {

@@ -1,6 +1,7 @@
 // Shopify is told whether the payment method can be offered each time that changes. A
 // readiness call that failed and is retried after a newer one was delivered sends the shop's
-// readiness as it is then, never the older value it was stored with.
+// readiness as it is then, never the older value it was stored with. A readiness call Shopify
+// refused is made again at the next save, even when the readiness did not change.
 import { expect, it } from "vitest";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { updateShopSettings } from "../../app/shops/onboarding.server";
@@ -32,4 +33,24 @@ it("a readiness call retried after a newer one was delivered sends the shop's re
   await deliverDueMessages(services, { worker: "t" });
   expect(await services.db.outboxMessage.count({ where: { kind: "app.configure", status: "pending" } })).toBe(0);
   expect(standin.state.configuration()?.ready).toBe(before);
+});
+
+it("after Shopify refused the last readiness call, the next save tells it again, though the readiness did not change", async () => {
+  const { services, shopDomain, standin } = stack();
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+  expect((await updateShopSettings(services, shopDomain, settings(false))).ok).toBe(true);
+  const calls = async () => services.db.outboxMessage.count({ where: { shopDomain, kind: "app.configure" } });
+  const before = await calls();
+  // Nothing changed and Shopify took the last call: nothing is sent.
+  expect((await updateShopSettings(services, shopDomain, settings(false))).ok).toBe(true);
+  expect(await calls()).toBe(before);
+
+  // Shopify refused the last one (as it would with user errors), and its configuration was lost.
+  const last = await services.db.outboxMessage.findFirstOrThrow({ where: { shopDomain, kind: "app.configure" }, orderBy: { createdAt: "desc" } });
+  await services.db.outboxMessage.update({ where: { id: last.id }, data: { status: "failed", lastError: "Shopify refused the call" } });
+  expect((await updateShopSettings(services, shopDomain, settings(false))).ok).toBe(true);
+  expect(await calls()).toBe(before + 1);
+  const sent = await services.db.outboxMessage.findFirstOrThrow({ where: { shopDomain, kind: "app.configure" }, orderBy: { createdAt: "desc" } });
+  expect(sent.status).toBe("done");
+  expect(standin.state.configuration()?.ready).toBe(shop.paymentsAppReady);
 });
