@@ -55,6 +55,19 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify({ state: answer.state, alreadyInState: answer.alreadyInState }) } };
 }
 
+/** The message's update after an attempt, which also gives up its claim, made only while the claim still holds. */
+function releasedMessage(attempt: { messageId: string; claim: string; attempts: number }, columns: Record<string, unknown>) {
+  const stillClaimed = Prisma.sql`"id" = ${attempt.messageId} AND "lockedBy" = ${attempt.claim} AND "status" = 'pending'`;
+  const update = Prisma.sql`UPDATE "OutboxMessage" SET ${assignments({
+    ...columns,
+    attempts: attempt.attempts,
+    lockedBy: null,
+    lockedUntil: null,
+    updatedAt: new Date(),
+  })} WHERE ${stillClaimed}`;
+  return { stillClaimed, update };
+}
+
 /**
  * Records a delivered message, atomically, only while the delivery's claim still holds: a
  * delivery slowed past its claim leaves the message (and the payment's timeline) to the
@@ -62,18 +75,12 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
  * meanwhile (its shop's data erased) leaves the message done alone.
  */
 export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Promise<void> {
-  const now = new Date();
-  const stillClaimed = Prisma.sql`"id" = ${record.messageId} AND "lockedBy" = ${record.claim} AND "status" = 'pending'`;
-  const message = Prisma.sql`UPDATE "OutboxMessage" SET ${assignments({
-    attempts: record.attempts,
+  const { stillClaimed, update: message } = releasedMessage(record, {
     status: record.status,
     doneAt: record.at,
-    lockedBy: null,
-    lockedUntil: null,
     lastError: record.lastError,
     result: record.result,
-    updatedAt: now,
-  })} WHERE ${stillClaimed}`;
+  });
   if (!record.payment) {
     await sql.execute(message);
     return;
@@ -82,7 +89,7 @@ export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Pro
   const writes = paymentWrites(answer, record.at);
   // Checked against the message as it was before this write: on PostgreSQL one statement sees
   // one snapshot, and on SQLite the message is written after the payment (writeWithEvent).
-  const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: now })}
+  const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: new Date() })}
     WHERE "id" = ${paymentId} AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
   await writeWithEvent(sql, payment, paymentId, { ...writes.event, at: record.at }, [message]);
 }
@@ -106,15 +113,7 @@ export interface RetryRecord {
 
 /** Records a failed attempt that will be tried again, and flags its payment when asked. */
 export async function recordRetry(sql: PlainSql, record: RetryRecord): Promise<void> {
-  const stillClaimed = Prisma.sql`"id" = ${record.messageId} AND "lockedBy" = ${record.claim} AND "status" = 'pending'`;
-  const message = Prisma.sql`UPDATE "OutboxMessage" SET ${assignments({
-    attempts: record.attempts,
-    lastError: record.lastError,
-    nextAttemptAt: record.nextAttemptAt,
-    lockedBy: null,
-    lockedUntil: null,
-    updatedAt: new Date(),
-  })} WHERE ${stillClaimed}`;
+  const { stillClaimed, update: message } = releasedMessage(record, { lastError: record.lastError, nextAttemptAt: record.nextAttemptAt });
   if (!record.flagPayment) {
     await sql.execute(message);
     return;

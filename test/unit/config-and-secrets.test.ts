@@ -18,27 +18,23 @@ describe("configuration", () => {
     }
   });
 
+  /** A complete production configuration but for the app's address. */
+  const productionWithoutAddress = {
+    NODE_ENV: "production",
+    SHOPIFY_API_KEY: "k",
+    SHOPIFY_API_SECRET: "s",
+    CREDENTIALS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
+    MTLS_MODE: "proxy",
+  };
+
   it("refuses the development login in production", () => {
-    const production = {
-      NODE_ENV: "production",
-      SHOPIFY_API_KEY: "k",
-      SHOPIFY_API_SECRET: "s",
-      CREDENTIALS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
-      MTLS_MODE: "proxy",
-      SHOPIFY_APP_URL: "https://crypto-checkout.example.com",
-    };
+    const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
     expect(() => parseEnv(production)).not.toThrow();
     expect(() => parseEnv({ ...production, DEV_ADMIN_LOGIN: "true" })).toThrow(/DEV_ADMIN_LOGIN/);
   });
 
   it("refuses to start in production without the app's public https:// address", () => {
-    const production = {
-      NODE_ENV: "production",
-      SHOPIFY_API_KEY: "k",
-      SHOPIFY_API_SECRET: "s",
-      CREDENTIALS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
-      MTLS_MODE: "proxy",
-    };
+    const production = productionWithoutAddress;
     // The development default would give the gateway and shoppers http://localhost:3000 to come back to.
     expect(() => parseEnv(production)).toThrow(/SHOPIFY_APP_URL: is required in production/);
     for (const local of ["http://crypto-checkout.example.com", "https://localhost:3000", "https://127.0.0.1", "https://app.localhost", "https://[::1]:8443", "https://0.0.0.0"]) {
