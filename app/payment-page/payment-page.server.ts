@@ -1,8 +1,9 @@
 // The shopper's payment page (API-gateway mode) as data: finding the payment a signed
 // link points to, where the shopper is (choosing a coin, paying, confirming, done),
 // everything needed to pay (QR code, address, exact amount, tag/memo or Lightning
-// invoice, expiry) or, when too little arrived, the rest still due, and the rare gateway
-// read that keeps the page current where notifications do not.
+// invoice, expiry) or, when too little arrived, the rest still due — only while the
+// shopper still has something to pay and the order's time has not run out — and the rare
+// gateway read that keeps the page current where notifications do not.
 import Decimal from "decimal.js";
 import { z } from "zod";
 import { formatMoney } from "~/admin/format";
@@ -16,6 +17,7 @@ import { pageLanguage, type PageLanguage } from "./language";
 import { paymentProgress, remainderPaymentUri } from "./progress";
 import { paymentQrSvg } from "./qr.server";
 import type { MemoKind, ShopperStatus } from "./texts";
+import { asksForPayment, statusAt } from "./timing";
 
 /** The payment with its shop and the amounts of its on-chain transactions, which tell a partial payment from a full one. */
 export type PaymentWithShop = Payment & { shop: Shop; transactions: { amount: string }[] };
@@ -75,7 +77,16 @@ function isShort(payment: PaymentWithAmounts): boolean {
   return isPartlyPaid(payment.percentage);
 }
 
-export function shopperStatus(payment: PaymentWithAmounts): ShopperStatus {
+/**
+ * Where the shopper is at `now`. Once the order's time has run out, a payment still waiting
+ * reads expired and a partial one partial_expired, before the gateway says so: a partly
+ * paid order stays AC, and the rest sent late would end it OC.
+ */
+export function shopperStatus(payment: PaymentWithAmounts, now: Date): ShopperStatus {
+  return statusAt(statusFromState(payment), payment.expiresAt ? payment.expiresAt.getTime() : null, now.getTime());
+}
+
+function statusFromState(payment: PaymentWithAmounts): ShopperStatus {
   switch (payment.state) {
     case "paid":
       return "paid";
@@ -124,6 +135,8 @@ export interface PaymentPageView {
   stage: PageStage;
   status: ShopperStatus;
   percentage: string | null;
+  /** The coin chosen, once there is one. */
+  coin: string | null;
   /** The fiat value of what arrived, as the gateway states it (received_amount). */
   received: string | null;
   /** What arrived in the coin, once the order's transactions were read. */
@@ -131,6 +144,7 @@ export interface PaymentPageView {
   /** The crypto amount still due after a partial payment: exact, copied as it is. */
   remaining: string | null;
   coins: CoinChoice[] | null;
+  /** What to send: only while the shopper still has something to pay (waiting, or partly paid in time). */
   pay: PayInstructions | null;
   gatewayUrl: string | null;
   expiresAtMs: number | null;
@@ -191,7 +205,9 @@ export function statusUrl(services: AppServices, payment: Payment): string {
 
 export async function paymentPageView(services: AppServices, payment: PaymentWithShop): Promise<PaymentPageView> {
   const stage = pageStage(payment);
-  const status = shopperStatus(payment);
+  const now = services.clock.now();
+  const status = shopperStatus(payment, now);
+  const paying = asksForPayment(status);
   const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
   const remaining = status === "partial" && progress?.remaining.gt(0) ? progress.remaining.toFixed() : null;
   return {
@@ -202,15 +218,16 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     stage,
     status,
     percentage: payment.percentage,
+    coin: payment.inputCurrency,
     // The gateway states received_amount in the order's fiat, as a float ("24.5", "1000.0").
     received: payment.receivedAmount ? formatMoney(payment.receivedAmount, payment.currency) : null,
     receivedCrypto: progress?.received.gt(0) ? progress.received.toFixed() : null,
     remaining,
     coins: stage === "choose" ? await coinsFor(services, payment) : null,
-    pay: stage === "pay" ? await instructions(services, payment, remaining) : null,
-    gatewayUrl: stage === "gateway" ? payment.gatewayWebUrl : null,
+    pay: stage === "pay" && paying ? await instructions(services, payment, remaining) : null,
+    gatewayUrl: stage === "gateway" && paying ? payment.gatewayWebUrl : null,
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
-    nowMs: services.clock.now().getTime(),
+    nowMs: now.getTime(),
     statusUrl: statusUrl(services, payment),
     anotherWayUrl: services.links.returnUrl(payment, "ko"),
     standbyUrl: services.links.returnUrl(payment, "standby"),
@@ -229,12 +246,13 @@ export interface PaymentStatusView {
 }
 
 export function paymentStatusView(services: AppServices, payment: PaymentWithAmounts): PaymentStatusView {
+  const now = services.clock.now();
   return {
     stage: pageStage(payment),
-    status: shopperStatus(payment),
+    status: shopperStatus(payment, now),
     percentage: payment.percentage,
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
-    nowMs: services.clock.now().getTime(),
+    nowMs: now.getTime(),
     redirectUrl: finalDestination(services, payment),
   };
 }
@@ -255,7 +273,7 @@ async function refreshReason(services: AppServices, payment: PaymentWithShop, no
   if (sinceRead < REFRESH_MIN_INTERVAL_MS) return false;
   // The rest of a partial payment leaves the order in AC, and the gateway notifies status
   // changes only: the shopper is waiting to see it arrive.
-  if (shopperStatus(payment) === "partial") return true;
+  if (shopperStatus(payment, now) === "partial") return true;
   // The notification of money seen (AC) asks nothing of Shopify, so the inbox does not read
   // the order; the page does, to show the shopper what arrived and whether it was enough.
   const notified = await services.db.gatewayWebhook.count({

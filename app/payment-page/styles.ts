@@ -1,5 +1,7 @@
 // The payment page's stylesheet: phone first, large touch targets, text contrast of at
-// least 4.5:1 against its background, and a tag/memo warning nobody can miss.
+// least 4.5:1 against its background, and a tag/memo warning nobody can miss. A value to
+// copy has a line of its own, with its coin and Copy button below: an amount or a tag/memo
+// never breaks (a wallet's field takes it whole), an address or invoice wraps anywhere.
 export const PAYMENT_PAGE_CSS = `
 .pp{--ink:#1f2124;--muted:#4a4f55;--line:#c9cccf;--accent:#1f5199;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:#f4f5f6;min-height:100vh;margin:0;padding:16px 12px 40px;box-sizing:border-box;line-height:1.45}
 .pp *{box-sizing:border-box}
@@ -17,13 +19,15 @@ export const PAYMENT_PAGE_CSS = `
 .pp .qr svg{width:min(240px,70vw);height:auto}
 .pp .field{margin:12px 0 0}
 .pp .label{display:block;font-size:.9rem;color:var(--muted);margin-bottom:4px}
-.pp .copyrow{display:flex;gap:8px;align-items:stretch}
-.pp code{flex:1;min-width:0;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.95rem;background:#f1f2f4;border-radius:8px;padding:10px}
-.pp .unit{align-self:center;font-weight:600;white-space:nowrap}
-.pp button.copy{min-width:76px;min-height:44px;border:1px solid var(--ink);border-radius:8px;background:#fff;color:var(--ink);font:inherit;cursor:pointer}
+.pp .copyrow{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:6px 0 0}
+.pp code.value{display:block;white-space:nowrap;overflow-x:auto;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.95rem;background:#f1f2f4;border-radius:8px;padding:10px}
+.pp code.value.long{white-space:normal;overflow-wrap:anywhere}
+.pp .unit{font-weight:600;white-space:nowrap}
+.pp button.copy{margin-left:auto;min-width:76px;min-height:44px;border:1px solid var(--ink);border-radius:8px;background:#fff;color:var(--ink);font:inherit;cursor:pointer}
+.pp .sr-only{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 .pp .memo{margin:14px 0 0;border:3px solid #b3261e;background:#fff4f2;border-radius:12px;padding:12px}
-.pp .memo .copyrow{align-items:center;margin:4px 0 8px}
-.pp .memo strong.value{flex:1;min-width:0;font-size:1.5rem;letter-spacing:.04em;overflow-wrap:anywhere}
+.pp .memo .copyrow{margin:4px 0 8px}
+.pp .memo strong.value{display:block;white-space:nowrap;overflow-x:auto;font-size:1.5rem;letter-spacing:.04em}
 .pp .memo p{margin:0 0 8px;color:#5f1410;font-weight:600}
 .pp .error{border:2px solid #b3261e;background:#fff4f2;color:#5f1410;border-radius:10px;padding:10px 12px}
 .pp .status{font-weight:600;margin:0}

@@ -2,7 +2,8 @@
 // per language with the same keys, so a missing translation is a type error.
 import type { PageLanguage } from "./language";
 
-export type ShopperStatus = "choosing" | "waiting" | "partial" | "confirming" | "paid" | "expired" | "failed";
+/** partial_expired: part of the amount arrived and the order's time ran out before the rest did. */
+export type ShopperStatus = "choosing" | "waiting" | "partial" | "partial_expired" | "confirming" | "paid" | "expired" | "failed";
 export type MemoKind = "destination_tag" | "memo" | "note";
 
 export interface PageTexts {
@@ -32,6 +33,10 @@ export interface PageTexts {
   expiredShort: string;
   status: string;
   statuses: Record<ShopperStatus, string>;
+  /** What to do when the time ran out with nothing received. */
+  expiredHelp: string;
+  /** What to do when the time ran out with part of the amount received. */
+  partialExpiredHelp: string;
   received: string;
   redirecting: string;
   backToShop: string;
@@ -39,6 +44,8 @@ export interface PageTexts {
   payAnotherWay: string;
   continueOnGateway: string;
   errors: { unavailable: string; rejected: string; closed: string; unknownCoin: string };
+  /** The return link's page while Shopify is being told about the payment. */
+  waitingForShop: { title: string; heading: string; body: string };
 }
 
 const en: PageTexts = {
@@ -71,11 +78,14 @@ const en: PageTexts = {
     choosing: "Waiting for you to choose a cryptocurrency.",
     waiting: "Waiting for your payment.",
     partial: "Part of the amount has arrived. Please send the rest.",
+    partial_expired: "The time to pay ran out before the full amount arrived.",
     confirming: "Payment received. Waiting for the network to confirm it.",
     paid: "Payment confirmed. Thank you!",
     expired: "The time to pay has run out.",
     failed: "This payment could not be completed.",
   },
+  expiredHelp: "Please do not send anything for this payment now. If you have just sent it, contact the shop.",
+  partialExpiredHelp: "Please do not send anything more: this order can no longer be paid here. The shop sees what arrived and will contact you to refund it or to complete your order. You can also contact the shop yourself.",
   received: "Received",
   redirecting: "Taking you back to the shop…",
   backToShop: "Return to the shop",
@@ -87,6 +97,11 @@ const en: PageTexts = {
     rejected: "This cryptocurrency cannot be used for this payment. Please choose another one.",
     closed: "This payment is no longer open.",
     unknownCoin: "Please choose one of the cryptocurrencies listed.",
+  },
+  waitingForShop: {
+    title: "Confirming your payment",
+    heading: "Confirming your payment…",
+    body: "We are letting the shop know about your payment. This page refreshes by itself; please keep it open.",
   },
 };
 
@@ -120,11 +135,14 @@ const es: PageTexts = {
     choosing: "Esperando a que elijas una criptomoneda.",
     waiting: "Esperando tu pago.",
     partial: "Ha llegado parte del importe. Envía el resto, por favor.",
+    partial_expired: "Se agotó el tiempo para pagar antes de que llegara el importe completo.",
     confirming: "Pago recibido. Esperando la confirmación de la red.",
     paid: "Pago confirmado. ¡Gracias!",
     expired: "Se ha agotado el tiempo para pagar.",
     failed: "Este pago no se ha podido completar.",
   },
+  expiredHelp: "No envíes nada para este pago ahora. Si acabas de enviarlo, ponte en contacto con la tienda.",
+  partialExpiredHelp: "No envíes nada más: este pedido ya no se puede pagar aquí. La tienda ve lo que ha llegado y se pondrá en contacto contigo para devolvértelo o completar tu pedido. También puedes ponerte en contacto tú con la tienda.",
   received: "Recibido",
   redirecting: "Volviendo a la tienda…",
   backToShop: "Volver a la tienda",
@@ -136,6 +154,11 @@ const es: PageTexts = {
     rejected: "Esta criptomoneda no se puede usar para este pago. Elige otra.",
     closed: "Este pago ya no está abierto.",
     unknownCoin: "Elige una de las criptomonedas de la lista.",
+  },
+  waitingForShop: {
+    title: "Confirmando tu pago",
+    heading: "Confirmando tu pago…",
+    body: "Estamos informando a la tienda de tu pago. Esta página se actualiza sola; no la cierres.",
   },
 };
 
@@ -169,11 +192,14 @@ const pt: PageTexts = {
     choosing: "À espera que escolha uma criptomoeda.",
     waiting: "À espera do seu pagamento.",
     partial: "Chegou parte do valor. Envie o restante, por favor.",
+    partial_expired: "O tempo para pagar terminou antes de chegar o valor completo.",
     confirming: "Pagamento recebido. À espera da confirmação da rede.",
     paid: "Pagamento confirmado. Obrigado!",
     expired: "O tempo para pagar terminou.",
     failed: "Não foi possível concluir este pagamento.",
   },
+  expiredHelp: "Não envie nada para este pagamento agora. Se acabou de o enviar, contacte a loja.",
+  partialExpiredHelp: "Não envie mais nada: esta encomenda já não pode ser paga aqui. A loja vê o que chegou e vai contactá-lo para o devolver ou concluir a sua encomenda. Também pode contactar a loja.",
   received: "Recebido",
   redirecting: "A voltar à loja…",
   backToShop: "Voltar à loja",
@@ -185,6 +211,11 @@ const pt: PageTexts = {
     rejected: "Esta criptomoeda não pode ser usada neste pagamento. Escolha outra.",
     closed: "Este pagamento já não está aberto.",
     unknownCoin: "Escolha uma das criptomoedas da lista.",
+  },
+  waitingForShop: {
+    title: "A confirmar o seu pagamento",
+    heading: "A confirmar o seu pagamento…",
+    body: "Estamos a informar a loja sobre o seu pagamento. Esta página atualiza-se sozinha; mantenha-a aberta.",
   },
 };
 
@@ -218,11 +249,14 @@ const it: PageTexts = {
     choosing: "In attesa che tu scelga una criptovaluta.",
     waiting: "In attesa del tuo pagamento.",
     partial: "È arrivata una parte dell'importo. Invia il resto, per favore.",
+    partial_expired: "Il tempo per pagare è scaduto prima che arrivasse l'importo completo.",
     confirming: "Pagamento ricevuto. In attesa della conferma della rete.",
     paid: "Pagamento confermato. Grazie!",
     expired: "Il tempo per pagare è scaduto.",
     failed: "Non è stato possibile completare questo pagamento.",
   },
+  expiredHelp: "Non inviare nulla per questo pagamento ora. Se l'hai appena inviato, contatta il negozio.",
+  partialExpiredHelp: "Non inviare altro: questo ordine non può più essere pagato qui. Il negozio vede quanto è arrivato e ti contatterà per rimborsarlo o completare il tuo ordine. Puoi anche contattare tu il negozio.",
   received: "Ricevuto",
   redirecting: "Ti riportiamo al negozio…",
   backToShop: "Torna al negozio",
@@ -234,6 +268,11 @@ const it: PageTexts = {
     rejected: "Questa criptovaluta non può essere usata per questo pagamento. Scegline un'altra.",
     closed: "Questo pagamento non è più aperto.",
     unknownCoin: "Scegli una delle criptovalute elencate.",
+  },
+  waitingForShop: {
+    title: "Conferma del pagamento in corso",
+    heading: "Conferma del pagamento in corso…",
+    body: "Stiamo informando il negozio del tuo pagamento. Questa pagina si aggiorna da sola; tienila aperta.",
   },
 };
 
@@ -267,11 +306,14 @@ const fr: PageTexts = {
     choosing: "En attente de votre choix de cryptomonnaie.",
     waiting: "En attente de votre paiement.",
     partial: "Une partie du montant est arrivée. Merci d'envoyer le reste.",
+    partial_expired: "Le délai de paiement s'est écoulé avant que le montant complet n'arrive.",
     confirming: "Paiement reçu. En attente de la confirmation du réseau.",
     paid: "Paiement confirmé. Merci !",
     expired: "Le délai de paiement est écoulé.",
     failed: "Ce paiement n'a pas pu aboutir.",
   },
+  expiredHelp: "N'envoyez rien pour ce paiement maintenant. Si vous venez de l'envoyer, contactez la boutique.",
+  partialExpiredHelp: "N'envoyez plus rien : cette commande ne peut plus être payée ici. La boutique voit ce qui est arrivé et vous contactera pour vous le rembourser ou finaliser votre commande. Vous pouvez aussi contacter la boutique vous-même.",
   received: "Reçu",
   redirecting: "Retour à la boutique…",
   backToShop: "Retour à la boutique",
@@ -283,6 +325,11 @@ const fr: PageTexts = {
     rejected: "Cette cryptomonnaie ne peut pas être utilisée pour ce paiement. Choisissez-en une autre.",
     closed: "Ce paiement n'est plus ouvert.",
     unknownCoin: "Choisissez l'une des cryptomonnaies de la liste.",
+  },
+  waitingForShop: {
+    title: "Confirmation de votre paiement",
+    heading: "Confirmation de votre paiement…",
+    body: "Nous informons la boutique de votre paiement. Cette page s'actualise toute seule ; gardez-la ouverte.",
   },
 };
 
@@ -316,11 +363,14 @@ const de: PageTexts = {
     choosing: "Warten auf Ihre Wahl der Kryptowährung.",
     waiting: "Warten auf Ihre Zahlung.",
     partial: "Ein Teil des Betrags ist eingegangen. Bitte senden Sie den Rest.",
+    partial_expired: "Die Zeit zum Bezahlen ist abgelaufen, bevor der volle Betrag eingegangen ist.",
     confirming: "Zahlung erhalten. Warten auf die Bestätigung durch das Netzwerk.",
     paid: "Zahlung bestätigt. Vielen Dank!",
     expired: "Die Zeit zum Bezahlen ist abgelaufen.",
     failed: "Diese Zahlung konnte nicht abgeschlossen werden.",
   },
+  expiredHelp: "Bitte senden Sie jetzt nichts für diese Zahlung. Falls Sie sie gerade gesendet haben, wenden Sie sich an den Shop.",
+  partialExpiredHelp: "Bitte senden Sie nichts mehr: Diese Bestellung kann hier nicht mehr bezahlt werden. Der Shop sieht, was eingegangen ist, und meldet sich bei Ihnen, um es zu erstatten oder Ihre Bestellung abzuschließen. Sie können sich auch selbst an den Shop wenden.",
   received: "Erhalten",
   redirecting: "Sie werden zum Shop zurückgeleitet…",
   backToShop: "Zurück zum Shop",
@@ -332,6 +382,11 @@ const de: PageTexts = {
     rejected: "Diese Kryptowährung kann für diese Zahlung nicht verwendet werden. Bitte wählen Sie eine andere.",
     closed: "Diese Zahlung ist nicht mehr offen.",
     unknownCoin: "Bitte wählen Sie eine der aufgeführten Kryptowährungen.",
+  },
+  waitingForShop: {
+    title: "Ihre Zahlung wird bestätigt",
+    heading: "Ihre Zahlung wird bestätigt…",
+    body: "Wir informieren den Shop über Ihre Zahlung. Diese Seite aktualisiert sich von selbst; bitte lassen Sie sie geöffnet.",
   },
 };
 

@@ -9,8 +9,8 @@ import { settleFromGatewayOrder } from "./settle-payment";
 export type ReturnOutcome = "ok" | "ko" | "standby";
 export type ReturnResult =
   | { kind: "redirect"; url: string }
-  /** Shopify could not be told yet: show a page that checks again shortly. */
-  | { kind: "wait"; retryAfterSeconds: number }
+  /** Shopify could not be told yet: show a page, in the payment's locale, that checks again shortly. */
+  | { kind: "wait"; retryAfterSeconds: number; locale: string | null }
   | { kind: "not_found" };
 
 /** How long a return waits for a call another worker is delivering, before showing the waiting page. */
@@ -21,15 +21,15 @@ async function claimedNow(deps: PaymentsDeps, messageId: string): Promise<boolea
   return message?.status === "pending" && message.lockedUntil !== null && message.lockedUntil > deps.clock.now();
 }
 
-async function nextActionFor(deps: PaymentsDeps, paymentId: string, messageId: string | undefined): Promise<ReturnResult> {
+async function nextActionFor(deps: PaymentsDeps, paying: { id: string; merchantLocale: string | null }, messageId: string | undefined): Promise<ReturnResult> {
   // Not delivered here because a background worker claimed the call first and is delivering it
   // right now (not because it waits out a backoff): its answer is moments away.
   const delivering = messageId !== undefined && (await deliverNow(deps, messageId)) === "skipped" && (await claimedNow(deps, messageId));
   const waitUntil = Date.now() + (delivering ? DELIVERY_WAIT_MS : 0);
   for (;;) {
-    const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, select: { nextActionUrl: true } });
+    const payment = await deps.db.payment.findUnique({ where: { id: paying.id }, select: { nextActionUrl: true } });
     if (payment?.nextActionUrl) return { kind: "redirect", url: payment.nextActionUrl };
-    if (Date.now() >= waitUntil) return { kind: "wait", retryAfterSeconds: 3 };
+    if (Date.now() >= waitUntil) return { kind: "wait", retryAfterSeconds: 3, locale: paying.merchantLocale };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -78,7 +78,7 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
     }
   }
 
-  if (state === "paid" || state === "failed") return nextActionFor(deps, payment.id, (await finalMessage())?.id);
+  if (state === "paid" || state === "failed") return nextActionFor(deps, payment, (await finalMessage())?.id);
   // Sent back without paying, or back before even choosing a coin (NR: nothing is under way,
   // so Shopify is not told "pending"): Shopify lets the shopper choose again.
   if (state === "awaiting_payment" && (input.outcome === "ko" || gatewayStatus === "NR")) {
@@ -88,5 +88,5 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   if (state === "started") return { kind: "redirect", url: payment.cancelUrl };
   const reason = state === "confirming" ? "NETWORK_ACTION_REQUIRED" : "BUYER_ACTION_REQUIRED";
   const pending = await enqueuePending(deps, payment, reason);
-  return nextActionFor(deps, payment.id, pending.id);
+  return nextActionFor(deps, payment, pending.id);
 }

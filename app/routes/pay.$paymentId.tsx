@@ -1,8 +1,9 @@
 // The app's own payment page (API-gateway mode): reached through a signed link, the
 // shopper picks a coin, then pays by QR code or by copying the address, the exact amount
 // and — for XRP, XLM and ALGO — the tag/memo; when too little arrives it asks for the
-// rest; the page follows the payment live and sends the shopper back to Shopify when it
-// ends. It speaks the shopper's language.
+// rest. Once the payment is received, or the order's time has run out (the countdown
+// reaching zero is enough), it asks for nothing more. The page follows the payment live
+// and sends the shopper back to Shopify when it ends. It speaks the shopper's language.
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from "@remix-run/react";
@@ -20,7 +21,8 @@ import {
   type PaymentStatusView,
 } from "~/payment-page/payment-page.server";
 import { PAYMENT_PAGE_CSS } from "~/payment-page/styles";
-import { fill, pageTexts, type PageTexts } from "~/payment-page/texts";
+import { fill, pageTexts, type PageTexts, type ShopperStatus } from "~/payment-page/texts";
+import { asksForPayment, statusAt } from "~/payment-page/timing";
 import { checkPaymentNow } from "~/payments/check-payment";
 import { createOrderWithCurrency } from "~/payments/start-payment-session";
 
@@ -133,14 +135,23 @@ function formatLeft(ms: number): string {
   return `${minutes}:${String(seconds).padStart(2, "0")}`;
 }
 
-function Countdown({ expiresAtMs, serverNowMs, texts }: { expiresAtMs: number; serverNowMs: number; texts: PageTexts }) {
-  // Starts from the server's clock so the first client render matches the server's HTML.
-  const [now, setNow] = useState(serverNowMs);
+/**
+ * The server's time, ticking every second in the browser while the order has an expiry.
+ * Starts from the server's clock so the first client render matches the server's HTML.
+ */
+function useServerNow(serverNowMs: number, expiresAtMs: number | null): number {
+  // Each tick remembers the server time it counts from: newer page data starts it over.
+  const [tick, setTick] = useState({ from: serverNowMs, now: serverNowMs });
   useEffect(() => {
+    if (expiresAtMs === null) return;
     const offset = serverNowMs - Date.now();
-    const timer = window.setInterval(() => setNow(Date.now() + offset), 1000);
+    const timer = window.setInterval(() => setTick({ from: serverNowMs, now: Date.now() + offset }), 1000);
     return () => window.clearInterval(timer);
-  }, [serverNowMs]);
+  }, [serverNowMs, expiresAtMs]);
+  return tick.from === serverNowMs ? tick.now : serverNowMs;
+}
+
+function Countdown({ expiresAtMs, now, texts }: { expiresAtMs: number; now: number; texts: PageTexts }) {
   const left = expiresAtMs - now;
   return (
     <p className="field">
@@ -154,36 +165,47 @@ function Countdown({ expiresAtMs, serverNowMs, texts }: { expiresAtMs: number; s
   );
 }
 
+/** Its accessible name says "Copied" once the value is copied, and a live region announces it. */
 function CopyButton({ label, value, texts }: { label: string; value: string; texts: PageTexts }) {
   const [copied, setCopied] = useState(false);
+  const state = copied ? texts.copied : texts.copy;
   return (
-    <button
-      type="button"
-      className="copy"
-      aria-label={`${texts.copy}: ${label}`}
-      onClick={() => {
-        void navigator.clipboard?.writeText(value).then(
-          () => setCopied(true),
-          () => setCopied(false),
-        );
-      }}
-    >
-      {copied ? texts.copied : texts.copy}
-    </button>
+    <>
+      <button
+        type="button"
+        className="copy"
+        aria-label={`${state}: ${label}`}
+        onClick={() => {
+          void navigator.clipboard?.writeText(value).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          );
+        }}
+      >
+        {state}
+      </button>
+      <span className="sr-only" aria-live="polite">
+        {copied ? `${texts.copied}: ${label}` : ""}
+      </span>
+    </>
   );
 }
 
-/** A value to copy; `unit` (an amount's coin) is shown next to it and left out of the copy, as a wallet's amount field takes a bare number. */
-function CopyField({ id, label, value, unit, texts }: { id: string; label: string; value: string; unit?: string; texts: PageTexts }) {
+/**
+ * A value to copy, on a line of its own; below it `unit` (an amount's coin), left out of the
+ * copy as a wallet's amount field takes a bare number, and the Copy button. An amount never
+ * breaks; an address or invoice (`long`) wraps anywhere.
+ */
+function CopyField({ id, label, value, unit, long = false, texts }: { id: string; label: string; value: string; unit?: string; long?: boolean; texts: PageTexts }) {
   return (
     <div className="field">
       <span className="label" id={`${id}-label`}>
         {label}
       </span>
+      <code id={id} className={long ? "value long" : "value"} aria-labelledby={`${id}-label`}>
+        {value}
+      </code>
       <div className="copyrow">
-        <code id={id} aria-labelledby={`${id}-label`}>
-          {value}
-        </code>
         {unit ? (
           <span className="unit" id={`${id}-unit`}>
             {unit}
@@ -222,13 +244,14 @@ function ChooseCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts }
   );
 }
 
-function PayWithCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts }) {
+/** What to send; shown only while `status` (the view's, or the countdown's once it reaches zero) asks for a payment. */
+function PayWithCoin({ view, status, now, texts }: { view: PaymentPageView; status: ShopperStatus; now: number; texts: PageTexts }) {
   const pay = view.pay;
-  if (!pay) return null;
+  if (!pay || !asksForPayment(status)) return null;
   const memoLabel = pay.memoKind ? texts.memoLabels[pay.memoKind] : null;
   if (pay.memoMissing) return <p className="error">{texts.memoMissing}</p>;
   // After a partial payment only the rest is asked for: the QR code (when there is one) asks for it too.
-  const remaining = view.status === "partial" ? view.remaining : null;
+  const remaining = status === "partial" ? view.remaining : null;
   return (
     <section className="card" aria-label={remaining ? texts.amountStillDue : texts.exactAmount}>
       {remaining ? <p className="muted">{texts.sendTheRest}</p> : null}
@@ -248,10 +271,10 @@ function PayWithCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts 
           <span className="label" id="memo-label">
             {memoLabel}
           </span>
+          <strong className="value" id="tag-memo">
+            {pay.tagMemo}
+          </strong>
           <div className="copyrow">
-            <strong className="value" id="tag-memo">
-              {pay.tagMemo}
-            </strong>
             <CopyButton label={memoLabel} value={pay.tagMemo} texts={texts} />
           </div>
           <p>{fill(texts.memoWarning, { label: memoLabel })}</p>
@@ -259,17 +282,17 @@ function PayWithCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts 
       ) : null}
       {pay.address ? (
         <>
-          <CopyField id="address" label={texts.address} value={pay.address} texts={texts} />
+          <CopyField id="address" label={texts.address} value={pay.address} long texts={texts} />
           {pay.network ? <p className="muted">{fill(texts.sendOnly, { coin: pay.coin, network: pay.network })}</p> : null}
         </>
       ) : null}
       {pay.invoice ? (
         <>
-          <CopyField id="invoice" label={texts.lightningInvoice} value={pay.invoice} texts={texts} />
+          <CopyField id="invoice" label={texts.lightningInvoice} value={pay.invoice} long texts={texts} />
           <p className="muted">{texts.lightningHelp}</p>
         </>
       ) : null}
-      {view.expiresAtMs !== null && (view.status === "waiting" || view.status === "partial") ? <Countdown expiresAtMs={view.expiresAtMs} serverNowMs={view.nowMs} texts={texts} /> : null}
+      {view.expiresAtMs !== null ? <Countdown expiresAtMs={view.expiresAtMs} now={now} texts={texts} /> : null}
     </section>
   );
 }
@@ -277,7 +300,7 @@ function PayWithCoin({ view, texts }: { view: PaymentPageView; texts: PageTexts 
 /** "0.0079 ETH (24.50 EUR, 50.0 %)": the coin when the transactions are known, then the gateway's fiat value and percentage. */
 function receivedText(view: PaymentPageView): string {
   const fiat = [view.received, view.percentage ? `${view.percentage} %` : null].filter(Boolean).join(", ");
-  const coin = view.receivedCrypto && view.pay ? `${view.receivedCrypto} ${view.pay.coin}` : null;
+  const coin = view.receivedCrypto && view.coin ? `${view.receivedCrypto} ${view.coin}` : null;
   if (!coin) return fiat;
   return fiat ? `${coin} (${fiat})` : coin;
 }
@@ -286,7 +309,20 @@ export default function PaymentPage() {
   const { view, texts } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { redirecting } = useLiveStatus(view);
-  const statusText = redirecting ? texts.redirecting : texts.statuses[view.status];
+  // The countdown reaching zero ends the asking at once; polling goes on, for the order's end.
+  const now = useServerNow(view.nowMs, view.expiresAtMs);
+  const status = statusAt(view.status, view.expiresAtMs, now);
+  const statusText = redirecting ? texts.redirecting : texts.statuses[status];
+  const moneyArrived = view.receivedCrypto !== null || status === "partial" || status === "partial_expired" || status === "confirming";
+  useEffect(() => {
+    // The document's language is the page's while it is shown.
+    const root = document.documentElement;
+    const before = root.lang;
+    root.lang = view.language;
+    return () => {
+      root.lang = before;
+    };
+  }, [view.language]);
 
   return (
     <div className="pp" lang={view.language}>
@@ -314,12 +350,14 @@ export default function PaymentPage() {
           <p className="status" role="status" aria-live="polite" id="payment-status">
             {statusText}
           </p>
-          {view.status === "partial" && (view.receivedCrypto || view.received) ? (
+          {(status === "partial" || status === "partial_expired") && (view.receivedCrypto || view.received) ? (
             <p className="muted">
               {texts.received}: {receivedText(view)}
             </p>
           ) : null}
-          {view.status === "confirming" ? (
+          {status === "partial_expired" ? <p>{texts.partialExpiredHelp}</p> : null}
+          {status === "expired" && !redirecting ? <p>{texts.expiredHelp}</p> : null}
+          {status === "confirming" ? (
             <>
               <p className="muted">{texts.confirmingReturn}</p>
               <a className="button" href={view.standbyUrl}>
@@ -330,8 +368,8 @@ export default function PaymentPage() {
         </section>
 
         {view.stage === "choose" ? <ChooseCoin view={view} texts={texts} /> : null}
-        {view.stage === "pay" ? <PayWithCoin view={view} texts={texts} /> : null}
-        {view.stage === "gateway" && view.gatewayUrl ? (
+        {view.stage === "pay" ? <PayWithCoin view={view} status={status} now={now} texts={texts} /> : null}
+        {view.stage === "gateway" && view.gatewayUrl && asksForPayment(status) ? (
           <section className="card">
             <a className="button" href={view.gatewayUrl}>
               {texts.continueOnGateway}
@@ -340,7 +378,7 @@ export default function PaymentPage() {
         ) : null}
 
         {/* Once money has arrived, paying another way would leave it at the gateway. */}
-        {view.status !== "confirming" && view.receivedCrypto === null ? (
+        {!moneyArrived ? (
           <footer>
             <a className="secondary" href={view.anotherWayUrl}>
               {texts.payAnotherWay}

@@ -2,8 +2,10 @@
 // screen: the shopper picks XRP, sees the QR code, the exact amount, the address and —
 // impossible to miss — the destination tag; the payment arrives on-chain and the page
 // takes the shopper back to Shopify's order page, paid. A shopper whose wallet sent too
-// little is asked for the rest, exactly, before the time runs out. Also: the page speaks
-// the shopper's language, refuses a forged link, and "pay another way" returns to checkout.
+// little is asked for the rest, exactly, before the time runs out; once it has all
+// arrived, nothing more is asked. Also: the page speaks the shopper's language (the
+// document's too), a Copy button says "Copied" to assistive technology once it has copied,
+// the page refuses a forged link, and "pay another way" returns to checkout.
 import Decimal from "decimal.js";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -81,8 +83,11 @@ describe("the app's own payment page", () => {
     expect(await page.getByRole("status").textContent()).toBe("Waiting for your payment.");
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await saveDocScreenshot(page, "payment-page");
+    // Once copied, the button's accessible name says so, and a live region announces it.
     await page.getByRole("button", { name: "Copy: Exact amount to send" }).click();
-    await page.getByRole("button", { name: "Copy: Exact amount to send" }).filter({ hasText: "Copied" }).waitFor();
+    await page.getByRole("button", { name: "Copied: Exact amount to send" }).filter({ hasText: "Copied" }).waitFor();
+    expect(await page.locator("[aria-live=polite]", { hasText: "Copied: Exact amount to send" }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Copy: Destination tag" }).count()).toBe(1);
     expect(await copies()).toEqual([payment.cryptoAmount]);
 
     await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "pay", amount: "exact" });
@@ -134,7 +139,9 @@ describe("the app's own payment page", () => {
     // The rest arrives (the gateway notifies no change while the order stays AC): the page sees it.
     await stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, { action: "pay", amount: due.toFixed() });
     await expect.poll(() => status.textContent(), { timeout: 45_000 }).toBe("Payment received. Waiting for the network to confirm it.");
-    expect(await page.locator("#remaining").count()).toBe(0);
+    // Nothing more to send: no amount, QR code, address or Copy button is left to pay twice with.
+    for (const selector of ["#remaining", "#amount", ".qr", "#address", "button.copy"]) expect(await page.locator(selector).count(), selector).toBe(0);
+    expect(await page.getByRole("link", { name: "Return to the shop" }).count()).toBe(1);
     await stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, { action: "confirm" });
     await page.waitForURL(`${stack().standin.origin}/orders/${sessionId}`, { timeout: 30_000 });
     expect((await paymentOf(sessionId)).state).toBe("paid");
@@ -170,6 +177,8 @@ describe("the app's own payment page", () => {
     const page = await browser().newPage({ viewport: PHONE });
     const sessionId = await payFromCheckout(page, stack(), { amount: "12.00", currency: "EUR", locale: "fr" });
     await page.waitForURL(`${stack().app.url}/pay/**`);
+    await waitForHydration(page);
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe("fr");
     await page.getByRole("link", { name: "Je veux payer autrement" }).click();
     await page.waitForURL(`${stack().standin.origin}/checkout/cancelled/**`);
     await page.getByText("You left the payment page").waitFor();

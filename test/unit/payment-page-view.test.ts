@@ -1,13 +1,15 @@
 // The shopper's payment page as data: a payment the gateway has seen money for is only
 // "received" when the on-chain amounts cover the crypto amount (decided in decimals, not
 // from the rounded percentage); short of that the page asks for the rest, exactly, with a
-// QR code of the gateway's payment URI for the remainder. Fiat amounts read as the admin
-// writes them.
+// QR code of the gateway's payment URI for the remainder — until the order's time runs
+// out. Once received, or out of time, the page asks for nothing more. Fiat amounts read
+// as the admin writes them.
 import { describe, expect, it } from "vitest";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { paymentPageView, paymentStatusView, shopperStatus, type PaymentWithShop } from "../../app/payment-page/payment-page.server";
 import { remainderPaymentUri } from "../../app/payment-page/progress";
 import { paymentQrSvg } from "../../app/payment-page/qr.server";
+import { asksForPayment, statusAt } from "../../app/payment-page/timing";
 import { createReturnLinks } from "../../app/payments/return-links";
 import type { AppServices } from "../../app/services.server";
 
@@ -81,7 +83,7 @@ function seen(amounts: string[], overrides: Partial<Payment>): PaymentWithShop {
 describe("the payment page of a payment the gateway has seen money for", () => {
   it("asks for the rest when half arrived (a wallet that kept its fee), with the exact remainder, its QR code and the countdown", async () => {
     const payment = seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" });
-    expect(shopperStatus(payment)).toBe("partial");
+    expect(shopperStatus(payment, NOW)).toBe("partial");
     const view = await paymentPageView(services, payment);
     expect(view.status).toBe("partial");
     expect(view.received).toBe("24.50 EUR");
@@ -96,19 +98,20 @@ describe("the payment page of a payment the gateway has seen money for", () => {
 
   it("decides on the amounts, not the rounded percentage: one unit short is still short", async () => {
     const payment = seen(["0.01", "0.00579999"], { cryptoAmount: "0.01580000", receivedAmount: "49.0", percentage: "100.0" });
-    expect(shopperStatus(payment)).toBe("partial");
+    expect(shopperStatus(payment, NOW)).toBe("partial");
     const view = await paymentPageView(services, payment);
     expect(view.receivedCrypto).toBe("0.01579999");
     expect(view.remaining).toBe("0.00000001");
   });
 
-  it("is confirming once the amounts cover the crypto amount, or more", async () => {
+  it("is confirming once the amounts cover the crypto amount, or more, and asks for no second payment: no QR code, amount or address to send to", async () => {
     for (const amounts of [["0.0158"], ["0.0079", "0.0079"], ["0.01738"]]) {
       const payment = seen(amounts, { receivedAmount: "49.0", percentage: "100.0" });
-      expect(shopperStatus(payment)).toBe("confirming");
+      expect(shopperStatus(payment, NOW)).toBe("confirming");
       const view = await paymentPageView(services, payment);
       expect(view.remaining).toBeNull();
-      expect(view.pay?.qrSvg).toBe(await paymentQrSvg(`ethereum:${ADDRESS}?amount=0.0158`));
+      expect(view.pay).toBeNull();
+      expect(view.coin).toBe("ETH");
     }
   });
 
@@ -123,6 +126,53 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect((await paymentPageView(services, seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" }))).received).toBe("24.50 EUR");
     const yen = seen(["0.0161"], { amount: "2000", currency: "JPY", cryptoAmount: "0.0322", paymentUri: `ethereum:${ADDRESS}?amount=0.0322`, receivedAmount: "1000.0", percentage: "50.0" });
     expect((await paymentPageView(services, yen)).received).toBe("1000 JPY");
+  });
+});
+
+describe("the payment page once the order's time has run out", () => {
+  const expired = { expiresAt: new Date(NOW.getTime() - 1_000) };
+
+  it("stops asking a partly paid shopper for the rest (the order stays AC, and the rest sent late would end it OC), and still says what arrived", async () => {
+    const payment = seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0", ...expired });
+    expect(shopperStatus(payment, NOW)).toBe("partial_expired");
+    const view = await paymentPageView(services, payment);
+    expect(view.status).toBe("partial_expired");
+    expect(view.remaining).toBeNull();
+    expect(view.pay).toBeNull();
+    expect(view.receivedCrypto).toBe("0.0079");
+    expect(view.received).toBe("24.50 EUR");
+    expect(view.coin).toBe("ETH");
+    // The live status says so too, so an open page reloads into it.
+    expect(paymentStatusView(services, payment).status).toBe("partial_expired");
+  });
+
+  it("stops asking a shopper who sent nothing to pay, from the very moment of the expiry", async () => {
+    const atExpiry = paymentOf({ expiresAt: NOW });
+    expect(shopperStatus(atExpiry, NOW)).toBe("expired");
+    const view = await paymentPageView(services, atExpiry);
+    expect(view.status).toBe("expired");
+    expect(view.pay).toBeNull();
+    expect(paymentStatusView(services, atExpiry).status).toBe("expired");
+  });
+
+  it("changes nothing for a payment already received, or one whose expiry is not known yet", async () => {
+    expect(shopperStatus(seen(["0.0158"], { receivedAmount: "49.0", percentage: "100.0", ...expired }), NOW)).toBe("confirming");
+    const unknownExpiry = await paymentPageView(services, paymentOf({ expiresAt: null }));
+    expect(unknownExpiry.status).toBe("waiting");
+    expect(unknownExpiry.pay?.amount).toBe("0.0158");
+  });
+
+  it("is decided the same way in the browser when the countdown reaches zero", () => {
+    const expiresAtMs = NOW.getTime();
+    expect(statusAt("waiting", expiresAtMs, expiresAtMs - 1)).toBe("waiting");
+    expect(statusAt("waiting", expiresAtMs, expiresAtMs)).toBe("expired");
+    expect(statusAt("partial", expiresAtMs, expiresAtMs - 1)).toBe("partial");
+    expect(statusAt("partial", expiresAtMs, expiresAtMs + 1)).toBe("partial_expired");
+    expect(statusAt("confirming", expiresAtMs, expiresAtMs + 1)).toBe("confirming");
+    expect(statusAt("partial", null, expiresAtMs + 1)).toBe("partial");
+    // Only these two show what to send.
+    expect(asksForPayment("waiting") && asksForPayment("partial")).toBe(true);
+    expect((["partial_expired", "expired", "confirming", "paid", "choosing", "failed"] as const).some(asksForPayment)).toBe(false);
   });
 });
 
