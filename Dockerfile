@@ -21,6 +21,8 @@ COPY server ./server
 COPY prisma ./prisma
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=15s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# One process: signals (SIGTERM for a graceful stop) reach the app itself.
+# /healthz where the app listens: HOST (or loopback), over HTTPS when the app serves TLS itself.
+HEALTHCHECK --interval=15s --timeout=3s CMD ["node", "server/healthcheck.mjs"]
+# One process: signals (SIGTERM for a graceful stop) reach the app itself. The stop takes up
+# to 25 s: run with `--stop-timeout 30` (docker stop kills after 10 s by default).
 CMD ["node", "--import", "tsx", "server/main.ts"]

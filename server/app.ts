@@ -1,5 +1,5 @@
 // Builds the app's HTTP(S) server: Express around the machine-facing API and the Remix
-// request handler, the mTLS guard in front of the routes Shopify calls, the composition
+// request handler (its bodies bounded, body-limit.ts), the mTLS guard in front of the routes Shopify calls, the composition
 // root passed to every handler, loader and action, and the background workers (started
 // here, exactly once).
 import http from "node:http";
@@ -13,7 +13,9 @@ import type { AppEnv } from "../app/config/env.server";
 import { shareAppDatabase } from "../app/db.server";
 import { createServices, type AppServices, type ServiceOverrides } from "../app/services.server";
 import { startWorkers, type Workers } from "../app/workers.server";
+import { MAX_ROUTE_BODY_BYTES } from "../app/lib/http.server";
 import { apiRouter } from "./api-router";
+import { boundedBodies } from "./body-limit";
 import { startWorkerThread } from "./workers-thread";
 import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
 
@@ -90,7 +92,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
 
   // A server build is served as production serves it, whatever NODE_ENV says.
   const requestMode = options.mode === "build" ? "production" : env.NODE_ENV;
-  app.all("*", createRequestHandler({ build, mode: requestMode, getLoadContext: () => ({ services }) }));
+  app.all("*", boundedBodies(MAX_ROUTE_BODY_BYTES), createRequestHandler({ build, mode: requestMode, getLoadContext: () => ({ services }) }));
 
   const server =
     env.TLS_CERT_FILE && env.TLS_KEY_FILE

@@ -6,6 +6,8 @@ import type { ZodError } from "zod";
 import { jsonHeaders } from "~/lib/http.server";
 
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
+/** How deep a JSON body may nest arrays and objects; Shopify's and the gateway's nest a few levels. */
+export const MAX_JSON_DEPTH = 64;
 
 export interface ApiRequest {
   /** A header's value (the name in any case), or null when it is absent. */
@@ -94,15 +96,32 @@ export async function readJsonBody(request: ApiRequest, maxBytes = MAX_JSON_BODY
   } catch {
     return { ok: false, answer: apiError(400, "malformed_json", "The body is not valid UTF-8 JSON.") };
   }
+  const flaw = jsonFlaw(value);
+  if (flaw === "too_deep") return { ok: false, answer: apiError(400, "too_deep", `The body may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`) };
   // No text column can hold one on PostgreSQL: refused here, alike on both databases, rather
   // than failing at the write.
-  if (holdsNulCharacter(value)) return { ok: false, answer: apiError(400, "nul_character", "No value in the body may contain a NUL character (\\u0000).") };
+  if (flaw === "nul_character") return { ok: false, answer: apiError(400, "nul_character", "No value in the body may contain a NUL character (\\u0000).") };
   return { ok: true, value };
 }
 
-function holdsNulCharacter(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\0");
-  if (Array.isArray(value)) return value.some(holdsNulCharacter);
-  if (value !== null && typeof value === "object") return Object.entries(value).some(([key, inner]) => key.includes("\0") || holdsNulCharacter(inner));
-  return false;
+/**
+ * What makes a parsed body unusable: nesting past MAX_JSON_DEPTH, or a NUL character in a key
+ * or a string. Walked with a stack of its own, so no nesting can exhaust the call stack.
+ */
+function jsonFlaw(value: unknown): "too_deep" | "nul_character" | null {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value: current, depth } = next;
+    if (typeof current === "string") {
+      if (current.includes("\0")) return "nul_character";
+      continue;
+    }
+    if (current === null || typeof current !== "object") continue;
+    if (depth >= MAX_JSON_DEPTH) return "too_deep";
+    for (const [key, inner] of Object.entries(current)) {
+      if (key.includes("\0")) return "nul_character";
+      pending.push({ value: inner, depth: depth + 1 });
+    }
+  }
+  return null;
 }

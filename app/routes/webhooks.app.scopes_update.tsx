@@ -1,9 +1,9 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { authenticate } from "~/shopify.server";
+import { verifyShopifyWebhook } from "~/lib/shopify-webhook.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { shop, payload } = await authenticate.webhook(request);
-  const current = (payload as { current?: unknown }).current;
+  const { shop, payload } = await verifyShopifyWebhook(request, context.services, "app/scopes_update");
+  const current = (payload as { current?: unknown } | null)?.current;
   if (Array.isArray(current)) {
     await context.services.db.session.updateMany({ where: { shop }, data: { scope: current.map(String).join(",") } });
   }

@@ -1,9 +1,9 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { authenticate } from "~/shopify.server";
+import { verifyShopifyWebhook } from "~/lib/shopify-webhook.server";
 import { redactShop } from "~/shops/shopify-webhooks.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { shop } = await authenticate.webhook(request);
+  const { shop } = await verifyShopifyWebhook(request, context.services, "shop/redact");
   await redactShop(context.services, shop);
   return new Response(null, { status: 200 });
 }

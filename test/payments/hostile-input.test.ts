@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_JSON_DEPTH } from "../../app/api/http.server";
 import { startStack, type Stack } from "../support/stack";
 
 let stack: Stack;
@@ -84,6 +85,21 @@ describe("Shopify's payment routes", () => {
       const response = await send(path, init);
       expectClientError(response, what);
     }
+    expect(await storedRows()).toEqual(before);
+  });
+
+  it.each(SHOPIFY_ROUTES)("%s refuses JSON nested deeper than it allows with a 400 and a reason, at any depth the body limit lets through", async (path) => {
+    const before = await storedRows();
+    const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+    for (const depth of [30_000, MAX_JSON_DEPTH + 1]) {
+      const response = await send(path, { method: "POST", headers: shopifyHeaders(), body: nested(depth) });
+      expect(response.status, `${depth} levels`).toBe(400);
+      expect(((await response.json()) as { error?: string }).error, `${depth} levels`).toBe("too_deep");
+    }
+    // Up to the bound the body is read and answered for what it is: not a session request.
+    const within = await send(path, { method: "POST", headers: shopifyHeaders(), body: nested(MAX_JSON_DEPTH) });
+    expect(within.status).toBe(400);
+    expect(((await within.json()) as { error?: string }).error).not.toBe("too_deep");
     expect(await storedRows()).toEqual(before);
   });
 });

@@ -1,9 +1,10 @@
-// Multi-shop isolation and Shopify's app and privacy webhooks (HMAC-verified by the
-// Shopify library), through the real routes.
+// Multi-shop isolation and Shopify's app and privacy webhooks (verified by their HMAC alone,
+// whatever the state of the shop's offline token), through the real routes.
 import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { connectSandbox } from "../../app/shops/onboarding.server";
+import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { listCustomerDataRequests, takeCustomerDataReport } from "../../app/shops/customer-data-requests.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, waitFor, type Stack } from "../support/stack";
@@ -28,22 +29,30 @@ async function secretOf(shopDomain: string): Promise<string> {
   return stack.services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
 }
 
+const signed = (body: string | Uint8Array) => createHmac("sha256", stack.env.SHOPIFY_API_SECRET).update(body).digest("base64");
+
+/** Shopify's headers for a webhook about `shop`, its body signed; `changes` replace or (undefined) remove some. */
+function webhookHeaders(topic: string, body: string, shop: string, changes: Record<string, string | undefined> = {}): Record<string, string> {
+  const headers: Record<string, string | undefined> = {
+    "content-type": "application/json",
+    "x-shopify-topic": topic,
+    "x-shopify-shop-domain": shop,
+    "x-shopify-hmac-sha256": signed(body),
+    "x-shopify-webhook-id": randomUUID(),
+    "x-shopify-api-version": "2026-04",
+    "x-shopify-event-id": randomUUID(),
+    "x-shopify-triggered-at": new Date().toISOString(),
+    ...changes,
+  };
+  return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shopDomain, webhookId: string = randomUUID(), triggeredAt = new Date()): Promise<Response> {
   const body = JSON.stringify(payload);
-  const hmac = createHmac("sha256", stack.env.SHOPIFY_API_SECRET).update(body).digest("base64");
   return fetch(`${stack.app.url}/webhooks/${topic}`, {
     method: "POST",
     body,
-    headers: {
-      "content-type": "application/json",
-      "x-shopify-topic": topic,
-      "x-shopify-shop-domain": shop,
-      "x-shopify-hmac-sha256": hmac,
-      "x-shopify-webhook-id": webhookId,
-      "x-shopify-api-version": "2026-04",
-      "x-shopify-event-id": randomUUID(),
-      "x-shopify-triggered-at": triggeredAt.toISOString(),
-    },
+    headers: webhookHeaders(topic, body, shop, { "x-shopify-webhook-id": webhookId, "x-shopify-triggered-at": triggeredAt.toISOString() }),
   });
 }
 
@@ -191,4 +200,69 @@ it("shop/redact deletes everything held for the shop", async () => {
   expect(await db().customerDataRequest.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(0);
   expect(await db().shop.count({ where: { shopDomain: OTHER_SHOP } })).toBe(0);
   expect(await db().payment.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(0);
+});
+
+it("a shop's webhooks are handled while its offline token has expired and cannot be renewed", async () => {
+  // An idle shop: its expiring offline token lapsed an hour ago, and renewing it fails (after
+  // an uninstall Shopify refuses the refresh token). None of these webhooks needs the token.
+  const shopDomain = "idle-shop.myshopify.com";
+  expect((await connectSandbox(stack.services, shopDomain)).ok).toBe(true);
+  await db().session.create({
+    data: {
+      id: offlineSessionId(shopDomain),
+      shop: shopDomain,
+      state: "installed",
+      isOnline: false,
+      accessToken: "shpat_expired_offline_token_0001",
+      scope: "write_payment_gateways",
+      expires: new Date(Date.now() - 3_600_000),
+      refreshToken: "shprt_refused_refresh_token_0001",
+    },
+  });
+  const customer = { id: 80, email: "idle.customer@example.com", phone: null };
+
+  expect((await shopifyWebhook("app/scopes_update", { current: ["write_payment_gateways", "write_payment_sessions"] }, shopDomain)).status).toBe(200);
+  expect((await db().session.findUniqueOrThrow({ where: { id: offlineSessionId(shopDomain) } })).scope).toBe("write_payment_gateways,write_payment_sessions");
+  expect((await shopifyWebhook("customers/data_request", { shop_domain: shopDomain, customer, orders_requested: [] }, shopDomain)).status).toBe(200);
+  expect(await db().customerDataRequest.count({ where: { shop: { shopDomain } } })).toBe(1);
+  expect((await shopifyWebhook("customers/redact", { shop_domain: shopDomain, customer, orders_to_redact: [] }, shopDomain)).status).toBe(200);
+  expect(await db().customerDataRequest.count({ where: { shop: { shopDomain } } })).toBe(0);
+
+  expect((await shopifyWebhook("app/uninstalled", { id: 2, domain: shopDomain }, shopDomain)).status).toBe(200);
+  expect((await db().shop.findUniqueOrThrow({ where: { shopDomain } })).uninstalledAt).not.toBeNull();
+  expect(await db().session.count({ where: { shop: shopDomain } })).toBe(0);
+  expect((await shopifyWebhook("shop/redact", { shop_id: 2, shop_domain: shopDomain }, shopDomain)).status).toBe(200);
+  expect(await db().shop.count({ where: { shopDomain } })).toBe(0);
+});
+
+it("a webhook is refused unless its HMAC signs its body, its headers are Shopify's and it is for the route's topic; nothing is done", async () => {
+  const shopDomain = "refusing-shop.myshopify.com";
+  expect((await connectSandbox(stack.services, shopDomain)).ok).toBe(true);
+  const payload = JSON.stringify({ shop_id: 3, shop_domain: shopDomain });
+  const post = (body: string | Uint8Array<ArrayBuffer>, changes: Record<string, string | undefined> = {}, method = "POST") =>
+    fetch(`${stack.app.url}/webhooks/shop/redact`, { method, body, headers: webhookHeaders("shop/redact", payload, shopDomain, changes) });
+  const cases: [string, Response, number][] = [
+    ["an HMAC of another body", await post(payload, { "x-shopify-hmac-sha256": signed(payload.replace("3", "4")) }), 401],
+    ["an HMAC keyed with another secret", await post(payload, { "x-shopify-hmac-sha256": createHmac("sha256", "another-secret").update(payload).digest("base64") }), 401],
+    ["no HMAC", await post(payload, { "x-shopify-hmac-sha256": undefined }), 400],
+    ["no topic", await post(payload, { "x-shopify-topic": undefined }), 400],
+    ["another topic", await post(payload, { "x-shopify-topic": "customers/redact" }), 400],
+    ["no shop", await post(payload, { "x-shopify-shop-domain": undefined }), 400],
+    ["a shop that is no domain", await post(payload, { "x-shopify-shop-domain": "not a domain" }), 400],
+    ["no webhook id", await post(payload, { "x-shopify-webhook-id": undefined }), 400],
+    ["no API version", await post(payload, { "x-shopify-api-version": undefined }), 400],
+    ["a signed body that is not JSON", await post("not json", { "x-shopify-hmac-sha256": signed("not json") }), 400],
+    ["a signed body that is not UTF-8", await post(new Uint8Array([0x7b, 0xff, 0x7d]), { "x-shopify-hmac-sha256": signed(new Uint8Array([0x7b, 0xff, 0x7d])) }), 400],
+    ["an empty body", await post("", { "x-shopify-hmac-sha256": signed("") }), 400],
+    ["a PUT", await post(payload, {}, "PUT"), 405],
+  ];
+  for (const [what, response, status] of cases) {
+    expect(response.status, what).toBe(status);
+    if (status !== 405) expect(((await response.json()) as { error?: string }).error, what).toBeTruthy();
+  }
+  expect(await db().shop.count({ where: { shopDomain } })).toBe(1);
+
+  // An unreadable X-Shopify-Triggered-At is taken as not known: the webhook is handled.
+  expect((await post(payload, { "x-shopify-triggered-at": "yesterday" })).status).toBe(200);
+  expect(await db().shop.count({ where: { shopDomain } })).toBe(0);
 });

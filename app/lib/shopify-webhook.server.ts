@@ -1,0 +1,108 @@
+// Shopify's webhooks to app/routes/webhooks.*.tsx, verified on their own: the body's
+// HMAC-SHA256 (keyed with the app's API secret, as Shopify signs it) is their only proof of
+// origin, so nothing else is needed to trust them. The Shopify library's authenticate.webhook
+// first renews the shop's expiring offline token and, when Shopify refuses the renewal (as it
+// does once the app is uninstalled), throws a bare 500 before the route runs: the uninstall
+// and privacy webhooks would never be handled, and each retry would fail alike. None of these
+// routes calls Shopify, so none needs the token.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import type { Logger } from "./logger.server";
+import { jsonResponse, MAX_ROUTE_BODY_BYTES } from "./http.server";
+
+export interface ShopifyWebhook {
+  /** The shop's domain (X-Shopify-Shop-Domain). */
+  shop: string;
+  topic: string;
+  /** X-Shopify-Webhook-Id: the same for every delivery of one webhook. */
+  webhookId: string;
+  apiVersion: string;
+  /** When the event happened (X-Shopify-Triggered-At); null when absent or unreadable. */
+  triggeredAt: Date | null;
+  payload: unknown;
+}
+
+const headerText = z.string().trim().min(1).max(255);
+
+const headersSchema = z.object({
+  "x-shopify-topic": headerText,
+  "x-shopify-shop-domain": headerText.regex(/^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/i, "must be a shop's domain"),
+  "x-shopify-webhook-id": headerText,
+  "x-shopify-api-version": headerText,
+  "x-shopify-triggered-at": z
+    .string()
+    .datetime({ offset: true })
+    .transform((text) => new Date(text))
+    .nullable()
+    .catch(null),
+});
+
+const refusal = (status: number, error: string, message: string) => jsonResponse(status, { error, message });
+
+/** The body, or null past `maxBytes` (declared or read so far: the rest is not read). */
+async function readBoundedBody(request: Request, maxBytes: number): Promise<Buffer | null> {
+  if (Number(request.headers.get("content-length")) > maxBytes) return null;
+  if (!request.body) return Buffer.alloc(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) break;
+    size += next.value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(next.value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** Whether `hmac` (base64, as in X-Shopify-Hmac-Sha256) signs `body` with `secret`; compared in constant time. */
+export function shopifyHmacMatches(body: Uint8Array, hmac: string, secret: string): boolean {
+  const expected = Buffer.from(createHmac("sha256", secret).update(body).digest("base64"));
+  const given = Buffer.from(hmac.trim());
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Verifies a webhook from Shopify for `topic` and returns it; otherwise throws the answer:
+ * 405 (not a POST), 413 (body over MAX_ROUTE_BODY_BYTES), 400 (no body, no HMAC, a missing or
+ * malformed header, another topic, a body that is not JSON) or 401 (an HMAC that does not match).
+ */
+export async function verifyShopifyWebhook(request: Request, deps: { env: { SHOPIFY_API_SECRET: string }; logger: Logger }, topic: string): Promise<ShopifyWebhook> {
+  const refuse = (status: number, error: string, message: string): never => {
+    deps.logger.info("A Shopify webhook was refused", { topic, status, error });
+    throw refusal(status, error, message);
+  };
+  if (request.method !== "POST") throw new Response(null, { status: 405, headers: { allow: "POST" } });
+  const body = await readBoundedBody(request, MAX_ROUTE_BODY_BYTES);
+  if (body === null) return refuse(413, "body_too_large", `The body must be at most ${MAX_ROUTE_BODY_BYTES} bytes.`);
+  if (body.byteLength === 0) return refuse(400, "missing_body", "A webhook has a JSON body.");
+  const hmac = request.headers.get("x-shopify-hmac-sha256");
+  if (!hmac) return refuse(400, "missing_hmac", "Send the body's HMAC in X-Shopify-Hmac-Sha256.");
+  if (!shopifyHmacMatches(body, hmac, deps.env.SHOPIFY_API_SECRET)) return refuse(401, "invalid_hmac", "The HMAC does not match the body.");
+
+  const headers = headersSchema.safeParse(Object.fromEntries(request.headers));
+  if (!headers.success) {
+    const names = [...new Set(headers.error.issues.map((issue) => String(issue.path[0])))];
+    return refuse(400, "invalid_headers", `Missing or malformed: ${names.join(", ")}.`);
+  }
+  const fields = headers.data;
+  if (fields["x-shopify-topic"].toLowerCase() !== topic) return refuse(400, "wrong_topic", `This address takes ${topic} webhooks only.`);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+  } catch {
+    return refuse(400, "malformed_json", "The body is not valid UTF-8 JSON.");
+  }
+  return {
+    shop: fields["x-shopify-shop-domain"],
+    topic,
+    webhookId: fields["x-shopify-webhook-id"],
+    apiVersion: fields["x-shopify-api-version"],
+    triggeredAt: fields["x-shopify-triggered-at"],
+    payload,
+  };
+}

@@ -1,0 +1,42 @@
+// Bounds the bodies of the Remix routes (the merchant's login and admin forms, the shopper's
+// coin choice, Shopify's webhooks), which read a body whole: one declared larger than the
+// limit is answered 413 before any of it is read, and one sent without a length (chunked) is
+// answered 411, so no body is ever read past its declared length. Browsers and Shopify send
+// every such body with its Content-Length. The machine-facing API (api-router.ts) bounds its own.
+import type { IncomingMessage } from "node:http";
+import type express from "express";
+import { jsonHeaders } from "../app/lib/http.server";
+
+/**
+ * After a refusal, the rest of the body is read and dropped up to this size, so a client still
+ * sending reads the answer (a connection closed on unread bytes is reset, and the answer with
+ * it); past it the connection is closed.
+ */
+const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
+
+function dropRest(req: IncomingMessage): void {
+  let dropped = 0;
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.byteLength;
+    if (dropped > DRAIN_LIMIT_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
+function refuse(req: IncomingMessage, res: express.Response, status: number, error: string, message: string): void {
+  const text = JSON.stringify({ error, message });
+  res.writeHead(status, { ...jsonHeaders(text), connection: "close" });
+  res.end(text);
+  dropRest(req);
+}
+
+export function boundedBodies(maxBytes: number): express.RequestHandler {
+  return (req, res, next) => {
+    const declared = req.headers["content-length"];
+    if (declared === undefined && req.headers["transfer-encoding"] !== undefined) {
+      return refuse(req, res, 411, "length_required", "Send the body with its Content-Length.");
+    }
+    if (Number(declared) > maxBytes) return refuse(req, res, 413, "body_too_large", `The body must be at most ${maxBytes} bytes.`);
+    next();
+  };
+}
