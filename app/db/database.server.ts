@@ -27,10 +27,15 @@ export interface OpenOptions {
   poolSize?: number;
 }
 
+/** PostgreSQL: how long opening a connection may take (pg waits for ever by default). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 /** The client and the plain SQL beside it: on PostgreSQL both use one pool (the client ends it on $disconnect). */
 export function openAppDatabase(url: string, options: OpenOptions = {}): AppDatabase {
   if (databaseKind(url) === "postgresql") {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // A database that takes connections but never answers (overloaded, a network path that
+    // drops packets) fails a query after CONNECT_TIMEOUT_MS instead of holding it for ever.
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     // A pooled connection that breaks while idle (the server restarted) is dropped by the pool
     // and replaced on the next query; without a listener its error would end the process.
     pool.on("error", () => undefined);
