@@ -3,6 +3,7 @@
 // `id` (even concurrently) gets exactly the first answer.
 import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
 import { readSessionShop, shopRowUnchanged, type SessionShop } from "~/shops/shop-rows.server";
+import { customerEmailKey } from "~/shops/customer-identity";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { listedOrderByReference, type CreateOrderRequest, type CreateOrderResponse, type GatewayOrder } from "~/gateway/schemas";
@@ -200,7 +201,7 @@ async function recordAndStart(
         sessionClaimUntil: claim.until,
         sessionClaimToken: claim.token,
         orderRequestedAt,
-        customerEmail: customer?.email ?? null,
+        customerEmail: customerEmailKey(customer?.email),
         customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
         customerPhone: customer?.phone_number ?? address?.phone_number ?? null,
         billingAddress: address ? JSON.stringify(address) : null,

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
+import { customerEmailKey } from "./customer-identity";
 import { customerFilter, type CustomerIdentity } from "./shopify-webhooks.server";
 
 /** The parts of the webhook's payload the report uses; anything else in it is ignored. */
@@ -86,7 +87,7 @@ export async function recordCustomerDataRequest(
       shopId: shop.id,
       webhookId: input.webhookId,
       dataRequestId: report.dataRequestId,
-      customerEmail: report.customer.email,
+      customerEmail: customerEmailKey(report.customer.email),
       customerPhone: report.customer.phone,
       report: JSON.stringify(report),
       paymentCount: payments.length,

@@ -2,6 +2,7 @@
 // to finish), and the mandatory customer and shop data requests.
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
+import { customerEmailKey } from "./customer-identity";
 
 /**
  * app/uninstalled. `triggeredAt` (Shopify's X-Shopify-Triggered-At): an uninstall Shopify
@@ -41,13 +42,14 @@ export interface CustomerIdentity {
 
 /**
  * The shop's rows about this customer (payments and data requests name them alike): those with
- * the customer's e-mail, and those with no e-mail at all and the customer's phone. A phone
+ * the customer's e-mail (in any case, see customerEmailKey), and those with no e-mail at all and the customer's phone. A phone
  * alone does not name one person when an e-mail says otherwise: a payment's phone may be its
  * billing address's, a household's or a company's, shared by customers with other e-mails.
  */
 export function customerFilter(shopId: string, customer: CustomerIdentity) {
+  const email = customerEmailKey(customer.email);
   const or = [
-    ...(customer.email ? [{ customerEmail: customer.email }] : []),
+    ...(email ? [{ customerEmail: email }] : []),
     ...(customer.phone ? [{ customerEmail: null, customerPhone: customer.phone }] : []),
   ];
   return or.length ? { shopId, OR: or } : null;

@@ -151,6 +151,22 @@ it("a phone shared by customers with other e-mails names none of them: data requ
   expect([await after(bob.id), await after(phoneOnly.id)]).toEqual([null, null]);
 });
 
+it("a customer is found whatever the case of the e-mail typed at checkout: Shopify names them by their account's", async () => {
+  const { session } = await stack.standin.state.startPayment({ test: true, customer: { email: "  Mixed.Case@Example.COM " } });
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  expect(payment.customerEmail).toBe("mixed.case@example.com");
+
+  const customer = { id: 79, email: "mixed.case@example.com", phone: null };
+  const webhookId = randomUUID();
+  expect((await shopifyWebhook("customers/data_request", { shop_domain: stack.shopDomain, customer: { ...customer, email: "MIXED.case@example.com" }, orders_requested: [] }, stack.shopDomain, webhookId)).status).toBe(200);
+  const stored = await db().customerDataRequest.findFirstOrThrow({ where: { webhookId } });
+  expect(stored).toMatchObject({ customerEmail: "mixed.case@example.com", paymentCount: 1 });
+
+  expect((await shopifyWebhook("customers/redact", { shop_domain: stack.shopDomain, customer, orders_to_redact: [] })).status).toBe(200);
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).customerEmail).toBeNull();
+  expect(await db().customerDataRequest.count({ where: { webhookId } })).toBe(0);
+});
+
 it("customers/data_request without a customer object is refused with a 400 and stores nothing", async () => {
   const before = await db().customerDataRequest.count();
   const response = await shopifyWebhook("customers/data_request", { shop_domain: stack.shopDomain, orders_requested: "all" });
