@@ -83,10 +83,11 @@ it("answers any other method than POST with 405 and the method it takes, on ever
   }
 });
 
-it("answers a handler that fails with 500 and a reason, logs it without the request, and goes on serving", async () => {
+it("answers a handler that fails with 500 and a reason, logs it with Shopify's request id but without the request, and goes on serving", async () => {
   failing = true;
+  const request = paymentSession("shopper-in-failure@example.com");
   try {
-    const answer = await fetch(`${origin}/payments/session`, paymentSession("shopper-in-failure@example.com"));
+    const answer = await fetch(`${origin}/payments/session`, request);
     expect(answer.status).toBe(500);
     expect(answer.headers.get("content-type")).toContain("application/json");
     expect(await answer.json()).toMatchObject({ error: "internal_error" });
@@ -97,6 +98,7 @@ it("answers a handler that fails with 500 and a reason, logs it without the requ
   expect(logged).toHaveLength(1);
   expect(logged[0]).toContain("/payments/session");
   expect(logged[0]).toContain("the database went away");
+  expect(JSON.parse(logged[0]!)).toMatchObject({ requestId: request.headers["shopify-request-id"] });
   expect(lines.join("\n")).not.toContain("shopper-in-failure@example.com");
 
   // The database is back: the same route answers from it (this shop never installed the app).
