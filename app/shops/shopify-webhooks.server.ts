@@ -42,14 +42,16 @@ export interface CustomerIdentity {
 
 /**
  * The shop's rows about this customer (payments and data requests name them alike): those with
- * the customer's e-mail (in any case, see customerEmailKey), and those with no e-mail at all and the customer's phone. A phone
- * alone does not name one person when an e-mail says otherwise: a payment's phone may be its
+ * the customer's e-mail (in any case, see customerEmailKey), and those with no e-mail at all
+ * and the customer's phone. A phone alone does not name one person when an e-mail says otherwise: a payment's phone may be its
  * billing address's, a household's or a company's, shared by customers with other e-mails.
  */
 export function customerFilter(shopId: string, customer: CustomerIdentity) {
-  const email = customerEmailKey(customer.email);
+  // Stored by its key since e-mails are kept in lower case; as typed before (a form the
+  // migration could not lower, see customerEmailKey), found when Shopify sends that same form.
+  const emails = [...new Set([customerEmailKey(customer.email), customer.email?.trim()].filter((email): email is string => Boolean(email)))];
   const or = [
-    ...(email ? [{ customerEmail: email }] : []),
+    ...emails.map((email) => ({ customerEmail: email })),
     ...(customer.phone ? [{ customerEmail: null, customerPhone: customer.phone }] : []),
   ];
   return or.length ? { shopId, OR: or } : null;

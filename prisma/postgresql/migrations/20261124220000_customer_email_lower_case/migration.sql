@@ -1,4 +1,6 @@
 -- Customers' e-mails are kept in lower case (app/shops/customer-identity.ts), so Shopify's privacy
--- webhooks find a customer whatever the case they typed at checkout.
-UPDATE "Payment" SET "customerEmail" = lower(trim("customerEmail")) WHERE "customerEmail" IS NOT NULL;
-UPDATE "CustomerDataRequest" SET "customerEmail" = lower(trim("customerEmail")) WHERE "customerEmail" IS NOT NULL;
+-- webhooks find a customer whatever the case they typed at checkout. As on SQLite (whose lower()
+-- and trim() fold ASCII letters and spaces only), only addresses of printable ASCII alone are
+-- lowered here; the others keep their form, and are found by the address exactly as Shopify sends it.
+UPDATE "Payment" SET "customerEmail" = lower(trim("customerEmail")) WHERE "customerEmail" IS NOT NULL AND "customerEmail" ~ '^[ -~]*$';
+UPDATE "CustomerDataRequest" SET "customerEmail" = lower(trim("customerEmail")) WHERE "customerEmail" IS NOT NULL AND "customerEmail" ~ '^[ -~]*$';
