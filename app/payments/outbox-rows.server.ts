@@ -105,8 +105,9 @@ export interface RetryRecord {
   /**
    * A payment's call that failed in a way waiting alone will not mend (Shopify refused the
    * shop's token or a permission, or the shop has no token): the payment is flagged so the
-   * merchant learns why its order does not change in Shopify, unless it already carries an
-   * open flag (the earlier flag's advice still stands, and the health page lists the call).
+   * merchant learns why its order does not change in Shopify, once: not while it carries an
+   * open flag (the earlier flag's advice still stands, and the health page lists the call), nor
+   * again after the merchant marked this one handled.
    */
   flagPayment: { id: string; call: string; detail: string } | null;
 }
@@ -120,7 +121,7 @@ export async function recordRetry(sql: PlainSql, record: RetryRecord): Promise<v
   }
   const { id: paymentId, call, detail } = record.flagPayment;
   const flag = Prisma.sql`UPDATE "Payment" SET ${assignments({ attention: SHOPIFY_ERROR, attentionDetail: detail, attentionResolvedAt: null, updatedAt: new Date() })}
-    WHERE "id" = ${paymentId} AND ("attention" IS NULL OR "attentionResolvedAt" IS NOT NULL)
+    WHERE "id" = ${paymentId} AND ("attention" IS NULL OR ("attentionResolvedAt" IS NOT NULL AND "attention" <> ${SHOPIFY_ERROR}))
       AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
   await writeWithEvent(sql, flag, paymentId, { type: "shopify_refused", detail: JSON.stringify({ call, message: record.lastError, retrying: true }), at: record.at }, [message]);
 }

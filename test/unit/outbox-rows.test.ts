@@ -146,7 +146,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       flagPayment: paymentId ? { id: paymentId, call: "payment.resolve", detail: "Shopify refused the call." } : null,
     });
 
-  it("a failed attempt is kept for retry; a lasting refusal flags the payment once, and Shopify taking the resolve closes the flag", async () => {
+  it("a failed attempt is kept for retry; a lasting refusal flags the payment once (not again once handled), and Shopify taking the resolve leaves it closed", async () => {
     const { payment, message } = await paymentWithMessage("payment.resolve");
     await retry(message.id, payment.id);
     expect(await db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
@@ -164,9 +164,24 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     await retry(message.id, payment.id);
     expect(await events(payment.id)).toHaveLength(1);
 
+    // The merchant marked it handled: the next failures do not raise it again.
+    const HANDLED = new Date("2026-11-24T12:00:00.000Z");
+    await db.payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: HANDLED } });
+    await db.outboxMessage.update({ where: { id: message.id }, data: { lockedBy: "worker" } });
+    await retry(message.id, payment.id);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: HANDLED });
+    expect(await events(payment.id)).toHaveLength(1);
+
     await db.outboxMessage.update({ where: { id: message.id }, data: { lockedBy: "worker" } });
     await deliver(message.id, payment.id, resolved);
-    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ shopifyOutcome: "resolved", attention: "shopify_error", attentionResolvedAt: AT });
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ shopifyOutcome: "resolved", attention: "shopify_error", attentionResolvedAt: HANDLED });
+  });
+
+  it("a lasting refusal flags a payment whose earlier flag of another kind was handled", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    await db.payment.update({ where: { id: payment.id }, data: { attention: "underpaid", attentionResolvedAt: AT } });
+    await retry(message.id, payment.id);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null });
   });
 
   it("a failed attempt leaves another open flag as it is, and a pending answer leaves an open refusal flag open", async () => {
