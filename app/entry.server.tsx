@@ -1,11 +1,21 @@
 import { PassThrough } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { RemixServer } from "@remix-run/react";
-import { createReadableStreamFromReadable, type EntryContext } from "@remix-run/node";
+import { createReadableStreamFromReadable, type EntryContext, type HandleErrorFunction } from "@remix-run/node";
 import { isbot } from "isbot";
 import { addDocumentResponseHeaders } from "./shopify.server";
 
 export const streamTimeout = 5000;
+
+/**
+ * An error a loader, an action or the rendering threw (a thrown Response is an answer, not an
+ * error): logged through the app's logger, which scrubs secrets and which the tests check,
+ * instead of Remix's own console.error. A request its client abandoned is not logged.
+ */
+export const handleError: HandleErrorFunction = (error, { request, context }) => {
+  if (request.signal.aborted) return;
+  context.services.logger.error("Page request failed", { method: request.method, path: new URL(request.url).pathname, error });
+};
 
 export default async function handleRequest(
   request: Request,
