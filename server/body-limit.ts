@@ -5,15 +5,13 @@
 // every such body with its Content-Length. The machine-facing API (api-router.ts) bounds its own.
 import type { IncomingMessage } from "node:http";
 import type express from "express";
-import { jsonHeaders } from "../app/lib/http.server";
+import { apiError, DRAIN_LIMIT_BYTES, encodeAnswer } from "../app/api/http.server";
 
 /**
- * After a refusal, the rest of the body is read and dropped up to this size, so a client still
- * sending reads the answer (a connection closed on unread bytes is reset, and the answer with
- * it); past it the connection is closed.
+ * After a refusal, the rest of the body is read and dropped up to DRAIN_LIMIT_BYTES, so a
+ * client still sending reads the answer (a connection closed on unread bytes is reset, and the
+ * answer with it); past it the connection is closed.
  */
-const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
-
 function dropRest(req: IncomingMessage): void {
   let dropped = 0;
   req.on("data", (chunk: Buffer) => {
@@ -24,8 +22,8 @@ function dropRest(req: IncomingMessage): void {
 }
 
 function refuse(req: IncomingMessage, res: express.Response, status: number, error: string, message: string): void {
-  const text = JSON.stringify({ error, message });
-  res.writeHead(status, { ...jsonHeaders(text), connection: "close" });
+  const { headers, text } = encodeAnswer(apiError(status, error, message));
+  res.writeHead(status, { ...headers, connection: "close" });
   res.end(text);
   dropRest(req);
 }

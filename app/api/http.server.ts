@@ -46,7 +46,7 @@ export function encodeAnswer(answer: ApiAnswer): { status: number; headers: Reco
 export type BodyRead = { ok: true; bytes: Uint8Array } | { ok: false; answer: ApiAnswer };
 
 /** Past the limit the rest of a body is read and dropped up to this size, so the connection stays usable and the client reads the 413. */
-const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
+export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** Reads at most `maxBytes` of the body; a larger one is refused (413) and not kept. */
 export async function readBody(request: ApiRequest, maxBytes = MAX_JSON_BODY_BYTES): Promise<BodyRead> {

@@ -16,15 +16,10 @@ export type ReturnResult =
 /** How long a return waits for a call another worker is delivering, before showing the waiting page. */
 const DELIVERY_WAIT_MS = 3_000;
 
-async function claimedNow(deps: PaymentsDeps, messageId: string): Promise<boolean> {
-  const message = await deps.db.outboxMessage.findUnique({ where: { id: messageId }, select: { status: true, lockedUntil: true } });
-  return message?.status === "pending" && message.lockedUntil !== null && message.lockedUntil > deps.clock.now();
-}
-
 async function nextActionFor(deps: PaymentsDeps, paying: { id: string; merchantLocale: string | null }, messageId: string | undefined): Promise<ReturnResult> {
   // Not delivered here because a background worker claimed the call first and is delivering it
   // right now (not because it waits out a backoff): its answer is moments away.
-  const delivering = messageId !== undefined && (await deliverNow(deps, messageId)) === "skipped" && (await claimedNow(deps, messageId));
+  const delivering = messageId !== undefined && (await deliverNow(deps, messageId)) === "in_flight";
   const waitUntil = Date.now() + (delivering ? DELIVERY_WAIT_MS : 0);
   for (;;) {
     const payment = await deps.db.payment.findUnique({ where: { id: paying.id }, select: { nextActionUrl: true } });

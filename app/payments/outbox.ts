@@ -222,12 +222,17 @@ const PAYMENT_OUTCOMES: Partial<Record<OutboxPayload["kind"], "resolved" | "reje
   "payment.pending": "pending",
 };
 
-/** Claims and delivers one message now (the shopper is waiting); false when another worker holds it or it failed. */
-export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise<DeliveryResult> {
+/**
+ * Claims and delivers one message now (the shopper is waiting). Not claimed: "in_flight" while
+ * another worker holds it (its answer is moments away), "skipped" while it waits out its
+ * backoff, or how it ended.
+ */
+export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise<DeliveryResult | "in_flight"> {
   const message = await claim(deps, messageId, `inline-${randomUUID()}`);
   if (!message) {
-    const current = await deps.db.outboxMessage.findUnique({ where: { id: messageId } });
-    return current?.status === "done" ? "done" : current?.status === "failed" ? "failed" : "skipped";
+    const current = await deps.db.outboxMessage.findUnique({ where: { id: messageId }, select: { status: true, lockedUntil: true } });
+    if (current?.status === "done" || current?.status === "failed") return current.status;
+    return current?.status === "pending" && current.lockedUntil !== null && current.lockedUntil > deps.clock.now() ? "in_flight" : "skipped";
   }
   return deliverClaimed(deps, message);
 }

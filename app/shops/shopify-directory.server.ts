@@ -107,7 +107,11 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
     return false;
   }
 
-  /** The shop's offline session: the stored one, or one renewed here that the storage could not keep yet (stored now if it can). */
+  /**
+   * The shop's offline session: the stored one, or one renewed here that the storage could not
+   * keep yet (stored now if it can). Its tokens are known to the log scrubber either way: the
+   * storage registers what it loads, and a renewal what it gets.
+   */
   async function loadOffline(shopDomain: string): Promise<Session | undefined> {
     const stored = await sessions().loadSession(offlineSessionId(shopDomain));
     const pending = unsaved.get(shopDomain);
@@ -154,16 +158,15 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
       const stored = await loadOffline(shopDomain);
       if (!stored?.accessToken) return null;
       // Renewed meanwhile (another worker, another instance, the admin): use that one.
-      if (stored.accessToken !== spent) return rememberTokens(stored);
+      if (stored.accessToken !== spent) return stored;
       if (!stored.refreshToken) return null;
-      rememberTokens(stored);
       let fresh: Session;
       try {
         fresh = rememberTokens(await refresh(shopDomain, stored.refreshToken));
       } catch (error) {
         // Another instance may have spent the refresh token first and stored what it got.
         const now = await loadOffline(shopDomain);
-        if (now?.accessToken && now.accessToken !== spent) return rememberTokens(now);
+        if (now?.accessToken && now.accessToken !== spent) return now;
         logger.warn("Could not renew the shop's offline access token; the merchant must open the app again", {
           shop: shopDomain,
           ...(error instanceof HttpResponseError
@@ -243,7 +246,6 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
     async forShop(shopDomain) {
       const stored = await loadOffline(shopDomain);
       if (!stored?.accessToken) return null;
-      rememberTokens(stored);
       if (!(stored.refreshToken && stored.isExpired(RENEW_WITHIN_MS))) return renewingClient(shopDomain, stored, false);
       // Expired or about to: renew first. If that fails the stored token is tried anyway (it may
       // have minutes left), and Shopify's answer goes to the outbox as it is.
