@@ -1,8 +1,9 @@
 // What the connection page shows of a shop's gateway setup: which environments have a
 // device (by the key's last four characters only), the notification URL to paste in the
 // gateway dashboard, and whether Shopify may offer the payment method.
-import type { GatewayEnv } from "~/payments/deps";
+import type { GatewayDirectory, GatewayEnv } from "~/payments/deps";
 import { maskSecret } from "~/shops/credential-cipher.server";
+import { shopGateway } from "~/shops/gateway-directory.server";
 import { notificationUrl } from "~/shops/onboarding.server";
 import { isShopReady } from "~/shops/shop-credentials.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
@@ -11,6 +12,8 @@ export interface EnvironmentConnection {
   env: GatewayEnv;
   label: string;
   connected: boolean;
+  /** Connected, but stored under an encryption key the app no longer holds: every call fails until the device is connected again. */
+  unreadable: boolean;
   maskedKey: string | null;
 }
 
@@ -24,29 +27,38 @@ export interface ConnectionView {
   anyConnected: boolean;
 }
 
-export function environmentConnection(shop: Shop, env: GatewayEnv): EnvironmentConnection {
+export function environmentConnection(shop: Shop, env: GatewayEnv, gateways: GatewayDirectory): EnvironmentConnection {
   const sealed = env === "live" ? shop.liveDeviceKeyEnc : shop.sandboxDeviceKeyEnc;
   const hint = env === "live" ? shop.liveDeviceKeyHint : shop.sandboxDeviceKeyHint;
   return {
     env,
-    label: env === "live" ? "Live gateway" : "Gateway sandbox (test mode)",
+    label: environmentLabel(env),
     connected: sealed !== null,
+    unreadable: shopGateway(gateways, shop, env).state === "unreadable",
     maskedKey: sealed !== null ? maskSecret(hint ?? "") : null,
   };
 }
+
+export function environmentLabel(env: GatewayEnv): string {
+  return env === "live" ? "Live gateway" : "Gateway sandbox (test mode)";
+}
+
 
 export function hasAnyCredentials(shop: Shop): boolean {
   return shop.liveDeviceKeyEnc !== null || shop.sandboxDeviceKeyEnc !== null;
 }
 
-export function connectionView(shop: Shop, appUrl: string): ConnectionView {
+export function connectionView(shop: Shop, appUrl: string, gateways: GatewayDirectory): ConnectionView {
+  const live = environmentConnection(shop, "live", gateways);
+  const sandbox = environmentConnection(shop, "sandbox", gateways);
   return {
     shopDomain: shop.shopDomain,
     notificationUrl: notificationUrl(appUrl, shop),
-    live: environmentConnection(shop, "live"),
-    sandbox: environmentConnection(shop, "sandbox"),
+    live,
+    sandbox,
     testMode: shop.testMode,
-    ready: isShopReady(shop),
+    // Shopify is told the shop is ready once credentials are stored; the page says whether they work.
+    ready: isShopReady(shop) && !(shop.testMode ? sandbox : live).unreadable,
     anyConnected: hasAnyCredentials(shop),
   };
 }

@@ -4,7 +4,7 @@
 import type { GatewayEnv } from "~/payments/deps";
 import type { AppServices } from "~/services.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
-import { environmentConnection } from "./connection.server";
+import { environmentConnection, type EnvironmentConnection } from "./connection.server";
 import { formatDateTime } from "./format";
 
 const REJECTION_WORDS: Record<string, string> = {
@@ -35,6 +35,8 @@ export interface HealthView {
   outboxFailedCount: number;
   /** Calls that keep failing and are still being retried: the latest ones, with why. */
   outboxRetrying: { id: string; kind: string; lastError: string; attempts: number; nextAttemptAt: string }[];
+  /** Each environment's connection, to say which stored credentials cannot be read. */
+  connections: EnvironmentConnection[];
   quotas: { env: GatewayEnv; label: string; generalDay: number; generalMinute: number; criticalDay: number; criticalMinute: number }[];
 }
 
@@ -67,13 +69,15 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     }),
   ]);
   const quotas: HealthView["quotas"] = [];
-  for (const env of ["live", "sandbox"] as const) {
-    const access = services.gateways.forShop(shop, env);
+  const connections = (["live", "sandbox"] as const).map((env) => environmentConnection(shop, env, services.gateways));
+  for (const connection of connections) {
+    const { env } = connection;
+    const access = connection.unreadable ? null : services.gateways.forShop(shop, env);
     if (!access) continue;
     const remaining = await access.client.quotaRemaining();
     quotas.push({
       env,
-      label: environmentConnection(shop, env).label,
+      label: connection.label,
       generalDay: remaining.general.day,
       generalMinute: remaining.general.minute,
       criticalDay: remaining.critical.day,
@@ -93,6 +97,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     outboxFailed: outboxFailed.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", at: formatDateTime(m.updatedAt) })),
     outboxFailedCount,
     outboxRetrying: outboxRetrying.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", attempts: m.attempts, nextAttemptAt: formatDateTime(m.nextAttemptAt) })),
+    connections,
     quotas,
   };
 }

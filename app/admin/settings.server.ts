@@ -21,7 +21,10 @@ export interface CoinOption {
 /** One environment's coin settings: live orders and Shopify's test orders are created on different gateways, with different symbols. */
 export interface EnvironmentCoins {
   env: GatewayEnv;
+  label: string;
   connected: boolean;
+  /** Connected under an encryption key the app no longer holds. */
+  unreadable: boolean;
   fixedCurrency: string;
   offeredCurrencies: string[];
   /** The environment's coins; null when it has no device or its gateway cannot be reached. */
@@ -50,7 +53,8 @@ function coinOption(c: GatewayCurrency): CoinOption {
 async function environmentCoins(services: AppServices, shop: Shop, env: GatewayEnv): Promise<EnvironmentCoins> {
   const fixedCurrency = (env === "live" ? shop.liveFixedCurrency : shop.sandboxFixedCurrency) ?? "";
   const offeredCurrencies = offeredCoinsOf(shop, env);
-  const access = services.gateways.forShop(shop, env);
+  const connection = environmentConnection(shop, env, services.gateways);
+  const access = connection.unreadable ? null : services.gateways.forShop(shop, env);
   const currencies = access ? await services.gateways.currencies(access) : null;
   let coins: CoinOption[] | null = null;
   if (currencies) {
@@ -60,7 +64,7 @@ async function environmentCoins(services: AppServices, shop: Shop, env: GatewayE
       if (!coins.some((c) => c.symbol === symbol)) coins.push({ symbol, name: symbol, blockchain: "", limits: "", listed: false });
     }
   }
-  return { env, connected: environmentConnection(shop, env).connected, fixedCurrency, offeredCurrencies, coins };
+  return { env, label: connection.label, connected: connection.connected, unreadable: connection.unreadable, fixedCurrency, offeredCurrencies, coins };
 }
 
 export async function settingsView(services: AppServices, shop: Shop): Promise<SettingsView> {

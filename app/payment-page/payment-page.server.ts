@@ -11,6 +11,7 @@ import { checkPaymentNow } from "~/payments/check-payment";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
 import type { AppServices } from "~/services.server";
+import { shopGateway } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { isLightning, memoKind, offerableCoins, offeredCoinsOf, type CoinChoice } from "./coins";
 import { pageLanguage, type PageLanguage } from "./language";
@@ -161,16 +162,17 @@ export function shopName(shopDomain: string): string {
 
 /** The coins this payment can be paid with now; null when the gateway cannot be asked. */
 export async function coinsFor(services: AppServices, payment: PaymentWithShop): Promise<CoinChoice[] | null> {
-  const access = services.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
-  if (!access) return null;
+  const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
+  if (gateway.state !== "connected") return null;
+  const { access } = gateway;
   const currencies = await services.gateways.currencies(access);
   if (!currencies) return null;
   return offerableCoins(currencies, offeredCoinsOf(payment.shop, access.env), payment.amount, payment.currency);
 }
 
 async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symbol: string) {
-  const access = services.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
-  const currencies = access ? await services.gateways.currencies(access) : null;
+  const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
+  const currencies = gateway.state === "connected" ? await services.gateways.currencies(gateway.access) : null;
   return currencies?.find((c) => c.symbol === symbol) ?? null;
 }
 

@@ -5,6 +5,7 @@ import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
 import { settleFromGatewayOrder } from "./settle-payment";
+import { shopGateway } from "~/shops/gateway-directory.server";
 
 export type ReturnOutcome = "ok" | "ko" | "standby";
 export type ReturnResult =
@@ -60,7 +61,9 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
 
   let state = payment.state;
   let gatewayStatus = payment.gatewayStatus;
-  const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
+  // Credentials the app cannot read leave the order unread: the shopper is sent on from what is stored.
+  const gateway = shopGateway(deps.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
+  const access = gateway.state === "connected" ? gateway.access : null;
   if (access && state !== "paid" && state !== "failed" && (await claimReturnRead(deps, payment.id))) {
     const readAt = deps.clock.now();
     const read = await access.client.orderInfo(payment.gatewayOrderId);

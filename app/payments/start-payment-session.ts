@@ -4,6 +4,7 @@
 import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
 import { readSessionShop, shopRowUnchanged, type SessionShop } from "~/shops/shop-rows.server";
 import { customerEmailKey } from "~/shops/customer-identity";
+import { shopGateway } from "~/shops/gateway-directory.server";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { listedOrderByReference, type CreateOrderRequest, type CreateOrderResponse, type GatewayOrder } from "~/gateway/schemas";
@@ -130,6 +131,9 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   // recorded earlier (before the shop's settings changed) still gets the first answer.
   const checked = checkSession(deps, shop, gatewayEnvFor(request.test), request);
   if (!checked.ok) {
+    if (checked.refusal.body.error === UNREADABLE_CREDENTIALS) {
+      deps.logger.error("Payment session refused: the shop's stored gateway credentials cannot be decrypted with the configured keys", { shop: shop.shopDomain, test: request.test });
+    }
     const existing = await findExisting();
     return existing ? replayOrResume(deps, shop, existing, request) : checked.refusal;
   }
@@ -236,15 +240,22 @@ async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> 
   return [first.value, second.value];
 }
 
+/** Credentials sealed under a key this instance does not hold: the operator's to fix, so a 503 (Shopify retries it) and an error in the log. */
+const UNREADABLE_CREDENTIALS = "gateway_credentials_unreadable";
+
 type SessionCheck = { ok: true; access: ShopGatewayAccess; amount: string } | { ok: false; refusal: SessionAnswer };
 
 function checkSession(deps: PaymentsDeps, shop: SessionShop, env: GatewayEnv, request: PaymentSessionRequest): SessionCheck {
-  const refuse = (error: string, message: string): SessionCheck => ({ ok: false, refusal: answer(422, error, message) });
+  const refuse = (error: string, message: string, status = 422): SessionCheck => ({ ok: false, refusal: answer(status, error, message) });
   if (shop.testMode && env === "live") return refuse("test_mode", "The shop's crypto payments are in test mode: only Shopify test orders are accepted.");
-  const access = deps.gateways.forShop(shop, env);
-  if (!access) {
+  const gateway = shopGateway(deps.gateways, shop, env);
+  if (gateway.state === "not_connected") {
     return refuse("shop_not_configured", env === "sandbox" ? "Test payments are not set up: connect the gateway sandbox in the app." : "The shop has not connected its gateway device yet.");
   }
+  if (gateway.state === "unreadable") {
+    return refuse(UNREADABLE_CREDENTIALS, "The shop's gateway credentials cannot be read; the merchant must connect the gateway again in the app.", 503);
+  }
+  const access = gateway.access;
   if (!isFiatCode(request.currency)) return refuse("unsupported_currency", `The gateway does not take payments in ${request.currency}.`);
   const amount = formatFiatAmount(request.amount, request.currency);
   if (amount.isErr()) return refuse("invalid_amount", `The amount ${request.amount} is not valid in ${request.currency}.`);

@@ -10,11 +10,12 @@ import { connectionView } from "~/admin/connection.server";
 import { countNeedingAttention, listPayments } from "~/admin/payments.server";
 import { paymentStateWords } from "~/admin/status-words";
 import { TitledCard } from "~/admin/titled-card";
+import { UnreadableCredentials } from "~/admin/unreadable-credentials";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
-  const connection = connectionView(shop, services.appUrl);
+  const connection = connectionView(shop, services.appUrl, services.gateways);
   if (!connection.anyConnected) {
     throw redirect(`/app/onboarding${new URL(request.url).search}`);
   }
@@ -34,6 +35,7 @@ export default function Home() {
   return (
     <Page title="Crypto checkout">
       <Layout>
+        <UnreadableCredentials environments={[connection.live, connection.sandbox]} connectUrl="/app/onboarding" />
         <Layout.Section>
           <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
             <TitledCard title="Gateway">
@@ -44,12 +46,12 @@ export default function Home() {
                 ) : (
                   <Badge tone="warning">{connection.testMode ? "Not ready" : "Not ready for live payments"}</Badge>
                 )}
-                {!connection.testMode && connection.sandbox.connected ? <Badge tone="info">Test payments ready</Badge> : null}
+                {!connection.testMode && connection.sandbox.connected && !connection.sandbox.unreadable ? <Badge tone="info">Test payments ready</Badge> : null}
               </InlineStack>
               <Text as="p" tone="subdued">
-                {connection.live.connected ? `Live device ${connection.live.maskedKey}` : "No live device"}
+                {connection.live.connected ? `Live device ${connection.live.maskedKey}${connection.live.unreadable ? " (cannot be read)" : ""}` : "No live device"}
                 {" · "}
-                {connection.sandbox.connected ? "sandbox connected" : "sandbox not connected"}
+                {connection.sandbox.unreadable ? "sandbox credentials cannot be read" : connection.sandbox.connected ? "sandbox connected" : "sandbox not connected"}
               </Text>
               <InlineStack>
                 <Button url="/app/onboarding">Connection</Button>

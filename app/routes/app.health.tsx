@@ -6,6 +6,7 @@ import { Badge, BlockStack, DataTable, InlineGrid, Layout, Page, Text } from "@s
 import { adminShop } from "~/admin/admin-shop.server";
 import { shopHealth } from "~/admin/health.server";
 import { TitledCard } from "~/admin/titled-card";
+import { UnreadableCredentials } from "~/admin/unreadable-credentials";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
@@ -31,6 +32,7 @@ export default function Health() {
   return (
     <Page title="Health">
       <Layout>
+        <UnreadableCredentials environments={health.connections} connectUrl="/app/onboarding" />
         <Layout.Section>
           <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
             <TitledCard title="Gateway notifications">

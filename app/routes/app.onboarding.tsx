@@ -13,11 +13,12 @@ import { connectionView, type EnvironmentConnection } from "~/admin/connection.s
 import { CopyButton } from "~/admin/copy-button";
 import { postedFields } from "~/admin/form-data";
 import { TitledCard } from "~/admin/titled-card";
+import { UnreadableCredentials } from "~/admin/unreadable-credentials";
 import { connectGateway, connectSandbox, createDedicatedDevice, removeGatewayCredentials } from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
-  return { connection: connectionView(shop, context.services.appUrl) };
+  return { connection: connectionView(shop, context.services.appUrl, context.services.gateways) };
 }
 
 const envSchema = z.enum(["live", "sandbox"]);
@@ -70,7 +71,13 @@ function ConnectionState({ connection }: { connection: EnvironmentConnection }) 
       <Text as="span" variant="bodyMd" fontWeight="semibold">
         {connection.label}
       </Text>
-      {connection.connected ? <Badge tone="success">Connected</Badge> : <Badge>Not connected</Badge>}
+      {connection.unreadable ? (
+        <Badge tone="critical">Cannot be read</Badge>
+      ) : connection.connected ? (
+        <Badge tone="success">Connected</Badge>
+      ) : (
+        <Badge>Not connected</Badge>
+      )}
       {connection.maskedKey ? (
         <Text as="span" tone="subdued">
           Device key {connection.maskedKey}
@@ -145,6 +152,7 @@ export default function Onboarding() {
             <Banner tone={result.ok ? "success" : "critical"} title={result.message} />
           </Layout.Section>
         ) : null}
+        <UnreadableCredentials environments={[connection.live, connection.sandbox]} />
         <Layout.Section>
           <TitledCard title="Status" gap="300">
             <ConnectionState connection={connection.live} />

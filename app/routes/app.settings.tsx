@@ -8,6 +8,7 @@ import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Banner, BlockStack, Box, Button, Card, Checkbox, ChoiceList, Layout, Page, Select, Text } from "@shopify/polaris";
 import { ResultBanner } from "~/admin/result-banner";
+import { UnreadableCredentials } from "~/admin/unreadable-credentials";
 import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
 import { postedForm } from "~/admin/form-data";
@@ -61,7 +62,12 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
   // Only environments with a device can list their coins; the others keep what they have.
   const shown = COIN_ENVIRONMENTS.filter(({ env }) => settings[env].connected);
   const noDevice = <Banner tone="warning" title="The gateway's coins cannot be listed: connect a device first." />;
-  const unreachable = (gateway: string) => <Banner tone="warning" title={`The coins of ${gateway} cannot be listed right now. Reload the page to try again.`} />;
+  const unreachable = (env: GatewayEnv, gateway: string) =>
+    settings[env].unreadable ? (
+      <Banner tone="critical" title={`The coins of ${gateway} cannot be listed: its stored credentials cannot be read. Connect the device again.`} />
+    ) : (
+      <Banner tone="warning" title={`The coins of ${gateway} cannot be listed right now. Reload the page to try again.`} />
+    );
   const toggle = (env: GatewayEnv, symbol: string, checked: boolean) =>
     setOffered((current) => ({ ...current, [env]: checked ? [...current[env], symbol] : current[env].filter((s) => s !== symbol) }));
 
@@ -78,6 +84,7 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
         <input type="hidden" name="readOrderOnWebhook" value={readOrderOnWebhook ? "true" : "false"} />
         <Layout>
           <ResultBanner result={result} />
+          <UnreadableCredentials environments={[settings.live, settings.sandbox]} connectUrl="/app/onboarding" />
           <Layout.Section>
             <Card>
               <BlockStack gap="300">
@@ -87,7 +94,7 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
                     {shown.length === 0 ? noDevice : null}
                     {shown.map(({ env, coinLabel, gateway }) => {
                       const coins = settings[env].coins;
-                      if (!coins) return <Box key={env}>{unreachable(gateway)}</Box>;
+                      if (!coins) return <Box key={env}>{unreachable(env, gateway)}</Box>;
                       const chosen = coins.find((c) => c.symbol === fixed[env]);
                       return (
                         <Select
@@ -135,7 +142,7 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
                               ))}
                             </Box>
                           ) : (
-                            unreachable(gateway)
+                            unreachable(env, gateway)
                           )}
                           <Text as="p" tone="subdued">
                             Coins and limits as listed by {gateway}.

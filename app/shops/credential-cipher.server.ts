@@ -19,6 +19,14 @@ export class CredentialDecryptionError extends Error {
   override name = "CredentialDecryptionError";
 }
 
+/**
+ * By name, not `instanceof`: in development the pages run on Vite's own copy of this module,
+ * while the services (and their cipher) were loaded by the server.
+ */
+export function isCredentialDecryptionError(error: unknown): boolean {
+  return error instanceof Error && error.name === "CredentialDecryptionError";
+}
+
 export function createCredentialCipher(keys: readonly EncryptionKey[]): CredentialCipher {
   const current = keys[0];
   if (!current) throw new Error("at least one encryption key is required");

@@ -5,7 +5,7 @@ import type { QuotaStore } from "~/gateway/quota";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import { registerSecret, type Logger } from "~/lib/logger.server";
 import type { GatewayDirectory, GatewayEnv, ShopCredentials, ShopGatewayAccess } from "~/payments/deps";
-import type { CredentialCipher } from "./credential-cipher.server";
+import { isCredentialDecryptionError, type CredentialCipher } from "./credential-cipher.server";
 import { credentialContext } from "./shop-credentials.server";
 
 export interface GatewayDirectoryOptions {
@@ -61,4 +61,22 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
       return result.value;
     },
   };
+}
+
+/**
+ * A shop's gateway in one environment, for the pages that show it: connected, not connected,
+ * or stored under an encryption key this instance does not hold (a key dropped from
+ * CREDENTIALS_ENCRYPTION_KEYS too early). The last must not take down the page where the
+ * merchant connects the device again.
+ */
+export type ShopGateway = { state: "connected"; access: ShopGatewayAccess } | { state: "not_connected" } | { state: "unreadable" };
+
+export function shopGateway(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv): ShopGateway {
+  try {
+    const access = gateways.forShop(shop, env);
+    return access ? { state: "connected", access } : { state: "not_connected" };
+  } catch (error) {
+    if (isCredentialDecryptionError(error)) return { state: "unreadable" };
+    throw error;
+  }
 }

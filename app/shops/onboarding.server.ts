@@ -10,6 +10,7 @@ import { deliverNow, enqueue } from "~/payments/outbox";
 import { offeredCoinsOf } from "~/payment-page/coins";
 import type { CredentialCipher } from "./credential-cipher.server";
 import { clearCredentials, ensureShop, isShopReady, storeCredentials } from "./shop-credentials.server";
+import { shopGateway } from "./gateway-directory.server";
 
 export interface ShopsDeps extends PaymentsDeps {
   cipher: CredentialCipher;
@@ -114,11 +115,15 @@ export async function removeGatewayCredentials(deps: ShopsDeps, shopDomain: stri
   return deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
 }
 
+const UNREADABLE_DEVICE = "The stored credentials of this device cannot be read with the app's encryption keys: connect the device again first.";
+
 /** POST /device/ with the shop's key: the new key is returned once and never stored here. */
 export async function createDedicatedDevice(deps: ShopsDeps, shopDomain: string, env: GatewayEnv, name: string) {
   const shop = await ensureShop(deps.db, shopDomain);
-  const access = deps.gateways.forShop(shop, env);
-  if (!access) return { ok: false as const, message: "Connect a device first: a new device is created with an existing device's key." };
+  const gateway = shopGateway(deps.gateways, shop, env);
+  if (gateway.state === "not_connected") return { ok: false as const, message: "Connect a device first: a new device is created with an existing device's key." };
+  if (gateway.state === "unreadable") return { ok: false as const, message: UNREADABLE_DEVICE };
+  const { access } = gateway;
   const cleanName = name.trim().slice(0, 128);
   if (!cleanName) return { ok: false as const, message: "Give the new device a name." };
   const created = await access.client.createDevice(cleanName);
@@ -163,9 +168,10 @@ async function coinsRefusal(deps: ShopsDeps, shop: Shop, env: GatewayEnv, input:
   const added = [...new Set([...(fixed && fixed !== storedFixed ? [fixed] : []), ...offered.filter((symbol) => !storedOffered.has(symbol))])];
   if (added.length === 0) return null;
   const gateway = GATEWAY_NAMES[env];
-  const access = deps.gateways.forShop(shop, env);
-  if (!access) return `Nothing was saved: connect ${gateway} before choosing its coins.`;
-  const currencies = await deps.gateways.currencies(access);
+  const connection = shopGateway(deps.gateways, shop, env);
+  if (connection.state === "not_connected") return `Nothing was saved: connect ${gateway} before choosing its coins.`;
+  if (connection.state === "unreadable") return `Nothing was saved: the stored credentials of ${gateway} cannot be read. Connect the device again before choosing its coins.`;
+  const currencies = await deps.gateways.currencies(connection.access);
   if (!currencies) return `Nothing was saved: ${gateway} cannot be reached to check its coins. Try again in a minute.`;
   const listed = new Set(currencies.map((c) => c.symbol));
   const missing = added.filter((symbol) => !listed.has(symbol));
