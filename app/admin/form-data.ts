@@ -1,5 +1,10 @@
 // Reads a posted form into a plain object of its text fields (files and repeated names
 // are not part of any admin form), ready for a zod schema.
+import { z } from "zod";
+
+/** The flag a "Mark as handled" form was shown for (`flagSeen` in payments.server). */
+export const FLAG_SEEN = z.string().regex(/^[A-Za-z0-9_-]{22}$/);
+
 export function formFields(form: FormData): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const [name, value] of form.entries()) {

@@ -1,6 +1,7 @@
 // The admin's reads of payments: the filtered list, one payment's detail (timeline,
 // transactions, Shopify's side) and the payments that need a person, each turned into a
 // plain view model the page renders as is.
+import { createHash } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import type { Payment } from "../../generated/prisma/sqlite/client";
 import { attentionAdvice } from "./attention";
@@ -94,7 +95,7 @@ export interface PaymentDetail {
     lastCheckedAt: string;
   };
   shopify: { outcome: string; state: string | null; nextAction: string; nextActionUrl: string | null; finalizedAt: string };
-  attention: { reason: string; title: string; detail: string; whatToDo: string; resolvedAt: string | null } | null;
+  attention: { reason: string; title: string; detail: string; whatToDo: string; resolvedAt: string | null; flag: string } | null;
   customer: { name: string | null; email: string | null };
   timeline: { id: string; at: string; title: string; description: string }[];
   transactions: { txHash: string; amount: string; confirmed: boolean; block: number | null; seenAt: string }[];
@@ -159,7 +160,14 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
     shopify: shopifySide(payment),
     attention:
       payment.attention && advice
-        ? { reason: payment.attention, title: advice.title, detail: payment.attentionDetail ?? "", whatToDo: advice.whatToDo, resolvedAt: payment.attentionResolvedAt ? formatDateTime(payment.attentionResolvedAt) : null }
+        ? {
+            reason: payment.attention,
+            title: advice.title,
+            detail: payment.attentionDetail ?? "",
+            whatToDo: advice.whatToDo,
+            resolvedAt: payment.attentionResolvedAt ? formatDateTime(payment.attentionResolvedAt) : null,
+            flag: flagSeen(payment),
+          }
         : null,
     customer: { name: payment.customerName, email: payment.customerEmail },
     timeline: payment.events.map((event) => ({ id: event.id, at: formatDateTime(event.at), ...describeEvent(event.type, event.detail) })),
@@ -178,6 +186,8 @@ export interface AttentionItem {
   whatToDo: string;
   gatewayStatusLabel: string;
   updatedAt: string;
+  /** Names the flag shown, for "Mark as handled" (see `flagSeen`). */
+  flag: string;
 }
 
 export async function paymentsNeedingAttention(db: Database, shopId: string): Promise<AttentionItem[]> {
@@ -198,6 +208,7 @@ export async function paymentsNeedingAttention(db: Database, shopId: string): Pr
       whatToDo: advice.whatToDo,
       gatewayStatusLabel: gatewayStatusWords(payment.gatewayStatus).label,
       updatedAt: formatDateTime(payment.updatedAt),
+      flag: flagSeen(payment),
     };
   });
 }
@@ -206,14 +217,46 @@ export function countNeedingAttention(db: Database, shopId: string): Promise<num
   return db.payment.count({ where: { shopId, attention: { not: null }, attentionResolvedAt: null } });
 }
 
-/** Marks a flagged payment as handled; false when it is not this shop's or not flagged. */
-export async function markAttentionHandled(db: Database, shopId: string, paymentId: string, now: Date): Promise<boolean> {
-  const updated = await db.payment.updateMany({
+/**
+ * Names a payment's flag as the merchant saw it: its reason and what it says. A payment has one
+ * flag at a time, and a newer one (a late payment after an underpayment, new amounts) replaces
+ * it, so "Mark as handled" carries this to close only the flag it was shown for.
+ */
+export function flagSeen(payment: Pick<Payment, "attention" | "attentionDetail">): string {
+  return createHash("sha256")
+    .update(`${payment.attention ?? ""}\n${payment.attentionDetail ?? ""}`)
+    .digest("base64url")
+    .slice(0, 22);
+}
+
+export type MarkHandledResult = "handled" | "nothing_to_handle" | "flag_changed";
+
+/** Marks the flag the merchant saw (`flag`, from `flagSeen`) as handled, only while it is still the payment's open flag. */
+export async function markAttentionHandled(db: Database, shopId: string, paymentId: string, flag: string, now: Date): Promise<MarkHandledResult> {
+  const open = await db.payment.findFirst({
     where: { id: paymentId, shopId, attention: { not: null }, attentionResolvedAt: null },
+    select: { attention: true, attentionDetail: true },
+  });
+  if (!open) return "nothing_to_handle";
+  if (flagSeen(open) !== flag) return "flag_changed";
+  // Written only if the flag is still the one compared: a new flag raised meanwhile stays open.
+  const updated = await db.payment.updateMany({
+    where: { id: paymentId, shopId, attention: open.attention, attentionDetail: open.attentionDetail, attentionResolvedAt: null },
     data: { attentionResolvedAt: now },
   });
-  if (updated.count === 1) {
-    await db.paymentEvent.create({ data: { paymentId, type: "attention_handled", at: now } });
+  if (updated.count === 0) return "flag_changed";
+  await db.paymentEvent.create({ data: { paymentId, type: "attention_handled", at: now } });
+  return "handled";
+}
+
+/** What the admin answers a "Mark as handled", and with which status. */
+export function markHandledAnswer(result: MarkHandledResult): { ok: boolean; message: string; status: number } {
+  switch (result) {
+    case "handled":
+      return { ok: true, message: "Marked as handled.", status: 200 };
+    case "nothing_to_handle":
+      return { ok: false, message: "That payment has nothing left to handle.", status: 409 };
+    case "flag_changed":
+      return { ok: false, message: "This payment was flagged again since the page was shown, for the reason now on the page: read it before marking it as handled.", status: 409 };
   }
-  return updated.count === 1;
 }

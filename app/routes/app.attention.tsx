@@ -8,22 +8,23 @@ import { Badge, Banner, BlockStack, Button, Card, InlineStack, Layout, Page, Tex
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { postedFields } from "~/admin/form-data";
-import { markAttentionHandled, paymentsNeedingAttention } from "~/admin/payments.server";
+import { FLAG_SEEN } from "~/admin/form-data";
+import { markAttentionHandled, markHandledAnswer, paymentsNeedingAttention } from "~/admin/payments.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
   return { items: await paymentsNeedingAttention(context.services.db, shop.id) };
 }
 
-const actionSchema = z.object({ intent: z.literal("handled"), paymentId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+const actionSchema = z.object({ intent: z.literal("handled"), paymentId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), flag: FLAG_SEEN });
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
   const input = actionSchema.safeParse(await postedFields(request));
   if (!input.success) return data({ ok: false, message: "Unknown action." }, { status: 400 });
-  const done = await markAttentionHandled(services.db, shop.id, input.data.paymentId, services.clock.now());
-  return data({ ok: done, message: done ? "Marked as handled." : "That payment has nothing left to handle." }, { status: done ? 200 : 409 });
+  const { ok, message, status } = markHandledAnswer(await markAttentionHandled(services.db, shop.id, input.data.paymentId, input.data.flag, services.clock.now()));
+  return data({ ok, message }, { status });
 }
 
 export default function Attention() {
@@ -70,6 +71,7 @@ export default function Attention() {
                       <Form method="post">
                         <input type="hidden" name="intent" value="handled" />
                         <input type="hidden" name="paymentId" value={item.id} />
+                        <input type="hidden" name="flag" value={item.flag} />
                         <Button submit variant="primary" loading={busyId === item.id}>
                           Mark as handled
                         </Button>

@@ -7,8 +7,8 @@ import { Badge, Banner, BlockStack, Box, Button, Card, DataTable, InlineGrid, In
 import type { ReactNode } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
-import { postedFields } from "~/admin/form-data";
-import { markAttentionHandled, paymentDetail } from "~/admin/payments.server";
+import { FLAG_SEEN, postedFields } from "~/admin/form-data";
+import { markAttentionHandled, markHandledAnswer, paymentDetail } from "~/admin/payments.server";
 import { ResultBanner } from "~/admin/result-banner";
 import { TitledCard } from "~/admin/titled-card";
 import { checkPaymentNow } from "~/payments/check-payment";
@@ -28,7 +28,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   return { payment };
 }
 
-const actionSchema = z.object({ intent: z.enum(["check", "handled"]) });
+const actionSchema = z.discriminatedUnion("intent", [z.object({ intent: z.literal("check") }), z.object({ intent: z.literal("handled"), flag: FLAG_SEEN })]);
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
@@ -37,8 +37,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const input = actionSchema.safeParse(await postedFields(request));
   if (!id.success || !input.success) return data({ ok: false, message: "Unknown action." }, { status: 400 });
   if (input.data.intent === "handled") {
-    const done = await markAttentionHandled(services.db, shop.id, id.data.id, services.clock.now());
-    return data({ ok: done, message: done ? "Marked as handled." : "This payment has nothing left to handle." }, { status: done ? 200 : 409 });
+    const { ok, message, status } = markHandledAnswer(await markAttentionHandled(services.db, shop.id, id.data.id, input.data.flag, services.clock.now()));
+    return data({ ok, message }, { status });
   }
   const result = await checkPaymentNow(services, shop.id, id.data.id);
   if (!result.ok) return data({ ok: false, message: result.message }, { status: result.reason === "not_found" ? 404 : result.reason === "gateway_error" ? 502 : 409 });
@@ -87,6 +87,7 @@ export default function PaymentDetailPage() {
                 <p>{attention.whatToDo}</p>
                 <Form method="post">
                   <input type="hidden" name="intent" value="handled" />
+                  <input type="hidden" name="flag" value={attention.flag} />
                   <Button submit loading={busy === "handled"}>
                     Mark as handled
                   </Button>

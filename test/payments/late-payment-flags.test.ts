@@ -4,27 +4,14 @@
 // once, not again at every read. On SQLite and PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { orderInfoResponseSchema, type GatewayOrder } from "../../app/gateway/schemas";
-import { parseGatewayJson } from "../../app/gateway/json-numbers";
-import { parseGatewayStatus } from "../../app/gateway/statuses";
+import type { GatewayOrder } from "../../app/gateway/schemas";
 import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
-import { fixtureText } from "../gateway/support/fixtures";
+import { documentedOrder } from "../gateway/support/fixtures";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
 
-/** The documented order, as the app reads it, with this identifier, status and transactions. */
-function order(identifier: string, status: string, transactions: number, editedAt: string): GatewayOrder {
-  const documented = orderInfoResponseSchema.parse((parseGatewayJson(fixtureText("orders-info.response.docs-b4bit.json")) as { body: unknown }).body);
-  const transaction = documented.transactions[0]!;
-  return {
-    ...documented,
-    identifier,
-    status: parseGatewayStatus(status),
-    edited_at: editedAt,
-    transactions: Array.from({ length: transactions }, (_, i) => ({ ...transaction, tx_hash: `${identifier}-${i}` })),
-  } as GatewayOrder;
-}
+const order = documentedOrder;
 
 describe.each(ROW_DATABASES)("on $name", (database) => {
   let rows: OpenedRows;

@@ -2,6 +2,8 @@
 
 import { readFileSync } from "node:fs";
 import { parseGatewayJson } from "../../../app/gateway/json-numbers";
+import { orderInfoResponseSchema, type GatewayOrder } from "../../../app/gateway/schemas";
+import { parseGatewayStatus } from "../../../app/gateway/statuses";
 
 export function fixtureText(name: string): string {
   return readFileSync(new URL(`../../fixtures/gateway/${name}`, import.meta.url), "utf8");
@@ -20,4 +22,17 @@ export function fixtureBodyPlain(name: string): unknown {
 
 export function fixtureJson<T>(name: string): T {
   return JSON.parse(fixtureText(name)) as T;
+}
+
+/** The documented order (GET /orders/info), as the app reads it, with this identifier, status and number of transactions. */
+export function documentedOrder(identifier: string, status: string, transactions: number, editedAt: string): GatewayOrder {
+  const documented = orderInfoResponseSchema.parse(fixtureBody("orders-info.response.docs-b4bit.json"));
+  const transaction = documented.transactions[0]!;
+  return {
+    ...documented,
+    identifier,
+    status: parseGatewayStatus(status),
+    edited_at: editedAt,
+    transactions: Array.from({ length: transactions }, (_, i) => ({ ...transaction, tx_hash: `${identifier}-${i}` })),
+  } as GatewayOrder;
 }
