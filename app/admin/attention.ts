@@ -28,7 +28,8 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
   },
   shopify_error: {
     title: "Shopify refused an update",
-    whatToDo: "Shopify did not accept the payment's outcome. Check the order in Shopify and the details below; press Check now to try again once the cause is fixed.",
+    whatToDo:
+      "Shopify did not accept the payment's outcome. Check the order in Shopify and the details below. When Shopify refused the app's access or a permission, the app tries again every 10 minutes: once it is granted, press Check now on the payment to send it at once.",
   },
   webhook_mismatch: {
     title: "Gateway record disagrees with its webhook",

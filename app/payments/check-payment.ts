@@ -1,13 +1,29 @@
 // "Check now": reads one payment's order from the gateway at once, settles it and
 // delivers any Shopify call it produced. Used by the admin and the app's payment page.
 import type { GatewayEnv, PaymentsDeps } from "./deps";
-import { deliverNow } from "./outbox";
+import { deliverNow, retryFinalCallNow, type DeliveryResult } from "./outbox";
 import { settleFromGatewayOrder } from "./settle-payment";
 import { shopGateway } from "~/shops/gateway-directory.server";
 
-export type CheckResult = { ok: true; state: string; gatewayStatus: string | null } | { ok: false; reason: "not_found" | "no_order" | "no_credentials" | "gateway_error"; message: string };
+/** How a delivery of the payment's final Shopify call went. */
+export type ShopifyDelivery = DeliveryResult | "in_flight";
 
-export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymentId: string): Promise<CheckResult> {
+export type CheckResult =
+  | {
+      ok: true;
+      state: string;
+      gatewayStatus: string | null;
+      /** The payment's final Shopify call, when one was still to deliver: how its delivery went. */
+      shopify: ShopifyDelivery | null;
+    }
+  | { ok: false; reason: "not_found" | "no_order" | "no_credentials" | "gateway_error"; message: string };
+
+/**
+ * `retryShopify`: the merchant's check also sends the payment's final Shopify call at once when
+ * it waits out a backoff (the flag of a refused call tells them to press Check now once the
+ * cause is mended). The shopper's page never does: its polls must not hurry Shopify calls.
+ */
+export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymentId: string, options: { retryShopify?: boolean } = {}): Promise<CheckResult> {
   const payment = await deps.db.payment.findFirst({ where: { id: paymentId, shopId }, include: { shop: true } });
   if (!payment) return { ok: false, reason: "not_found", message: "No such payment in this shop." };
   if (!payment.gatewayOrderId) return { ok: false, reason: "no_order", message: "This payment has no gateway order yet." };
@@ -19,6 +35,8 @@ export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymen
   const read = await access.client.orderInfo(payment.gatewayOrderId);
   if (read.isErr()) return { ok: false, reason: "gateway_error", message: `The gateway could not be read (${read.error.kind}).` };
   const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "check", readAt);
-  if (settled.finalMessage) await deliverNow(deps, settled.finalMessage.id);
-  return { ok: true, state: settled.payment.state, gatewayStatus: settled.payment.gatewayStatus };
+  let shopify: ShopifyDelivery | null = settled.finalMessage ? await deliverNow(deps, settled.finalMessage.id) : null;
+  // Not after an attempt just made: only a call this read did not try (it waits out its backoff).
+  if (options.retryShopify && (shopify === null || shopify === "skipped")) shopify = (await retryFinalCallNow(deps, payment.id)) ?? shopify;
+  return { ok: true, state: settled.payment.state, gatewayStatus: settled.payment.gatewayStatus, shopify };
 }

@@ -238,6 +238,19 @@ export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise
 }
 
 /**
+ * Sends a payment's final call now when it is waiting out its backoff after failures (up to 10
+ * minutes): the merchant has mended the cause (granted a missing permission) and asks for it.
+ * Null when the payment has no final call still to deliver.
+ */
+export async function retryFinalCallNow(deps: PaymentsDeps, paymentId: string): Promise<DeliveryResult | "in_flight" | null> {
+  const now = deps.clock.now();
+  const key = finalMessageKey(paymentId);
+  await deps.db.outboxMessage.updateMany({ where: { dedupeKey: key, status: "pending", nextAttemptAt: { gt: now } }, data: { nextAttemptAt: now } });
+  const message = await deps.db.outboxMessage.findUnique({ where: { dedupeKey: key }, select: { id: true, status: true } });
+  return message?.status === "pending" ? deliverNow(deps, message.id) : null;
+}
+
+/**
  * Claims up to `limit` due messages, oldest first, with one conditional update that returns
  * the rows it won, so a concurrent worker (or another instance's pass) never gets the same
  * message, and a crashed pass's claims expire after CLAIM_MS.

@@ -11,7 +11,7 @@ import { FLAG_SEEN, postedFields } from "~/admin/form-data";
 import { markAttentionHandled, markHandledAnswer, paymentDetail } from "~/admin/payments.server";
 import { ResultBanner } from "~/admin/result-banner";
 import { TitledCard } from "~/admin/titled-card";
-import { checkPaymentNow } from "~/payments/check-payment";
+import { checkPaymentNow, type ShopifyDelivery } from "~/payments/check-payment";
 
 const paramsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
 
@@ -40,10 +40,20 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     const { ok, message, status } = markHandledAnswer(await markAttentionHandled(services.db, shop.id, id.data.id, input.data.flag, services.clock.now()));
     return data({ ok, message }, { status });
   }
-  const result = await checkPaymentNow(services, shop.id, id.data.id);
+  const result = await checkPaymentNow(services, shop.id, id.data.id, { retryShopify: true });
   if (!result.ok) return data({ ok: false, message: result.message }, { status: result.reason === "not_found" ? 404 : result.reason === "gateway_error" ? 502 : 409 });
-  return { ok: true, message: "Checked with the gateway just now." };
+  return { ok: true, message: `Checked with the gateway just now.${SHOPIFY_AFTER_CHECK[result.shopify ?? "none"]}` };
 }
+
+/** What the check's attempt to send the payment's outcome to Shopify adds to its message. */
+const SHOPIFY_AFTER_CHECK: Record<ShopifyDelivery | "none", string> = {
+  none: "",
+  done: " Shopify took the payment's outcome.",
+  failed: " Shopify refused the payment's outcome: see why below.",
+  retry: " Shopify could not take the payment's outcome yet; the app keeps trying (see why below).",
+  skipped: "",
+  in_flight: " The payment's outcome is being sent to Shopify.",
+};
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (

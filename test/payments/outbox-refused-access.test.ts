@@ -2,13 +2,15 @@
 // merchant must grant) is kept and tried again, since a paid resolve must not be lost, and
 // the merchant is told at once: the payment is flagged with Shopify's reason and the health
 // page lists the call. A passing blip (HTTP 500) flags nothing. Once Shopify takes the call,
-// the flag is closed.
+// the flag is closed, and the merchant's Check now sends it at once instead of after its backoff.
 import { expect, it } from "vitest";
 import { shopHealth } from "../../app/admin/health.server";
+import { checkPaymentNow } from "../../app/payments/check-payment";
 import { deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
+import { postAdminForm } from "../support/admin-pages";
 import { stackForFile } from "../support/stack";
 
-const stack = stackForFile({ workers: false });
+const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
 
 async function paymentWithResolve() {
   const { services, standin, shopDomain } = stack();
@@ -82,4 +84,33 @@ it("an open flag about the money is kept: the refused call does not replace its 
   expect(await refusals(payment.id)).toEqual([]);
   expect(await deliverWhenDue()).toBe("done");
   expect(await services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "late_payment", attentionResolvedAt: null });
+});
+
+it("the merchant's Check now sends a refused resolve again at once, once the permission is granted; the shopper's page never hurries it", async () => {
+  const { services, standin, shopDomain } = stack();
+  const { session, payment, message, deliverWhenDue } = await paymentWithResolve();
+  // Refused a few times: the next attempt is minutes away.
+  standin.state.setFault({ mode: "http_403", count: 4 });
+  for (let i = 0; i < 4; i++) expect(await deliverWhenDue()).toBe("retry");
+  const waiting = await services.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
+  expect(waiting.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 5_000);
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+
+  // The shopper's page checks the order: the call keeps waiting.
+  const shopperCheck = await checkPaymentNow(services, shop.id, payment.id);
+  expect(shopperCheck).toMatchObject({ ok: true, shopify: null });
+  expect(standin.state.session(session.id)?.state.code).not.toBe("RESOLVED");
+
+  // The permission is granted (no fault left) and the merchant presses Check now on the payment's page.
+  const merchantCheck = await postAdminForm(stack(), `/app/payments/${payment.id}`, { intent: "check" });
+  expect(merchantCheck.status).toBe(200);
+  expect(merchantCheck.text).toContain("Checked with the gateway just now. Shopify took the payment's outcome.");
+  expect(standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+  const resolved = await services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  expect(resolved).toMatchObject({ shopifyOutcome: "resolved", attention: "shopify_error" });
+  expect(resolved.attentionResolvedAt).not.toBeNull();
+  // Nothing left to send: a further check makes no Shopify call.
+  const calls = standin.state.operationsFor(session.id).length;
+  expect(await checkPaymentNow(services, shop.id, payment.id, { retryShopify: true })).toMatchObject({ ok: true, shopify: null });
+  expect(standin.state.operationsFor(session.id)).toHaveLength(calls);
 });
