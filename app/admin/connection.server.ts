@@ -1,7 +1,9 @@
 // What the connection page shows of a shop's gateway setup: which environments have a
 // device (by the key's last four characters only), the notification URL to paste in the
 // gateway dashboard, and whether Shopify may offer the payment method.
+import type { Database } from "~/db/database.server";
 import type { GatewayDirectory, GatewayEnv } from "~/payments/deps";
+import { OPEN_PAYMENT_STATES } from "~/payments/payment-state";
 import { maskSecret } from "~/shops/credential-cipher.server";
 import { shopGateway } from "~/shops/gateway-directory.server";
 import { notificationUrl } from "~/shops/onboarding.server";
@@ -61,4 +63,15 @@ export function connectionView(shop: Shop, appUrl: string, gateways: GatewayDire
     ready: isShopReady(shop) && !(shop.testMode ? sandbox : live).unreadable,
     anyConnected: hasAnyCredentials(shop),
   };
+}
+
+/**
+ * Payments of each environment the gateway has not finished yet. Removing an environment's
+ * credentials stops them being followed up (its webhooks can no longer be verified nor its
+ * orders read), so the confirmation names how many.
+ */
+export async function paymentsInProgress(db: Database, shopId: string): Promise<Record<GatewayEnv, number>> {
+  const open = await db.payment.groupBy({ by: ["gatewayEnv"], where: { shopId, state: { in: [...OPEN_PAYMENT_STATES] } }, _count: { _all: true } });
+  const count = (env: GatewayEnv) => open.find((group) => group.gatewayEnv === env)?._count._all ?? 0;
+  return { live: count("live"), sandbox: count("sandbox") };
 }

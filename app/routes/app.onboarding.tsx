@@ -9,7 +9,7 @@ import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List
 import { useState } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
-import { connectionView, type EnvironmentConnection } from "~/admin/connection.server";
+import { connectionView, paymentsInProgress, type EnvironmentConnection } from "~/admin/connection.server";
 import { CopyButton } from "~/admin/copy-button";
 import { postedFields } from "~/admin/form-data";
 import { TitledCard } from "~/admin/titled-card";
@@ -18,7 +18,10 @@ import { connectGateway, connectSandbox, createDedicatedDevice, removeGatewayCre
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
-  return { connection: connectionView(shop, context.services.appUrl, context.services.gateways) };
+  return {
+    connection: connectionView(shop, context.services.appUrl, context.services.gateways),
+    inProgress: await paymentsInProgress(context.services.db, shop.id),
+  };
 }
 
 const envSchema = z.enum(["live", "sandbox"]);
@@ -87,7 +90,16 @@ function ConnectionState({ connection }: { connection: EnvironmentConnection }) 
   );
 }
 
-function RemoveCredentials({ connection, busy }: { connection: EnvironmentConnection; busy: boolean }) {
+/** What removing an environment's credentials does, said before the merchant confirms. */
+function removalConsequences(env: EnvironmentConnection["env"], inProgress: number): string {
+  const stops =
+    env === "live" ? "Shoppers will no longer be able to pay with crypto until a device is connected again." : "Test payments will stop working until the sandbox is connected again.";
+  if (inProgress === 0) return `${stops} No payment is in progress on it.`;
+  const payments = inProgress === 1 ? "1 payment is" : `${inProgress} payments are`;
+  return `${stops} ${payments} still in progress on it: without the credentials the app can no longer read their orders or trust their notifications, so any not finished at the gateway within Shopify's 3 days are marked not paid, even if the shopper pays. Connecting the same device again resumes them.`;
+}
+
+function RemoveCredentials({ connection, busy, inProgress }: { connection: EnvironmentConnection; busy: boolean; inProgress: number }) {
   const [confirming, setConfirming] = useState(false);
   if (!connection.connected) return null;
   if (!confirming) {
@@ -102,11 +114,7 @@ function RemoveCredentials({ connection, busy }: { connection: EnvironmentConnec
   return (
     <Banner tone="warning" title={`Remove the ${connection.env === "live" ? "live" : "sandbox"} device's credentials?`}>
       <BlockStack gap="200">
-        <p>
-          {connection.env === "live"
-            ? "Shoppers will no longer be able to pay with crypto until a device is connected again. Payments already started are still followed up."
-            : "Test payments will stop working until the sandbox is connected again."}
-        </p>
+        <p>{removalConsequences(connection.env, inProgress)}</p>
         <Form method="post">
           <input type="hidden" name="intent" value="remove" />
           <input type="hidden" name="env" value={connection.env} />
@@ -124,7 +132,7 @@ function RemoveCredentials({ connection, busy }: { connection: EnvironmentConnec
 }
 
 export default function Onboarding() {
-  const { connection } = useLoaderData<typeof loader>();
+  const { connection, inProgress } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : null;
@@ -302,8 +310,8 @@ export default function Onboarding() {
         {connection.anyConnected ? (
           <Layout.Section>
             <TitledCard title="Remove credentials" gap="300">
-              <RemoveCredentials connection={connection.live} busy={busyIntent === "remove"} />
-              <RemoveCredentials connection={connection.sandbox} busy={busyIntent === "remove"} />
+              <RemoveCredentials connection={connection.live} busy={busyIntent === "remove"} inProgress={inProgress.live} />
+              <RemoveCredentials connection={connection.sandbox} busy={busyIntent === "remove"} inProgress={inProgress.sandbox} />
             </TitledCard>
           </Layout.Section>
         ) : null}

@@ -127,9 +127,27 @@ describe("onboarding in the admin", () => {
     // Test mode is on (saved above) and the sandbox is connected.
     await page.getByText("Ready for test payments").waitFor();
 
+    // A test payment the shopper has not finished: the confirmation says what removing does to it.
+    const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    await stack().services.db.payment.create({
+      data: {
+        shopId: shop.id,
+        shopifyPaymentId: "in-progress",
+        gid: "gid://shopify/PaymentSession/in-progress",
+        groupId: "group-in-progress",
+        amount: "10.00",
+        currency: "EUR",
+        test: true,
+        kind: "sale",
+        cancelUrl: "https://shop.example/cancel",
+        gatewayEnv: "sandbox",
+        state: "awaiting_payment",
+      },
+    });
     await openAdmin(page, stack(), "/app/onboarding", SHOP);
     await page.getByRole("button", { name: "Remove the sandbox credentials" }).click();
     await page.getByText("Remove the sandbox device's credentials?").waitFor();
+    await page.getByText("1 payment is still in progress on it: without the credentials the app can no longer read their orders").waitFor();
     expect((await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).not.toBeNull();
     await page.getByRole("button", { name: "Yes, remove them" }).click();
     await page.getByText("The sandbox device's credentials were removed.").waitFor();
