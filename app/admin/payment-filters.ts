@@ -1,6 +1,6 @@
 // The payment list's filters, read from the query string with zod: payment state,
-// gateway status, a date range (UTC days, inclusive) and the page number. Anything
-// malformed is dropped rather than failing the page.
+// gateway status, a date range (UTC days, inclusive), and where the page starts (a cursor
+// on a payment already shown). Anything malformed is dropped rather than failing the page.
 import { z } from "zod";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
 import { PAYMENT_STATES } from "~/payments/payment-state";
@@ -8,17 +8,22 @@ import type { Prisma } from "../../generated/prisma/sqlite/client";
 
 export const PAGE_SIZE = 25;
 
+/** A day of the calendar: Date reads 2026-02-30 as March 2, which the field never said. */
+function isCalendarDay(v: string): boolean {
+  const date = new Date(`${v}T00:00:00.000Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(v);
+}
+
 const day = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/)
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), "not a date");
+  .refine(isCalendarDay, "not a date");
 
 const filtersSchema = z.object({
   state: z.enum(PAYMENT_STATES).optional().catch(undefined),
   status: z.enum(GATEWAY_STATUSES).optional().catch(undefined),
   from: day.optional().catch(undefined),
   to: day.optional().catch(undefined),
-  page: z.coerce.number().int().min(1).max(100_000).catch(1),
 });
 
 export type PaymentFilters = z.infer<typeof filtersSchema>;
@@ -28,7 +33,57 @@ export function parsePaymentFilters(search: URLSearchParams): PaymentFilters {
     const v = search.get(name);
     return v === null || v === "" ? undefined : v;
   };
-  return filtersSchema.parse({ state: value("state"), status: value("status"), from: value("from"), to: value("to"), page: value("page") ?? 1 });
+  return filtersSchema.parse({ state: value("state"), status: value("status"), from: value("from"), to: value("to") });
+}
+
+/**
+ * Where a page starts in the list's order (newest first: createdAt, then id): just after a
+ * payment shown (the next page) or just before one (the previous page). Anchored on a row
+ * rather than counted in rows, a page neither repeats nor skips payments that arrived since.
+ */
+export interface PageCursor {
+  direction: "after" | "before";
+  createdAt: Date;
+  id: string;
+}
+
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~([A-Za-z0-9_-]{1,64})$/;
+
+/** A payment as a cursor in a link: "2026-05-01T12:00:00.000Z~<id>". */
+export function cursorText(payment: { createdAt: Date; id: string }): string {
+  return `${payment.createdAt.toISOString()}~${payment.id}`;
+}
+
+const cursorSchema = z
+  .string()
+  .max(100)
+  .transform((text, ctx) => {
+    const match = CURSOR.exec(text);
+    const createdAt = new Date(match?.[1] ?? "");
+    // The time must read back as written: Date rolls an impossible one over to another.
+    if (!match || Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== match[1]) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "not a cursor" });
+      return z.NEVER;
+    }
+    return { createdAt, id: match[2]! };
+  });
+
+const cursorParamsSchema = z.object({ after: cursorSchema.optional().catch(undefined), before: cursorSchema.optional().catch(undefined) });
+
+/** The page's cursor from the query string; none (the first page) when it is missing or malformed. */
+export function parsePageCursor(search: URLSearchParams): PageCursor | undefined {
+  const { after, before } = cursorParamsSchema.parse({ after: search.get("after") ?? undefined, before: search.get("before") ?? undefined });
+  if (after) return { direction: "after", ...after };
+  if (before) return { direction: "before", ...before };
+  return undefined;
+}
+
+/** The payments beyond the cursor in its direction: older than its payment (after) or newer (before). */
+export function beyondCursor(cursor: PageCursor): Prisma.PaymentWhereInput {
+  const { createdAt, id } = cursor;
+  return cursor.direction === "after"
+    ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] }
+    : { OR: [{ createdAt: { gt: createdAt } }, { createdAt, id: { gt: id } }] };
 }
 
 export function paymentWhere(shopId: string, filters: PaymentFilters): Prisma.PaymentWhereInput {
@@ -43,14 +98,15 @@ export function paymentWhere(shopId: string, filters: PaymentFilters): Prisma.Pa
   };
 }
 
-/** The query string for another page of the same filters. */
-export function filtersQuery(filters: PaymentFilters, page: number): string {
+/** The query string for another page of the same filters, starting after or before a payment (`cursorText`). */
+export function filtersQuery(filters: PaymentFilters, start: { after: string } | { before: string }): string {
   const params = new URLSearchParams();
   if (filters.state) params.set("state", filters.state);
   if (filters.status) params.set("status", filters.status);
   if (filters.from) params.set("from", filters.from);
   if (filters.to) params.set("to", filters.to);
-  if (page > 1) params.set("page", String(page));
+  if ("after" in start) params.set("after", start.after);
+  else params.set("before", start.before);
   const text = params.toString();
   return text ? `?${text}` : "";
 }

@@ -3,10 +3,10 @@
 // plain view model the page renders as is.
 import { createHash } from "node:crypto";
 import type { Database } from "~/db/database.server";
-import type { Payment } from "../../generated/prisma/sqlite/client";
+import type { Payment, Prisma } from "../../generated/prisma/sqlite/client";
 import { attentionAdvice } from "./attention";
 import { formatDateTime, formatMoney, formatPercentage } from "./format";
-import { PAGE_SIZE, paymentWhere, type PaymentFilters } from "./payment-filters";
+import { beyondCursor, cursorText, PAGE_SIZE, paymentWhere, type PageCursor, type PaymentFilters } from "./payment-filters";
 import { gatewayStatusWords, paymentStateWords, type Tone } from "./status-words";
 import { describeEvent } from "./timeline";
 
@@ -53,22 +53,48 @@ function row(payment: Payment): PaymentRow {
 export interface PaymentList {
   rows: PaymentRow[];
   total: number;
-  page: number;
-  pageCount: number;
+  /** Which of the `total` payments the page shows: "26–50 of 60" (empty when it shows none). */
+  shown: string;
+  /** Cursors (`cursorText`) for the pages of newer and of older payments; null at either end. */
+  newerCursor: string | null;
+  olderCursor: string | null;
 }
 
-export async function listPayments(db: Database, shopId: string, filters: PaymentFilters): Promise<PaymentList> {
+const NEWEST_FIRST: Prisma.PaymentOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
+const OLDEST_FIRST: Prisma.PaymentOrderByWithRelationInput[] = [{ createdAt: "asc" }, { id: "asc" }];
+
+/** One page of the shop's payments matching `filters`, newest first, starting at `cursor` (none: the first page). */
+export async function listPayments(db: Database, shopId: string, filters: PaymentFilters, cursor?: PageCursor): Promise<PaymentList> {
   const where = paymentWhere(shopId, filters);
+  const payments = await pageOfPayments(db, where, cursor);
   const total = await db.payment.count({ where });
-  const pageCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const page = Math.min(filters.page, pageCount);
-  const payments = await db.payment.findMany({
-    where,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    skip: (page - 1) * PAGE_SIZE,
-    take: PAGE_SIZE,
-  });
-  return { rows: payments.map(row), total, page, pageCount };
+  const first = payments[0];
+  const last = payments.at(-1);
+  const newer = first ? await db.payment.count({ where: { AND: [where, beyondCursor({ direction: "before", createdAt: first.createdAt, id: first.id })] } }) : 0;
+  return {
+    rows: payments.map(row),
+    total,
+    shown: payments.length > 0 ? `${newer + 1}–${newer + payments.length} of ${total}` : "",
+    newerCursor: first && newer > 0 ? cursorText(first) : null,
+    olderCursor: last && newer + payments.length < total ? cursorText(last) : null,
+  };
+}
+
+/**
+ * The payments of the page at `cursor`. Fewer than a page before the cursor means the start
+ * of the list, and nothing after it (its payments gone, or a cursor past the end) has no page
+ * to show: both show the first page instead.
+ */
+async function pageOfPayments(db: Database, where: Prisma.PaymentWhereInput, cursor: PageCursor | undefined): Promise<Payment[]> {
+  if (cursor?.direction === "after") {
+    const older = await db.payment.findMany({ where: { AND: [where, beyondCursor(cursor)] }, orderBy: NEWEST_FIRST, take: PAGE_SIZE });
+    if (older.length > 0) return older;
+  } else if (cursor) {
+    // Read from the cursor towards the newest, then put back in the list's order.
+    const newer = await db.payment.findMany({ where: { AND: [where, beyondCursor(cursor)] }, orderBy: OLDEST_FIRST, take: PAGE_SIZE });
+    if (newer.length === PAGE_SIZE) return newer.reverse();
+  }
+  return db.payment.findMany({ where, orderBy: NEWEST_FIRST, take: PAGE_SIZE });
 }
 
 export interface PaymentDetail {
@@ -111,16 +137,22 @@ function shopifySide(payment: Payment): PaymentDetail["shopify"] {
       return { outcome: "Not paid in Shopify", state: payment.shopifyState, nextAction: "Nothing to do unless it needs attention: the shopper was offered another way to pay.", nextActionUrl: payment.nextActionUrl, finalizedAt };
     case "pending":
       return { outcome: "Pending in Shopify", state: payment.shopifyState, nextAction: "Waiting for the gateway; the app tells Shopify the outcome when the payment completes or ends.", nextActionUrl: payment.nextActionUrl, finalizedAt };
-    default: {
-      const waiting = payment.state === "paid" || payment.state === "failed";
-      return {
-        outcome: "Shopify not told yet",
-        state: payment.shopifyState,
-        nextAction: waiting ? "The outcome is queued for Shopify and will be sent shortly." : "The shopper has not finished paying yet.",
-        nextActionUrl: payment.nextActionUrl,
-        finalizedAt,
-      };
-    }
+    default:
+      return { outcome: "Shopify not told yet", state: payment.shopifyState, nextAction: untoldNextAction(payment.state), nextActionUrl: payment.nextActionUrl, finalizedAt };
+  }
+}
+
+/** What a payment Shopify has no outcome for waits for, by its state. */
+function untoldNextAction(state: string): string {
+  switch (state) {
+    case "paid":
+    case "failed":
+      return "The outcome is queued for Shopify and will be sent shortly.";
+    case "not_started":
+      // Final: Shopify's request to start the payment was answered with an error, so there is no outcome to send.
+      return "Nothing to do: the payment never started. Shopify got an error answer when it asked to start it, and the shopper can pay again from checkout.";
+    default:
+      return "The shopper has not finished paying yet.";
   }
 }
 
@@ -130,7 +162,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
     include: { events: { orderBy: [{ at: "asc" }, { id: "asc" }] }, transactions: { orderBy: { seenAt: "asc" } } },
   });
   if (!payment) return null;
-  const state = paymentStateWords(payment.state);
+  const state = paymentStateWords(payment.state, payment.percentage);
   const status = gatewayStatusWords(payment.gatewayStatus);
   const advice = payment.attention ? attentionAdvice(payment.attention) : null;
   return {
@@ -170,7 +202,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
           }
         : null,
     customer: { name: payment.customerName, email: payment.customerEmail },
-    timeline: payment.events.map((event) => ({ id: event.id, at: formatDateTime(event.at), ...describeEvent(event.type, event.detail) })),
+    timeline: payment.events.map((event) => ({ id: event.id, at: formatDateTime(event.at), ...describeEvent(event.type, event.detail, payment) })),
     transactions: payment.transactions.map((t) => ({ txHash: t.txHash, amount: formatMoney(t.amount, t.currency), confirmed: t.confirmed, block: t.block, seenAt: formatDateTime(t.seenAt) })),
     canCheck: payment.gatewayOrderId !== null,
   };

@@ -92,8 +92,17 @@ const formSchema = z.object({
   readOrderOnWebhook: z.enum(["true", "false"]).transform((v) => v === "true"),
 });
 
-/** The posted settings form as updateShopSettings' input (which checks the values themselves). */
-export function readSettingsForm(form: FormData): { ok: true; value: unknown } | { ok: false; message: string } {
+/** A field of the settings page an error is about: "fixedCurrency" is the fixed coin of each environment shown. */
+export type SettingsField = "fixedCurrency";
+
+export type SettingsFormResult = { ok: true; value: unknown } | { ok: false; message: string; field?: SettingsField };
+
+/**
+ * The posted settings form as updateShopSettings' input (which checks the values themselves).
+ * A fixed coin left unchosen is refused here already, the same way, so that the page can
+ * mark the coin fields rather than only say it in a banner.
+ */
+export function readSettingsForm(form: FormData): SettingsFormResult {
   const text = (name: string) => {
     const v = form.get(name);
     return typeof v === "string" ? v : undefined;
@@ -110,5 +119,9 @@ export function readSettingsForm(form: FormData): { ok: true; value: unknown } |
     readOrderOnWebhook: text("readOrderOnWebhook") ?? "false",
   });
   if (!parsed.success) return { ok: false, message: "The settings form was incomplete; reload the page and try again." };
+  const { checkoutMode, liveFixedCurrency, sandboxFixedCurrency } = parsed.data;
+  if (checkoutMode === "fixed_coin" && !liveFixedCurrency && !sandboxFixedCurrency) {
+    return { ok: false, message: "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both.", field: "fixedCurrency" };
+  }
   return { ok: true, value: parsed.data };
 }

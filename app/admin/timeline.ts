@@ -3,6 +3,7 @@
 // Event details are JSON written by the app itself, still parsed defensively.
 import { z } from "zod";
 import { attentionAdvice } from "./attention";
+import { formatMoney } from "./format";
 import { gatewayStatusWords, paymentStateWords } from "./status-words";
 
 export interface TimelineEntry {
@@ -17,7 +18,8 @@ const detailSchema = z
     test: z.boolean(),
     env: z.string(),
     page: z.string(),
-    status: z.number(),
+    // An HTTP status in a session's answer; a gateway status code in "verified".
+    status: z.union([z.number(), z.string()]),
     reason: z.string(),
     from: z.string().nullable(),
     to: z.string(),
@@ -49,7 +51,8 @@ const SOURCE_WORDS: Record<string, string> = {
 
 const STATE_CHANGE_WORDS: Record<string, string> = {
   awaiting_payment: "Waiting for the shopper to pay.",
-  confirming: "Crypto was received; waiting for network confirmation.",
+  // The event does not say how much arrived (the gateway status entry next to it does).
+  confirming: "Crypto was seen at the gateway; waiting for network confirmation.",
   paid: "The gateway confirmed the payment; Shopify is told it is paid.",
   failed: "The payment ended without being paid; Shopify is told so.",
   not_started: "No gateway order was created.",
@@ -66,7 +69,29 @@ function parseDetail(text: string): Detail {
 
 const via = (source: string | undefined) => (source ? ` (seen through ${SOURCE_WORDS[source] ?? source})` : "");
 
-export function describeEvent(type: string, detailText: string): TimelineEntry {
+/** The payment the events belong to: follow-up requests store their amount without its currency, which is the payment's. */
+export interface EventPayment {
+  currency: string;
+}
+
+/** The app's answer to a capture, refund or void Shopify asked for, as recorded ("capture.resolve", "refund.reject"...). */
+function answerWords(answer: string | undefined): string {
+  if (answer?.endsWith(".resolve")) return " The app accepted it.";
+  if (answer?.endsWith(".reject")) return " The app refused it; Shopify shows the merchant why.";
+  return "";
+}
+
+function requestedAmount(d: Detail, payment: EventPayment | undefined): string {
+  return d.amount ? formatMoney(d.amount, payment?.currency) : "?";
+}
+
+function verifiedDescription(d: Detail): string {
+  const read = d.source ? `The gateway order was read through ${SOURCE_WORDS[d.source] ?? d.source}` : "The gateway order was read";
+  const shows = typeof d.status === "string" ? ` and shows ${gatewayStatusWords(d.status).label}` : "";
+  return `${read}${shows}: it agrees with the notification that settled the payment.`;
+}
+
+export function describeEvent(type: string, detailText: string, payment?: EventPayment): TimelineEntry {
   const d = parseDetail(detailText);
   switch (type) {
     case "session_received":
@@ -112,11 +137,13 @@ export function describeEvent(type: string, detailText: string): TimelineEntry {
         description: `${d.message ?? "Shopify did not accept the call."}${d.retrying ? " The app keeps trying every 10 minutes." : ""}`,
       };
     case "refund_requested":
-      return { title: "Refund requested in Shopify", description: `A refund of ${d.amount ?? "?"} was asked. The gateway has no refund API: refund it from the gateway dashboard.` };
+      return { title: "Refund requested in Shopify", description: `A refund of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer)} The gateway has no refund API: refund it from the gateway dashboard.` };
     case "capture_requested":
-      return { title: "Capture requested in Shopify", description: `A capture of ${d.amount ?? "?"} was asked.` };
+      return { title: "Capture requested in Shopify", description: `A capture of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer)}` };
     case "void_requested":
-      return { title: "Void requested in Shopify", description: "Shopify asked to void the authorization." };
+      return { title: "Void requested in Shopify", description: `Shopify asked to void the authorization.${answerWords(d.answer)}` };
+    case "verified":
+      return { title: "Gateway order verified", description: verifiedDescription(d) };
     case "shopper_abandoned":
       return { title: "Shopper left the payment page", description: "The shopper chose to pay another way and was sent back to Shopify's checkout." };
     case "abandoned":

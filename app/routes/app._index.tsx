@@ -20,14 +20,25 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     throw redirect(`/app/onboarding${new URL(request.url).search}`);
   }
   const since = new Date(services.clock.now().getTime() - 7 * 86_400_000);
-  const byState = await services.db.payment.groupBy({ by: ["state"], where: { shopId: shop.id, createdAt: { gte: since } }, _count: { _all: true } });
-  const recent = await listPayments(services.db, shop.id, { page: 1 });
+  const byState = await services.db.payment.groupBy({ by: ["state", "test"], where: { shopId: shop.id, createdAt: { gte: since } }, _count: { _all: true } });
+  const recent = await listPayments(services.db, shop.id, {});
   return {
     connection,
     attention: await countNeedingAttention(services.db, shop.id),
-    lastWeek: byState.map((s) => ({ label: paymentStateWords(s.state).label, count: s._count._all })).sort((a, b) => b.count - a.count),
+    lastWeek: weekCounts(byState),
     recent: recent.rows.slice(0, 5),
   };
+}
+
+/**
+ * The week's payments by state, live and test counted apart: a test payment (gateway sandbox)
+ * moves no real money, so its counts are labelled as test and come after the live ones.
+ */
+function weekCounts(groups: { state: string; test: boolean; _count: { _all: number } }[]): { label: string; count: number }[] {
+  return groups
+    .map((g) => ({ label: `${paymentStateWords(g.state).label}${g.test ? " (test)" : ""}`, test: g.test, count: g._count._all }))
+    .sort((a, b) => Number(a.test) - Number(b.test) || b.count - a.count)
+    .map(({ label, count }) => ({ label, count }));
 }
 
 export default function Home() {
@@ -104,6 +115,7 @@ export default function Home() {
                       {p.amount}
                     </Button>
                     <Badge tone={p.stateTone}>{p.stateLabel}</Badge>
+                    {p.test ? <Badge>Test</Badge> : null}
                     <Text as="span" tone="subdued">
                       {p.gatewayStatusLabel} · {p.createdAt}
                     </Text>

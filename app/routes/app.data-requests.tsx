@@ -47,9 +47,23 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return data<ActionResult>({ ok: deleted, message: deleted ? "Request deleted." : "That request no longer exists." }, { status: deleted ? 200 : 404 });
 }
 
-function DownloadButton({ id }: { id: string }) {
-  const fetcher = useFetcher<typeof action>();
-  const download = fetcher.data?.download;
+type DownloadFetcher = ReturnType<typeof useFetcher<typeof action>>;
+
+/** A request's download button, submitting through the page's download fetcher. */
+function DownloadButton({ id, fetcher }: { id: string; fetcher: DownloadFetcher }) {
+  return (
+    <fetcher.Form method="post">
+      <input type="hidden" name="intent" value="download" />
+      <input type="hidden" name="id" value={id} />
+      <Button submit variant="primary" loading={fetcher.state !== "idle" && fetcher.formData?.get("id") === id}>
+        Download report (JSON)
+      </Button>
+    </fetcher.Form>
+  );
+}
+
+/** Has the browser save a downloaded report as its file. */
+function useSavedReport(download: { fileName: string; report: string } | undefined): void {
   useEffect(() => {
     if (!download) return;
     const url = URL.createObjectURL(new Blob([download.report], { type: "application/json" }));
@@ -59,15 +73,6 @@ function DownloadButton({ id }: { id: string }) {
     link.click();
     URL.revokeObjectURL(url);
   }, [download]);
-  return (
-    <fetcher.Form method="post">
-      <input type="hidden" name="intent" value="download" />
-      <input type="hidden" name="id" value={id} />
-      <Button submit variant="primary" loading={fetcher.state !== "idle"}>
-        Download report (JSON)
-      </Button>
-    </fetcher.Form>
-  );
 }
 
 export default function DataRequests() {
@@ -75,6 +80,11 @@ export default function DataRequests() {
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const deleting = navigation.state !== "idle" ? navigation.formData?.get("id") : null;
+  // Downloads answer to the page, not to their card: a refused one (the request deleted
+  // meanwhile) is said in a banner that stays when the list read again has lost the card.
+  const download = useFetcher<typeof action>();
+  useSavedReport(download.data?.download);
+  const downloadFailure = download.state === "idle" && download.data && !download.data.ok ? download.data : undefined;
   return (
     <Page
       title="Customer data requests"
@@ -82,6 +92,7 @@ export default function DataRequests() {
     >
       <Layout>
         <ResultBanner result={result} />
+        <ResultBanner result={downloadFailure} />
         {requests.length === 0 ? (
           <Layout.Section>
             <Card>
@@ -107,7 +118,7 @@ export default function DataRequests() {
                     </Text>
                     <Text as="p">{request.paymentCount === 1 ? "1 payment" : `${request.paymentCount} payments`} with this customer's details.</Text>
                     <InlineStack gap="200">
-                      <DownloadButton id={request.id} />
+                      <DownloadButton id={request.id} fetcher={download} />
                       <Form method="post">
                         <input type="hidden" name="intent" value="delete" />
                         <input type="hidden" name="id" value={request.id} />

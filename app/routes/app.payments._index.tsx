@@ -1,25 +1,27 @@
 // The shop's payments, newest first: Shopify's session id, the amount, the coin, the
 // gateway status in words and how much was paid; filtered by state, gateway status and
-// a date range, 25 to a page.
+// a date range, 25 to a page. The Previous and Next links start from the first or last
+// payment shown (a cursor), so payments arriving meanwhile do not shift the pages.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Badge, BlockStack, Button, Card, DataTable, InlineStack, Layout, Page, Pagination, Select, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
-import { filtersQuery, parsePaymentFilters } from "~/admin/payment-filters";
+import { filtersQuery, parsePageCursor, parsePaymentFilters } from "~/admin/payment-filters";
 import { listPayments } from "~/admin/payments.server";
 import { gatewayStatusWords, PAYMENT_STATE_OPTIONS } from "~/admin/status-words";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
-  const filters = parsePaymentFilters(new URL(request.url).searchParams);
-  const list = await listPayments(context.services.db, shop.id, filters);
+  const search = new URL(request.url).searchParams;
+  const filters = parsePaymentFilters(search);
+  const list = await listPayments(context.services.db, shop.id, filters, parsePageCursor(search));
   return {
     filters,
     list,
-    previousQuery: list.page > 1 ? filtersQuery(filters, list.page - 1) : null,
-    nextQuery: list.page < list.pageCount ? filtersQuery(filters, list.page + 1) : null,
+    previousQuery: list.newerCursor !== null ? filtersQuery(filters, { before: list.newerCursor }) : null,
+    nextQuery: list.olderCursor !== null ? filtersQuery(filters, { after: list.olderCursor }) : null,
   };
 }
 
@@ -98,7 +100,7 @@ export default function Payments() {
               previousURL={previousQuery !== null ? `/app/payments${previousQuery}` : undefined}
               hasNext={nextQuery !== null}
               nextURL={nextQuery !== null ? `/app/payments${nextQuery}` : undefined}
-              label={`Page ${list.page} of ${list.pageCount}`}
+              label={list.shown}
             />
           </InlineStack>
         </Layout.Section>

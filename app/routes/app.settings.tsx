@@ -13,7 +13,7 @@ import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
 import { postedForm } from "~/admin/form-data";
 import { CHECKOUT_MODES, COIN_ENVIRONMENTS, GATEWAY_LANGUAGES } from "~/admin/settings-options";
-import { readSettingsForm, settingsView, type SettingsView } from "~/admin/settings.server";
+import { readSettingsForm, settingsView, type SettingsField, type SettingsFormResult, type SettingsView } from "~/admin/settings.server";
 import type { GatewayEnv } from "~/payments/deps";
 import { updateShopSettings } from "~/shops/onboarding.server";
 
@@ -22,15 +22,18 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return { settings: await settingsView(context.services, shop) };
 }
 
+/** A save's outcome; `field` names the field a refusal is about, which the page marks with it. */
+type ActionResult = { ok: boolean; message: string; field?: SettingsField };
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
   const posted = await postedForm(request);
-  const form = posted ? readSettingsForm(posted) : ({ ok: false, message: "The settings form was not sent as a form; reload the page and try again." } as const);
-  if (!form.ok) return data({ ok: false as const, message: form.message }, { status: 400 });
+  const form: SettingsFormResult = posted ? readSettingsForm(posted) : { ok: false, message: "The settings form was not sent as a form; reload the page and try again." };
+  if (!form.ok) return data<ActionResult>({ ok: false, message: form.message, ...(form.field ? { field: form.field } : {}) }, { status: 400 });
   const result = await updateShopSettings(services, shop.shopDomain, form.value);
-  if (!result.ok) return data({ ok: false as const, message: result.message }, { status: 400 });
-  return { ok: true as const, message: "Settings saved." };
+  if (!result.ok) return data<ActionResult>({ ok: false, message: result.message }, { status: 400 });
+  return data<ActionResult>({ ok: true, message: "Settings saved." });
 }
 
 export default function Settings() {
@@ -53,6 +56,7 @@ function storedSettingsKey(settings: SettingsView): string {
 function SettingsForm({ settings }: { settings: SettingsView }) {
   const result = useActionData<typeof action>();
   const saving = useNavigation().state === "submitting";
+  const fixedCoinError = result && !result.ok && result.field === "fixedCurrency" ? result.message : undefined;
   const [checkoutMode, setCheckoutMode] = useState(settings.checkoutMode);
   const [fixed, setFixed] = useState<Record<GatewayEnv, string>>({ live: settings.live.fixedCurrency, sandbox: settings.sandbox.fixedCurrency });
   const [offered, setOffered] = useState<Record<GatewayEnv, string[]>>({ live: settings.live.offeredCurrencies, sandbox: settings.sandbox.offeredCurrencies });
@@ -107,7 +111,7 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
                           value={fixed[env]}
                           onChange={(value) => setFixed((current) => ({ ...current, [env]: value }))}
                           helpText={`Coins and limits as listed by ${gateway}.`}
-                          error={chosen && !chosen.listed ? `${chosen.symbol} is not offered by ${gateway}, which refuses orders for it. Choose another coin.` : undefined}
+                          error={chosen && !chosen.listed ? `${chosen.symbol} is not offered by ${gateway}, which refuses orders for it. Choose another coin.` : fixedCoinError}
                         />
                       );
                     })}

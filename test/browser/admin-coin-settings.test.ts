@@ -2,7 +2,8 @@
 // and a stand-in for the live gateway, which names its coins differently), in real Chromium:
 // each environment's coins are chosen from its own list and saved apart, the form shows what
 // was saved after every save, a stored coin the environment does not list is pointed out,
-// and a coin it does not list is refused in the form with nothing saved.
+// a coin it does not list is refused in the form with nothing saved, and a fixed coin left
+// unchosen is refused on the coin fields themselves.
 import type { Page } from "playwright-core";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,7 +45,15 @@ async function save(expected = "Settings saved.") {
     const router = (window as unknown as { __remixRouter: { state: { navigation: { state: string }; revalidation: string } } }).__remixRouter;
     return router.state.navigation.state === "idle" && router.state.revalidation === "idle";
   });
-  await page.getByText(expected).waitFor();
+  // An error about a field is said in the banner and on the field: the first is enough to wait for.
+  await page.getByText(expected).first().waitFor();
+}
+
+/** What describes a field to a screen reader: the texts its aria-describedby names. */
+async function descriptionOf(label: string): Promise<string> {
+  const ids = ((await page.getByLabel(label).getAttribute("aria-describedby")) ?? "").split(/\s+/).filter(Boolean);
+  const texts = await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()));
+  return texts.join(" ");
 }
 
 const optionValues = (label: string) => page.getByLabel(label).locator("option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
@@ -115,5 +124,19 @@ describe("coin settings of both environments", () => {
     await reloadInteractive(page);
     expect(await page.getByLabel("USD Coin USDC · USDC_POLYGON_NXTB (MATIC_POLYGON)").isChecked()).toBe(true);
     expect(await page.getByLabel("Ripple XRP · XRP (XRP)").isChecked()).toBe(true);
+  }, 60_000);
+
+  it("refuses a fixed coin left unchosen on both coin fields, which are marked invalid and described by the error, with nothing saved", async () => {
+    await stack.services.db.shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "gateway_choice", liveFixedCurrency: null, sandboxFixedCurrency: null } });
+    await openAdmin(page, stack, "/app/settings");
+    await page.getByText("Shoppers pay with one fixed coin (on the gateway's payment page)").click();
+    const before = await shopRow();
+    const error = "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both.";
+    await save(error);
+    for (const label of [LIVE_COIN, SANDBOX_COIN]) {
+      expect(await page.getByLabel(label).getAttribute("aria-invalid"), label).toBe("true");
+      expect(await descriptionOf(label), label).toContain(error);
+    }
+    expect(await shopRow()).toEqual(before);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 // A customer's data request, in real Chromium: Shopify's customers/data_request leaves a
 // report on the admin's "Customer data requests" page; the merchant downloads it (the file
-// holds the customer's payment) and deletes it once answered.
+// holds the customer's payment) and deletes it once answered; a download that fails says why.
 import { readFile } from "node:fs/promises";
 import { expect, it } from "vitest";
 import { recordCustomerDataRequest } from "../../app/shops/customer-data-requests.server";
@@ -40,3 +40,24 @@ it("the merchant downloads a customer's data report and deletes the request", as
   await merchant.getByText("No customer has asked for their data.").waitFor();
   expect(await stack().services.db.customerDataRequest.count()).toBe(0);
 }, 120_000);
+
+it("a download of a request deleted meanwhile says in the page that the request no longer exists", async () => {
+  const email = "gone.meanwhile@example.com";
+  const stored = await recordCustomerDataRequest(stack().services, {
+    shopDomain: stack().shopDomain,
+    webhookId: "data-request-webhook-2",
+    payload: { customer: { id: 43, email }, orders_requested: [], data_request: { id: 8 } },
+  });
+  const merchant = await browser().newPage({ viewport: DESKTOP });
+  await openAdmin(merchant, stack(), "/app/data-requests");
+  const card = merchant.getByRole("article", { name: `Data request of ${email}` });
+  await card.getByText("To answer").waitFor();
+  // Deleted in another tab (or by Shopify's customers/redact) while this page was open.
+  await stack().services.db.customerDataRequest.delete({ where: { id: stored!.id } });
+
+  const answered = merchant.waitForResponse((response) => response.request().method() === "POST" && new URL(response.url()).pathname.startsWith("/app/data-requests"));
+  await card.getByRole("button", { name: "Download report (JSON)" }).click();
+  expect((await answered).status()).toBe(404);
+  await merchant.getByText("That request no longer exists.").waitFor({ timeout: 10_000 });
+  await merchant.getByText("No customer has asked for their data.").waitFor();
+}, 60_000);

@@ -1,0 +1,66 @@
+// The admin's words for a payment: its state (what the gateway says, never what Shopify was
+// told, which the Shopify side says), how much of a confirming payment arrived, and the
+// timeline's entries for the events the app writes.
+import { describe, expect, it } from "vitest";
+import { paymentStateWords } from "../../app/admin/status-words";
+import { describeEvent } from "../../app/admin/timeline";
+
+describe("paymentStateWords", () => {
+  it("says a paid payment was confirmed by the gateway, and nothing of Shopify", () => {
+    const paid = paymentStateWords("paid");
+    expect(paid.label).toBe("Paid");
+    expect(paid.meaning).toBe("The gateway confirmed the payment.");
+    expect(paid.meaning).not.toContain("Shopify");
+  });
+
+  it("says a confirming payment below 100 % has part of its amount, with the rest due before the order expires", () => {
+    expect(paymentStateWords("confirming", "50.0").meaning).toBe("Part of the amount (50.0 %) has arrived; the rest is due before the order expires.");
+    expect(paymentStateWords("confirming", "99.9").meaning).toContain("Part of the amount (99.9 %)");
+  });
+
+  it("says a confirming payment at 100 % or more was received", () => {
+    expect(paymentStateWords("confirming", "100.0").meaning).toBe("Crypto was received and is waiting for network confirmation.");
+    expect(paymentStateWords("confirming", "120.5").meaning).toBe("Crypto was received and is waiting for network confirmation.");
+  });
+
+  it("claims neither the whole amount nor part of it for a confirming payment without a readable percentage", () => {
+    for (const percentage of [undefined, null, "", "0.0", "n/a"]) {
+      const meaning = paymentStateWords("confirming", percentage).meaning;
+      expect(meaning, String(percentage)).toBe("Crypto was seen at the gateway and is waiting for network confirmation.");
+    }
+  });
+});
+
+describe("describeEvent", () => {
+  it("words the verified event: the gateway order read agrees with the notification that settled the payment", () => {
+    const entry = describeEvent("verified", JSON.stringify({ status: "CO", source: "reconcile" }));
+    expect(entry).toEqual({
+      title: "Gateway order verified",
+      description: "The gateway order was read through the periodic check and shows Completed: it agrees with the notification that settled the payment.",
+    });
+    expect(describeEvent("verified", "{}").description).toBe("The gateway order was read: it agrees with the notification that settled the payment.");
+  });
+
+  it("says whether the app accepted or refused a capture, with the payment's currency", () => {
+    const eur = { currency: "EUR" };
+    expect(describeEvent("capture_requested", JSON.stringify({ amount: "49.90", answer: "capture.resolve" }), eur).description).toBe("A capture of 49.90 EUR was asked. The app accepted it.");
+    expect(describeEvent("capture_requested", JSON.stringify({ amount: "20", answer: "capture.reject" }), eur).description).toBe(
+      "A capture of 20.00 EUR was asked. The app refused it; Shopify shows the merchant why.",
+    );
+  });
+
+  it("says the app refused a refund, with the payment's currency", () => {
+    const entry = describeEvent("refund_requested", JSON.stringify({ amount: "1500", answer: "refund.reject" }), { currency: "JPY" });
+    expect(entry.description).toBe("A refund of 1500 JPY was asked. The app refused it; Shopify shows the merchant why. The gateway has no refund API: refund it from the gateway dashboard.");
+  });
+
+  it("says whether the app accepted or refused a void", () => {
+    expect(describeEvent("void_requested", JSON.stringify({ answer: "void.resolve" })).description).toBe("Shopify asked to void the authorization. The app accepted it.");
+    expect(describeEvent("void_requested", JSON.stringify({ answer: "void.reject" })).description).toBe("Shopify asked to void the authorization. The app refused it; Shopify shows the merchant why.");
+  });
+
+  it("words a request without its answer or amount as asked, claiming no answer", () => {
+    expect(describeEvent("capture_requested", "{}", { currency: "EUR" }).description).toBe("A capture of ? was asked.");
+    expect(describeEvent("void_requested", "not json").description).toBe("Shopify asked to void the authorization.");
+  });
+});

@@ -1,0 +1,48 @@
+// The payment list's query string: filters and the page's cursor read with zod, anything
+// malformed dropped (the list then shows more, never another day or a failed page), and the
+// links to other pages carrying the filters with a cursor.
+import { describe, expect, it } from "vitest";
+import { beyondCursor, cursorText, filtersQuery, parsePageCursor, parsePaymentFilters, paymentWhere } from "../../app/admin/payment-filters";
+
+describe("parsePaymentFilters", () => {
+  it("keeps a real day and drops an impossible one instead of moving it to another day", () => {
+    expect(parsePaymentFilters(new URLSearchParams("from=2026-02-28&to=2028-02-29"))).toMatchObject({ from: "2026-02-28", to: "2028-02-29" });
+    for (const impossible of ["2026-02-29", "2026-02-30", "2026-02-31", "2026-04-31", "2026-13-01", "2026-00-10", "2026-01-32"]) {
+      const filters = parsePaymentFilters(new URLSearchParams(`from=${impossible}&to=${impossible}`));
+      expect(filters.from, impossible).toBeUndefined();
+      expect(filters.to, impossible).toBeUndefined();
+      expect(paymentWhere("shop", filters).createdAt, impossible).toBeUndefined();
+    }
+  });
+});
+
+describe("the page's cursor", () => {
+  const payment = { createdAt: new Date("2026-05-01T12:34:56.789Z"), id: "cmwvdt0n9001a9g7dj4jaba71" };
+
+  it("reads back the cursor of a payment, after it or before it", () => {
+    const text = cursorText(payment);
+    expect(parsePageCursor(new URLSearchParams({ after: text }))).toEqual({ direction: "after", ...payment });
+    expect(parsePageCursor(new URLSearchParams({ before: text }))).toEqual({ direction: "before", ...payment });
+  });
+
+  it("reads no cursor (the first page) from a missing or malformed one", () => {
+    const bad = ["", "nope", "2026-05-01T12:34:56.789Z", "2026-02-30T00:00:00.000Z~abc", "2026-05-01T25:00:00.000Z~abc", "2026-05-01T12:34:56Z~abc", "2026-05-01T12:34:56.789Z~a b", `2026-05-01T12:34:56.789Z~${"x".repeat(65)}`];
+    expect(parsePageCursor(new URLSearchParams())).toBeUndefined();
+    for (const value of bad) {
+      expect(parsePageCursor(new URLSearchParams({ after: value })), value).toBeUndefined();
+      expect(parsePageCursor(new URLSearchParams({ before: value })), value).toBeUndefined();
+    }
+  });
+
+  it("selects the payments older than the cursor's after it, and newer before it, the id deciding between equal times", () => {
+    expect(beyondCursor({ direction: "after", ...payment })).toEqual({ OR: [{ createdAt: { lt: payment.createdAt } }, { createdAt: payment.createdAt, id: { lt: payment.id } }] });
+    expect(beyondCursor({ direction: "before", ...payment })).toEqual({ OR: [{ createdAt: { gt: payment.createdAt } }, { createdAt: payment.createdAt, id: { gt: payment.id } }] });
+  });
+
+  it("links to another page with the same filters and the cursor", () => {
+    const filters = parsePaymentFilters(new URLSearchParams("state=paid&status=CO&from=2026-05-01&to=2026-05-31"));
+    const next = new URLSearchParams(filtersQuery(filters, { after: cursorText(payment) }));
+    expect(Object.fromEntries(next)).toEqual({ state: "paid", status: "CO", from: "2026-05-01", to: "2026-05-31", after: "2026-05-01T12:34:56.789Z~cmwvdt0n9001a9g7dj4jaba71" });
+    expect(filtersQuery(parsePaymentFilters(new URLSearchParams()), { before: "x" })).toBe("?before=x");
+  });
+});
