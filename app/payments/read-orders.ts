@@ -4,10 +4,12 @@
 // of the merchant (the merchant connected another one) is found by GET /orders/info alone,
 // so the reconciler looks up, a few at a time, the orders the listing leaves out. An order
 // the listing returns but the app cannot read is neither: it could not be read, which is
-// not "absent from the gateway", and looking it up would meet the same answer.
+// not "absent from the gateway", and looking it up would meet the same answer. A listing
+// that fails (a 500, a timeout) says nothing of the orders, and GET /orders/info may still
+// answer: the same look-ups are made then, in place of the listing.
 import { err, ok, type Result } from "neverthrow";
-import type { GatewayError } from "~/gateway/errors";
-import type { GatewayOrder } from "~/gateway/schemas";
+import type { GatewayError, GatewayErrorKind } from "~/gateway/errors";
+import type { GatewayOrder, GatewayOrderListing } from "~/gateway/schemas";
 import type { ShopGatewayAccess } from "./deps";
 
 const DAY_MS = 86_400_000;
@@ -38,9 +40,17 @@ export interface WantedOrdersRead {
   lookUps: number;
   /** The look-up the gateway failed; the ones after it were not tried. */
   failedLookUp: { gatewayOrderId: string; error: GatewayError } | null;
+  /** The listing's failure, when the candidates were looked up without it: only what they returned was read. */
+  failedListing: GatewayError | null;
 }
 
 const NO_LOOK_UPS: OrderLookUps = { candidates: [], limit: 0, affordable: () => Promise.resolve(false) };
+
+/**
+ * Listing failures after which no order is looked up: the device's key is refused (every read
+ * would be), the gateway asked the app to slow down, or the quota has nothing left to spend.
+ */
+const NO_LOOK_UPS_AFTER: ReadonlySet<GatewayErrorKind> = new Set(["unauthorized", "throttled", "quota_exhausted"]);
 
 export async function readGatewayOrders(
   access: ShopGatewayAccess,
@@ -58,7 +68,7 @@ export async function readWantedOrders(
   now: Date,
   lookUps: OrderLookUps = NO_LOOK_UPS,
 ): Promise<Result<WantedOrdersRead, GatewayError>> {
-  const read: WantedOrdersRead = { orders: new Map(), gone: new Set(), unreadable: new Set(), lookUps: 0, failedLookUp: null };
+  const read: WantedOrdersRead = { orders: new Map(), gone: new Set(), unreadable: new Set(), lookUps: 0, failedLookUp: null, failedListing: null };
   if (wanted.length === 0) return ok(read);
   if (wanted.length === 1) {
     const only = wanted[0]!;
@@ -74,11 +84,27 @@ export async function readWantedOrders(
   const earliest = Math.min(...wanted.map((w) => w.createdAt.getTime()));
   // A day of margin on both sides: the gateway dates orders in UTC, ours may straddle midnight.
   const listed = await access.client.listOrders({ start: new Date(earliest - DAY_MS), end: new Date(now.getTime() + DAY_MS) });
-  if (listed.isErr()) return err(listed.error);
   const ids = new Set(wanted.map((w) => w.gatewayOrderId));
-  for (const order of listed.value.orders) if (ids.has(order.identifier)) read.orders.set(order.identifier, order);
-  for (const { identifier } of listed.value.unreadable) if (identifier !== null && ids.has(identifier) && !read.orders.has(identifier)) read.unreadable.add(identifier);
+  if (listed.isOk()) keepListed(read, listed.value, ids);
+  else if (mayLookUpWithoutListing(listed.error, lookUps, ids)) read.failedListing = listed.error;
+  else return err(listed.error);
+  await lookUpLeftOut(access, read, ids, lookUps);
+  return ok(read);
+}
 
+/** Keeps the wanted orders of a listing, and notes those it returned in a shape the app cannot read. */
+function keepListed(read: WantedOrdersRead, listed: GatewayOrderListing, ids: ReadonlySet<string>): void {
+  for (const order of listed.orders) if (ids.has(order.identifier)) read.orders.set(order.identifier, order);
+  for (const { identifier } of listed.unreadable) if (identifier !== null && ids.has(identifier) && !read.orders.has(identifier)) read.unreadable.add(identifier);
+}
+
+/** Whether the candidates are still worth reading one by one after the listing failed this way. */
+function mayLookUpWithoutListing(error: GatewayError, lookUps: OrderLookUps, ids: ReadonlySet<string>): boolean {
+  return !NO_LOOK_UPS_AFTER.has(error.kind) && lookUps.limit > 0 && lookUps.candidates.some((id) => ids.has(id));
+}
+
+/** Reads one by one (GET /orders/info) the candidates not read yet, most urgent first, while the limit and the quota allow. */
+async function lookUpLeftOut(access: ShopGatewayAccess, read: WantedOrdersRead, ids: ReadonlySet<string>, lookUps: OrderLookUps): Promise<void> {
   for (const id of new Set(lookUps.candidates)) {
     if (read.lookUps >= lookUps.limit) break;
     if (!ids.has(id) || read.orders.has(id) || read.unreadable.has(id)) continue;
@@ -95,5 +121,4 @@ export async function readWantedOrders(
       break;
     }
   }
-  return ok(read);
 }

@@ -3,13 +3,13 @@
 // from a signed webhook alone (which it verifies), only when one of them is due, at most
 // once per LIST_SPACING_MS, and only while the quota keeps room for new orders. Orders the
 // listing leaves out (made through an earlier device of the merchant) are looked up one by
-// one, a few per pass, before a payment is finalised or flagged for them. Payments still
-// open near the end of Shopify's pending window are finalised whether or not the gateway
-// can be read then: Shopify's window does not wait, and a payment finalised unread is
-// flagged for the merchant to check by hand. Rejected payments are watched for a week:
-// crypto sent after an order ended is recorded under its final status with no webhook, so
-// only a read shows it, and the merchant is told to refund it. Shops are claimed
-// atomically, so several instances can run it at once.
+// one, a few per pass, before a payment is finalised or flagged for them; so are the due
+// ones when the listing alone fails. Payments still open near the end of Shopify's pending
+// window are finalised whether or not the gateway can be read then: Shopify's window does
+// not wait, and a payment finalised unread is flagged for the merchant to check by hand.
+// Rejected payments are watched for a week: crypto sent after an order ended is recorded
+// under its final status with no webhook, so only a read shows it, and the merchant is told
+// to refund it. Shops are claimed atomically, so several instances can run it at once.
 import type { QuotaRemaining } from "~/gateway/quota";
 import { whileRenewing } from "~/lib/renewal";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
@@ -17,7 +17,7 @@ import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { enqueue, finalMessageKey } from "./outbox";
 import { isOpenPaymentState, OPEN_PAYMENT_STATES } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
-import { readWantedOrders } from "./read-orders";
+import { readWantedOrders, type WantedOrdersRead } from "./read-orders";
 import { settleFromGatewayOrder } from "./settle-payment";
 
 const LEASE_MS = 60_000;
@@ -215,10 +215,16 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
 
   const closingOrders = new Set(closing.map((p) => p.gatewayOrderId!));
   const wanted = [...withOrder, ...unverified, ...rejected].map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
-  // Looked up when the listing leaves them out, most urgent first: payments about to be
-  // finalised (even out of the reserve: they cannot wait), then payments about to be
-  // flagged, then open payments that are due.
-  const candidates = [...closing, ...unverified, ...withOrder.filter((p) => !closingOrders.has(p.gatewayOrderId!) && isDue(p, now))].map((p) => p.gatewayOrderId!);
+  // Looked up when the listing leaves them out or fails, most urgent first: payments about to
+  // be finalised (even out of the reserve: they cannot wait), then payments about to be
+  // flagged, then open payments that are due, then rejected payments due a check for late
+  // crypto (an earlier device's order is in no listing of the current one).
+  const candidates = [
+    ...closing,
+    ...unverified,
+    ...withOrder.filter((p) => !closingOrders.has(p.gatewayOrderId!) && isDue(p, now)),
+    ...rejected.filter((p) => isLateCheckDue(p, now)),
+  ].map((p) => p.gatewayOrderId!);
   await deps.db.shop.update({ where: { id: shop.id }, data: env === "live" ? { listedLiveAt: now } : { listedSandboxAt: now } });
   // Taken before the listing; the look-ups after it count as asked for then too. That can only
   // make a read look older than it is: one that misses a webhook acted on meanwhile is taken
@@ -236,8 +242,9 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     await finaliseUnread(deps, shop, env, overdue, now, summary, read.error.message);
     return;
   }
-  const { orders, gone, lookUps, failedLookUp } = read.value;
+  const { orders, gone, lookUps, failedLookUp, failedListing } = read.value;
   summary.gatewayCalls += lookUps;
+  if (failedListing) deps.logger.warn("Reconciliation listing failed; orders looked up one by one", { shop: shop.shopDomain, env, kind: failedListing.kind, lookUps });
   if (failedLookUp) deps.logger.warn("Reconciliation look-up failed", { shop: shop.shopDomain, env, kind: failedLookUp.error.kind });
   for (const payment of withOrder) {
     const orderId = payment.gatewayOrderId!;
@@ -260,10 +267,9 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     if (order) finalised = await finaliseStalePayment(deps, current, now);
     else if (gone.has(orderId)) finalised = await finaliseStalePayment(deps, current, now, GONE_ORDER);
     else if (ageMs(payment, now) > FINALISE_UNREAD_AFTER_MS) {
-      const cause = failedLookUp?.gatewayOrderId === orderId ? failedLookUp.error.message : "no read of its order succeeded in time";
-      finalised = await finaliseStalePayment(deps, current, now, unreadOrder(cause));
+      finalised = await finaliseStalePayment(deps, current, now, unreadOrder(unreadCause(orderId, read.value)));
     }
-    // Left out of the listing, or its look-up failed: the next pass looks it up.
+    // Left out of the listing (or the listing failed), or its look-up failed: the next pass looks it up.
     else continue;
     if (finalised) summary.finalised++;
   }
@@ -277,15 +283,24 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     summary.verified++;
   }
   // Rejected payments are settled again only from a new version of their order (crypto that
-  // arrived late is flagged then); the rest were checked all the same, listed or not, and wait
-  // LATE_PAYMENT_RECHECK_MS before they make a listing due again.
+  // arrived late is flagged then). Only those whose order was read, proven gone, or returned
+  // in a shape the app cannot read (a read again would meet the same) count as checked and
+  // wait LATE_PAYMENT_RECHECK_MS: one neither listed nor looked up this pass (an earlier
+  // device's order beyond the look-ups' cap or reserve, a failed read) stays due.
   for (const payment of rejected) {
     const order = orders.get(payment.gatewayOrderId!);
     if (order && new Date(order.edited_at).getTime() !== payment.gatewayEditedAt?.getTime()) {
       await settleFromGatewayOrder(deps, payment.id, order, "reconcile", readAt);
     }
   }
-  if (rejected.length > 0) await deps.db.payment.updateMany({ where: { id: { in: rejected.map((p) => p.id) }, state: "failed" }, data: { lastCheckedAt: now } });
+  const checked = rejected.filter((p) => [orders, gone, read.value.unreadable].some((seen) => seen.has(p.gatewayOrderId!)));
+  if (checked.length > 0) await deps.db.payment.updateMany({ where: { id: { in: checked.map((p) => p.id) }, state: "failed" }, data: { lastCheckedAt: now } });
+}
+
+/** Why a closing payment's order was not read: its own failed look-up, else the failed listing. */
+function unreadCause(orderId: string, read: Pick<WantedOrdersRead, "failedLookUp" | "failedListing">): string {
+  if (read.failedLookUp?.gatewayOrderId === orderId) return read.failedLookUp.error.message;
+  return read.failedListing?.message ?? "no read of its order succeeded in time";
 }
 
 function ageMs(payment: Pick<Payment, "createdAt">, now: Date): number {
@@ -293,7 +308,7 @@ function ageMs(payment: Pick<Payment, "createdAt">, now: Date): number {
 }
 
 /** Whether the device's quota still holds the reserve kept for new orders. */
-function keepsReserve(quota: QuotaRemaining): boolean {
+export function keepsReserve(quota: QuotaRemaining): boolean {
   return quota.general.minute >= QUOTA_RESERVE.minute && quota.general.day >= QUOTA_RESERVE.day;
 }
 

@@ -166,6 +166,8 @@ it.each([
   [
     "refuses the device (403)",
     "(403)",
+    // The listing alone: an order looked up with the refused key would be refused too.
+    1,
     async () => {
       const key = sandboxDeviceKey(await shopRow());
       await stack().sandboxControl(`/sandbox/devices/${key}/settings`, { enabled: false });
@@ -175,6 +177,8 @@ it.each([
   [
     "fails (500)",
     "(500)",
+    // The listing, then the most urgent order by itself, which fails too: the rest wait.
+    2,
     async () => {
       // Both reads: the listing, and GET /orders/info once a single order is left to read.
       for (const endpoint of ["orders.list", "orders.info"]) await stack().sandboxControl("/sandbox/faults", { endpoint, kind: "http_500", count: 100 });
@@ -183,7 +187,7 @@ it.each([
   ],
 ])(
   "finalises payments at the end of the pending window when the gateway %s, and asks it again only after a pause",
-  async (_what, cause, breakGateway) => {
+  async (_what, cause, callsPerRead, breakGateway) => {
     const first = await openPayment(true);
     await advance(2 * 60_000);
     const second = await openPayment(true);
@@ -193,7 +197,7 @@ it.each([
     try {
       // One failed read rejects nothing: there is time left to ask again.
       const failed = await reconcileOnce(stack().services, { worker: "t" });
-      expect(failed.gatewayCalls).toBe(1);
+      expect(failed.gatewayCalls).toBe(callsPerRead);
       expect(failed.finalised).toBe(0);
 
       // The reconciler's next cycles: the second is at the finalise point now, but the gateway
@@ -204,13 +208,13 @@ it.each([
       }
       await advance(CLOSING_LIST_SPACING_MS);
       const again = await reconcileOnce(stack().services, { worker: "t" });
-      expect(again).toMatchObject({ gatewayCalls: 1, finalised: 0 });
+      expect(again).toMatchObject({ gatewayCalls: callsPerRead, finalised: 0 });
       for (const { payment } of [first, second]) expect(isOpenPaymentState((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state)).toBe(true);
 
       // Still failing when the time to read them is up: both are finalised unread.
       await advance(FINALISE_UNREAD_AFTER_MS - FINALISE_AFTER_MS);
       const retried = await reconcileOnce(stack().services, { worker: "t" });
-      expect(retried.gatewayCalls).toBe(1);
+      expect(retried.gatewayCalls).toBe(callsPerRead);
       expect(retried.finalised).toBe(2);
     } finally {
       await repair();
@@ -218,7 +222,8 @@ it.each([
     await expectFinalisedUnread(first.session.id, first.payment.id, cause);
     await expectFinalisedUnread(second.session.id, second.payment.id, cause);
   },
-  60_000,
+  // Each failed read waits out the client's retries twice: the listing's, then one look-up's.
+  120_000,
 );
 
 it("a read that fails at the finalise point is asked again: a payment completed with its webhook lost is resolved, not rejected", async () => {
@@ -229,7 +234,8 @@ it("a read that fails at the finalise point is asked again: a payment completed 
   await advance(FINALISE_AFTER_MS + 30_000);
   for (const endpoint of ["orders.list", "orders.info"]) await stack().sandboxControl("/sandbox/faults", { endpoint, kind: "http_500", count: 100 });
   try {
-    expect(await reconcileOnce(stack().services, { worker: "t" })).toMatchObject({ gatewayCalls: 1, finalised: 0 });
+    // The listing, then the order by itself, which fails too: nothing is finalised yet.
+    expect(await reconcileOnce(stack().services, { worker: "t" })).toMatchObject({ gatewayCalls: 2, finalised: 0 });
   } finally {
     await stack().sandboxControl("/sandbox/faults", undefined, "DELETE");
   }
@@ -241,7 +247,28 @@ it("a read that fails at the finalise point is asked again: a payment completed 
     return stack().standin.state.session(session.id)?.state.code === "RESOLVED";
   }, "the resolve delivered");
   expect(rejectCalls(session.id)).toHaveLength(0);
-});
+}, 60_000);
+
+/** The merchant connects another device of the same gateway account, as the app allows: its orders are the only ones listed from then on. */
+async function connectAnotherDevice(): Promise<void> {
+  const shop = await shopRow();
+  const response = await fetch(`${stack().sandbox.baseUrl}/device/`, {
+    method: "POST",
+    headers: { "X-Device-Id": sandboxDeviceKey(shop), "content-type": "application/json" },
+    body: JSON.stringify({ name: "Another device" }),
+  });
+  const { identifier: newKey } = (await response.json()) as { identifier: string };
+  const device = (await stack().sandboxControl(`/sandbox/devices/${newKey}/settings`, { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, shop) })) as { secret_key: string };
+  const connected = await connectGateway(stack().services, stack().shopDomain, { env: "sandbox", deviceKey: newKey, secretKeyHex: device.secret_key });
+  expect(connected.ok).toBe(true);
+}
+
+/** Drops every webhook of the current device until the returned function is called. */
+async function loseWebhooks(): Promise<() => Promise<void>> {
+  const faults = `/sandbox/devices/${sandboxDeviceKey(await shopRow())}/webhook-faults`;
+  await stack().sandboxControl(faults, { mode: "drop" });
+  return async () => void (await stack().sandboxControl(faults, { mode: "deliver" }));
+}
 
 it("reads the orders of the merchant's previous device one by one: a paid one is resolved, a webhook-settled one verified", async () => {
   await advance(0);
@@ -268,16 +295,7 @@ it("reads the orders of the merchant's previous device one by one: a paid one is
   await processWebhookInbox(stack().services, { worker: "t" });
   expect(await db().payment.findUniqueOrThrow({ where: { id: settled.payment.id } })).toMatchObject({ state: "paid", unverifiedSince: expect.any(Date) });
 
-  // The merchant connects another device of the same gateway account.
-  const response = await fetch(`${stack().sandbox.baseUrl}/device/`, {
-    method: "POST",
-    headers: { "X-Device-Id": oldKey, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Second device" }),
-  });
-  const { identifier: newKey } = (await response.json()) as { identifier: string };
-  const device = (await stack().sandboxControl(`/sandbox/devices/${newKey}/settings`, { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, oldShop) })) as { secret_key: string };
-  const connected = await connectGateway(stack().services, stack().shopDomain, { env: "sandbox", deviceKey: newKey, secretKeyHex: device.secret_key });
-  expect(connected.ok).toBe(true);
+  await connectAnotherDevice();
 
   // The first payment completes on the old device; its webhook is lost.
   await stack().sandboxControl(`/sandbox/devices/${oldKey}/webhook-faults`, { mode: "drop", count: 1 });
@@ -368,3 +386,80 @@ it("a shop's pass that outlasts the reconciler's lease keeps its claim: another 
   // Released at the end of the pass: the next one claims the shop.
   expect((await reconcileOnce(base, { worker: "other", force: true, leaseMs })).shops).toBe(1);
 });
+
+it("a rejected payment's order made through the merchant's previous device is read by its identifier for late crypto, and counts as checked only once read", async () => {
+  await advance(0);
+  const restoreWebhooks = await loseWebhooks();
+  try {
+    // Two orders expire unpaid, their EX webhooks lost: the next listing rejects both payments.
+    const first = await openPayment(false);
+    const second = await openPayment(false);
+    for (const { payment } of [first, second]) await act(payment.gatewayOrderId!, { action: "expire" });
+    await advance(LIST_SPACING_MS);
+    await reconcileOnce(stack().services, { worker: "t" });
+    for (const { payment } of [first, second]) expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "failed", gatewayStatus: "EX" });
+
+    await connectAnotherDevice();
+    // The shopper's wallet pays the first after all: the gateway records it under EX and sends nothing.
+    await act(first.payment.gatewayOrderId!, { action: "pay", amount: "exact" });
+    const rejected = { id: { in: [first.payment.id, second.payment.id] } };
+    const checkedBefore = (await db().payment.findMany({ where: rejected, orderBy: { createdAt: "asc" } })).map((p) => p.lastCheckedAt);
+
+    // Due again, but the quota is down to the reserve: the new device's listing is made, it
+    // shows neither order, and no look-up is affordable. Neither counts as checked.
+    await advance(LATE_PAYMENT_RECHECK_MS);
+    const hash = await deviceHash();
+    const at = clock.now();
+    const inWindow = await db().gatewayCall.count({ where: { deviceHash: hash, at: { gt: new Date(at.getTime() - 60_000) } } });
+    await db().gatewayCall.createMany({ data: Array.from({ length: 60 - QUOTA_RESERVE.minute - inWindow }, () => ({ deviceHash: hash, class: "general", at })) });
+    expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(1);
+    await db().gatewayCall.deleteMany({ where: { deviceHash: hash, at } });
+    expect((await db().payment.findMany({ where: rejected, orderBy: { createdAt: "asc" } })).map((p) => p.lastCheckedAt)).toEqual(checkedBefore);
+
+    // The next listing (LIST_SPACING_MS on) looks both up: the late crypto is flagged.
+    await advance(LIST_SPACING_MS);
+    const readAt = clock.now();
+    expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBeGreaterThanOrEqual(3);
+    const flagged = await db().payment.findUniqueOrThrow({ where: { id: first.payment.id }, include: { transactions: true } });
+    expect(flagged).toMatchObject({ state: "failed", gatewayStatus: "EX", attention: "late_payment", attentionResolvedAt: null });
+    expect(flagged.transactions).toHaveLength(1);
+    for (const payment of await db().payment.findMany({ where: rejected })) expect(payment.lastCheckedAt!.getTime()).toBeGreaterThanOrEqual(readAt.getTime());
+    expect(await db().payment.findUniqueOrThrow({ where: { id: second.payment.id } })).toMatchObject({ state: "failed", attention: null });
+
+    // Both were read: neither makes a listing due before LATE_PAYMENT_RECHECK_MS.
+    await advance(LIST_SPACING_MS);
+    expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBe(0);
+  } finally {
+    await restoreWebhooks();
+  }
+});
+
+it("when the listing alone fails at the finalise point, each order is read by its identifier: a payment completed with its webhooks lost is resolved, not rejected unread", async () => {
+  await advance(0);
+  const restoreWebhooks = await loseWebhooks();
+  const paid = await openPayment(true);
+  await act(paid.payment.gatewayOrderId!, { action: "confirm" });
+  const abandoned = await openPayment(false);
+  await restoreWebhooks();
+  await advance(FINALISE_AFTER_MS + 60_000);
+  await stack().sandboxControl("/sandbox/faults", { endpoint: "orders.list", kind: "http_500", count: 1000 });
+  try {
+    const summary = await reconcileOnce(stack().services, { worker: "t" });
+    // The failed listing, then the closing payments' orders one by one.
+    expect(summary.gatewayCalls).toBeGreaterThanOrEqual(3);
+    expect(summary.settled).toBeGreaterThanOrEqual(1);
+    // Past the time a closing payment may wait for a read: none is left to reject unread.
+    await advance(FINALISE_UNREAD_AFTER_MS - FINALISE_AFTER_MS);
+    expect((await reconcileOnce(stack().services, { worker: "t" })).finalised).toBe(0);
+  } finally {
+    await stack().sandboxControl("/sandbox/faults", undefined, "DELETE");
+  }
+  expect(await db().payment.findUniqueOrThrow({ where: { id: paid.payment.id } })).toMatchObject({ state: "paid", gatewayStatus: "CO", attention: null });
+  // The one never paid expired at the gateway: rejected from its read, with nothing to flag.
+  expect(await db().payment.findUniqueOrThrow({ where: { id: abandoned.payment.id } })).toMatchObject({ state: "failed", gatewayStatus: "EX", attention: null });
+  await waitFor(async () => {
+    await deliverDueMessages(stack().services, { worker: "t" });
+    return stack().standin.state.session(paid.session.id)?.state.code === "RESOLVED";
+  }, "the resolve delivered");
+  expect(rejectCalls(paid.session.id)).toHaveLength(0);
+}, 60_000);
