@@ -10,6 +10,7 @@ import { formatMoney } from "~/admin/format";
 import { checkPaymentNow } from "~/payments/check-payment";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
+import { keepsReserve } from "~/payments/reconcile";
 import type { AppServices } from "~/services.server";
 import { shopGateway } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
@@ -268,10 +269,13 @@ async function refreshReason(services: AppServices, payment: PaymentWithShop, no
   if (!payment.gatewayOrderId) return false;
   if (payment.state !== "awaiting_payment" && payment.state !== "confirming") return false;
   if (!payment.expiresAt) return true; // the countdown needs the order's expiry
-  if (payment.expiresAt.getTime() <= now.getTime()) return true; // expired, or a notification was lost
   const last = payment.lastCheckedAt?.getTime() ?? 0;
   const sinceRead = now.getTime() - last;
   if (sinceRead >= REFRESH_QUIET_MS) return true;
+  // Expired: read once to learn how the order ended (or that a notification was lost). A
+  // partly paid order stays open at the gateway for days, and a page left open on it asks
+  // nothing more of the shopper, so it reads no more often than a quiet page.
+  if (payment.expiresAt.getTime() <= now.getTime()) return last < payment.expiresAt.getTime();
   if (sinceRead < REFRESH_MIN_INTERVAL_MS) return false;
   // The rest of a partial payment leaves the order in AC, and the gateway notifies status
   // changes only: the shopper is waiting to see it arrive.
@@ -290,13 +294,17 @@ async function refreshReason(services: AppServices, payment: PaymentWithShop, no
 }
 
 /**
- * Reads the order from the gateway when the page has a reason to, at most once every
- * 15 seconds per payment: the claim on lastCheckedAt is atomic, so any number of open
+ * Reads the order from the gateway when the page has a reason to and the quota keeps its
+ * reserve for new orders, at most once every 15 seconds per payment: the claim on lastCheckedAt is atomic, so any number of open
  * pages and instances make one call. Returns the payment as it is afterwards.
  */
 export async function refreshIfDue(services: AppServices, payment: PaymentWithShop): Promise<PaymentWithShop> {
   const now = services.clock.now();
   if (!(await refreshReason(services, payment, now))) return payment;
+  // New orders come first: below the share of the gateway's quota kept for them, the page
+  // waits for notifications and the reconciler.
+  const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
+  if (gateway.state !== "connected" || !keepsReserve(await gateway.access.client.quotaRemaining())) return payment;
   const claimed = await services.db.payment.updateMany({
     where: { id: payment.id, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lt: new Date(now.getTime() - REFRESH_MIN_INTERVAL_MS) } }] },
     data: { lastCheckedAt: now },

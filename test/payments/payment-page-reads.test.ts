@@ -1,0 +1,69 @@
+// When the shopper's payment page reads the order from the gateway: not while the device's
+// quota is down to the reserve kept for new orders, and after the order's time ran out only
+// once to learn how it ended, then no more often than a quiet page (a partly paid order stays
+// open at the gateway for days, and a tab left open on it must not spend the shop's quota).
+import { beforeAll, expect, it } from "vitest";
+import { hashDeviceKey } from "../../app/gateway/quota";
+import { paymentForLink, refreshIfDue, REFRESH_QUIET_MS } from "../../app/payment-page/payment-page.server";
+import { QUOTA_RESERVE } from "../../app/payments/reconcile";
+import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
+import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { stackForFile } from "../support/stack";
+
+const stack = stackForFile({ workers: false, gatewayLimits: "spec" });
+const db = () => stack().services.db;
+
+beforeAll(async () => {
+  stack().logger.info("payment-page-reads: started");
+  await db().shop.update({ where: { shopDomain: stack().shopDomain }, data: { checkoutMode: "app_page" } });
+});
+
+async function deviceHash(): Promise<string> {
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+  return hashDeviceKey(stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key")));
+}
+
+/** A payment with its gateway order (ETH), as the page loads it. */
+async function paymentOnThePage() {
+  const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en" });
+  const stored = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  expect(await createOrderWithCurrency(stack().services, stored.id, "ETH")).toMatchObject({ ok: true });
+  return async (columns: { lastCheckedAt: Date; expiresAt?: Date }) => {
+    await db().payment.update({ where: { id: stored.id }, data: columns });
+    const url = new URL(delivery.redirectUrl!);
+    return (await paymentForLink(stack().services, { paymentId: stored.id }, url))!;
+  };
+}
+
+async function readsBy(load: () => Promise<unknown>): Promise<number> {
+  const hash = await deviceHash();
+  const before = await db().gatewayCall.count({ where: { deviceHash: hash } });
+  await load();
+  return (await db().gatewayCall.count({ where: { deviceHash: hash } })) - before;
+}
+
+it("after the order's time ran out, the page reads it once, then no more often than a quiet page", async () => {
+  const pageAt = await paymentOnThePage();
+  const now = Date.now();
+  const expiredAt = new Date(now - 5 * 60_000);
+  // Last read before the expiry: read now, to learn how the order ended.
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: new Date(expiredAt.getTime() - 1_000), expiresAt: expiredAt })))).toBe(1);
+  // Read 20 s ago, after the expiry: nothing new to ask, so no read every 15 s.
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: new Date(now - 20_000), expiresAt: expiredAt })))).toBe(0);
+  // A quiet page's interval later: read again.
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: new Date(now - REFRESH_QUIET_MS - 1_000), expiresAt: expiredAt })))).toBe(1);
+});
+
+it("a page due for a read leaves the quota's reserve to new orders", async () => {
+  const pageAt = await paymentOnThePage();
+  const due = { lastCheckedAt: new Date(Date.now() - 120_000) };
+  // Spend the minute's budget down to one call less than the reserve.
+  const hash = await deviceHash();
+  const at = new Date();
+  const inWindow = await db().gatewayCall.count({ where: { deviceHash: hash, at: { gt: new Date(at.getTime() - 60_000) } } });
+  await db().gatewayCall.createMany({ data: Array.from({ length: 60 - (QUOTA_RESERVE.minute - 1) - inWindow }, () => ({ deviceHash: hash, class: "general", at })) });
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt(due)))).toBe(0);
+  // The minute over, the same page reads.
+  await db().gatewayCall.updateMany({ where: { deviceHash: hash }, data: { at: new Date(at.getTime() - 61_000) } });
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt(due)))).toBe(1);
+});
