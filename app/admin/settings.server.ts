@@ -6,6 +6,7 @@ import { CURRENCY_LIMITS_FIAT, offeredCoinsOf } from "~/payment-page/coins";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import type { GatewayEnv } from "~/payments/deps";
 import type { AppServices } from "~/services.server";
+import { settingsVersion } from "~/shops/onboarding.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import { environmentConnection } from "./connection.server";
 
@@ -32,6 +33,8 @@ export interface EnvironmentCoins {
 }
 
 export interface SettingsView {
+  /** The stored settings' version (`settingsVersion`), sent back with the form. */
+  version: string;
   checkoutMode: string;
   gatewayLanguage: string;
   testMode: boolean;
@@ -70,6 +73,7 @@ async function environmentCoins(services: AppServices, shop: Shop, env: GatewayE
 export async function settingsView(services: AppServices, shop: Shop): Promise<SettingsView> {
   const [live, sandbox] = await Promise.all([environmentCoins(services, shop, "live"), environmentCoins(services, shop, "sandbox")]);
   return {
+    version: settingsVersion(shop),
     checkoutMode: shop.checkoutMode,
     gatewayLanguage: shop.gatewayLanguage,
     testMode: shop.testMode,
@@ -90,12 +94,13 @@ const formSchema = z.object({
   gatewayLanguage: z.string().max(8),
   testMode: z.enum(["true", "false"]).transform((v) => v === "true"),
   readOrderOnWebhook: z.enum(["true", "false"]).transform((v) => v === "true"),
+  version: z.string().regex(/^[A-Za-z0-9_-]{22}$/).optional(),
 });
 
 /** A field of the settings page an error is about: "fixedCurrency" is the fixed coin of each environment shown. */
 export type SettingsField = "fixedCurrency";
 
-export type SettingsFormResult = { ok: true; value: unknown } | { ok: false; message: string; field?: SettingsField };
+export type SettingsFormResult = { ok: true; value: unknown; version: string | undefined } | { ok: false; message: string; field?: SettingsField };
 
 /**
  * The posted settings form as updateShopSettings' input (which checks the values themselves).
@@ -117,11 +122,13 @@ export function readSettingsForm(form: FormData): SettingsFormResult {
     gatewayLanguage: text("gatewayLanguage"),
     testMode: text("testMode") ?? "false",
     readOrderOnWebhook: text("readOrderOnWebhook") ?? "false",
+    version: text("version"),
   });
   if (!parsed.success) return { ok: false, message: "The settings form was incomplete; reload the page and try again." };
-  const { checkoutMode, liveFixedCurrency, sandboxFixedCurrency } = parsed.data;
+  const { version, ...value } = parsed.data;
+  const { checkoutMode, liveFixedCurrency, sandboxFixedCurrency } = value;
   if (checkoutMode === "fixed_coin" && !liveFixedCurrency && !sandboxFixedCurrency) {
     return { ok: false, message: "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both.", field: "fixedCurrency" };
   }
-  return { ok: true, value: parsed.data };
+  return { ok: true, value, version };
 }

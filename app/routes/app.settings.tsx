@@ -31,26 +31,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const posted = await postedForm(request);
   const form: SettingsFormResult = posted ? readSettingsForm(posted) : { ok: false, message: "The settings form was not sent as a form; reload the page and try again." };
   if (!form.ok) return data<ActionResult>({ ok: false, message: form.message, ...(form.field ? { field: form.field } : {}) }, { status: 400 });
-  const result = await updateShopSettings(services, shop.shopDomain, form.value);
+  const result = await updateShopSettings(services, shop.shopDomain, form.value, form.version);
   if (!result.ok) return data<ActionResult>({ ok: false, message: result.message }, { status: 400 });
   return data<ActionResult>({ ok: true, message: "Settings saved." });
 }
 
 export default function Settings() {
   const { settings } = useLoaderData<typeof loader>();
-  // The form starts again from the stored settings whenever they change (after a save):
-  // state kept from before would show one value and submit another.
-  return <SettingsForm key={storedSettingsKey(settings)} settings={settings} />;
-}
-
-function storedSettingsKey(settings: SettingsView): string {
-  return JSON.stringify([
-    settings.checkoutMode,
-    settings.gatewayLanguage,
-    settings.testMode,
-    settings.readOrderOnWebhook,
-    COIN_ENVIRONMENTS.map(({ env }) => [settings[env].fixedCurrency, settings[env].offeredCurrencies]),
-  ]);
+  // The form starts again from the stored settings whenever they change (after a save, or a
+  // save refused because they changed meanwhile): state kept from before would show one value
+  // and submit another.
+  return <SettingsForm key={settings.version} settings={settings} />;
 }
 
 function SettingsForm({ settings }: { settings: SettingsView }) {
@@ -78,6 +69,7 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
   return (
     <Page title="Settings">
       <Form method="post">
+        <input type="hidden" name="version" value={settings.version} />
         <input type="hidden" name="checkoutMode" value={checkoutMode} />
         {COIN_ENVIRONMENTS.map(({ env }) => (
           <input key={env} type="hidden" name={`${env}FixedCurrency`} value={checkoutMode === "fixed_coin" ? fixed[env] : ""} />

@@ -1,6 +1,7 @@
 // Flow 1: the merchant connects a gateway device. The key is checked against the gateway
 // at once (GET /currencies), the credentials are stored encrypted, and Shopify is told
 // the payment method is ready (paymentsAppConfigure) — or no longer ready when removed.
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { createGatewayClient } from "~/gateway/client";
 import type { GatewayError } from "~/gateway/errors";
@@ -179,7 +180,41 @@ async function coinsRefusal(deps: ShopsDeps, shop: Shop, env: GatewayEnv, input:
   return `Nothing was saved: ${gateway} does not offer ${missing.join(", ")}. Choose among the coins it lists.`;
 }
 
-export async function updateShopSettings(deps: ShopsDeps, shopDomain: string, raw: unknown): Promise<{ ok: true; shop: Shop } | { ok: false; message: string }> {
+/** The columns the settings page edits, as a row's values to match in a conditional update. */
+const SETTINGS_COLUMNS = [
+  "checkoutMode",
+  "gatewayLanguage",
+  "testMode",
+  "readOrderOnWebhook",
+  "liveFixedCurrency",
+  "sandboxFixedCurrency",
+  "liveOfferedCurrencies",
+  "sandboxOfferedCurrencies",
+] as const satisfies readonly (keyof Shop)[];
+
+function storedSettings(shop: Shop): Pick<Shop, (typeof SETTINGS_COLUMNS)[number]> {
+  return Object.fromEntries(SETTINGS_COLUMNS.map((column) => [column, shop[column]])) as Pick<Shop, (typeof SETTINGS_COLUMNS)[number]>;
+}
+
+/**
+ * Names the settings as stored: the page sends back the version it showed, so a save made from
+ * a page loaded before another change (another tab, another staff member) does not silently
+ * undo it. Only these columns count: the shop's row also changes for reasons of its own.
+ */
+export function settingsVersion(shop: Shop): string {
+  return createHash("sha256").update(JSON.stringify(storedSettings(shop))).digest("base64url").slice(0, 22);
+}
+
+export const SETTINGS_CHANGED_MESSAGE =
+  "Nothing was saved: the settings were changed since this page was loaded (in another tab, or by someone else). The page now shows them as they are: make your change again.";
+
+/** `shownVersion`: the `settingsVersion` of the page the form was filled in on; the save is refused if the settings changed since. */
+export async function updateShopSettings(
+  deps: ShopsDeps,
+  shopDomain: string,
+  raw: unknown,
+  shownVersion?: string,
+): Promise<{ ok: true; shop: Shop } | { ok: false; message: string }> {
   const parsed = settingsSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
   const input = parsed.data;
@@ -187,12 +222,16 @@ export async function updateShopSettings(deps: ShopsDeps, shopDomain: string, ra
     return { ok: false, message: "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both." };
   }
   const shop = await ensureShop(deps.db, shopDomain);
+  if (shownVersion !== undefined && shownVersion !== settingsVersion(shop)) return { ok: false, message: SETTINGS_CHANGED_MESSAGE };
   const refusal = (await Promise.all([coinsRefusal(deps, shop, "live", input), coinsRefusal(deps, shop, "sandbox", input)])).find((r) => r !== null);
   if (refusal) return { ok: false, message: refusal };
-  const updated = await deps.db.shop.update({
-    where: { id: shop.id },
+  // Written only over the settings just compared: a save that lands in between is not undone.
+  const written = await deps.db.shop.updateMany({
+    where: { id: shop.id, ...storedSettings(shop) },
     data: { ...input, liveOfferedCurrencies: JSON.stringify(input.liveOfferedCurrencies), sandboxOfferedCurrencies: JSON.stringify(input.sandboxOfferedCurrencies) },
   });
+  if (written.count === 0) return { ok: false, message: SETTINGS_CHANGED_MESSAGE };
+  const updated = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
   await syncPaymentsAppReadiness(deps, updated);
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
 }

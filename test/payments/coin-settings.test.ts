@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { coinsFor } from "../../app/payment-page/payment-page.server";
 import { connectGateway } from "../../app/shops/onboarding.server";
+import { getAdminPage, postAdminForm, postForms } from "../support/admin-pages";
 import { startLiveGateway, type LiveGatewayStandin } from "../support/live-gateway";
 import { startStack, type Stack } from "../support/stack";
 
@@ -179,5 +180,31 @@ describe("coin settings per gateway environment", () => {
     // An empty list offers every coin of the environment (within the amount's limits).
     await saved({ checkoutMode: "app_page", sandboxOfferedCurrencies: ["XRP", "LTC"] });
     expect((await offered(false)).symbols).toEqual(["BTC", "ETH", "USDC_POLYGON_NXTB", "TRX_USDC_6NU3"]);
+  });
+});
+
+describe("a save from a page loaded before another change", () => {
+  it("is refused, saves nothing and leaves the other change as it was; the page then shows the settings as they are", async () => {
+    const settingsForm = async () => postForms((await getAdminPage(stack, "/app/settings")).html).find((form) => "version" in form)!;
+    const stale = await settingsForm();
+    const other = await settingsForm();
+    // Another tab saves the gateway page's language first.
+    const first = await postAdminForm(stack, "/app/settings", { ...other, gatewayLanguage: "ES" });
+    expect(first.status).toBe(200);
+    expect(first.text).toContain("Settings saved.");
+
+    // The page loaded before it saves test mode, with the language it showed.
+    const refused = await postAdminForm(stack, "/app/settings", { ...stale, testMode: "true" });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("Nothing was saved: the settings were changed since this page was loaded");
+    expect(await shopRow()).toMatchObject({ gatewayLanguage: "ES", testMode: false });
+
+    // Filled in again on the page as it is now, the save goes through.
+    const current = await settingsForm();
+    expect(current.version).not.toBe(stale.version);
+    expect(current.gatewayLanguage).toBe("ES");
+    expect((await postAdminForm(stack, "/app/settings", { ...current, testMode: "true" })).status).toBe(200);
+    expect(await shopRow()).toMatchObject({ gatewayLanguage: "ES", testMode: true });
+    await postAdminForm(stack, "/app/settings", { ...(await settingsForm()), testMode: "false", gatewayLanguage: "EN" });
   });
 });
