@@ -222,13 +222,16 @@ export interface AttentionItem {
   flag: string;
 }
 
-export async function paymentsNeedingAttention(db: Database, shopId: string): Promise<AttentionItem[]> {
-  const payments = await db.payment.findMany({
-    where: { shopId, attention: { not: null }, attentionResolvedAt: null },
-    orderBy: { updatedAt: "desc" },
-    take: 200,
-  });
-  return payments.map((payment) => {
+/** The attention page shows at most this many flags at once, the latest first. */
+export const ATTENTION_PAGE_LIMIT = 200;
+
+/** The flagged payments the page shows (the latest first), and how many there are in all. */
+export async function paymentsNeedingAttention(db: Database, shopId: string): Promise<{ items: AttentionItem[]; total: number }> {
+  const [payments, total] = await Promise.all([
+    db.payment.findMany({ where: { shopId, attention: { not: null }, attentionResolvedAt: null }, orderBy: { updatedAt: "desc" }, take: ATTENTION_PAGE_LIMIT }),
+    countNeedingAttention(db, shopId),
+  ]);
+  const items = payments.map((payment) => {
     const advice = attentionAdvice(payment.attention ?? "");
     return {
       id: payment.id,
@@ -243,6 +246,7 @@ export async function paymentsNeedingAttention(db: Database, shopId: string): Pr
       flag: flagSeen(payment),
     };
   });
+  return { items, total };
 }
 
 export function countNeedingAttention(db: Database, shopId: string): Promise<number> {

@@ -13,7 +13,7 @@ import { markAttentionHandled, markHandledAnswer, paymentsNeedingAttention } fro
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
-  return { items: await paymentsNeedingAttention(context.services.db, shop.id) };
+  return paymentsNeedingAttention(context.services.db, shop.id);
 }
 
 const actionSchema = z.object({ intent: z.literal("handled"), paymentId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), flag: FLAG_SEEN });
@@ -28,7 +28,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function Attention() {
-  const { items } = useLoaderData<typeof loader>();
+  const { items, total } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyId = navigation.state !== "idle" ? navigation.formData?.get("paymentId") : null;
@@ -38,6 +38,11 @@ export default function Attention() {
         {result ? (
           <Layout.Section>
             <Banner tone={result.ok ? "success" : "warning"} title={result.message} />
+          </Layout.Section>
+        ) : null}
+        {total > items.length ? (
+          <Layout.Section>
+            <Banner tone="info" title={`Showing the ${items.length} latest of ${total} payments that need attention. Those handled make room for the next.`} />
           </Layout.Section>
         ) : null}
         {items.length === 0 ? (

@@ -3,6 +3,7 @@
 // underpayment) stays open until the merchant has seen it. Over HTTP, as the admin's forms post.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ATTENTION_PAGE_LIMIT } from "../../app/admin/payments.server";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
 import { getAdminPage, postAdminForm, postForms } from "../support/admin-pages";
@@ -87,4 +88,29 @@ describe.each([
     expect(again.status).toBe(409);
     expect(again.text).toContain("nothing left to handle");
   });
+});
+
+it("the attention page says when it shows only the latest flags of more than it can list", async () => {
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+  const open = await db().payment.count({ where: { shopId: shop.id, attention: { not: null }, attentionResolvedAt: null } });
+  const more = ATTENTION_PAGE_LIMIT + 1 - open;
+  await db().payment.createMany({
+    data: Array.from({ length: more }, (_, i) => ({
+      shopId: shop.id,
+      shopifyPaymentId: `many-${i}`,
+      gid: `gid://shopify/PaymentSession/many-${i}`,
+      groupId: `group-many-${i}`,
+      amount: "10.00",
+      currency: "EUR",
+      test: true,
+      kind: "sale",
+      cancelUrl: "https://shop.example/cancel",
+      gatewayEnv: "sandbox",
+      state: "failed",
+      attention: "unknown_status",
+    })),
+  });
+  const page = await getAdminPage(stack(), "/app/attention");
+  expect(page.text).toContain(`Showing the ${ATTENTION_PAGE_LIMIT} latest of ${ATTENTION_PAGE_LIMIT + 1} payments that need attention.`);
+  expect(postForms(page.html).filter((form) => form.intent === "handled")).toHaveLength(ATTENTION_PAGE_LIMIT);
 });
