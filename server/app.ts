@@ -16,6 +16,7 @@ import { startWorkers, type Workers } from "../app/workers.server";
 import { MAX_ROUTE_BODY_BYTES } from "../app/lib/http.server";
 import { apiRouter } from "./api-router";
 import { boundedBodies } from "./body-limit";
+import { pageHeaders } from "./page-headers";
 import { startWorkerThread } from "./workers-thread";
 import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
 
@@ -92,7 +93,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
 
   // A server build is served as production serves it, whatever NODE_ENV says.
   const requestMode = options.mode === "build" ? "production" : env.NODE_ENV;
-  app.all("*", boundedBodies(MAX_ROUTE_BODY_BYTES), createRequestHandler({ build, mode: requestMode, getLoadContext: () => ({ services }) }));
+  app.all("*", boundedBodies(MAX_ROUTE_BODY_BYTES), pageHeaders(), createRequestHandler({ build, mode: requestMode, getLoadContext: () => ({ services }) }));
 
   const server =
     env.TLS_CERT_FILE && env.TLS_KEY_FILE

@@ -2,6 +2,7 @@
 // Shopify authenticates those requests only with a client certificate from its Payments
 // Platform CA (there is no HMAC), so this module owns the HTTPS options that ask for that
 // certificate and the middleware that refuses protected paths without a verified one.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ServerOptions } from "node:https";
@@ -201,7 +202,7 @@ export function shopifyMtlsGuard(options: ShopifyMtlsGuardOptions): RequestHandl
     if (mode === "off") return null;
     if (mode === "proxy") {
       const value = headerValue(req.headers, proxyHeader);
-      if (value === proxyHeaderValue) return null;
+      if (value !== undefined && sameSecret(value, proxyHeaderValue)) return null;
       return {
         reason: value === undefined ? "proxy_header_missing" : "proxy_header_not_verified",
         message: "This endpoint only accepts requests from Shopify authenticated with a client certificate, and the TLS proxy did not verify one.",
@@ -240,4 +241,14 @@ export function shopifyMtlsGuard(options: ShopifyMtlsGuardOptions): RequestHandl
     });
     res.status(403).json({ error: "client_certificate_required", message: refusal.message });
   };
+}
+
+/**
+ * Compares a header with the configured value in constant time, like every other secret the
+ * app checks: where the proxy proves itself with a shared value, its length and its prefix
+ * must not show in the answer's timing. Digests make both sides the same length.
+ */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }

@@ -38,6 +38,10 @@ async function readShopifyRequest<T>(request: ApiRequest, schema: ZodType<T, Zod
 async function paymentSession(services: AppServices, request: ApiRequest): Promise<ApiAnswer> {
   const read = await readShopifyRequest(request, paymentSessionRequestSchema, "invalid_payment_session", "payment session");
   if (!read.ok) return read.answer;
+  // The shopper is sent back there: in production only over https (the stand-in's checkout is plain http).
+  if (services.env.NODE_ENV === "production" && !read.data.cancelUrl.startsWith("https://")) {
+    return apiError(400, "invalid_payment_session", "The payment session is malformed.", { fields: { "payment_method.data.cancel_url": "must be https" } });
+  }
   return startPaymentSession(services, { shopDomain: read.shopDomain, request: read.data });
 }
 

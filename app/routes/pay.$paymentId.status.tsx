@@ -10,5 +10,5 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) return jsonResponse(404, { error: "not_found", message: "This payment link is not valid." });
   const payment = await refreshIfDue(services, found);
-  return jsonResponse(200, paymentStatusView(services, payment), { "Referrer-Policy": "no-referrer" });
+  return jsonResponse(200, paymentStatusView(services, payment));
 }

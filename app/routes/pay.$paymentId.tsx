@@ -4,7 +4,7 @@
 // rest. Once the payment is received, or the order's time has run out (the countdown
 // reaching zero is enough), it asks for nothing more. The page follows the payment live
 // and sends the shopper back to Shopify when it ends. It speaks the shopper's language.
-import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from "@remix-run/react";
 import { useEffect, useState } from "react";
@@ -29,8 +29,6 @@ import { createOrderWithCurrency } from "~/payments/start-payment-session";
 function notFound(): Response {
   return new Response("This payment link is not valid.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
 }
-
-export const headers: HeadersFunction = () => ({ "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
 
 export const meta: MetaFunction<typeof loader> = ({ data: loaded }) => [{ title: loaded ? loaded.texts.pageTitle : "Payment" }];
 

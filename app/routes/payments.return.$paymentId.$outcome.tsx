@@ -24,7 +24,7 @@ function waitingPage(retryAfterSeconds: number, locale: string | null): Response
 <meta http-equiv="refresh" content="${retryAfterSeconds}"><title>${escapeHtml(texts.title)}</title>
 <style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#202223}main{max-width:28rem;padding:1.5rem;text-align:center}</style></head>
 <body><main><h1>${escapeHtml(texts.heading)}</h1><p>${escapeHtml(texts.body)}</p></main></body></html>`;
-  return new Response(html, { status: 200, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": String(retryAfterSeconds) } });
+  return new Response(html, { status: 200, headers: { "content-type": "text/html; charset=utf-8", "retry-after": String(retryAfterSeconds) } });
 }
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {

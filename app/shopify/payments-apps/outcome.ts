@@ -100,6 +100,11 @@ const stateSchema = z.object({
   merchantMessage: z.string().nullish(),
 });
 
+const webAddress = z
+  .string()
+  .url()
+  .refine((url) => /^https?:\/\//i.test(url), "must be http(s)");
+
 const paymentSessionSchema = z.object({
   id: z.string(),
   pendingExpiresAt: z.string().nullish(),
@@ -107,7 +112,9 @@ const paymentSessionSchema = z.object({
   nextAction: z
     .object({
       action: z.string(),
-      context: z.object({ __typename: z.string(), redirectUrl: z.string().url().optional() }),
+      // The shopper is redirected there: a web address only. Anything else (a javascript: or
+      // data: URL) is taken as no redirect, not as an answer to retry.
+      context: z.object({ __typename: z.string(), redirectUrl: webAddress.optional().catch(undefined) }),
     })
     .nullish(),
 });

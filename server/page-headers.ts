@@ -1,0 +1,38 @@
+// Headers every page of a kind gets, whatever its route sets: the shopper's pages (a signed
+// link, an address to pay, the return links' waiting page) are never cached, never framed by
+// another site and never sent on in a Referer; the admin's pages and their data (customers'
+// names and e-mails) are never cached. A route's own value of a header is kept.
+import type { RequestHandler } from "express";
+
+const SHOPPER_PAGE_HEADERS: Record<string, string> = {
+  "Cache-Control": "no-store",
+  "Referrer-Policy": "no-referrer",
+  "Content-Security-Policy": "frame-ancestors 'none'",
+  "X-Frame-Options": "DENY",
+  "X-Content-Type-Options": "nosniff",
+};
+
+const ADMIN_PAGE_HEADERS: Record<string, string> = {
+  "Cache-Control": "private, no-store",
+  "X-Content-Type-Options": "nosniff",
+};
+
+/** The admin's pages, their single-fetch data ("/app.data", "/app/payments.data") included. */
+const isAdminPath = (path: string) => path === "/app" || path.startsWith("/app/") || path.startsWith("/app.");
+const isShopperPath = (path: string) => path.startsWith("/pay/") || path.startsWith("/payments/return/");
+
+export function pageHeaders(): RequestHandler {
+  return (req, res, next) => {
+    const headers = isShopperPath(req.path) ? SHOPPER_PAGE_HEADERS : isAdminPath(req.path) ? ADMIN_PAGE_HEADERS : null;
+    if (headers) {
+      // Added as the head is written, each only if the route did not set it: Remix appends a
+      // route's headers, so setting them first would give "no-store, no-store" or worse.
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
+        for (const [name, value] of Object.entries(headers)) if (!res.hasHeader(name)) res.setHeader(name, value);
+        return writeHead.apply(this, args);
+      } as typeof writeHead;
+    }
+    next();
+  };
+}
