@@ -2,6 +2,7 @@
 // the validated environment. Routes receive it through Remix's load context; the server
 // entry starts the background workers with the same object.
 import type { AppEnv } from "./config/env.server";
+import type { RetryPolicy } from "./gateway/retry";
 import { databaseKind } from "./db/database-url";
 import { openConfiguredDatabase, type Database } from "./db/database.server";
 import { plainSqlThroughClient, type PlainSql } from "./db/plain-sql.server";
@@ -28,6 +29,8 @@ export interface ServiceOverrides {
   clock?: Clock;
   logger?: Logger;
   fetch?: typeof fetch;
+  /** The gateway clients' retry waits (a test that fails the gateway on purpose need not wait them out). */
+  gatewayRetry?: Partial<RetryPolicy>;
 }
 
 export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): AppServices {
@@ -62,6 +65,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
       logger,
       clock: () => clock.now(),
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
+      ...(overrides.gatewayRetry ? { retry: overrides.gatewayRetry } : {}),
     }),
     shops: createRememberedShops(),
     shopify: createShopifyDirectory({

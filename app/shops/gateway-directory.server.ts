@@ -1,6 +1,7 @@
 // Gives each shop its gateway clients (live and sandbox) from its encrypted credentials,
 // sharing one quota store per process so every call counts against the device's budget.
 import { createGatewayClient, type GatewayClient } from "~/gateway/client";
+import type { RetryPolicy } from "~/gateway/retry";
 import type { QuotaStore } from "~/gateway/quota";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import { registerSecret, type Logger } from "~/lib/logger.server";
@@ -15,6 +16,8 @@ export interface GatewayDirectoryOptions {
   logger: Logger;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** The clients' retries (tests shorten the waits); the gateway's guidance by default. */
+  retry?: Partial<RetryPolicy>;
   currenciesTtlMs?: number;
   clock?: () => Date;
 }
@@ -46,6 +49,7 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
         logger: options.logger.child({ shop: shop.shopDomain, env }),
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.retry ? { retry: options.retry } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
       });
       const access = { env, client, secretKeyHex };

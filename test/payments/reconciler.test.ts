@@ -17,7 +17,8 @@ import { stackForFile, waitFor } from "../support/stack";
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
 
-const stack = stackForFile({ workers: false, clock, gatewayLimits: "spec" });
+// Several tests fail the gateway on purpose: the client's retries are kept, with short waits.
+const stack = stackForFile({ workers: false, clock, gatewayLimits: "spec", gatewayRetry: { baseDelayMs: 5, maxDelayMs: 20 } });
 
 const db = () => stack().services.db;
 
@@ -222,8 +223,8 @@ it.each([
     await expectFinalisedUnread(first.session.id, first.payment.id, cause);
     await expectFinalisedUnread(second.session.id, second.payment.id, cause);
   },
-  // Each failed read waits out the client's retries twice: the listing's, then one look-up's.
-  120_000,
+  // Each failed read goes through the client's retries twice: the listing's, then one look-up's.
+  60_000,
 );
 
 it("a read that fails at the finalise point is asked again: a payment completed with its webhook lost is resolved, not rejected", async () => {

@@ -10,6 +10,7 @@ import { parseEnv, type AppEnv } from "../../app/config/env.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { openDatabase } from "../../app/db/database.server";
 import { createLogger, type Logger } from "../../app/lib/logger.server";
+import type { RetryPolicy } from "../../app/gateway/retry";
 import type { Clock } from "../../app/payments/deps";
 import type { AppServices } from "../../app/services.server";
 import { connectSandbox } from "../../app/shops/onboarding.server";
@@ -39,6 +40,8 @@ export interface StackOptions {
   logLines?: string[];
   env?: Record<string, string>;
   sandboxDbPath?: string;
+  /** The app's gateway clients' retry waits: shortened for a file that fails the gateway on purpose. */
+  gatewayRetry?: Partial<RetryPolicy>;
   /** The gateway's throttles, on both sides; "spec" keeps SPEC.md's numbers. Default: raised, so suites are not throttled. */
   gatewayLimits?: "spec" | "raised";
 }
@@ -119,7 +122,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const env = parseEnv(values);
   const lines = options.logLines ?? [];
   const logger = createLogger({ level: "debug", sink: (line) => lines.push(line) });
-  const overrides = { logger, ...(options.clock ? { clock: options.clock } : {}) };
+  const overrides = { logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.gatewayRetry ? { gatewayRetry: options.gatewayRetry } : {}) };
 
   let app = await startAppServer({ env, mode: "vite", workers: options.workers ?? true, overrides });
   const db = app.services.db;
