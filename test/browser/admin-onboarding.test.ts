@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { notificationUrl } from "../../app/shops/onboarding.server";
 import { browserForFile, saveScreenshot } from "../support/browser";
+import { paymentColumns } from "../support/payment-rows";
 import { stackForFile } from "../support/stack";
 import { DESKTOP, openAdmin, reloadInteractive } from "./support/admin";
 import { saveDocScreenshot } from "./support/screenshots";
@@ -129,21 +130,7 @@ describe("onboarding in the admin", () => {
 
     // A test payment the shopper has not finished: the confirmation says what removing does to it.
     const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
-    await stack().services.db.payment.create({
-      data: {
-        shopId: shop.id,
-        shopifyPaymentId: "in-progress",
-        gid: "gid://shopify/PaymentSession/in-progress",
-        groupId: "group-in-progress",
-        amount: "10.00",
-        currency: "EUR",
-        test: true,
-        kind: "sale",
-        cancelUrl: "https://shop.example/cancel",
-        gatewayEnv: "sandbox",
-        state: "awaiting_payment",
-      },
-    });
+    await stack().services.db.payment.create({ data: paymentColumns(shop.id) });
     await openAdmin(page, stack(), "/app/onboarding", SHOP);
     await page.getByRole("button", { name: "Remove the sandbox credentials" }).click();
     await page.getByText("Remove the sandbox device's credentials?").waitFor();

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import { getAdminPage, pageText } from "../support/admin-pages";
+import { paymentColumns } from "../support/payment-rows";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
@@ -17,23 +18,7 @@ const db = () => stack().services.db;
 /** A payment row of the test shop: a 49.90 EUR test payment awaiting payment, unless `columns` say otherwise. */
 async function makePayment(columns: Partial<Prisma.PaymentUncheckedCreateInput> = {}) {
   const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
-  const key = randomUUID();
-  return db().payment.create({
-    data: {
-      shopId: shop.id,
-      shopifyPaymentId: key,
-      gid: `gid://shopify/PaymentSession/${key}`,
-      groupId: `group-${key}`,
-      amount: "49.90",
-      currency: "EUR",
-      test: true,
-      kind: "sale",
-      cancelUrl: "https://shop.example/cancel",
-      gatewayEnv: "sandbox",
-      state: "awaiting_payment",
-      ...columns,
-    },
-  });
+  return db().payment.create({ data: paymentColumns(shop.id, columns) });
 }
 
 /** The payment ids the list page links to, in order. */

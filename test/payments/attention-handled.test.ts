@@ -7,6 +7,7 @@ import { ATTENTION_PAGE_LIMIT } from "../../app/admin/payments.server";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
 import { getAdminPage, postAdminForm, postForms } from "../support/admin-pages";
+import { paymentColumns } from "../support/payment-rows";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
@@ -18,19 +19,8 @@ const db = () => stack().services.db;
 /** An underpaid (IA) payment, rejected and flagged for the merchant, with no transaction read yet. */
 async function underpaidPayment() {
   const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
-  const key = randomUUID();
   return db().payment.create({
-    data: {
-      shopId: shop.id,
-      shopifyPaymentId: key,
-      gid: `gid://shopify/PaymentSession/${key}`,
-      groupId: `group-${key}`,
-      amount: "49.90",
-      currency: "EUR",
-      test: true,
-      kind: "sale",
-      cancelUrl: "https://shop.example/cancel",
-      gatewayEnv: "sandbox",
+    data: paymentColumns(shop.id, {
       gatewayOrderId: randomUUID(),
       gatewayStatus: "IA",
       percentage: "60.0",
@@ -38,7 +28,7 @@ async function underpaidPayment() {
       shopifyOutcome: "rejected",
       attention: "underpaid",
       attentionDetail: "The shopper paid 60 % of the order.",
-    },
+    }),
   });
 }
 
@@ -95,20 +85,7 @@ it("the attention page says when it shows only the latest flags of more than it 
   const open = await db().payment.count({ where: { shopId: shop.id, attention: { not: null }, attentionResolvedAt: null } });
   const more = ATTENTION_PAGE_LIMIT + 1 - open;
   await db().payment.createMany({
-    data: Array.from({ length: more }, (_, i) => ({
-      shopId: shop.id,
-      shopifyPaymentId: `many-${i}`,
-      gid: `gid://shopify/PaymentSession/many-${i}`,
-      groupId: `group-many-${i}`,
-      amount: "10.00",
-      currency: "EUR",
-      test: true,
-      kind: "sale",
-      cancelUrl: "https://shop.example/cancel",
-      gatewayEnv: "sandbox",
-      state: "failed",
-      attention: "unknown_status",
-    })),
+    data: Array.from({ length: more }, () => paymentColumns(shop.id, { state: "failed", attention: "unknown_status" })),
   });
   const page = await getAdminPage(stack(), "/app/attention");
   expect(page.text).toContain(`Showing the ${ATTENTION_PAGE_LIMIT} latest of ${ATTENTION_PAGE_LIMIT + 1} payments that need attention.`);

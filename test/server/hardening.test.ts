@@ -58,27 +58,20 @@ describe("page headers", () => {
 
 describe("where the shopper is sent", () => {
   const sessionRoute = API_ROUTES.find((route) => route.path === "/payments/session")!;
-  const sessionRequest = (cancelUrl: string): ApiRequest => {
-    const body = JSON.stringify({
-      id: randomUUID(),
-      gid: `gid://shopify/PaymentSession/${randomUUID()}`,
-      group: randomUUID(),
-      amount: "49.90",
-      currency: "EUR",
-      test: true,
-      payment_method: { type: "offsite", data: { cancel_url: cancelUrl } },
-      proposed_at: "2026-11-24T10:00:00Z",
-    });
-    const headers: Record<string, string> = { "content-type": "application/json", "shopify-shop-domain": "demo-shop.myshopify.com", "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" };
+  /** Shopify's request for a payment session of the stand-in's checkout, whose cancel URL is plain http. */
+  const sessionRequest = (): ApiRequest => {
+    const { request } = stack().standin.state.createPaymentSession({ test: true });
+    expect(request.payment_method.data.cancel_url).toMatch(/^http:\/\//);
+    const headers: Record<string, string> = { "content-type": "application/json", "shopify-shop-domain": stack().shopDomain, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" };
     const chunks = (async function* () {
-      yield new TextEncoder().encode(body);
+      yield new TextEncoder().encode(JSON.stringify(request));
     })();
     return { header: (name) => headers[name.toLowerCase()] ?? null, params: {}, body: chunks };
   };
 
   it("in production, a payment session whose cancel URL is not https is refused with a 400 before anything is done", async () => {
     const production = { env: { NODE_ENV: "production" } } as unknown as AppServices;
-    const answer = await sessionRoute.handle(production, sessionRequest("http://demo-shop.example/checkouts/cancel"));
+    const answer = await sessionRoute.handle(production, sessionRequest());
     expect(answer).toMatchObject({ status: 400, body: { error: "invalid_payment_session", fields: { "payment_method.data.cancel_url": "must be https" } } });
   });
 

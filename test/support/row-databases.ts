@@ -8,6 +8,7 @@ import { applyMigrations } from "../../app/db/migrate.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
 import type { Payment, Prisma } from "../../generated/prisma/sqlite/client";
 import { forThisFile } from "./for-this-file";
+import { paymentColumns } from "./payment-rows";
 import { createTestPostgresDatabase } from "./postgres";
 
 export interface RowDatabase {
@@ -44,25 +45,7 @@ export function rowsDatabaseForFile(database: RowDatabase, shop: { shopDomain: s
   );
 }
 
-let payments = 0;
-
 /** A payment of the shop (sandbox, 49.90 EUR, awaiting payment unless `columns` say otherwise). */
 export function createPayment(rows: OpenedRows, columns: Partial<Prisma.PaymentUncheckedCreateInput> = {}): Promise<Payment> {
-  const n = ++payments;
-  return rows.db.payment.create({
-    data: {
-      shopId: rows.shopId,
-      shopifyPaymentId: `rows-${n}`,
-      gid: `gid://shopify/PaymentSession/rows-${n}`,
-      groupId: `group-${n}`,
-      amount: "49.90",
-      currency: "EUR",
-      test: true,
-      kind: "sale",
-      cancelUrl: "https://shop.example/cancel",
-      gatewayEnv: "sandbox",
-      state: "awaiting_payment",
-      ...columns,
-    },
-  });
+  return rows.db.payment.create({ data: paymentColumns(rows.shopId, columns) });
 }
