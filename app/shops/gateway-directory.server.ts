@@ -68,10 +68,11 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
 }
 
 /**
- * A shop's gateway in one environment, for the pages that show it: connected, not connected,
- * or stored under an encryption key this instance does not hold (a key dropped from
- * CREDENTIALS_ENCRYPTION_KEYS too early). The last must not take down the page where the
- * merchant connects the device again.
+ * A shop's gateway in one environment: connected, not connected, or stored under an
+ * encryption key this instance does not hold (a key dropped from CREDENTIALS_ENCRYPTION_KEYS
+ * too early), where `forShop` throws. What must answer all the same uses this: the admin's
+ * pages (among them the one where the merchant connects the device again), a payment
+ * session's refusal, the shopper's pages and return.
  */
 export type ShopGateway = { state: "connected"; access: ShopGatewayAccess } | { state: "not_connected" } | { state: "unreadable" };
 
