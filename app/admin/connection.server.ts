@@ -34,17 +34,12 @@ export function environmentConnection(shop: Shop, env: GatewayEnv, gateways: Gat
   const hint = env === "live" ? shop.liveDeviceKeyHint : shop.sandboxDeviceKeyHint;
   return {
     env,
-    label: environmentLabel(env),
+    label: env === "live" ? "Live gateway" : "Gateway sandbox (test mode)",
     connected: sealed !== null,
     unreadable: shopGateway(gateways, shop, env).state === "unreadable",
     maskedKey: sealed !== null ? maskSecret(hint ?? "") : null,
   };
 }
-
-export function environmentLabel(env: GatewayEnv): string {
-  return env === "live" ? "Live gateway" : "Gateway sandbox (test mode)";
-}
-
 
 export function hasAnyCredentials(shop: Shop): boolean {
   return shop.liveDeviceKeyEnc !== null || shop.sandboxDeviceKeyEnc !== null;

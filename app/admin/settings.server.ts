@@ -6,7 +6,7 @@ import { CURRENCY_LIMITS_FIAT, offeredCoinsOf } from "~/payment-page/coins";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import type { GatewayEnv } from "~/payments/deps";
 import type { AppServices } from "~/services.server";
-import { settingsVersion } from "~/shops/onboarding.server";
+import { NO_FIXED_COIN_MESSAGE, settingsVersion } from "~/shops/onboarding.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import { environmentConnection } from "./connection.server";
 
@@ -128,7 +128,7 @@ export function readSettingsForm(form: FormData): SettingsFormResult {
   const { version, ...value } = parsed.data;
   const { checkoutMode, liveFixedCurrency, sandboxFixedCurrency } = value;
   if (checkoutMode === "fixed_coin" && !liveFixedCurrency && !sandboxFixedCurrency) {
-    return { ok: false, message: "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both.", field: "fixedCurrency" };
+    return { ok: false, message: NO_FIXED_COIN_MESSAGE, field: "fixedCurrency" };
   }
   return { ok: true, value, version };
 }

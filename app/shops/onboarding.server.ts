@@ -205,6 +205,8 @@ export function settingsVersion(shop: Shop): string {
   return createHash("sha256").update(JSON.stringify(storedSettings(shop))).digest("base64url").slice(0, 22);
 }
 
+export const NO_FIXED_COIN_MESSAGE = "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both.";
+
 export const SETTINGS_CHANGED_MESSAGE =
   "Nothing was saved: the settings were changed since this page was loaded (in another tab, or by someone else). The page now shows them as they are: make your change again.";
 
@@ -219,7 +221,7 @@ export async function updateShopSettings(
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
   const input = parsed.data;
   if (input.checkoutMode === "fixed_coin" && !input.liveFixedCurrency && !input.sandboxFixedCurrency) {
-    return { ok: false, message: "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both." };
+    return { ok: false, message: NO_FIXED_COIN_MESSAGE };
   }
   const shop = await ensureShop(deps.db, shopDomain);
   if (shownVersion !== undefined && shownVersion !== settingsVersion(shop)) return { ok: false, message: SETTINGS_CHANGED_MESSAGE };
