@@ -12,21 +12,22 @@ export const shopDomainSchema = z
   .regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, "must be a myshopify.com domain")
   .max(255);
 
-export const addressSchema = z
-  .object({
-    given_name: optionalText,
-    family_name: optionalText,
-    line1: optionalText,
-    line2: optionalText,
-    city: optionalText,
-    postal_code: optionalText,
-    province: optionalText,
-    province_code: optionalText,
-    country_code: z.string().max(3).nullish(),
-    phone_number: optionalText,
-    company: optionalText,
-  })
-  .passthrough();
+/**
+ * The address fields the app uses (gatewayCustomerFields, and the app page's order from the
+ * stored copy), and no others: zod drops every other field Shopify sends (company, any later
+ * one), so the payment's stored billingAddress holds only these.
+ */
+export const addressSchema = z.object({
+  given_name: optionalText,
+  family_name: optionalText,
+  line1: optionalText,
+  line2: optionalText,
+  city: optionalText,
+  postal_code: optionalText,
+  province: optionalText,
+  country_code: z.string().max(3).nullish(),
+  phone_number: optionalText,
+});
 
 export const customerSchema = z
   .object({

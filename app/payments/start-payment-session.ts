@@ -3,7 +3,7 @@
 // `id` (even concurrently) gets exactly the first answer.
 import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/client";
 import { readSessionShop, shopRowUnchanged, type SessionShop } from "~/shops/shop-rows.server";
-import { customerEmailKey } from "~/shops/customer-identity";
+import { customerEmailKey, customerPhoneKey } from "~/shops/customer-identity";
 import { shopGateway } from "~/shops/gateway-directory.server";
 import { formatFiatAmount } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
@@ -207,7 +207,7 @@ async function recordAndStart(
         orderRequestedAt,
         customerEmail: customerEmailKey(customer?.email),
         customerName: [address?.given_name, address?.family_name].filter(Boolean).join(" ") || null,
-        customerPhone: customer?.phone_number ?? address?.phone_number ?? null,
+        customerPhone: customerPhoneKey(customer?.phone_number ?? address?.phone_number),
         billingAddress: address ? JSON.stringify(address) : null,
         lastCheckedAt: now,
       },

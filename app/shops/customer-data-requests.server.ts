@@ -2,8 +2,8 @@
 // and the merchant must answer with what each app holds. The app keeps, per request, a report
 // of the customer's payments as they were when the request came; the merchant downloads it
 // from the admin (app/routes/app.data-requests.tsx) and passes it on. A later customers/redact
-// for the same customer deletes the reports too (shopify-webhooks.server.ts), and shop/redact
-// deletes everything.
+// for the same customer deletes the reports too and takes their payments out of other
+// customers' reports (shopify-webhooks.server.ts), and shop/redact deletes everything.
 import { z } from "zod";
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
@@ -37,6 +37,13 @@ export interface CustomerDataReport {
     customerName: string | null;
     customerPhone: string | null;
     billingAddress: unknown;
+    /** The language the shopper was spoken to in (the merchantLocale column). */
+    locale: string | null;
+    gatewayOrderId: string | null;
+    inputCurrency: string | null;
+    cryptoAmount: string | null;
+    receivedAmount: string | null;
+    transactions: { txHash: string; currency: string; amount: string; confirmed: boolean; seenAt: string }[];
   }[];
 }
 
@@ -68,7 +75,24 @@ export async function recordCustomerDataRequest(
     ? await deps.db.payment.findMany({
         where,
         orderBy: { createdAt: "asc" },
-        select: { shopifyPaymentId: true, createdAt: true, amount: true, currency: true, state: true, gatewayStatus: true, customerEmail: true, customerName: true, customerPhone: true, billingAddress: true },
+        select: {
+          shopifyPaymentId: true,
+          createdAt: true,
+          amount: true,
+          currency: true,
+          state: true,
+          gatewayStatus: true,
+          customerEmail: true,
+          customerName: true,
+          customerPhone: true,
+          billingAddress: true,
+          merchantLocale: true,
+          gatewayOrderId: true,
+          inputCurrency: true,
+          cryptoAmount: true,
+          receivedAmount: true,
+          transactions: { orderBy: { seenAt: "asc" }, select: { txHash: true, currency: true, amount: true, confirmed: true, seenAt: true } },
+        },
       })
     : [];
   const receivedAt = deps.clock.now();
@@ -78,7 +102,13 @@ export async function recordCustomerDataRequest(
     dataRequestId: text(input.payload.data_request?.id),
     customer: { shopifyCustomerId: text(customer.id), email: customer.email ?? null, phone: customer.phone ?? null },
     ordersRequested: (input.payload.orders_requested ?? []).map(String),
-    payments: payments.map((p) => ({ ...p, createdAt: p.createdAt.toISOString(), billingAddress: parsedAddress(p.billingAddress) })),
+    payments: payments.map(({ merchantLocale, transactions, ...p }) => ({
+      ...p,
+      createdAt: p.createdAt.toISOString(),
+      billingAddress: parsedAddress(p.billingAddress),
+      locale: merchantLocale,
+      transactions: transactions.map((t) => ({ ...t, seenAt: t.seenAt.toISOString() })),
+    })),
   };
   const stored = await deps.db.customerDataRequest.upsert({
     where: { shopId_webhookId: { shopId: shop.id, webhookId: input.webhookId } },

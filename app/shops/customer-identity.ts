@@ -6,3 +6,13 @@ export function customerEmailKey(email: string | null | undefined): string | nul
   const key = email?.trim().toLowerCase();
   return key ? key : null;
 }
+
+// A customer's phone as the app keeps it: its digits alone, after a "+" if it starts with one
+// ("+34 611 222 333" and "+34611222333" are one number). Shopify's privacy webhooks name a
+// customer by their record's phone (E.164), which may be written otherwise than the phone
+// typed at checkout; payments are stored, and looked up, by this one form.
+export function customerPhoneKey(phone: string | null | undefined): string | null {
+  const text = phone?.trim();
+  const digits = text?.replace(/\D/g, "");
+  return digits ? `${text!.startsWith("+") ? "+" : ""}${digits}` : null;
+}

@@ -2,7 +2,9 @@
 // to finish), and the mandatory customer and shop data requests.
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
-import { customerEmailKey } from "./customer-identity";
+import type { Prisma } from "../../generated/prisma/sqlite/client";
+import type { CustomerDataReport } from "./customer-data-requests.server";
+import { customerEmailKey, customerPhoneKey } from "./customer-identity";
 
 /**
  * app/uninstalled. `triggeredAt` (Shopify's X-Shopify-Triggered-At): an uninstall Shopify
@@ -50,27 +52,59 @@ export function customerFilter(shopId: string, customer: CustomerIdentity) {
   // Stored by its key since e-mails are kept in lower case; as typed before (a form the
   // migration could not lower, see customerEmailKey), found when Shopify sends that same form.
   const emails = [...new Set([customerEmailKey(customer.email), customer.email?.trim()].filter((email): email is string => Boolean(email)))];
+  // Phones likewise: payments keep the phone's key (customerPhoneKey), and a migration reduced
+  // the ones stored before to it (a lookup by both forms alone would miss "+34 611 222 333"
+  // stored and "+34611222333" sent); the exact form finds data requests, kept as Shopify sent
+  // them, and a stored phone the migration left as typed.
+  const phones = [...new Set([customerPhoneKey(customer.phone), customer.phone?.trim()].filter((phone): phone is string => Boolean(phone)))];
   const or = [
     ...emails.map((email) => ({ customerEmail: email })),
-    ...(customer.phone ? [{ customerEmail: null, customerPhone: customer.phone }] : []),
+    ...(phones.length ? [{ customerEmail: null, customerPhone: { in: phones } }] : []),
   ];
   return or.length ? { shopId, OR: or } : null;
 }
 
 /**
  * customers/redact: the customer's personal fields are erased from every payment record, and
- * the reports kept for their data requests are deleted.
+ * the reports kept for their data requests are deleted. A report kept for another customer's
+ * request that copied in one of these payments (a shared phone) is rebuilt without it rather
+ * than deleted: that request stays answerable, with what the app still holds about its customer.
  */
 export async function redactCustomer(deps: { db: Database; logger: Logger }, shopDomain: string, customer: CustomerIdentity): Promise<number> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
   const where = shop ? customerFilter(shop.id, customer) : null;
-  if (!where) return 0;
-  const [result, reports] = await deps.db.$transaction([
-    deps.db.payment.updateMany({ where, data: { customerEmail: null, customerName: null, customerPhone: null, billingAddress: null } }),
-    deps.db.customerDataRequest.deleteMany({ where }),
-  ]);
-  deps.logger.info("Customer data redacted", { shop: shopDomain, payments: result.count, dataRequests: reports.count });
-  return result.count;
+  if (!shop || !where) return 0;
+  const { payments, dataRequests, rebuilt } = await deps.db.$transaction(async (tx) => {
+    const redacted = await tx.payment.findMany({ where, select: { shopifyPaymentId: true } });
+    const result = await tx.payment.updateMany({ where, data: { customerEmail: null, customerName: null, customerPhone: null, billingAddress: null } });
+    const reports = await tx.customerDataRequest.deleteMany({ where });
+    const rebuiltCount = await dropPaymentsFromReports(tx, shop.id, new Set(redacted.map((p) => p.shopifyPaymentId)));
+    return { payments: result.count, dataRequests: reports.count, rebuilt: rebuiltCount };
+  });
+  deps.logger.info("Customer data redacted", { shop: shopDomain, payments, dataRequests, otherReportsRebuilt: rebuilt });
+  return payments;
+}
+
+/** Rewrites the shop's reports (a shop has few) that hold any of `shopifyPaymentIds` without those payments; how many were rewritten. */
+async function dropPaymentsFromReports(tx: Prisma.TransactionClient, shopId: string, shopifyPaymentIds: Set<string>): Promise<number> {
+  if (shopifyPaymentIds.size === 0) return 0;
+  let rewritten = 0;
+  for (const request of await tx.customerDataRequest.findMany({ where: { shopId }, select: { id: true, report: true } })) {
+    let report: CustomerDataReport;
+    try {
+      report = JSON.parse(request.report) as CustomerDataReport;
+    } catch {
+      // Not a report the app wrote: it cannot be shown not to hold the payments.
+      await tx.customerDataRequest.delete({ where: { id: request.id } });
+      rewritten++;
+      continue;
+    }
+    const kept = report.payments.filter((p) => !shopifyPaymentIds.has(p.shopifyPaymentId));
+    if (kept.length === report.payments.length) continue;
+    await tx.customerDataRequest.update({ where: { id: request.id }, data: { report: JSON.stringify({ ...report, payments: kept }), paymentCount: kept.length } });
+    rewritten++;
+  }
+  return rewritten;
 }
 
 /** shop/redact (48 hours after uninstall): everything the app holds for the shop is deleted. */

@@ -3,6 +3,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { signWebhook } from "../../app/gateway/webhook-signature";
+import { reconcileOnce } from "../../app/payments/reconcile";
 import { connectSandbox } from "../../app/shops/onboarding.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { listCustomerDataRequests, takeCustomerDataReport } from "../../app/shops/customer-data-requests.server";
@@ -165,6 +166,64 @@ it("a customer is found whatever the case of the e-mail typed at checkout: Shopi
   expect((await shopifyWebhook("customers/redact", { shop_domain: stack.shopDomain, customer, orders_to_redact: [] })).status).toBe(200);
   expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).customerEmail).toBeNull();
   expect(await db().customerDataRequest.count({ where: { webhookId } })).toBe(0);
+});
+
+it("customers/redact takes the redacted customer's payments out of the reports kept for other customers' requests, which stay answerable", async () => {
+  const phone = "+34600555777";
+  const payment = async (customer: { email: string | undefined; phone_number: string; billing_address: Record<string, string> }) => {
+    const { session } = await stack.standin.state.startPayment({ test: true, customer });
+    return db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  };
+  // A household phone: Bob paid with his e-mail, Carol with the phone alone; Bob's report holds both.
+  const bob = await payment({ email: "bob.reporter@example.com", phone_number: phone, billing_address: { given_name: "Bob", family_name: "Reporter", line1: "Calle Bob 1", city: "Sevilla", postal_code: "41001", country_code: "ES" } });
+  const carol = await payment({ email: undefined, phone_number: phone, billing_address: { given_name: "Carolina", family_name: "Phoneonlyova", line1: "Avenida Carolina 99", city: "Cordoba", postal_code: "14002", country_code: "ES" } });
+  expect(carol.customerEmail).toBeNull();
+  const webhookId = randomUUID();
+  const bobAsks = { shop_domain: stack.shopDomain, customer: { id: 501, email: "bob.reporter@example.com", phone }, orders_requested: [] };
+  expect((await shopifyWebhook("customers/data_request", bobAsks, stack.shopDomain, webhookId)).status).toBe(200);
+  expect((await db().customerDataRequest.findFirstOrThrow({ where: { webhookId } })).paymentCount).toBe(2);
+
+  expect((await shopifyWebhook("customers/redact", { shop_domain: stack.shopDomain, customer: { id: 502, email: null, phone }, orders_to_redact: [] })).status).toBe(200);
+  expect((await db().payment.findUniqueOrThrow({ where: { id: carol.id } })).customerName).toBeNull();
+  const kept = await db().customerDataRequest.findFirstOrThrow({ where: { webhookId } });
+  const report = JSON.parse(kept.report) as { payments: { shopifyPaymentId: string }[] };
+  expect(report.payments.map((p) => p.shopifyPaymentId)).toEqual([bob.shopifyPaymentId]);
+  expect(kept.paymentCount).toBe(1);
+  expect(kept.report).toContain("Calle Bob 1");
+  const reports = await db().customerDataRequest.findMany({ select: { report: true } });
+  expect(reports.filter((r) => /Phoneonlyova|Avenida Carolina 99/.test(r.report))).toEqual([]);
+});
+
+it("customers/data_request reports everything held about the customer's payments: locale, gateway order, coin amounts and transactions", async () => {
+  const email = "complete.report@example.com";
+  const { session } = await stack.standin.state.startPayment({ test: true, customer: { email, phone_number: "+34600999000" }, locale: "pt-BR" });
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  expect(payment.merchantLocale).toBe("pt-BR");
+  for (const body of [{ action: "choose_currency", currency: "BTC" }, { action: "pay", amount: "exact" }, { action: "confirm" }]) {
+    await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, body);
+  }
+  await waitFor(async () => (await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state === "paid", "paid");
+  await reconcileOnce(stack.services, { worker: "test", force: true });
+  const paid = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { transactions: true } });
+  expect(paid.transactions).toHaveLength(1);
+  const [tx] = paid.transactions;
+
+  const webhookId = randomUUID();
+  expect((await shopifyWebhook("customers/data_request", { shop_domain: stack.shopDomain, customer: { id: 504, email, phone: null }, orders_requested: [] }, stack.shopDomain, webhookId)).status).toBe(200);
+  const stored = await db().customerDataRequest.findFirstOrThrow({ where: { webhookId } });
+  const report = JSON.parse(stored.report) as { payments: Record<string, unknown>[] };
+  expect(report.payments).toEqual([
+    expect.objectContaining({
+      shopifyPaymentId: session.id,
+      locale: "pt-BR",
+      gatewayOrderId: paid.gatewayOrderId,
+      inputCurrency: "BTC",
+      cryptoAmount: paid.cryptoAmount,
+      receivedAmount: paid.receivedAmount,
+      transactions: [{ txHash: tx!.txHash, currency: tx!.currency, amount: tx!.amount, confirmed: tx!.confirmed, seenAt: tx!.seenAt.toISOString() }],
+    }),
+  ]);
+  expect([paid.cryptoAmount, paid.receivedAmount]).not.toContain(null);
 });
 
 it("customers/data_request without a customer object is refused with a 400 and stores nothing", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createOrderRequestSchema } from "../../app/gateway/schemas";
 import { cutText, gatewayCustomerFields } from "../../app/payments/customer-fields";
+import { addressSchema } from "../../app/payments/shopify-requests";
 import { isEmail as sandboxTakesEmail } from "../../sandbox/drf-fields";
 import { EMAILS_LEFT_OUT_THOUGH_VALID, EMAILS_THE_GATEWAY_REFUSES, EMAILS_THE_GATEWAY_TAKES } from "../gateway/support/email-cases";
 
@@ -72,5 +73,31 @@ describe("customer fields for the gateway", () => {
       // A country-shaped code is drawn often, so codes the gateway refuses are exercised every run.
       { numRuns: 300, examples: [[{ email: undefined, phone_number: undefined, given_name: undefined, family_name: undefined, line1: undefined, line2: undefined, city: undefined, province: undefined, postal_code: undefined, country_code: "DA" }]] },
     );
+  });
+});
+
+describe("the address a payment keeps", () => {
+  it("holds only the fields the flows use, and gives the gateway the same fields as the address Shopify sent", () => {
+    const sent = {
+      given_name: "Mina",
+      family_name: "Malstore",
+      line1: "Calle Corta 5",
+      line2: "2º B",
+      city: "Bilbao",
+      province: "Bizkaia",
+      province_code: "BI",
+      postal_code: "48001",
+      country_code: "ES",
+      phone_number: "+34 600 111 222",
+      company: "Malstore Consulting SL",
+      some_later_field: "kept by nobody",
+    };
+    const address = addressSchema.parse(sent);
+    const stored = JSON.parse(JSON.stringify(address)) as typeof address;
+    expect(Object.keys(stored).sort()).toEqual(["city", "country_code", "family_name", "given_name", "line1", "line2", "phone_number", "postal_code", "province"]);
+    // The app page's order is made from the stored copy: the gateway is given what the session's order was.
+    const fields = gatewayCustomerFields({ billing_address: stored });
+    expect(fields).toEqual(gatewayCustomerFields({ billing_address: sent }));
+    expect(Object.keys(fields).sort()).toEqual(["address_additional", "city", "country", "full_name", "home_address", "phone_number", "province", "zip_code"]);
   });
 });

@@ -1,0 +1,48 @@
+// The migration that keeps customers' phones by their key (customerPhoneKey), on SQLite and
+// PostgreSQL: a phone of digits, spaces and - ( ) . / (a "+" first alone) is reduced to its
+// key, any other keeps its form; customers/redact finds the first by the phone in E.164 and
+// the second by the very form stored.
+import { readFileSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../app/db/database.server";
+import { silentLogger } from "../../app/lib/logger.server";
+import { customerPhoneKey } from "../../app/shops/customer-identity";
+import { redactCustomer } from "../../app/shops/shopify-webhooks.server";
+import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+
+const SHOP = "phone-migration.myshopify.com";
+const MIGRATION_DIRS: Record<string, string> = { SQLite: "prisma/migrations", PostgreSQL: "prisma/postgresql/migrations" };
+
+describe.each(ROW_DATABASES)("on $name", (database) => {
+  const rows = rowsDatabaseForFile(database, { shopDomain: SHOP, webhookToken: "phone-migration-token-01" });
+  let opened: OpenedRows;
+  let db: Database;
+  beforeAll(() => void ({ db } = opened = rows()));
+
+  /** Runs the migration again over rows stored as an earlier release stored them (as typed). */
+  async function migrate() {
+    const sql = readFileSync(`${MIGRATION_DIRS[database.name]}/20261124230000_customer_phone_key/migration.sql`, "utf8");
+    for (const statement of sql.replace(/^\s*--.*$/gm, "").split(";").map((s) => s.trim()).filter(Boolean)) await db.$executeRawUnsafe(statement);
+  }
+
+  it("reduces typed phones to their key, keeps the others as they are, and customers/redact finds both", async () => {
+    const typed = ["+34 611 222 333", "+1 (415) 555-0100", "0034.611/222-333", "+34611222444", " +34 611 222 666 "];
+    const reduced = await Promise.all(typed.map((phone, i) => createPayment(opened, { customerPhone: phone, customerName: `Reduced ${i}` })));
+    const odd = ["+34 611 222 333 ext. 5", "34+611222555"];
+    const kept = await Promise.all(odd.map((phone, i) => createPayment(opened, { customerPhone: phone, customerName: `Kept ${i}` })));
+    const withEmail = await createPayment(opened, { customerEmail: "has.email@example.com", customerPhone: "+34 611 222 777", customerName: "Has Email" });
+    await migrate();
+    const phone = async (id: string) => (await db.payment.findUniqueOrThrow({ where: { id } })).customerPhone;
+    expect(await Promise.all(reduced.map((p) => phone(p.id)))).toEqual(typed.map(customerPhoneKey));
+    expect(await Promise.all(kept.map((p) => phone(p.id)))).toEqual(odd);
+    expect(await phone(withEmail.id)).toBe("+34611222777");
+
+    // Shopify names the first ones by their phone in E.164, the others by the very form stored.
+    for (const sent of ["+34611222333", "+14155550100", "0034611222333", "+34611222444", "+34611222666", ...odd]) {
+      await redactCustomer({ db, logger: silentLogger }, SHOP, { email: null, phone: sent });
+    }
+    const name = async (id: string) => (await db.payment.findUniqueOrThrow({ where: { id } })).customerName;
+    expect(await Promise.all([...reduced, ...kept].map((p) => name(p.id)))).toEqual([...reduced, ...kept].map(() => null));
+    expect(await name(withEmail.id)).toBe("Has Email");
+  });
+});
