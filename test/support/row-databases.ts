@@ -1,6 +1,6 @@
 // The databases of the plain-SQL row tests: each file runs its tests on a fresh SQLite file
 // and on a throwaway PostgreSQL database, migrated, with one shop.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAppDatabase, type Database } from "../../app/db/database.server";
@@ -48,4 +48,12 @@ export function rowsDatabaseForFile(database: RowDatabase, shop: { shopDomain: s
 /** A payment of the shop (sandbox, 49.90 EUR, awaiting payment unless `columns` say otherwise). */
 export function createPayment(rows: OpenedRows, columns: Partial<Prisma.PaymentUncheckedCreateInput> = {}): Promise<Payment> {
   return rows.db.payment.create({ data: paymentColumns(rows.shopId, columns) });
+}
+
+const MIGRATION_DIRS: Record<RowDatabase["name"], string> = { SQLite: "prisma/migrations", PostgreSQL: "prisma/postgresql/migrations" };
+
+/** Runs one committed migration again, on rows stored as an earlier release stored them. */
+export async function rerunMigration(database: RowDatabase, db: Database, migration: string): Promise<void> {
+  const sql = readFileSync(`${MIGRATION_DIRS[database.name]}/${migration}/migration.sql`, "utf8");
+  for (const statement of sql.replace(/^\s*--.*$/gm, "").split(";").map((s) => s.trim()).filter(Boolean)) await db.$executeRawUnsafe(statement);
 }

@@ -2,15 +2,13 @@
 // address of printable ASCII is lowered (what customerEmailKey would make of it), any other
 // keeps its form (SQLite's lower() folds ASCII letters only, and a half-lowered address would
 // match no lookup); both are found by customers/redact, the second by its exact form.
-import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import { silentLogger } from "../../app/lib/logger.server";
 import { redactCustomer } from "../../app/shops/shopify-webhooks.server";
-import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+import { createPayment, rerunMigration, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
 
 const SHOP = "email-migration.myshopify.com";
-const MIGRATION_DIRS: Record<string, string> = { SQLite: "prisma/migrations", PostgreSQL: "prisma/postgresql/migrations" };
 
 describe.each(ROW_DATABASES)("on $name", (database) => {
   const rows = rowsDatabaseForFile(database, { shopDomain: SHOP, webhookToken: "email-migration-token-01" });
@@ -19,10 +17,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   beforeAll(() => void ({ db } = opened = rows()));
 
   /** Runs the migration again over rows stored as an earlier release stored them (as typed). */
-  async function migrate() {
-    const sql = readFileSync(`${MIGRATION_DIRS[database.name]}/20261124220000_customer_email_lower_case/migration.sql`, "utf8");
-    for (const statement of sql.replace(/^\s*--.*$/gm, "").split(";").map((s) => s.trim()).filter(Boolean)) await db.$executeRawUnsafe(statement);
-  }
+  const migrate = () => rerunMigration(database, db, "20261124220000_customer_email_lower_case");
 
   it("lowers ASCII addresses, keeps the others as they are, and customers/redact finds both", async () => {
     const ascii = await createPayment(opened, { customerEmail: " Lucia.Fernandez@Example.COM", customerName: "Lucía Fernández" });

@@ -2,16 +2,14 @@
 // PostgreSQL: a phone of digits, spaces and - ( ) . / (a "+" first alone) is reduced to its
 // key, any other keeps its form; customers/redact finds the first by the phone in E.164 and
 // the second by the very form stored.
-import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import { silentLogger } from "../../app/lib/logger.server";
 import { customerPhoneKey } from "../../app/shops/customer-identity";
 import { redactCustomer } from "../../app/shops/shopify-webhooks.server";
-import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+import { createPayment, rerunMigration, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
 
 const SHOP = "phone-migration.myshopify.com";
-const MIGRATION_DIRS: Record<string, string> = { SQLite: "prisma/migrations", PostgreSQL: "prisma/postgresql/migrations" };
 
 describe.each(ROW_DATABASES)("on $name", (database) => {
   const rows = rowsDatabaseForFile(database, { shopDomain: SHOP, webhookToken: "phone-migration-token-01" });
@@ -20,10 +18,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   beforeAll(() => void ({ db } = opened = rows()));
 
   /** Runs the migration again over rows stored as an earlier release stored them (as typed). */
-  async function migrate() {
-    const sql = readFileSync(`${MIGRATION_DIRS[database.name]}/20261124230000_customer_phone_key/migration.sql`, "utf8");
-    for (const statement of sql.replace(/^\s*--.*$/gm, "").split(";").map((s) => s.trim()).filter(Boolean)) await db.$executeRawUnsafe(statement);
-  }
+  const migrate = () => rerunMigration(database, db, "20261124230000_customer_phone_key");
 
   it("reduces typed phones to their key, keeps the others as they are, and customers/redact finds both", async () => {
     const typed = ["+34 611 222 333", "+1 (415) 555-0100", "0034.611/222-333", "+34611222444", " +34 611 222 666 "];
