@@ -2,6 +2,7 @@
 // changes, Shopify's answers, the shopper's moves) becomes a title and a sentence.
 // Event details are JSON written by the app itself, still parsed defensively.
 import { z } from "zod";
+import type { SettleSource } from "~/payments/settle-payment";
 import { attentionAdvice } from "./attention";
 import { formatMoney } from "./format";
 import { gatewayStatusWords, paymentStateWords } from "./status-words";
@@ -40,8 +41,10 @@ const detailSchema = z
   .passthrough();
 type Detail = z.infer<typeof detailSchema>;
 
-const SOURCE_WORDS: Record<string, string> = {
+// Every source a settlement records has words: a new one fails to compile until it has them.
+const SOURCE_WORDS: Record<SettleSource | "pending_window", string> = {
   webhook: "a gateway notification",
+  signed_webhook: "a signed gateway notification, trusted without reading the order",
   return: "the shopper's return",
   reconcile: "the periodic check",
   check: "a manual check",
@@ -67,7 +70,9 @@ function parseDetail(text: string): Detail {
   }
 }
 
-const via = (source: string | undefined) => (source ? ` (seen through ${SOURCE_WORDS[source] ?? source})` : "");
+const sourceWords = (source: string) => (source in SOURCE_WORDS ? SOURCE_WORDS[source as keyof typeof SOURCE_WORDS] : source);
+
+const via = (source: string | undefined) => (source ? ` (seen through ${sourceWords(source)})` : "");
 
 /** The payment the events belong to: follow-up requests store their amount without its currency, which is the payment's. */
 export interface EventPayment {
@@ -86,7 +91,7 @@ function requestedAmount(d: Detail, payment: EventPayment | undefined): string {
 }
 
 function verifiedDescription(d: Detail): string {
-  const read = d.source ? `The gateway order was read through ${SOURCE_WORDS[d.source] ?? d.source}` : "The gateway order was read";
+  const read = d.source ? `The gateway order was read through ${sourceWords(d.source)}` : "The gateway order was read";
   const shows = typeof d.status === "string" ? ` and shows ${gatewayStatusWords(d.status).label}` : "";
   return `${read}${shows}: it agrees with the notification that settled the payment.`;
 }

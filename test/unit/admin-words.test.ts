@@ -41,6 +41,12 @@ describe("describeEvent", () => {
     expect(describeEvent("verified", "{}").description).toBe("The gateway order was read: it agrees with the notification that settled the payment.");
   });
 
+  it("words every source a gateway status was seen through, the signed notification that settles without a read among them", () => {
+    const seen = (source: string) => describeEvent("gateway_status", JSON.stringify({ from: "AC", to: "CO", source })).description;
+    expect(seen("signed_webhook")).toContain("(seen through a signed gateway notification, trusted without reading the order)");
+    for (const source of ["webhook", "return", "reconcile", "check", "create"]) expect(seen(source)).not.toContain(`through ${source})`);
+  });
+
   it("says whether the app accepted or refused a capture, with the payment's currency", () => {
     const eur = { currency: "EUR" };
     expect(describeEvent("capture_requested", JSON.stringify({ amount: "49.90", answer: "capture.resolve" }), eur).description).toBe("A capture of 49.90 EUR was asked. The app accepted it.");
