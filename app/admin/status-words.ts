@@ -1,8 +1,8 @@
 // The words the admin uses for a payment's state and its gateway status, so merchants
 // never have to read two-letter codes.
-import Decimal from "decimal.js";
 import { parseGatewayStatus } from "~/gateway/statuses";
 import { isPaymentState, type PaymentState } from "~/payments/payment-state";
+import { paidPercentage } from "~/payment-page/progress";
 
 export type Tone = "success" | "critical" | "warning" | "attention" | "info" | undefined;
 
@@ -37,21 +37,10 @@ export function paymentStateWords(state: string, percentage?: string | null): St
  * words claim neither.
  */
 function confirmingMeaning(percentage: string | null | undefined): string {
-  const paid = percentageValue(percentage);
+  const paid = paidPercentage(percentage);
   if (paid === null) return "Crypto was seen at the gateway and is waiting for network confirmation.";
   if (paid.lt(100)) return `Part of the amount (${percentage} %) has arrived; the rest is due before the order expires.`;
   return STATE_WORDS.confirming.meaning;
-}
-
-/** The stored percentage as a decimal; null when there is none, it does not read as a number, or nothing is paid yet. */
-function percentageValue(percentage: string | null | undefined): Decimal | null {
-  if (!percentage) return null;
-  try {
-    const value = new Decimal(percentage);
-    return value.gt(0) ? value : null;
-  } catch {
-    return null;
-  }
 }
 
 const STATUS_TONE: Record<string, Tone> = { CO: "success", CM: "success", AC: "warning", PE: "attention", NR: "info", IA: "critical", OC: "critical", EX: undefined, CA: undefined, DE: undefined, FA: "critical" };

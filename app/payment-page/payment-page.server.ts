@@ -4,7 +4,6 @@
 // invoice, expiry) or, when too little arrived, the rest still due — only while the
 // shopper still has something to pay and the order's time has not run out — and the rare
 // gateway read that keeps the page current where notifications do not.
-import Decimal from "decimal.js";
 import { z } from "zod";
 import { formatMoney } from "~/admin/format";
 import { checkPaymentNow } from "~/payments/check-payment";
@@ -16,7 +15,7 @@ import { shopGateway } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { isLightning, memoKind, offerableCoins, offeredCoinsOf, type CoinChoice } from "./coins";
 import { pageLanguage, type PageLanguage } from "./language";
-import { paymentProgress, remainderPaymentUri } from "./progress";
+import { paidPercentage, paymentProgress, remainderPaymentUri } from "./progress";
 import { paymentQrSvg } from "./qr.server";
 import type { MemoKind, ShopperStatus } from "./texts";
 import { asksForPayment, statusAt } from "./timing";
@@ -58,13 +57,7 @@ function hasPaymentData(payment: Payment): boolean {
 }
 
 function isPartlyPaid(percentage: string | null): boolean {
-  if (!percentage) return false;
-  try {
-    const value = new Decimal(percentage);
-    return value.gt(0) && value.lt(100);
-  } catch {
-    return false;
-  }
+  return paidPercentage(percentage)?.lt(100) ?? false;
 }
 
 /**

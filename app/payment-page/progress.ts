@@ -47,3 +47,17 @@ export function remainderPaymentUri(paymentUri: string, cryptoAmount: string, re
   const rewritten = params.map((param) => (param.startsWith("amount=") ? `amount=${remaining}` : param));
   return `${scheme}:${address}?${rewritten.join("&")}`;
 }
+
+/**
+ * The gateway's percentage paid (as stored, "50.0") as a decimal; null when there is none, it
+ * does not read as a number, or nothing is paid yet.
+ */
+export function paidPercentage(percentage: string | null | undefined): Decimal | null {
+  if (!percentage) return null;
+  try {
+    const value = new Decimal(percentage);
+    return value.gt(0) ? value : null;
+  } catch {
+    return null;
+  }
+}
