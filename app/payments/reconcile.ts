@@ -9,7 +9,10 @@
 // not wait, and a payment finalised unread is flagged for the merchant to check by hand.
 // Rejected payments are watched for a week: crypto sent after an order ended is recorded
 // under its final status with no webhook, so only a read shows it, and the merchant is told
-// to refund it. Shops are claimed atomically, so several instances can run it at once.
+// to refund it. Shops are claimed atomically, so several instances can run it at once, and
+// one instance reconciles a few shops at a time, so a device that answers slowly or fails
+// (each read waits out the client's retries) does not hold up every other shop's pass.
+import pMap from "p-map";
 import type { QuotaRemaining } from "~/gateway/quota";
 import { whileRenewing } from "~/lib/renewal";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
@@ -21,6 +24,11 @@ import { readWantedOrders, type WantedOrdersRead } from "./read-orders";
 import { settleFromGatewayOrder } from "./settle-payment";
 
 const LEASE_MS = 60_000;
+/**
+ * Shops one pass reconciles at once. Each has its own device and quota, so their reads are
+ * independent; the bound keeps a pass's database connections and gateway sockets few.
+ */
+export const SHOP_CONCURRENCY = 4;
 /** Calls kept free for new orders (POST /orders/ shares the general budget). */
 export const QUOTA_RESERVE = { minute: 20, day: 600 } as const;
 /**
@@ -128,7 +136,10 @@ function whileShopClaimed<T>(deps: PaymentsDeps, shopId: string, worker: string,
   );
 }
 
-export async function reconcileOnce(deps: PaymentsDeps, options: { worker: string; force?: boolean; leaseMs?: number }): Promise<ReconcileSummary> {
+export async function reconcileOnce(
+  deps: PaymentsDeps,
+  options: { worker: string; force?: boolean; leaseMs?: number; shopConcurrency?: number },
+): Promise<ReconcileSummary> {
   const leaseMs = options.leaseMs ?? LEASE_MS;
   const summary: ReconcileSummary = { shops: 0, gatewayCalls: 0, settled: 0, verified: 0, finalised: 0, skippedForQuota: 0 };
   const open = await deps.db.payment.findMany({
@@ -136,8 +147,8 @@ export async function reconcileOnce(deps: PaymentsDeps, options: { worker: strin
     select: { shopId: true },
     distinct: ["shopId"],
   });
-  for (const { shopId } of open) {
-    if (!(await claimShop(deps, shopId, options.worker, leaseMs))) continue;
+  const reconcileShop = async (shopId: string): Promise<void> => {
+    if (!(await claimShop(deps, shopId, options.worker, leaseMs))) return;
     try {
       await whileShopClaimed(deps, shopId, options.worker, leaseMs, async () => {
         const shop = await deps.db.shop.findUniqueOrThrow({ where: { id: shopId } });
@@ -150,7 +161,13 @@ export async function reconcileOnce(deps: PaymentsDeps, options: { worker: strin
     } finally {
       await deps.db.shop.updateMany({ where: { id: shopId, reconcileLockedBy: options.worker }, data: { reconcileLockedBy: null, reconcileLockedUntil: null } });
     }
-  }
+  };
+  // A claim that cannot be taken or released is logged and ends that shop's pass only.
+  await pMap(
+    open.map((row) => row.shopId),
+    (shopId) => reconcileShop(shopId).catch((error: unknown) => deps.logger.error("The reconciler's claim on a shop could not be taken or released", { shopId, error })),
+    { concurrency: options.shopConcurrency ?? SHOP_CONCURRENCY },
+  );
   return summary;
 }
 

@@ -1,7 +1,8 @@
 // The reconciler: one gateway call per device per cycle, whatever the number of open
 // payments; quota reserve kept for new orders; payments still open near the end of
 // Shopify's pending window are finalised and flagged, even when the gateway cannot be read
-// then; orders of the merchant's previous device are read one by one.
+// then; orders of the merchant's previous device are read one by one; shops are
+// reconciled a few at a time.
 import { expect, it } from "vitest";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { hashDeviceKey } from "../../app/gateway/quota";
@@ -10,8 +11,9 @@ import { isOpenPaymentState } from "../../app/payments/payment-state";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { CLOSING_LIST_SPACING_MS, FINALISE_AFTER_MS, FINALISE_UNREAD_AFTER_MS, isDue, LATE_PAYMENT_RECHECK_MS, LATE_PAYMENT_WATCH_MS, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
 import { createServices } from "../../app/services.server";
-import { connectGateway, notificationUrl } from "../../app/shops/onboarding.server";
+import { connectGateway, connectSandbox, notificationUrl } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { paymentColumns } from "../support/payment-rows";
 import { stackForFile, waitFor } from "../support/stack";
 
 let offsetMs = 0;
@@ -463,4 +465,52 @@ it("when the listing alone fails at the finalise point, each order is read by it
     return stack().standin.state.session(paid.session.id)?.state.code === "RESOLVED";
   }, "the resolve delivered");
   expect(rejectCalls(paid.session.id)).toHaveLength(0);
+}, 60_000);
+
+it("shops are reconciled a few at a time: a device slow to answer does not hold up another shop's reads", async () => {
+  await advance(0);
+  const other = await connectSandbox(stack().services, "slow-device.myshopify.com");
+  if (!other.ok) throw new Error(other.message);
+  const otherPayment = await db().payment.create({ data: paymentColumns(other.shop.id, { gatewayOrderId: crypto.randomUUID(), createdAt: clock.now() }) });
+  const restoreWebhooks = await loseWebhooks();
+  const paid = await openPayment(true);
+  await act(paid.payment.gatewayOrderId!, { action: "confirm" });
+  await restoreWebhooks();
+
+  // Every read of either device's orders is held until both devices have one out at once, or
+  // for 10 s: reconciled one after another, neither read would ever have the other's beside it.
+  const devices = [sandboxDeviceKey(await shopRow()), stack().services.cipher.decrypt(other.shop.sandboxDeviceKeyEnc!, credentialContext(other.shop.id, "sandbox", "device-key"))];
+  const reading = new Set<string>();
+  let together = false;
+  let bothReading!: () => void;
+  const bothOut = new Promise<void>((resolve) => (bothReading = resolve));
+  const held: typeof fetch = async (input, init) => {
+    const device = new Headers(init?.headers).get("x-device-id");
+    if ((init?.method ?? "GET") === "GET" && String(input).includes("/orders/") && device && devices.includes(device)) {
+      reading.add(device);
+      if (devices.every((key) => reading.has(key))) {
+        together = true;
+        bothReading();
+      }
+      // A read the client gives up on (its timeout) is no longer out.
+      const givenUp = new Promise((resolve) => init?.signal?.addEventListener("abort", resolve, { once: true }));
+      await Promise.race([bothOut, givenUp, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      reading.delete(device);
+    }
+    return fetch(input, init);
+  };
+  const base = stack().services;
+  const instance = createServices(base.env, { db: base.db, sql: base.sql, logger: stack().logger, clock, fetch: held, gatewayRetry: { maxAttempts: 1 } });
+  try {
+    const summary = await reconcileOnce(instance, { worker: "t", force: true });
+    expect(summary.shops).toBe(2);
+    expect(together).toBe(true);
+    expect(await db().payment.findUniqueOrThrow({ where: { id: paid.payment.id } })).toMatchObject({ state: "paid", gatewayStatus: "CO" });
+    // The other shop's order is in no listing and gone when looked up: checked all the same.
+    expect((await db().payment.findUniqueOrThrow({ where: { id: otherPayment.id } })).lastCheckedAt).not.toBeNull();
+    // Each shop's claim was released.
+    expect(await db().shop.count({ where: { reconcileLockedBy: { not: null } } })).toBe(0);
+  } finally {
+    await db().payment.delete({ where: { id: otherPayment.id } });
+  }
 }, 60_000);
