@@ -1,5 +1,6 @@
 // The background workers of one app instance: the outbox (calls to Shopify), the webhook
-// inbox and the reconciler. Started once by the server entry, never from a route module.
+// inbox, the reconciler and the retention purge. Started once by the server entry (and by the
+// worker thread, server/worker-thread.ts, when the workers run there), never from a route module.
 // Each loop runs one pass at a time, wakes early when new work is stored, and stops
 // gracefully (the pass in flight finishes).
 import { hostname } from "node:os";
@@ -9,10 +10,14 @@ import type { AppServices } from "./services.server";
 import { deliverDueMessages } from "./payments/outbox";
 import { processWebhookInbox } from "./payments/process-webhooks";
 import { reconcileOnce } from "./payments/reconcile";
+import { purgeExpiredRows } from "./payments/retention";
 
 export interface Workers {
   stop(): Promise<void>;
-  /** Runs one pass of every loop now (for tests and the "check now" button). */
+  /**
+   * Runs one pass of the inbox, the reconciler and the outbox now (for tests and the "check
+   * now" button). Not the retention purge: nothing waiting on these passes depends on it.
+   */
   runOnce(): Promise<void>;
 }
 
@@ -85,6 +90,12 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
 /** Messages one outbox pass takes, webhooks one inbox pass takes; a full batch is followed by another pass at once. */
 const OUTBOX_BATCH = 50;
 const INBOX_BATCH = 100;
+/**
+ * The retention purge runs hourly (a pass with nothing due is one short statement per table),
+ * and at once again while a backlog is left. Every instance runs it: its deletions are by
+ * condition, and on PostgreSQL skip the rows another instance is deleting (app/payments/retention.ts).
+ */
+const RETENTION_INTERVAL_MS = 3_600_000;
 
 export function startWorkers(services: AppServices): Workers {
   const worker = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -114,12 +125,18 @@ export function startWorkers(services: AppServices): Workers {
     },
     services.logger,
   );
+  const retention = startLoop(
+    "retention",
+    RETENTION_INTERVAL_MS,
+    async () => (await purgeExpiredRows(services, { retentionDays: services.env.RETENTION_DAYS })).more,
+    services.logger,
+  );
   const unsubscribe = [services.subscribe("outbox", () => outbox.wake()), services.subscribe("inbox", () => inbox.wake())];
   services.logger.info("Background workers started", { worker });
   return {
     async stop() {
       unsubscribe.forEach((off) => off());
-      await Promise.all([outbox.stop(), inbox.stop(), reconciler.stop()]);
+      await Promise.all([outbox.stop(), inbox.stop(), reconciler.stop(), retention.stop()]);
       services.logger.info("Background workers stopped", { worker });
     },
     async runOnce() {

@@ -2,6 +2,7 @@
 // missing or malformed variable stops start-up with a message that names it.
 import { z } from "zod";
 import { databaseKind } from "../db/database-url";
+import { DEFAULT_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../payments/retention";
 
 // A fixed key for local development and tests only; production must set CREDENTIALS_ENCRYPTION_KEYS.
 const DEV_ENCRYPTION_KEY = "dev:ZGV2LW9ubHkta2V5LW5ldmVyLWluLXByb2R1Y3Rpb24=";
@@ -74,6 +75,15 @@ const schema = z
     // Shopify calls one instance's outbox makes at once (one payment's messages always go in order).
     OUTBOX_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
     WEBHOOK_MAX_NONCE_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
+    // Days processed webhooks, refused webhooks and delivered Shopify calls are kept
+    // (app/payments/retention.ts): never fewer than the health page's 7 days, which is also far
+    // beyond the oldest webhook nonce accepted above, so deleting a webhook never lets a replay in.
+    RETENTION_DAYS: z.coerce
+      .number()
+      .int()
+      .min(MIN_RETENTION_DAYS, `must be at least ${MIN_RETENTION_DAYS} (the health page shows the last 7 days)`)
+      .max(3650)
+      .default(DEFAULT_RETENTION_DAYS),
     // The gateway's throttles per device (SPEC.md's Limits); raise them only if the gateway raised yours.
     GATEWAY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     GATEWAY_LIMIT_PER_DAY: z.coerce.number().int().min(1).default(2000),

@@ -1,0 +1,138 @@
+// Retention: the operational rows that only serve for a while are deleted once they can
+// serve no more, after RETENTION_DAYS (30 by default, never under MIN_RETENTION_DAYS).
+//
+// - A processed gateway webhook. Its (shop, signature) row refuses a replay of the same
+//   notification, but only until its nonce is stale: the door refuses a nonce older than
+//   WEBHOOK_MAX_NONCE_AGE_SECONDS (at most an hour) or more than a few seconds ahead of the
+//   clock (webhook-signature.ts), so a notification received more than an hour and a few
+//   seconds ago is refused as stale whether its row is kept or not. A webhook not processed
+//   yet (waiting, or failing and retried) is never deleted, nor one processed within the
+//   retention, nor a shop's newest notification (the health page's "last notification").
+//   Deleting a processed webhook only means that a repeat of it the gateway sends much later,
+//   with a new nonce, may be read from the gateway once instead of being dropped unread
+//   (process-webhooks.ts compares a settled payment's repeats with the webhooks processed).
+// - A refused webhook (RejectedWebhook): the health page counts those of the last 7 days.
+// - A delivered outbox message ("done"). A dedupe key is enqueued again only while its payment
+//   is open (a shopper's return asks Shopify for "pending" again under the same key); the
+//   payment's final call is enqueued only when the payment becomes final, which happens once;
+//   a refund, capture or void's key names its SessionRequest, which is kept; a readiness
+//   call's key names the moment it was made. So a message goes only once its payment is final
+//   (or gone), and a shop's newest readiness call stays (the next readiness check reads it).
+//   A message Shopify refused ("failed") is never deleted: the health page counts and lists
+//   every one, with nothing to mark it handled, and a person must act on it.
+//
+// Nothing else is deleted here: payments, their timelines and transactions are the
+// merchant's records (a shop's redaction deletes them); a SessionRequest is Shopify's
+// idempotency key of a refund, capture or void (a repeat must not be answered twice) and
+// comes one per merchant action; the gateway quota's calls are pruned by the quota store.
+//
+// Rows go in batches of one short statement each, so a large backlog never holds a lock for
+// long, and a pass stops after a few batches per table (the worker's loop runs the next one
+// at once). Any number of instances may purge at once: each deletion is by condition (a row
+// another instance deleted first is simply not counted), and on PostgreSQL a batch skips the
+// rows another instance's batch holds instead of waiting for them, so two purges never wait
+// on each other's rows, let alone deadlock (SQLite runs one write at a time).
+import { Prisma } from "../../generated/prisma/sqlite/client";
+import { quotedName } from "~/db/plain-sql.server";
+import type { PaymentsDeps } from "./deps";
+import { OPEN_PAYMENT_STATES } from "./payment-state";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The shortest retention the app accepts: the health page's window of refused webhooks
+ * (7 days), which is also far beyond the oldest nonce the door accepts (an hour at most).
+ */
+export const MIN_RETENTION_DAYS = 7;
+
+export const DEFAULT_RETENTION_DAYS = 30;
+
+/** Rows one statement deletes at most. */
+const BATCH_SIZE = 500;
+/** Batches one pass runs per table at most; the caller runs another pass when `more` says so. */
+const MAX_BATCHES = 20;
+
+export interface PurgeOptions {
+  retentionDays: number;
+  batchSize?: number;
+  maxBatches?: number;
+}
+
+export interface PurgeResult {
+  gatewayWebhooks: number;
+  rejectedWebhooks: number;
+  outboxMessages: number;
+  /** Some table still had due rows when the pass stopped: run another pass. */
+  more: boolean;
+}
+
+type PurgeDeps = Pick<PaymentsDeps, "sql" | "clock" | "logger">;
+
+/** `DELETE` of up to `limit` rows of `table` (read as `alias`) that meet `condition`. */
+function batchDelete(deps: PurgeDeps, table: string, alias: string, condition: Prisma.Sql, limit: number): Prisma.Sql {
+  // PostgreSQL: rows another instance's batch holds are skipped, not waited for.
+  const skipHeld = deps.sql.kind === "postgresql" ? Prisma.sql` FOR UPDATE SKIP LOCKED` : Prisma.empty;
+  return Prisma.sql`DELETE FROM ${quotedName(table)} WHERE "id" IN (
+    SELECT ${quotedName(alias)}."id" FROM ${quotedName(table)} AS ${quotedName(alias)} WHERE ${condition} LIMIT ${limit}${skipHeld})`;
+}
+
+async function deleteInBatches(deps: PurgeDeps, statement: Prisma.Sql, batchSize: number, maxBatches: number): Promise<{ deleted: number; more: boolean }> {
+  let deleted = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const count = await deps.sql.execute(statement);
+    deleted += count;
+    if (count < batchSize) return { deleted, more: false };
+  }
+  return { deleted, more: true };
+}
+
+/** Processed before the cutoff, received before it too, and not the newest notification of its shop. */
+function expiredWebhooks(cutoff: Date): Prisma.Sql {
+  return Prisma.sql`"old"."processedAt" < ${cutoff} AND "old"."receivedAt" < ${cutoff}
+    AND EXISTS (SELECT 1 FROM "GatewayWebhook" AS "newer" WHERE "newer"."shopId" = "old"."shopId" AND "newer"."receivedAt" > "old"."receivedAt")`;
+}
+
+function expiredRejections(cutoff: Date): Prisma.Sql {
+  return Prisma.sql`"rejected"."at" < ${cutoff}`;
+}
+
+/** Delivered before the cutoff, its payment (if any) no longer open, and not its shop's newest readiness call. */
+function expiredMessages(cutoff: Date): Prisma.Sql {
+  return Prisma.sql`"message"."status" = ${"done"} AND COALESCE("message"."doneAt", "message"."updatedAt") < ${cutoff} AND "message"."createdAt" < ${cutoff}
+    AND NOT EXISTS (SELECT 1 FROM "Payment" AS "payment" WHERE "payment"."id" = "message"."paymentId" AND "payment"."state" IN (${Prisma.join([...OPEN_PAYMENT_STATES])}))
+    AND ("message"."kind" <> ${"app.configure"} OR EXISTS (
+      SELECT 1 FROM "OutboxMessage" AS "later" WHERE "later"."shopDomain" = "message"."shopDomain" AND "later"."kind" = ${"app.configure"}
+        AND ("later"."createdAt" > "message"."createdAt" OR ("later"."createdAt" = "message"."createdAt" AND "later"."id" > "message"."id"))))`;
+}
+
+/**
+ * Deletes the rows whose retention has run out (see the top of this file) and logs one line
+ * with how many of each went.
+ */
+export async function purgeExpiredRows(deps: PurgeDeps, options: PurgeOptions): Promise<PurgeResult> {
+  if (!Number.isInteger(options.retentionDays) || options.retentionDays < MIN_RETENTION_DAYS) {
+    throw new Error(`a retention of ${options.retentionDays} days is under the minimum of ${MIN_RETENTION_DAYS}`);
+  }
+  const batchSize = options.batchSize ?? BATCH_SIZE;
+  const maxBatches = options.maxBatches ?? MAX_BATCHES;
+  const cutoff = new Date(deps.clock.now().getTime() - options.retentionDays * DAY_MS);
+  const purge = (table: string, alias: string, condition: Prisma.Sql) => deleteInBatches(deps, batchDelete(deps, table, alias, condition, batchSize), batchSize, maxBatches);
+
+  const webhooks = await purge("GatewayWebhook", "old", expiredWebhooks(cutoff));
+  const rejections = await purge("RejectedWebhook", "rejected", expiredRejections(cutoff));
+  const messages = await purge("OutboxMessage", "message", expiredMessages(cutoff));
+  const result: PurgeResult = {
+    gatewayWebhooks: webhooks.deleted,
+    rejectedWebhooks: rejections.deleted,
+    outboxMessages: messages.deleted,
+    more: webhooks.more || rejections.more || messages.more,
+  };
+  deps.logger.info("Expired rows purged", {
+    retentionDays: options.retentionDays,
+    gatewayWebhooks: result.gatewayWebhooks,
+    rejectedWebhooks: result.rejectedWebhooks,
+    outboxMessages: result.outboxMessages,
+    more: result.more,
+  });
+  return result;
+}
