@@ -1,6 +1,7 @@
 // The background workers of one app instance: the outbox (calls to Shopify), the webhook
-// inbox, the reconciler and the retention purge. Started once by the server entry (and by the
-// worker thread, server/worker-thread.ts, when the workers run there), never from a route module.
+// inbox, the reconciler, the retention purge and the shops' readiness in Shopify. Started
+// once by the server entry (and by the worker thread, server/worker-thread.ts, when the
+// workers run there), never from a route module.
 // Each loop runs one pass at a time, wakes early when new work is stored, and stops
 // gracefully (the pass in flight finishes).
 import { hostname } from "node:os";
@@ -11,6 +12,7 @@ import { deliverDueMessages } from "./payments/outbox";
 import { processWebhookInbox } from "./payments/process-webhooks";
 import { reconcileOnce } from "./payments/reconcile";
 import { purgeExpiredRows } from "./payments/retention";
+import { syncReadinessOfInstalledShops } from "./shops/onboarding.server";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -96,6 +98,11 @@ const INBOX_BATCH = 100;
  * condition, and on PostgreSQL skip the rows another instance is deleting (app/payments/retention.ts).
  */
 const RETENTION_INTERVAL_MS = 3_600_000;
+/**
+ * How often the shops' readiness in Shopify is checked against whether their credentials can
+ * be read (an encryption key dropped too early, then put back); also once at start-up.
+ */
+const READINESS_INTERVAL_MS = 10 * 60_000;
 
 export function startWorkers(services: AppServices): Workers {
   const worker = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -131,12 +138,20 @@ export function startWorkers(services: AppServices): Workers {
     async () => (await purgeExpiredRows(services, { retentionDays: services.env.RETENTION_DAYS })).more,
     services.logger,
   );
+  const readiness = startLoop(
+    "readiness",
+    READINESS_INTERVAL_MS,
+    async () => {
+      await syncReadinessOfInstalledShops(services);
+    },
+    services.logger,
+  );
   const unsubscribe = [services.subscribe("outbox", () => outbox.wake()), services.subscribe("inbox", () => inbox.wake())];
   services.logger.info("Background workers started", { worker });
   return {
     async stop() {
       unsubscribe.forEach((off) => off());
-      await Promise.all([outbox.stop(), inbox.stop(), reconciler.stop(), retention.stop()]);
+      await Promise.all([outbox.stop(), inbox.stop(), reconciler.stop(), retention.stop(), readiness.stop()]);
       services.logger.info("Background workers stopped", { worker });
     },
     async runOnce() {

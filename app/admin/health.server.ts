@@ -2,12 +2,14 @@
 // by reason), is work piling up (inbox and outbox backlogs, failed Shopify calls), and
 // how much of today's gateway request quota is left for each connected device.
 import type { GatewayEnv } from "~/payments/deps";
+import type { RecordedRefusal } from "~/payments/gateway-webhooks";
 import type { AppServices } from "~/services.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import { environmentConnection, type EnvironmentConnection } from "./connection.server";
 import { formatDateTime } from "./format";
 
-const REJECTION_WORDS: Record<string, string> = {
+/** Every reason the door records (stored rows may hold older ones: those are shown as they are). */
+const REJECTION_WORDS: Record<RecordedRefusal, string> = {
   bad_signature: "Signature did not match the Secret Key (a wrong Secret Key, or not sent by the gateway)",
   missing_nonce: "No nonce header",
   missing_signature: "No signature header",
@@ -19,6 +21,7 @@ const REJECTION_WORDS: Record<string, string> = {
   replayed: "A repeat of a notification already received",
   malformed_payload: "Not a well-formed notification body",
   no_secret_configured: "No Secret Key stored for this device: enter it on the Connection page",
+  credentials_unreadable: "The stored Secret Key cannot be read with the app's encryption keys: connect the device again (the orders are read back once it can be)",
 };
 
 /** A Shopify call failed this many times in a row is listed with its reason (a blip is not). */
@@ -89,7 +92,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     lastWebhookAt: lastAt ? formatDateTime(lastAt) : "never",
     lastWebhookAgo: lastAt ? ago(lastAt, now) : null,
     rejected: rejected
-      .map((r) => ({ reason: r.reason, description: REJECTION_WORDS[r.reason] ?? r.reason.replace(/_/g, " "), count: r._count._all }))
+      .map((r) => ({ reason: r.reason, description: (REJECTION_WORDS as Record<string, string | undefined>)[r.reason] ?? r.reason.replace(/_/g, " "), count: r._count._all }))
       .sort((a, b) => b.count - a.count),
     inboxBacklog,
     inboxFailing,

@@ -7,12 +7,17 @@ import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
 import { insertWhere } from "~/db/plain-sql.server";
+import { shopGateway } from "~/shops/gateway-directory.server";
 import { readShopByWebhookToken, shopRowUnchanged } from "~/shops/shop-rows.server";
 import type { GatewayEnv, PaymentsDeps, ShopCredentials } from "./deps";
 
 export type WebhookIntakeResult =
   | { status: 200; webhookId: string }
-  | { status: 400 | 401 | 404 | 409; reason: WebhookRejection | "unknown_endpoint" | "malformed_payload" | "replayed" | "no_secret_configured" };
+  | { status: 400 | 401 | 404 | 409; reason: WebhookRejection | "unknown_endpoint" | "malformed_payload" | "replayed" | "no_secret_configured" }
+  // The shop's stored Secret Key cannot be read (an encryption key dropped too early): the
+  // notification cannot be told from a forgery, so it is not stored; the reconciler reads the
+  // order once the credentials can be read again.
+  | { status: 503; reason: "credentials_unreadable" };
 
 export interface WebhookIntakeInput {
   token: string;
@@ -40,21 +45,27 @@ export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIn
   const result = await verifyAndStore(deps, shop, input);
   if (result.status !== 200) {
     await deps.db.rejectedWebhook.create({ data: { shopId: shop.id, reason: result.reason, at: deps.clock.now() } });
-    deps.logger.warn("Gateway webhook rejected", { shop: shop.shopDomain, reason: result.reason });
+    if (result.status === 503) deps.logger.error("Gateway webhook not verified: the shop's stored gateway credentials cannot be decrypted", { shop: shop.shopDomain });
+    else deps.logger.warn("Gateway webhook rejected", { shop: shop.shopDomain, reason: result.reason });
   }
   return result;
 }
 
 type Refusal = Exclude<WebhookIntakeResult, { status: 200 }>;
+/** Why a notification of a known shop was refused, as recorded for its health page. */
+export type RecordedRefusal = Exclude<Refusal["reason"], "unknown_endpoint">;
 
 /** Verifies the notification with the shop's Secret Keys and stores it (while `onlyIf` holds, when given); a refusal is not recorded here. */
 async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: WebhookIntakeInput, onlyIf?: Prisma.Sql): Promise<WebhookIntakeResult> {
   const refuse = (status: Refusal["status"], reason: Refusal["reason"]): Refusal => ({ status, reason }) as Refusal;
   let verifiedEnv: GatewayEnv | null = null;
   let lastReason: WebhookRejection | "no_secret_configured" = "no_secret_configured";
+  let unreadable = false;
   for (const env of ENVS) {
-    const access = deps.gateways.forShop(shop, env);
-    if (!access) continue;
+    const gateway = shopGateway(deps.gateways, shop, env);
+    if (gateway.state === "unreadable") unreadable = true;
+    if (gateway.state !== "connected") continue;
+    const { access } = gateway;
     const verdict = verifyWebhookSignature({
       secretHex: access.secretKeyHex,
       nonce: input.nonce ?? undefined,
@@ -70,7 +81,8 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
     // Prefer the most telling reason: a header problem beats "bad signature" from the other key.
     if (lastReason === "no_secret_configured" || lastReason === "bad_signature") lastReason = verdict.reason;
   }
-  if (!verifiedEnv) return refuse(401, lastReason);
+  // Not verified with the keys that can be read: it may be signed with the one that cannot.
+  if (!verifiedEnv) return unreadable ? refuse(503, "credentials_unreadable") : refuse(401, lastReason);
 
   const text = new TextDecoder("utf-8", { fatal: false }).decode(input.rawBody);
   const json = tryParseGatewayJson(text);

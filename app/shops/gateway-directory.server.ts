@@ -8,6 +8,7 @@ import { registerSecret, type Logger } from "~/lib/logger.server";
 import type { GatewayDirectory, GatewayEnv, ShopCredentials, ShopGatewayAccess } from "~/payments/deps";
 import { isCredentialDecryptionError, type CredentialCipher } from "./credential-cipher.server";
 import { credentialContext } from "./shop-credentials.server";
+import type { Shop } from "../../generated/prisma/sqlite/client";
 
 export interface GatewayDirectoryOptions {
   cipher: CredentialCipher;
@@ -72,7 +73,8 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
  * encryption key this instance does not hold (a key dropped from CREDENTIALS_ENCRYPTION_KEYS
  * too early), where `forShop` throws. What must answer all the same uses this: the admin's
  * pages (among them the one where the merchant connects the device again), a payment
- * session's refusal, the shopper's pages and return.
+ * session's refusal, the shopper's pages and return, the gateway webhooks' door, and the
+ * readiness Shopify is told (readyToTakePayments).
  */
 export type ShopGateway = { state: "connected"; access: ShopGatewayAccess } | { state: "not_connected" } | { state: "unreadable" };
 
@@ -84,4 +86,12 @@ export function shopGateway(gateways: GatewayDirectory, shop: ShopCredentials, e
     if (isCredentialDecryptionError(error)) return { state: "unreadable" };
     throw error;
   }
+}
+
+/**
+ * Whether the shop can take payments now: its mode's environment (the sandbox in test mode)
+ * has credentials stored that this instance can read. What Shopify is told (paymentsAppConfigure).
+ */
+export function readyToTakePayments(gateways: GatewayDirectory, shop: ShopCredentials & Pick<Shop, "testMode">): boolean {
+  return shopGateway(gateways, shop, shop.testMode ? "sandbox" : "live").state === "connected";
 }

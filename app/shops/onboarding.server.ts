@@ -10,8 +10,8 @@ import type { GatewayEnv, PaymentsDeps } from "~/payments/deps";
 import { deliverNow, enqueue } from "~/payments/outbox";
 import { offeredCoinsOf } from "~/payment-page/coins";
 import type { CredentialCipher } from "./credential-cipher.server";
-import { clearCredentials, ensureShop, isShopReady, storeCredentials } from "./shop-credentials.server";
-import { shopGateway } from "./gateway-directory.server";
+import { clearCredentials, ensureShop, storeCredentials } from "./shop-credentials.server";
+import { readyToTakePayments, shopGateway } from "./gateway-directory.server";
 
 export interface ShopsDeps extends PaymentsDeps {
   cipher: CredentialCipher;
@@ -59,10 +59,12 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
 
 /**
  * Tells Shopify whether the payment method can be offered, when that changed, or when Shopify
- * refused the last call that told it (it may not know the shop's readiness at all then).
+ * refused the last call that told it (it may not know the shop's readiness at all then). Not
+ * ready also while the stored credentials cannot be read: every payment session would be
+ * refused, so checkout should not offer the method.
  */
 export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Promise<void> {
-  const ready = isShopReady(shop);
+  const ready = readyToTakePayments(deps.gateways, shop);
   if (ready === shop.paymentsAppReady && !(await lastReadinessCallRefused(deps, shop))) return;
   const now = deps.clock.now();
   const message = await deps.db.$transaction(async (tx) => {
@@ -75,6 +77,28 @@ export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Pro
     });
   });
   await deliverNow(deps, message.id);
+}
+
+/**
+ * Brings every installed shop's readiness in Shopify in line with whether its credentials can
+ * be read now: they stop being readable when an encryption key is dropped too early, and
+ * become readable again when it is put back, with nothing stored changing. Returns the shops
+ * whose readiness was sent.
+ */
+export async function syncReadinessOfInstalledShops(deps: ShopsDeps): Promise<number> {
+  const shops = await deps.db.shop.findMany({ where: { uninstalledAt: null } });
+  let sent = 0;
+  for (const shop of shops) {
+    if (readyToTakePayments(deps.gateways, shop) === shop.paymentsAppReady) continue;
+    try {
+      await syncPaymentsAppReadiness(deps, shop);
+      sent++;
+    } catch (error) {
+      deps.logger.error("Could not update the shop's readiness in Shopify", { shop: shop.shopDomain, error });
+    }
+  }
+  if (sent > 0) deps.logger.info("Readiness sent to Shopify for shops whose credentials became readable or unreadable", { shops: sent });
+  return sent;
 }
 
 async function lastReadinessCallRefused(deps: ShopsDeps, shop: Shop): Promise<boolean> {

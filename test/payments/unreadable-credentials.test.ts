@@ -2,10 +2,13 @@
 // dropped from CREDENTIALS_ENCRYPTION_KEYS before `credentials:rotate` re-sealed everything).
 // The admin pages still open and say what is wrong and how to fix it, the shopper's pages
 // still answer from what is stored, a new payment session is refused with a reason and stores
-// nothing, and connecting the device again puts everything right.
+// nothing, gateway notifications are refused as unverifiable, Shopify is told the method is not
+// ready, and connecting the device again (or putting the key back) puts everything right.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { signWebhook } from "../../app/gateway/webhook-signature";
 import { checkPaymentNow } from "../../app/payments/check-payment";
-import { connectSandbox } from "../../app/shops/onboarding.server";
+import { connectSandbox, syncReadinessOfInstalledShops } from "../../app/shops/onboarding.server";
+import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, type Stack } from "../support/stack";
 
 let stack: Stack;
@@ -96,4 +99,47 @@ it("credentials no configured key opens: the admin says so on every page, the sh
   expect((await adminPage("/app")).html).toContain("Test payments ready");
   const retried = await stack.standin.state.redeliverPayment(refused.session.id);
   expect(retried.delivery.status, retried.delivery.body).toBe(200);
+});
+
+it("while the credentials cannot be read, Shopify is told the method is not ready and the gateway's notifications are refused as unverifiable; with the key back, it is ready again", async () => {
+  // Test mode: the shop takes payments with its sandbox credentials, and Shopify knows it.
+  await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { testMode: true } });
+  await syncReadinessOfInstalledShops(stack.services);
+  expect(stack.standin.state.configuration()).toMatchObject({ ready: true });
+  const shop = await shopRow();
+  const secretHex = stack.services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
+  const notify = async () => {
+    const body = JSON.stringify({ identifier: crypto.randomUUID(), status: { code: "PE", description: "Pending" } });
+    const nonce = String(Math.floor(Date.now() / 1000));
+    const response = await fetch(`${stack.app.url}/gateway/webhooks/${shop.webhookToken}`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
+    });
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+  const sealed = { sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc };
+
+  await sealUnderLostKey();
+  // The workers' readiness pass: checkout no longer offers a method whose sessions would all be refused.
+  expect(await syncReadinessOfInstalledShops(stack.services)).toBe(1);
+  expect(stack.standin.state.configuration()).toMatchObject({ ready: false });
+  expect((await shopRow()).paymentsAppReady).toBe(false);
+  expect(await syncReadinessOfInstalledShops(stack.services)).toBe(0);
+
+  // A genuine notification cannot be told from a forgery: refused with the reason, nothing
+  // stored, an error logged, and counted on the health page.
+  const webhooksBefore = await db().gatewayWebhook.count();
+  expect(await notify()).toEqual({ status: 503, body: { error: "credentials_unreadable" } });
+  expect(await db().gatewayWebhook.count()).toBe(webhooksBefore);
+  expect(await db().rejectedWebhook.count({ where: { shopId: shop.id, reason: "credentials_unreadable" } })).toBe(1);
+  expect(logLines.some((line) => line.includes("Gateway webhook not verified: the shop's stored gateway credentials cannot be decrypted"))).toBe(true);
+  expect((await adminPage("/app/health")).html).toContain("The stored Secret Key cannot be read with the app&#x27;s encryption keys");
+
+  // The key is put back (nothing stored changes): the next pass makes the method ready again.
+  await db().shop.update({ where: { id: shop.id }, data: sealed });
+  expect(await syncReadinessOfInstalledShops(stack.services)).toBe(1);
+  expect(stack.standin.state.configuration()).toMatchObject({ ready: true });
+  expect((await shopRow()).paymentsAppReady).toBe(true);
+  expect((await notify()).status).toBe(200);
 });
