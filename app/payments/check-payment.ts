@@ -3,7 +3,7 @@
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { deliverNow, retryFinalCallNow, type DeliveryResult } from "./outbox";
 import { settleFromGatewayOrder } from "./settle-payment";
-import { shopGateway } from "~/shops/gateway-directory.server";
+import { orderReader } from "~/shops/gateway-directory.server";
 
 /** How a delivery of the payment's final Shopify call went. */
 export type ShopifyDelivery = DeliveryResult | "in_flight";
@@ -27,7 +27,7 @@ export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymen
   const payment = await deps.db.payment.findFirst({ where: { id: paymentId, shopId }, include: { shop: true } });
   if (!payment) return { ok: false, reason: "not_found", message: "No such payment in this shop." };
   if (!payment.gatewayOrderId) return { ok: false, reason: "no_order", message: "This payment has no gateway order yet." };
-  const gateway = shopGateway(deps.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
+  const gateway = orderReader(deps.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   if (gateway.state === "not_connected") return { ok: false, reason: "no_credentials", message: "The shop has no gateway credentials for this payment's environment." };
   if (gateway.state === "unreadable") return { ok: false, reason: "no_credentials", message: "The stored gateway credentials for this payment's environment cannot be read: connect the device again." };
   const { access } = gateway;

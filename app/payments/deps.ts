@@ -24,12 +24,29 @@ export interface ShopGatewayAccess {
   secretKeyHex: string;
 }
 
-/** What the gateway directory reads of a shop: its sealed credentials per environment. */
-export type ShopCredentials = Pick<Shop, "id" | "shopDomain" | "liveDeviceKeyEnc" | "liveSecretKeyEnc" | "sandboxDeviceKeyEnc" | "sandboxSecretKeyEnc">;
+/** What the gateway directory reads of a shop: its sealed credentials per environment, and those it retired. */
+export type ShopCredentials = Pick<
+  Shop,
+  | "id"
+  | "shopDomain"
+  | "liveDeviceKeyEnc"
+  | "liveSecretKeyEnc"
+  | "sandboxDeviceKeyEnc"
+  | "sandboxSecretKeyEnc"
+  | "liveRetiredDeviceKeyEnc"
+  | "liveRetiredSecretKeyEnc"
+  | "sandboxRetiredDeviceKeyEnc"
+  | "sandboxRetiredSecretKeyEnc"
+>;
 
 export interface GatewayDirectory {
   /** The gateway for one of a shop's environments; null when that environment has no credentials. */
   forShop(shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null;
+  /**
+   * The credentials the merchant removed from an environment while payments on them were in
+   * progress: only to read those payments' orders and verify their notifications. Null when none.
+   */
+  retiredFor(shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null;
   /** GET /currencies for that access, cached for a few minutes (it counts against the quota). */
   currencies(access: ShopGatewayAccess): Promise<GatewayCurrency[] | null>;
 }

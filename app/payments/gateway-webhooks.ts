@@ -61,8 +61,10 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
   let verifiedEnv: GatewayEnv | null = null;
   let lastReason: WebhookRejection | "no_secret_configured" = "no_secret_configured";
   let unreadable = false;
-  for (const env of ENVS) {
-    const gateway = shopGateway(deps.gateways, shop, env);
+  // Each environment's Secret Key, then the one of credentials removed while payments on them
+  // were in progress (their notifications still settle them).
+  const keys = ENVS.flatMap((env) => [{ env, gateway: shopGateway(deps.gateways, shop, env) }, { env, gateway: shopGateway(deps.gateways, shop, env, "retired") }]);
+  for (const { env, gateway } of keys) {
     if (gateway.state === "unreadable") unreadable = true;
     if (gateway.state !== "connected") continue;
     const { access } = gateway;

@@ -5,7 +5,7 @@ import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
 import { settleFromGatewayOrder } from "./settle-payment";
-import { shopGateway } from "~/shops/gateway-directory.server";
+import { orderReader } from "~/shops/gateway-directory.server";
 
 export type ReturnOutcome = "ok" | "ko" | "standby";
 export type ReturnResult =
@@ -62,7 +62,7 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   let state = payment.state;
   let gatewayStatus = payment.gatewayStatus;
   // Credentials the app cannot read leave the order unread: the shopper is sent on from what is stored.
-  const gateway = shopGateway(deps.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
+  const gateway = orderReader(deps.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   const access = gateway.state === "connected" ? gateway.access : null;
   if (access && state !== "paid" && state !== "failed" && (await claimReturnRead(deps, payment.id))) {
     const readAt = deps.clock.now();

@@ -25,6 +25,13 @@ export function isFinalPaymentState(state: PaymentState): boolean {
 /** Payments the reconciler still has to bring to an end. */
 export const OPEN_PAYMENT_STATES: readonly PaymentState[] = ["started", "awaiting_payment", "confirming"];
 
+/**
+ * The payments that still need their gateway's credentials: open ones (their orders are read,
+ * their notifications verified), and those settled from a signed notification alone that a
+ * read is still to check. A condition on payments.
+ */
+export const paymentsOnCredentials = { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }] };
+
 /** Whether a stored payment's state is one of OPEN_PAYMENT_STATES. */
 export function isOpenPaymentState(state: string): boolean {
   return (OPEN_PAYMENT_STATES as readonly string[]).includes(state);

@@ -184,7 +184,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   // Every webhook of the pass was claimed under the same id.
   const claim = hooks[0]?.lockedBy ?? null;
   const shop = await deps.db.shop.findUnique({ where: { id: shopId } });
-  const access = shop ? deps.gateways.forShop(shop, env) : null;
+  const access = shop ? (deps.gateways.forShop(shop, env) ?? deps.gateways.retiredFor(shop, env)) : null;
   if (!shop || !access) {
     await markProcessed(deps, claim, hooks.map((h) => h.id), "shop has no credentials for this environment any more");
     outcome.processed += hooks.length;

@@ -329,10 +329,13 @@ export function keepsReserve(quota: QuotaRemaining): boolean {
   return quota.general.minute >= QUOTA_RESERVE.minute && quota.general.day >= QUOTA_RESERVE.day;
 }
 
-/** The shop's gateway for one environment, or why there is none to read. */
+/**
+ * The shop's gateway for one environment, or why there is none to read: its credentials, or
+ * those the merchant removed while payments on them were in progress (kept for reads alone).
+ */
 function gatewayFor(deps: PaymentsDeps, shop: Shop, env: GatewayEnv): { access: ShopGatewayAccess } | { cause: string } {
   try {
-    const access = deps.gateways.forShop(shop, env);
+    const access = deps.gateways.forShop(shop, env) ?? deps.gateways.retiredFor(shop, env);
     return access ? { access } : { cause: "the shop has no gateway credentials for this environment any more" };
   } catch (error) {
     deps.logger.error("Stored gateway credentials could not be used", { shop: shop.shopDomain, env, error });

@@ -21,6 +21,10 @@
 //   A message Shopify refused ("failed") is never deleted: the health page counts and lists
 //   every one, with nothing to mark it handled, and a person must act on it.
 //
+// - Retired gateway credentials (removed by the merchant while payments on them were in
+//   progress, app/shops/onboarding.server.ts): deleted once no payment on that environment is
+//   open or awaits the check of a notification, whatever the retention.
+//
 // Nothing else is deleted here: payments, their timelines and transactions are the
 // merchant's records (a shop's redaction deletes them); a SessionRequest is Shopify's
 // idempotency key of a refund, capture or void (a repeat must not be answered twice) and
@@ -34,8 +38,8 @@
 // on each other's rows, let alone deadlock (SQLite runs one write at a time).
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { quotedName } from "~/db/plain-sql.server";
-import type { PaymentsDeps } from "./deps";
-import { OPEN_PAYMENT_STATES } from "./payment-state";
+import type { GatewayEnv, PaymentsDeps } from "./deps";
+import { OPEN_PAYMENT_STATES, paymentsOnCredentials } from "./payment-state";
 
 const DAY_MS = 86_400_000;
 
@@ -59,6 +63,8 @@ export interface PurgeOptions {
 }
 
 export interface PurgeResult {
+  /** Environments of shops whose retired credentials were deleted. */
+  retiredDevices: number;
   gatewayWebhooks: number;
   rejectedWebhooks: number;
   outboxMessages: number;
@@ -66,7 +72,7 @@ export interface PurgeResult {
   more: boolean;
 }
 
-type PurgeDeps = Pick<PaymentsDeps, "sql" | "clock" | "logger">;
+type PurgeDeps = Pick<PaymentsDeps, "db" | "sql" | "clock" | "logger">;
 
 /** `DELETE` of up to `limit` rows of `table` (read as `alias`) that meet `condition`. */
 function batchDelete(deps: PurgeDeps, table: string, alias: string, condition: Prisma.Sql, limit: number): Prisma.Sql {
@@ -105,6 +111,16 @@ function expiredMessages(cutoff: Date): Prisma.Sql {
         AND ("later"."createdAt" > "message"."createdAt" OR ("later"."createdAt" = "message"."createdAt" AND "later"."id" > "message"."id"))))`;
 }
 
+/** Deletes the retired credentials no payment needs any more (see the top of this file). */
+async function deleteUnneededRetiredCredentials(deps: PurgeDeps): Promise<number> {
+  const unneeded = (env: GatewayEnv) => ({ payments: { none: { gatewayEnv: env, ...paymentsOnCredentials } } });
+  const [live, sandbox] = await Promise.all([
+    deps.db.shop.updateMany({ where: { liveRetiredDeviceKeyEnc: { not: null }, ...unneeded("live") }, data: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null } }),
+    deps.db.shop.updateMany({ where: { sandboxRetiredDeviceKeyEnc: { not: null }, ...unneeded("sandbox") }, data: { sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null } }),
+  ]);
+  return live.count + sandbox.count;
+}
+
 /**
  * Deletes the rows whose retention has run out (see the top of this file) and logs one line
  * with how many of each went.
@@ -118,10 +134,12 @@ export async function purgeExpiredRows(deps: PurgeDeps, options: PurgeOptions): 
   const cutoff = new Date(deps.clock.now().getTime() - options.retentionDays * DAY_MS);
   const purge = (table: string, alias: string, condition: Prisma.Sql) => deleteInBatches(deps, batchDelete(deps, table, alias, condition, batchSize), batchSize, maxBatches);
 
+  const retiredDevices = await deleteUnneededRetiredCredentials(deps);
   const webhooks = await purge("GatewayWebhook", "old", expiredWebhooks(cutoff));
   const rejections = await purge("RejectedWebhook", "rejected", expiredRejections(cutoff));
   const messages = await purge("OutboxMessage", "message", expiredMessages(cutoff));
   const result: PurgeResult = {
+    retiredDevices,
     gatewayWebhooks: webhooks.deleted,
     rejectedWebhooks: rejections.deleted,
     outboxMessages: messages.deleted,
@@ -129,6 +147,7 @@ export async function purgeExpiredRows(deps: PurgeDeps, options: PurgeOptions): 
   };
   deps.logger.info("Expired rows purged", {
     retentionDays: options.retentionDays,
+    retiredDevices: result.retiredDevices,
     gatewayWebhooks: result.gatewayWebhooks,
     rejectedWebhooks: result.rejectedWebhooks,
     outboxMessages: result.outboxMessages,

@@ -96,7 +96,7 @@ function removalConsequences(env: EnvironmentConnection["env"], inProgress: numb
     env === "live" ? "Shoppers will no longer be able to pay with crypto until a device is connected again." : "Test payments will stop working until the sandbox is connected again.";
   if (inProgress === 0) return `${stops} No payment is in progress on it.`;
   const payments = inProgress === 1 ? "1 payment is" : `${inProgress} payments are`;
-  return `${stops} ${payments} still in progress on it: without the credentials the app can no longer read their orders or trust their notifications, so any not finished at the gateway within Shopify's 3 days are marked not paid, even if the shopper pays. Connecting the same device again resumes them.`;
+  return `${stops} ${payments} still in progress on it: the app keeps the credentials, sealed, only to read those payments' orders and check their notifications until they end (at most Shopify's 3 days), then deletes them.`;
 }
 
 function RemoveCredentials({ connection, busy, inProgress }: { connection: EnvironmentConnection; busy: boolean; inProgress: number }) {

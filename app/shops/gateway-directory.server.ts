@@ -30,32 +30,41 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
   const currencyCache = new Map<GatewayClient, { at: number; currencies: GatewayCurrency[] }>();
   const ttl = options.currenciesTtlMs ?? 10 * 60_000;
 
+  /** The access for one pair of sealed credentials, decrypted once per change of them. */
+  const open = (shop: ShopCredentials, env: GatewayEnv, slot: "current" | "retired", sealedKey: string | null, sealedSecret: string | null): ShopGatewayAccess | null => {
+    if (!sealedKey || !sealedSecret) return null;
+    const cacheKey = `${shop.id}|${env}|${slot}`;
+    const sealed = `${sealedKey}|${sealedSecret}`;
+    const cached = clients.get(cacheKey);
+    if (cached && cached.sealed === sealed) return cached.access;
+    // Retired credentials are sealed as they were when current: the same context opens them.
+    const deviceKey = options.cipher.decrypt(sealedKey, credentialContext(shop.id, env, "device-key"));
+    const secretKeyHex = options.cipher.decrypt(sealedSecret, credentialContext(shop.id, env, "secret-key"));
+    registerSecret(deviceKey);
+    registerSecret(secretKeyHex);
+    const client = createGatewayClient({
+      baseUrl: options.baseUrls[env],
+      deviceKey,
+      quota: { store: options.quotaStore },
+      logger: options.logger.child({ shop: shop.shopDomain, env, ...(slot === "retired" ? { retired: true } : {}) }),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+    const access = { env, client, secretKeyHex };
+    clients.set(cacheKey, { sealed, access });
+    return access;
+  };
+
   return {
-    forShop(shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null {
-      const sealedKey = env === "live" ? shop.liveDeviceKeyEnc : shop.sandboxDeviceKeyEnc;
-      const sealedSecret = env === "live" ? shop.liveSecretKeyEnc : shop.sandboxSecretKeyEnc;
-      if (!sealedKey || !sealedSecret) return null;
-      const cacheKey = `${shop.id}|${env}`;
-      const sealed = `${sealedKey}|${sealedSecret}`;
-      const cached = clients.get(cacheKey);
-      if (cached && cached.sealed === sealed) return cached.access;
-      const deviceKey = options.cipher.decrypt(sealedKey, credentialContext(shop.id, env, "device-key"));
-      const secretKeyHex = options.cipher.decrypt(sealedSecret, credentialContext(shop.id, env, "secret-key"));
-      registerSecret(deviceKey);
-      registerSecret(secretKeyHex);
-      const client = createGatewayClient({
-        baseUrl: options.baseUrls[env],
-        deviceKey,
-        quota: { store: options.quotaStore },
-        logger: options.logger.child({ shop: shop.shopDomain, env }),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.retry ? { retry: options.retry } : {}),
-        ...(options.clock ? { clock: options.clock } : {}),
-      });
-      const access = { env, client, secretKeyHex };
-      clients.set(cacheKey, { sealed, access });
-      return access;
+    forShop(shop, env) {
+      return env === "live" ? open(shop, env, "current", shop.liveDeviceKeyEnc, shop.liveSecretKeyEnc) : open(shop, env, "current", shop.sandboxDeviceKeyEnc, shop.sandboxSecretKeyEnc);
+    },
+    retiredFor(shop, env) {
+      return env === "live"
+        ? open(shop, env, "retired", shop.liveRetiredDeviceKeyEnc, shop.liveRetiredSecretKeyEnc)
+        : open(shop, env, "retired", shop.sandboxRetiredDeviceKeyEnc, shop.sandboxRetiredSecretKeyEnc);
     },
     async currencies(access) {
       const hit = currencyCache.get(access.client);
@@ -78,14 +87,23 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
  */
 export type ShopGateway = { state: "connected"; access: ShopGatewayAccess } | { state: "not_connected" } | { state: "unreadable" };
 
-export function shopGateway(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv): ShopGateway {
+export function shopGateway(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv, slot: "current" | "retired" = "current"): ShopGateway {
   try {
-    const access = gateways.forShop(shop, env);
+    const access = slot === "current" ? gateways.forShop(shop, env) : gateways.retiredFor(shop, env);
     return access ? { state: "connected", access } : { state: "not_connected" };
   } catch (error) {
     if (isCredentialDecryptionError(error)) return { state: "unreadable" };
     throw error;
   }
+}
+
+/**
+ * The gateway to read a payment's order with, and verify its notifications: the environment's
+ * credentials, else those the merchant removed while payments on them were in progress.
+ */
+export function orderReader(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv): ShopGateway {
+  const current = shopGateway(gateways, shop, env);
+  return current.state === "not_connected" ? shopGateway(gateways, shop, env, "retired") : current;
 }
 
 /**

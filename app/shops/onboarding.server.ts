@@ -10,7 +10,8 @@ import type { GatewayEnv, PaymentsDeps } from "~/payments/deps";
 import { deliverNow, enqueue } from "~/payments/outbox";
 import { offeredCoinsOf } from "~/payment-page/coins";
 import type { CredentialCipher } from "./credential-cipher.server";
-import { clearCredentials, ensureShop, storeCredentials } from "./shop-credentials.server";
+import { paymentsOnCredentials } from "~/payments/payment-state";
+import { clearCredentials, ensureShop, retireCredentials, storeCredentials } from "./shop-credentials.server";
 import { readyToTakePayments, shopGateway } from "./gateway-directory.server";
 
 export interface ShopsDeps extends PaymentsDeps {
@@ -133,10 +134,21 @@ export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: u
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
 }
 
+/**
+ * Takes an environment's credentials out of use: no new payment starts on them. While payments
+ * on them are still in progress (or await the check of a notification), they are kept, sealed,
+ * only to read those payments' orders and verify their notifications, and deleted once the last
+ * one ends (app/payments/retention.ts); otherwise they are deleted at once.
+ */
 export async function removeGatewayCredentials(deps: ShopsDeps, shopDomain: string, env: GatewayEnv): Promise<Shop> {
-  const shop = await clearCredentials(deps.db, await ensureShop(deps.db, shopDomain), env);
-  deps.logger.info("Gateway credentials removed", { shop: shopDomain, env });
-  await syncPaymentsAppReadiness(deps, shop);
+  const shop = await ensureShop(deps.db, shopDomain);
+  const connected = (env === "live" ? shop.liveDeviceKeyEnc : shop.sandboxDeviceKeyEnc) !== null;
+  const inProgress = connected ? await deps.db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, ...paymentsOnCredentials } }) : 0;
+  if (inProgress > 0) await retireCredentials(deps.db, shop, env);
+  else await clearCredentials(deps.db, shop, env);
+  deps.logger.info("Gateway credentials removed", { shop: shopDomain, env, keptForPaymentsInProgress: inProgress });
+  const removed = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
+  await syncPaymentsAppReadiness(deps, removed);
   return deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
 }
 

@@ -68,20 +68,44 @@ export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv
   return db.shop.update({ where: { id: shop.id }, data: env === "live" ? live : env === "sandbox" ? sandbox : { ...live, ...sandbox } });
 }
 
+/**
+ * Removes an environment's credentials from use, keeping them sealed as they are (over any
+ * retired before) for reading the orders and verifying the notifications of the payments
+ * still in progress on them. Only while the row still holds those credentials.
+ */
+export async function retireCredentials(db: Database, shop: Shop, env: GatewayEnv): Promise<void> {
+  const data =
+    env === "live"
+      ? { liveRetiredDeviceKeyEnc: shop.liveDeviceKeyEnc, liveRetiredSecretKeyEnc: shop.liveSecretKeyEnc, liveDeviceKeyEnc: null, liveSecretKeyEnc: null, liveDeviceKeyHint: null }
+      : { sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: shop.sandboxSecretKeyEnc, sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null, sandboxDeviceKeyHint: null };
+  const current = env === "live" ? { liveDeviceKeyEnc: shop.liveDeviceKeyEnc, liveSecretKeyEnc: shop.liveSecretKeyEnc } : { sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc };
+  await db.shop.updateMany({ where: { id: shop.id, ...current }, data });
+}
+
 /** Shopify may offer the payment method once the shop can take payments in its current mode. */
 export function isShopReady(shop: Shop): boolean {
   return shop.testMode ? shop.sandboxDeviceKeyEnc !== null : shop.liveDeviceKeyEnc !== null;
 }
 
+// Retired credentials (removed while payments on them were in progress) are sealed as they
+// were when current, under the same context.
 const SEALED_FIELDS = [
-  ["liveDeviceKeyEnc", "live", "device-key"],
-  ["liveSecretKeyEnc", "live", "secret-key"],
-  ["sandboxDeviceKeyEnc", "sandbox", "device-key"],
-  ["sandboxSecretKeyEnc", "sandbox", "secret-key"],
+  ["liveDeviceKeyEnc", "live", "device-key", "live device-key"],
+  ["liveSecretKeyEnc", "live", "secret-key", "live secret-key"],
+  ["sandboxDeviceKeyEnc", "sandbox", "device-key", "sandbox device-key"],
+  ["sandboxSecretKeyEnc", "sandbox", "secret-key", "sandbox secret-key"],
+  ["liveRetiredDeviceKeyEnc", "live", "device-key", "live retired device-key"],
+  ["liveRetiredSecretKeyEnc", "live", "secret-key", "live retired secret-key"],
+  ["sandboxRetiredDeviceKeyEnc", "sandbox", "device-key", "sandbox retired device-key"],
+  ["sandboxRetiredSecretKeyEnc", "sandbox", "secret-key", "sandbox retired secret-key"],
 ] as const;
 type SealedField = (typeof SEALED_FIELDS)[number][0];
 type SealedCredentials = Pick<Shop, "id" | "shopDomain" | SealedField>;
-const sealedColumns = { id: true, shopDomain: true, liveDeviceKeyEnc: true, liveSecretKeyEnc: true, sandboxDeviceKeyEnc: true, sandboxSecretKeyEnc: true } as const;
+const sealedColumns = {
+  id: true,
+  shopDomain: true,
+  ...(Object.fromEntries(SEALED_FIELDS.map(([field]) => [field, true])) as Record<SealedField, true>),
+} as const;
 
 const SESSION_TOKENS = [
   ["accessToken", "access-token"],
@@ -109,12 +133,12 @@ interface Resealed<Field extends string> {
 /** The shop's credentials that are sealed with an older key, sealed again with the current one. */
 function resealedCredentials(shop: SealedCredentials, cipher: CredentialCipher): Resealed<SealedField> {
   const result: Resealed<SealedField> = { data: {}, unreadable: [] };
-  for (const [field, env, kind] of SEALED_FIELDS) {
+  for (const [field, env, kind, label] of SEALED_FIELDS) {
     const sealed = shop[field];
     if (sealed === null || !cipher.needsRotation(sealed)) continue;
     const context = credentialContext(shop.id, env, kind);
     const opened = openOrNull(() => cipher.decrypt(sealed, context));
-    if (opened === null) result.unreadable.push(`${env} ${kind}`);
+    if (opened === null) result.unreadable.push(label);
     else result.data[field] = cipher.encrypt(opened, context);
   }
   return result;
@@ -204,8 +228,8 @@ export interface RotationReport {
 export async function rotateCredentialEncryption(db: Database, cipher: CredentialCipher): Promise<RotationReport> {
   const shops = await resealEach(await db.shop.findMany({ select: sealedColumns }), {
     reseal: (shop) => resealedCredentials(shop, cipher),
-    write: async ({ id, liveDeviceKeyEnc, liveSecretKeyEnc, sandboxDeviceKeyEnc, sandboxSecretKeyEnc }, data) =>
-      (await db.shop.updateMany({ where: { id, liveDeviceKeyEnc, liveSecretKeyEnc, sandboxDeviceKeyEnc, sandboxSecretKeyEnc }, data })).count > 0,
+    // Only while the row holds every value the new ones were made from.
+    write: async (row, data) => (await db.shop.updateMany({ where: row, data })).count > 0,
     readAgain: ({ id }) => db.shop.findUnique({ where: { id }, select: sealedColumns }),
   });
   const sessions = await resealEach(await db.session.findMany({ select: tokenColumns }), {

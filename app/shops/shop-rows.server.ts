@@ -14,6 +14,10 @@ const credentialsSchema = z.object({
   liveSecretKeyEnc: z.string().nullable(),
   sandboxDeviceKeyEnc: z.string().nullable(),
   sandboxSecretKeyEnc: z.string().nullable(),
+  liveRetiredDeviceKeyEnc: z.string().nullable(),
+  liveRetiredSecretKeyEnc: z.string().nullable(),
+  sandboxRetiredDeviceKeyEnc: z.string().nullable(),
+  sandboxRetiredSecretKeyEnc: z.string().nullable(),
 }) satisfies z.ZodType<ShopCredentials>;
 
 /** What a payment session needs of its shop; both environments' fixed coins, as one remembered row serves test and real sessions. */

@@ -29,6 +29,10 @@ export async function handleAppUninstalled(deps: { db: Database; logger: Logger;
         sandboxDeviceKeyEnc: null,
         sandboxSecretKeyEnc: null,
         sandboxDeviceKeyHint: null,
+        liveRetiredDeviceKeyEnc: null,
+        liveRetiredSecretKeyEnc: null,
+        sandboxRetiredDeviceKeyEnc: null,
+        sandboxRetiredSecretKeyEnc: null,
       },
     });
   }

@@ -134,11 +134,14 @@ describe("onboarding in the admin", () => {
     await openAdmin(page, stack(), "/app/onboarding", SHOP);
     await page.getByRole("button", { name: "Remove the sandbox credentials" }).click();
     await page.getByText("Remove the sandbox device's credentials?").waitFor();
-    await page.getByText("1 payment is still in progress on it: without the credentials the app can no longer read their orders").waitFor();
+    await page.getByText("1 payment is still in progress on it: the app keeps the credentials, sealed, only to read those payments' orders").waitFor();
     expect((await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).not.toBeNull();
     await page.getByRole("button", { name: "Yes, remove them" }).click();
     await page.getByText("The sandbox device's credentials were removed.").waitFor();
-    expect((await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } })).sandboxDeviceKeyEnc).toBeNull();
+    const removed = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    expect(removed.sandboxDeviceKeyEnc).toBeNull();
+    // Kept, out of use, for the payment in progress.
+    expect(removed.sandboxRetiredDeviceKeyEnc).toBe(shop.sandboxDeviceKeyEnc);
 
     // Test mode without a gateway account: the sandbox signs the shop up and points its notifications here.
     await page.getByRole("button", { name: "Connect the gateway sandbox" }).click();

@@ -112,10 +112,10 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await webhook(shopId, daysAgo(29), daysAgo(29)),
     ];
 
-    expect(await purge()).toEqual({ gatewayWebhooks: 2, rejectedWebhooks: 0, outboxMessages: 0, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 2, rejectedWebhooks: 0, outboxMessages: 0, more: false });
     expect(ids(await db.gatewayWebhook.findMany())).toEqual(ids(kept));
     // Nothing more is due: a second pass deletes nothing.
-    expect(await purge()).toEqual({ gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 0, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 0, more: false });
   });
 
   it("a shop's newest notification stays however old: the health page still says when the gateway last reached it", async () => {
@@ -171,7 +171,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await message({ kind: "app.configure", createdAt: daysAgo(45), doneAt: daysAgo(45) }),
     ];
 
-    expect(await purge()).toEqual({ gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 7, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 7, more: false });
     expect(ids(await db.outboxMessage.findMany())).toEqual(ids(kept));
   });
 
@@ -204,8 +204,8 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await message({ kind: "refund.reject" });
     }
 
-    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ gatewayWebhooks: 20, rejectedWebhooks: 20, outboxMessages: 20, more: true });
-    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ gatewayWebhooks: 5, rejectedWebhooks: 5, outboxMessages: 5, more: false });
+    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 20, rejectedWebhooks: 20, outboxMessages: 20, more: true });
+    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 5, rejectedWebhooks: 5, outboxMessages: 5, more: false });
     expect([await db.gatewayWebhook.count(), await db.rejectedWebhook.count(), await db.outboxMessage.count()]).toEqual([1, 0, 0]);
   });
 
@@ -286,7 +286,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const purged = lines.filter((line) => line.msg === "Expired rows purged");
     expect(purged).toHaveLength(1);
     const { time: _time, ...fields } = purged[0]!;
-    expect(fields).toEqual({ level: "info", msg: "Expired rows purged", retentionDays: MIN_RETENTION_DAYS, gatewayWebhooks: 1, rejectedWebhooks: 1, outboxMessages: 1, more: false });
+    expect(fields).toEqual({ level: "info", msg: "Expired rows purged", retentionDays: MIN_RETENTION_DAYS, retiredDevices: 0, gatewayWebhooks: 1, rejectedWebhooks: 1, outboxMessages: 1, more: false });
     expect(ids(await db.gatewayWebhook.findMany())).toEqual(ids([latest, kept]));
     expect([await db.rejectedWebhook.count(), await db.outboxMessage.count()]).toEqual([0, 0]);
   });

@@ -25,6 +25,10 @@ function shopWith(secretHex: string) {
     liveSecretKeyEnc: null,
     sandboxDeviceKeyEnc: cipher.encrypt("5b0f3c1e-8d2a-4c7b-9e61-2f4a7d9c0b13", credentialContext(id, "sandbox", "device-key")),
     sandboxSecretKeyEnc: cipher.encrypt(secretHex, credentialContext(id, "sandbox", "secret-key")),
+    liveRetiredDeviceKeyEnc: null,
+    liveRetiredSecretKeyEnc: null,
+    sandboxRetiredDeviceKeyEnc: null,
+    sandboxRetiredSecretKeyEnc: null,
   };
 }
 
@@ -42,4 +46,15 @@ it("sees new credentials at once, with nothing else about the shop changed", () 
   expect(before?.secretKeyHex).toBe("bb".repeat(32));
   expect(after?.secretKeyHex).toBe("cc".repeat(32));
   expect(after?.client).not.toBe(before?.client);
+});
+
+it("opens retired credentials apart from the current ones, with their own client", () => {
+  const current = shopWith("dd".repeat(32));
+  const retired = { ...current, sandboxRetiredDeviceKeyEnc: shopWith("ee".repeat(32)).sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: shopWith("ee".repeat(32)).sandboxSecretKeyEnc };
+  expect(directory.retiredFor(current, "sandbox")).toBeNull();
+  const old = directory.retiredFor(retired, "sandbox");
+  expect(old?.secretKeyHex).toBe("ee".repeat(32));
+  expect(directory.forShop(retired, "sandbox")?.secretKeyHex).toBe("dd".repeat(32));
+  expect(directory.retiredFor(retired, "sandbox")).toBe(old);
+  expect(directory.retiredFor(retired, "live")).toBeNull();
 });

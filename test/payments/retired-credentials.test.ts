@@ -1,0 +1,138 @@
+// A merchant removes a gateway's credentials while payments on them are still in progress: no
+// new payment starts on them, but they are kept, sealed and out of use, to finish those
+// payments (their notifications are verified and settle them, the reconciler and the shopper's
+// return read their orders), and deleted once none needs them. Without payments in progress,
+// they are deleted at once.
+import { expect, it } from "vitest";
+import { signWebhook } from "../../app/gateway/webhook-signature";
+import { deliverDueMessages } from "../../app/payments/outbox";
+import { processWebhookInbox } from "../../app/payments/process-webhooks";
+import { LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
+import { DEFAULT_RETENTION_DAYS, purgeExpiredRows } from "../../app/payments/retention";
+import { connectSandbox, removeGatewayCredentials } from "../../app/shops/onboarding.server";
+import { credentialContext, rotateCredentialEncryption } from "../../app/shops/shop-credentials.server";
+import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
+import { stackForFile, waitFor } from "../support/stack";
+
+let offsetMs = 0;
+const clock = { now: () => new Date(Date.now() + offsetMs) };
+
+const stack = stackForFile({ workers: false, clock });
+
+const db = () => stack().services.db;
+const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
+const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+const purge = () => purgeExpiredRows(stack().services, { retentionDays: DEFAULT_RETENTION_DAYS });
+
+async function drainInbox(): Promise<void> {
+  while ((await processWebhookInbox(stack().services, { worker: "t" })).processed > 0);
+}
+
+async function pendingPayment() {
+  const { session } = await stack().standin.state.startPayment({ test: true });
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  await act(payment.gatewayOrderId!, { action: "choose_currency", currency: "BTC" });
+  return { session, payment, orderId: payment.gatewayOrderId! };
+}
+
+/** A notification signed with `secretHex`, as the gateway sends it. */
+async function notify(secretHex: string, orderId: string): Promise<number> {
+  const shop = await shopRow();
+  const body = JSON.stringify({ identifier: orderId, status: { code: "PE", description: "Pending" } });
+  const nonce = String(Math.floor(clock.now().getTime() / 1000));
+  const response = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+it("credentials removed with a payment in progress still finish it: its notification settles it, a read verifies it, then they are deleted", async () => {
+  const { session, payment, orderId } = await pendingPayment();
+  const before = await shopRow();
+  const secretHex = stack().services.cipher.decrypt(before.sandboxSecretKeyEnc!, credentialContext(before.id, "sandbox", "secret-key"));
+
+  const removed = await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  expect(removed).toMatchObject({
+    sandboxDeviceKeyEnc: null,
+    sandboxSecretKeyEnc: null,
+    sandboxRetiredDeviceKeyEnc: before.sandboxDeviceKeyEnc,
+    sandboxRetiredSecretKeyEnc: before.sandboxSecretKeyEnc,
+  });
+  // No new payment starts on them.
+  const refused = await stack().standin.state.startPayment({ test: true });
+  expect(refused.delivery.status).toBeGreaterThanOrEqual(400);
+
+  // The shopper pays: the gateway's notification is verified with the retired Secret Key and settles the payment.
+  await act(orderId, { action: "pay", amount: "exact" });
+  await act(orderId, { action: "confirm" });
+  await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "CO" } })) > 0, "the CO webhook stored");
+  await drainInbox();
+  await deliverDueMessages(stack().services, { worker: "t" });
+  expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "paid", gatewayStatus: "CO" });
+  expect(stack().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+
+  // Settled from the notification alone, it awaits a read: the credentials stay until then.
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).not.toBeNull();
+  expect((await purge()).retiredDevices).toBe(0);
+  offsetMs += Math.max(VERIFY_WITHIN_MS, LIST_SPACING_MS) + 60_000;
+  const summary = await reconcileOnce(stack().services, { worker: "t" });
+  expect(summary.verified).toBe(1);
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).toBeNull();
+
+  // Nothing needs them any more: deleted, and a notification signed with them is refused.
+  expect((await purge()).retiredDevices).toBe(1);
+  expect(await shopRow()).toMatchObject({ sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null });
+  expect(await notify(secretHex, orderId)).toBe(401);
+
+  expect((await connectSandbox(stack().services, stack().shopDomain)).ok).toBe(true);
+});
+
+it("a payment whose notifications were lost is read by the reconciler with the retired credentials, and the shopper's return reads it too", async () => {
+  const lost = await pendingPayment();
+  const returning = await pendingPayment();
+  const shop = await shopRow();
+  const faults = `/sandbox/devices/${stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"))}/webhook-faults`;
+  await stack().sandboxControl(faults, { mode: "drop" });
+  await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  try {
+    for (const { orderId } of [lost, returning]) {
+      await act(orderId, { action: "pay", amount: "exact" });
+      await act(orderId, { action: "confirm" });
+    }
+    // The shopper comes back from the gateway: the order is read, and the payment settled.
+    const back = await fetch(stack().services.links.returnUrl(returning.payment, "ok"), { redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect(await db().payment.findUniqueOrThrow({ where: { id: returning.payment.id } })).toMatchObject({ state: "paid", unverifiedSince: null });
+
+    // The other's notification never came: the reconciler reads its order.
+    await reconcileOnce(stack().services, { worker: "t", force: true });
+    expect(await db().payment.findUniqueOrThrow({ where: { id: lost.payment.id } })).toMatchObject({ state: "paid", gatewayStatus: "CO", unverifiedSince: null });
+  } finally {
+    await stack().sandboxControl(faults, { mode: "deliver" });
+  }
+  expect((await purge()).retiredDevices).toBe(1);
+  expect((await connectSandbox(stack().services, stack().shopDomain)).ok).toBe(true);
+});
+
+it("credentials removed with no payment in progress are deleted at once", async () => {
+  const removed = await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  expect(removed).toMatchObject({ sandboxDeviceKeyEnc: null, sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null });
+  expect((await connectSandbox(stack().services, stack().shopDomain)).ok).toBe(true);
+});
+
+it("retired credentials are sealed again by a key rotation, like the current ones", async () => {
+  await pendingPayment();
+  await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  const retired = await shopRow();
+  const rotated = createCredentialCipher([{ id: "next", key: new Uint8Array(32).fill(7) }, ...stack().env.CREDENTIALS_ENCRYPTION_KEYS]);
+  const report = await rotateCredentialEncryption(db(), rotated);
+  expect(report.unreadable).toEqual([]);
+  const after = await shopRow();
+  expect(after.sandboxRetiredDeviceKeyEnc).not.toBe(retired.sandboxRetiredDeviceKeyEnc);
+  expect(rotated.decrypt(after.sandboxRetiredSecretKeyEnc!, credentialContext(after.id, "sandbox", "secret-key"))).toBe(
+    stack().services.cipher.decrypt(retired.sandboxRetiredSecretKeyEnc!, credentialContext(retired.id, "sandbox", "secret-key")),
+  );
+});
