@@ -12,6 +12,11 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
     whatToDo:
       "The order was not marked as paid. The crypto received is held at the gateway: refund it from the gateway dashboard, or contact the shopper to agree on the rest and create the order by hand.",
   },
+  overpaid: {
+    title: "Shopper paid more than was due",
+    whatToDo:
+      "The order is paid, and Shopify is told so as usual: nothing changes there. The extra crypto belongs to the shopper: return it from the gateway dashboard, or agree with the shopper what to do with it.",
+  },
   out_of_condition: {
     title: "Paid after the rate window",
     whatToDo:

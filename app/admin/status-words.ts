@@ -19,7 +19,7 @@ const STATE_WORDS: Record<PaymentState, StatusWords> = {
   // Whether Shopify was told, and what it answered, is the Shopify side's to say.
   paid: { label: "Paid", meaning: "The gateway confirmed the payment.", tone: "success" },
   failed: { label: "Not paid", meaning: "The payment ended without being paid (expired, cancelled, failed or short).", tone: "critical" },
-  not_started: { label: "Not started", meaning: "No gateway order could be created; the shopper was sent back to Shopify.", tone: undefined },
+  not_started: { label: "Not started", meaning: "No gateway order could be created; Shopify showed the shopper an error at checkout.", tone: undefined },
 };
 
 export const PAYMENT_STATE_OPTIONS = Object.entries(STATE_WORDS).map(([value, words]) => ({ value, label: words.label }));

@@ -12,32 +12,37 @@ export interface TimelineEntry {
   description: string;
 }
 
+/** A field of an event's detail: one that is missing or of another shape reads as absent, and the rest of the detail still reads. */
+const field = <T extends z.ZodTypeAny>(schema: T) => schema.optional().catch(undefined);
+
 const detailSchema = z
   .object({
-    amount: z.string(),
-    currency: z.string(),
-    test: z.boolean(),
-    env: z.string(),
-    page: z.string(),
+    amount: field(z.string()),
+    currency: field(z.string()),
+    test: field(z.boolean()),
+    env: field(z.string()),
+    page: field(z.string()),
     // An HTTP status in a session's answer; a gateway status code in "verified".
-    status: z.union([z.number(), z.string()]),
-    reason: z.string(),
-    from: z.string().nullable(),
-    to: z.string(),
-    source: z.string(),
-    percentage: z.string(),
-    detail: z.string(),
-    state: z.string().nullable(),
-    alreadyInState: z.boolean(),
-    call: z.string(),
-    message: z.string(),
-    retrying: z.boolean(),
-    answer: z.string(),
-    gatewayOrderId: z.string(),
-    adopted: z.boolean(),
-    unreachableOrder: z.string(),
+    status: field(z.union([z.number(), z.string()])),
+    reason: field(z.string()),
+    // The gateway's own words for refusing an order or a coin.
+    cause: field(z.string()),
+    from: field(z.string().nullable()),
+    to: field(z.string()),
+    source: field(z.string()),
+    // Null when the read did not report one (the gateway's older order shape).
+    percentage: field(z.string().nullable()),
+    detail: field(z.string()),
+    state: field(z.string().nullable()),
+    alreadyInState: field(z.boolean()),
+    call: field(z.string()),
+    message: field(z.string()),
+    retrying: field(z.boolean()),
+    answer: field(z.string()),
+    gatewayOrderId: field(z.string()),
+    adopted: field(z.boolean()),
+    unreachableOrder: field(z.string()),
   })
-  .partial()
   .passthrough();
 type Detail = z.infer<typeof detailSchema>;
 
@@ -96,6 +101,29 @@ function verifiedDescription(d: Detail): string {
   return `${read}${shows}: it agrees with the notification that settled the payment.`;
 }
 
+/** The gateway's words, quoted, ending a sentence: ': "Amount … USD."', or "." without them. */
+function quotedCause(cause: string | undefined): string {
+  if (!cause) return ".";
+  return `: "${cause}"${/[.!?]$/.test(cause) ? "" : "."}`;
+}
+
+/** Why no gateway order could be made for a session, as the event recorded it. */
+function refusalWords(d: Detail): string {
+  const cause = quotedCause(d.cause);
+  switch (d.reason) {
+    case undefined:
+      return "No gateway order was created.";
+    case "rejected":
+      return `The gateway refused the order${cause}`;
+    case "invalid_request":
+      return `The order was not sent: it broke a rule of the gateway's API${cause}`;
+    case "unauthorized":
+      return "The gateway refused the shop's device key: check the gateway connection in the app.";
+    default:
+      return `The gateway refused the order (${d.reason})${cause}`;
+  }
+}
+
 export function describeEvent(type: string, detailText: string, payment?: EventPayment): TimelineEntry {
   const d = parseDetail(detailText);
   switch (type) {
@@ -117,7 +145,12 @@ export function describeEvent(type: string, detailText: string, payment?: EventP
         description: d.currency ? `The shopper chose ${d.currency} on the app's payment page.` : d.adopted ? "An order created earlier was found at the gateway and kept." : "The shopper was sent to the gateway's payment page.",
       };
     case "session_refused":
-      return { title: "Payment could not start", description: d.reason ? `The gateway refused the order (${d.reason}); the shopper was sent back to Shopify.` : "The shopper was sent back to Shopify." };
+      return { title: "Payment could not start", description: `${refusalWords(d)} Shopify got an error answer and showed the shopper an error at checkout, where they can try again or pay another way.` };
+    case "coin_refused":
+      return {
+        title: `Coin refused for this amount${d.currency ? `: ${d.currency}` : ""}`,
+        description: `The shopper picked ${d.currency ?? "a coin"} on the app's payment page; the gateway refused it for this amount${quotedCause(d.cause)} It is no longer offered for this payment.`,
+      };
     case "gateway_status": {
       const to = gatewayStatusWords(d.to);
       const from = d.from ? gatewayStatusWords(d.from).label : null;

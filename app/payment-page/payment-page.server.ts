@@ -13,7 +13,7 @@ import { keepsReserve } from "~/payments/reconcile";
 import type { AppServices } from "~/services.server";
 import { shopGateway } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
-import { isLightning, memoKind, offerableCoins, offeredCoinsOf, type CoinChoice } from "./coins";
+import { AMOUNT_LIMITS, COIN_REFUSED_EVENT, isLightning, memoKind, offerableCoins, offeredCoinsOf, type CoinChoice, type RefusedCoin } from "./coins";
 import { pageLanguage, type PageLanguage } from "./language";
 import { paidPercentage, paymentProgress, remainderPaymentUri } from "./progress";
 import { paymentQrSvg } from "./qr.server";
@@ -154,14 +154,29 @@ export function shopName(shopDomain: string): string {
   return shopDomain.replace(/\.myshopify\.com$/, "");
 }
 
+const refusalSchema = z.object({ currency: z.string(), limit: z.enum(AMOUNT_LIMITS) });
+
+/** The coins the gateway refused for this payment's amount, as its timeline remembers them. */
+async function refusedCoins(services: AppServices, paymentId: string): Promise<RefusedCoin[]> {
+  const events = await services.db.paymentEvent.findMany({ where: { paymentId, type: COIN_REFUSED_EVENT }, select: { detail: true } });
+  return events.flatMap((event) => {
+    try {
+      const parsed = refusalSchema.safeParse(JSON.parse(event.detail));
+      return parsed.success ? [{ symbol: parsed.data.currency, limit: parsed.data.limit }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** The coins this payment can be paid with now; null when the gateway cannot be asked. */
 export async function coinsFor(services: AppServices, payment: PaymentWithShop): Promise<CoinChoice[] | null> {
   const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   if (gateway.state !== "connected") return null;
   const { access } = gateway;
-  const currencies = await services.gateways.currencies(access);
+  const [currencies, refused] = await Promise.all([services.gateways.currencies(access), refusedCoins(services, payment.id)]);
   if (!currencies) return null;
-  return offerableCoins(currencies, offeredCoinsOf(payment.shop, access.env), payment.amount, payment.currency);
+  return offerableCoins(currencies, offeredCoinsOf(payment.shop, access.env), payment.amount, payment.currency, refused);
 }
 
 async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symbol: string) {

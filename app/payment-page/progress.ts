@@ -16,6 +16,8 @@ export interface PaymentProgress {
   received: Decimal;
   /** Crypto still due; zero once the amount is covered (or passed). */
   remaining: Decimal;
+  /** Crypto received beyond the amount asked for; zero unless the amount was passed. */
+  excess: Decimal;
 }
 
 /** Null until the order's transactions are known (or when an amount cannot be read). */
@@ -25,7 +27,7 @@ export function paymentProgress(cryptoAmount: string | null, transactions: reado
   const expected = new Exact(cryptoAmount);
   if (expected.isZero()) return null;
   const received = transactions.reduce((sum, t) => sum.plus(t.amount), new Exact(0));
-  return { received, remaining: Exact.max(expected.minus(received), 0) };
+  return { received, remaining: Exact.max(expected.minus(received), 0), excess: Exact.max(received.minus(expected), 0) };
 }
 
 /**

@@ -43,7 +43,16 @@ export interface PageTexts {
   confirmingReturn: string;
   payAnotherWay: string;
   continueOnGateway: string;
-  errors: { unavailable: string; rejected: string; closed: string; unknownCoin: string };
+  errors: {
+    unavailable: string;
+    rejected: string;
+    /** The gateway refused the coin for this amount; the page below offers the coins left, or says none is. */
+    outOfLimits: string;
+    /** The gateway's own reason for refusing the coin ({reason}, in the gateway's words). */
+    gatewaySaid: string;
+    closed: string;
+    unknownCoin: string;
+  };
   /** The return link's page while Shopify is being told about the payment. */
   waitingForShop: { title: string; heading: string; body: string };
 }
@@ -95,6 +104,8 @@ const en: PageTexts = {
   errors: {
     unavailable: "The payment service cannot be reached right now. Please try again in a moment.",
     rejected: "This cryptocurrency cannot be used for this payment. Please choose another one.",
+    outOfLimits: "This cryptocurrency cannot be used for this amount.",
+    gatewaySaid: "The payment service says: {reason}",
     closed: "This payment is no longer open.",
     unknownCoin: "Please choose one of the cryptocurrencies listed.",
   },
@@ -152,6 +163,8 @@ const es: PageTexts = {
   errors: {
     unavailable: "El servicio de pago no está disponible ahora mismo. Inténtalo de nuevo en un momento.",
     rejected: "Esta criptomoneda no se puede usar para este pago. Elige otra.",
+    outOfLimits: "Esta criptomoneda no se puede usar para este importe.",
+    gatewaySaid: "El servicio de pago indica: {reason}",
     closed: "Este pago ya no está abierto.",
     unknownCoin: "Elige una de las criptomonedas de la lista.",
   },
@@ -209,6 +222,8 @@ const pt: PageTexts = {
   errors: {
     unavailable: "O serviço de pagamento não está disponível neste momento. Tente novamente daqui a pouco.",
     rejected: "Esta criptomoeda não pode ser usada neste pagamento. Escolha outra.",
+    outOfLimits: "Esta criptomoeda não pode ser usada para este valor.",
+    gatewaySaid: "O serviço de pagamento indica: {reason}",
     closed: "Este pagamento já não está aberto.",
     unknownCoin: "Escolha uma das criptomoedas da lista.",
   },
@@ -266,6 +281,8 @@ const it: PageTexts = {
   errors: {
     unavailable: "Il servizio di pagamento non è raggiungibile in questo momento. Riprova tra poco.",
     rejected: "Questa criptovaluta non può essere usata per questo pagamento. Scegline un'altra.",
+    outOfLimits: "Questa criptovaluta non può essere usata per questo importo.",
+    gatewaySaid: "Il servizio di pagamento indica: {reason}",
     closed: "Questo pagamento non è più aperto.",
     unknownCoin: "Scegli una delle criptovalute elencate.",
   },
@@ -323,6 +340,8 @@ const fr: PageTexts = {
   errors: {
     unavailable: "Le service de paiement est injoignable pour le moment. Réessayez dans un instant.",
     rejected: "Cette cryptomonnaie ne peut pas être utilisée pour ce paiement. Choisissez-en une autre.",
+    outOfLimits: "Cette cryptomonnaie ne peut pas être utilisée pour ce montant.",
+    gatewaySaid: "Le service de paiement indique : {reason}",
     closed: "Ce paiement n'est plus ouvert.",
     unknownCoin: "Choisissez l'une des cryptomonnaies de la liste.",
   },
@@ -380,6 +399,8 @@ const de: PageTexts = {
   errors: {
     unavailable: "Der Zahlungsdienst ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.",
     rejected: "Diese Kryptowährung kann für diese Zahlung nicht verwendet werden. Bitte wählen Sie eine andere.",
+    outOfLimits: "Diese Kryptowährung kann für diesen Betrag nicht verwendet werden.",
+    gatewaySaid: "Der Zahlungsdienst meldet: {reason}",
     closed: "Diese Zahlung ist nicht mehr offen.",
     unknownCoin: "Bitte wählen Sie eine der aufgeführten Kryptowährungen.",
   },

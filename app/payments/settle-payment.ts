@@ -26,7 +26,7 @@ import type { PaymentsDeps } from "./deps";
 import { finalMessageKey, type OutboxPayload } from "./outbox";
 import { writeSettlement, type SettledColumns, type SettledTransaction, type SettlementWrite } from "./settlement-rows.server";
 import { isFinalPaymentState, isPaymentState, nextState, stateForDecision, type PaymentState } from "./payment-state";
-import { decideForParsedStatus, statusShowsFundsReceived, type AttentionReason, type SettlementDecision } from "./status-mapping";
+import { decideForParsedStatus, overpaymentDetail, statusShowsFundsReceived, type AttentionReason, type SettlementDecision } from "./status-mapping";
 
 export type SettleSource = "webhook" | "signed_webhook" | "return" | "reconcile" | "check" | "create";
 
@@ -97,7 +97,23 @@ function attentionFor(
   const lateFlagOpen = payment.attention === "late_payment" && payment.attentionResolvedAt === null;
   const verifiesOwnFlag = payment.unverifiedSince !== null && decision.kind === "reject" && decision.attention !== undefined && payment.attention === decision.attention;
   if (current === "failed" && !lateFlagOpen && !verifiesOwnFlag && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) return late;
+  if (decision.kind === "resolve" && current !== "failed" && current !== "not_started") return overpaidFlag(payment, order);
   return null;
+}
+
+/**
+ * An order that ends paid with more than its amount: still paid, but the extra is the
+ * shopper's, and a person decides whether to return it. Flagged once for the amounts shown
+ * (a later read showing the same is not flagged again, handled or not), and never over
+ * another flag still open, whose advice stands (a later read raises it once that one is
+ * handled).
+ */
+function overpaidFlag(payment: Payment, order: GatewayOrder): { reason: "overpaid"; detail: string } | null {
+  const detail = overpaymentDetail(order);
+  if (detail === null) return null;
+  if (payment.attention === "overpaid" && payment.attentionDetail === detail) return null;
+  if (payment.attention !== null && payment.attention !== "overpaid" && payment.attentionResolvedAt === null) return null;
+  return { reason: "overpaid", detail };
 }
 
 /** Settles from an authoritative read of the order, asked for at `readAt` (the clock before the call). */
@@ -245,8 +261,12 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
     events.push({ type: "gateway_status", detail: { from: payment.gatewayStatus, to: status.code, source, percentage } });
   }
   if (next !== current) events.push({ type: "state", detail: { from: current, to: next, source } });
+  // A read verifies a signed webhook's settlement unless it raises a flag: an overpayment's
+  // does not dispute the webhook.
+  if (observation.kind === "read" && payment.unverifiedSince !== null && (!attention || attention.reason === "overpaid")) {
+    events.push({ type: "verified", detail: { status: status.code, source } });
+  }
   if (attention) events.push({ type: "attention", detail: attention });
-  if (observation.kind === "read" && payment.unverifiedSince !== null && !attention) events.push({ type: "verified", detail: { status: status.code, source } });
 
   let message: SettlementWrite["message"] = null;
   if (next !== current && (next === "paid" || next === "failed")) {

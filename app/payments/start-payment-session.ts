@@ -13,6 +13,7 @@ import type { PreparedOrder } from "~/gateway/client";
 import type { GatewayError } from "~/gateway/errors";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
+import { amountLimitIn, COIN_REFUSED_EVENT } from "~/payment-page/coins";
 import type { PaymentSessionRequest } from "./shopify-requests";
 import { whileRenewing } from "~/lib/renewal";
 import { isOpenPaymentState } from "./payment-state";
@@ -378,10 +379,45 @@ async function answerOfClaimHolder(deps: PaymentsDeps, payment: Pick<Payment, "i
   return storedAnswer(current) ?? inProgress();
 }
 
-function refusal(error: GatewayError): { result: SessionAnswer; final: boolean } {
+/** The longest cause of a refusal kept in a payment's timeline and shown. */
+const CAUSE_MAX = 300;
+
+/** The shopper's details an order request carries that a gateway's message must not bring back into the app's records. */
+function personalDetails(customer: PaymentSessionRequest["customer"]): string[] {
+  const { full_name, email_client, phone_number, home_address, address_additional } = gatewayCustomerFields(customer);
+  return [full_name, email_client, phone_number, home_address, address_additional].filter((value): value is string => value !== undefined && value.length >= 4);
+}
+
+/**
+ * The gateway's own words for refusing an order (its `detail`), fit to keep in the payment's
+ * timeline and to show: one line of plain text of at most CAUSE_MAX characters, with any of
+ * the shopper's details the order carried, and anything shaped like an e-mail address, taken
+ * out. Null when the gateway gave none. Shown as text, never as markup.
+ */
+export function gatewayCause(detail: string | null | undefined, personal: readonly string[] = []): string | null {
+  if (!detail) return null;
+  let text = detail.replace(/[\p{Cc}\p{Cf}]/gu, " ");
+  for (const value of personal) text = text.replace(new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi"), "[removed]");
+  text = text.replace(/[^\s@]+@[^\s@]+/g, "[removed]");
+  return cutText(text, CAUSE_MAX) ?? null;
+}
+
+/** What the timeline keeps of why the gateway refused an order: its own words, or the app's check the request broke. */
+function refusalCause(error: GatewayError, customer: PaymentSessionRequest["customer"]): string | null {
   switch (error.kind) {
     case "rejected":
-      return { result: answer(422, "gateway_rejected", error.detail ?? "The gateway refused this payment."), final: true };
+      return gatewayCause(error.detail, personalDetails(customer));
+    case "invalid_request":
+      return gatewayCause(error.message);
+    default:
+      return null;
+  }
+}
+
+function refusal(error: GatewayError, cause: string | null): { result: SessionAnswer; final: boolean } {
+  switch (error.kind) {
+    case "rejected":
+      return { result: answer(422, "gateway_rejected", cause ?? "The gateway refused this payment."), final: true };
     case "invalid_request":
       return { result: answer(422, "invalid_order", error.message), final: true };
     case "unauthorized":
@@ -458,9 +494,10 @@ async function createGatewayOrder(
     await releaseClaim(deps, payment, claim);
     return answer(503, "gateway_unavailable", "The gateway did not confirm the order; retry shortly.", { "Retry-After": "5" });
   }
-  const { result, final } = refusal(error);
+  const cause = refusalCause(error, request.customer);
+  const { result, final } = refusal(error, cause);
   log.warn("Gateway refused the order", { kind: error.kind, final });
-  if (final) return finish(deps, payment, claim, result, "not_started", {}, { reason: error.kind });
+  if (final) return finish(deps, payment, claim, result, "not_started", {}, { reason: error.kind, ...(cause ? { cause } : {}) });
   // Nothing was created: release the record for Shopify's retry to resume.
   await releaseClaim(deps, payment, claim, { orderRequestedAt: null });
   return result;
@@ -576,7 +613,9 @@ async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" |
 
 export type ChooseCurrencyResult =
   | { ok: true; payment: Payment }
-  | { ok: false; reason: "not_found" | "already_chosen" | "not_open" | "no_credentials" | "rejected" | "unavailable"; message: string };
+  | { ok: false; reason: "not_found" | "already_chosen" | "not_open" | "no_credentials" | "rejected" | "unavailable"; message: string }
+  /** The gateway refused the coin for the payment's amount (`message`: its words): the coin is no longer offered for this payment. */
+  | { ok: false; reason: "out_of_limits"; message: string };
 
 /**
  * The app's own payment page (API-gateway mode): the shopper picked a coin, so the
@@ -658,10 +697,21 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
         const found = await findOrderByReference(access, payment, { withCoin: true });
         if (found && found !== "unknown") return adopt(found, true);
       }
-      // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up first.
-      await releaseClaim(deps, payment, claim, created.error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null });
       const error = created.error;
-      if (error.kind === "rejected") return { ok: false, reason: "rejected", message: error.detail ?? error.message };
+      // Only the gateway's refusal of the amount for this coin rules the coin out: a failure
+      // (a 5xx, a timeout) or another reason says nothing of the coin and the amount. It is
+      // remembered before the claim is released, so the next pick already goes without it.
+      const cause = refusalCause(error, requestLike.customer);
+      const limit = error.kind === "rejected" ? amountLimitIn(cause) : null;
+      if (limit && cause) {
+        await deps.db.paymentEvent.create({
+          data: { paymentId: payment.id, type: COIN_REFUSED_EVENT, detail: JSON.stringify({ currency: inputCurrency, limit, cause }), at: deps.clock.now() },
+        });
+      }
+      // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up first.
+      await releaseClaim(deps, payment, claim, error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null });
+      if (limit && cause) return { ok: false, reason: "out_of_limits", message: cause };
+      if (error.kind === "rejected") return { ok: false, reason: "rejected", message: cause ?? error.message };
       if (error.kind === "invalid_request") return { ok: false, reason: "rejected", message: error.message };
       return unavailable;
     }

@@ -1,9 +1,19 @@
 // The one status mapping: what a gateway order status means for the Shopify payment
 // session. Pure and exhaustive; every other module asks this one.
+import type { GatewayOrder } from "~/gateway/schemas";
 import type { ParsedGatewayStatus, GatewayStatus } from "~/gateway/statuses";
+import { paidPercentage, paymentProgress } from "~/payment-page/progress";
 import type { PaymentSessionRejectionCode, PendingReason } from "~/shopify/payments-apps/outcome";
 
-export type AttentionReason = "underpaid" | "out_of_condition" | "late_payment" | "unknown_status" | "shopify_error" | "pending_window_expired" | "webhook_mismatch";
+export type AttentionReason =
+  | "underpaid"
+  | "overpaid"
+  | "out_of_condition"
+  | "late_payment"
+  | "unknown_status"
+  | "shopify_error"
+  | "pending_window_expired"
+  | "webhook_mismatch";
 
 export type SettlementDecision =
   /** Nothing to tell Shopify yet; a returning shopper is told "pending" with this reason. */
@@ -66,4 +76,23 @@ export function decideForParsedStatus(status: ParsedGatewayStatus): SettlementDe
 /** Whether a gateway status shows that crypto was received (so a late one needs a person). */
 export function statusShowsFundsReceived(status: GatewayStatus): boolean {
   return status === "AC" || status === "CO" || status === "CM" || status === "IA" || status === "OC";
+}
+
+/**
+ * What a person must know of an order that passed its amount, or null when it did not. The
+ * gateway ends an overpaid order CO like an exact one, so only its amounts tell: the on-chain
+ * transactions against the crypto amount once they are known, its percentage (above 100)
+ * before. The payment is paid all the same; the extra is the shopper's.
+ */
+export function overpaymentDetail(order: Pick<GatewayOrder, "crypto_amount" | "currency_id" | "percentage" | "transactions">): string | null {
+  const progress = paymentProgress(order.crypto_amount, order.transactions);
+  const percentage = paidPercentage(order.percentage);
+  const over = progress ? progress.excess.gt(0) : (percentage?.gt(100) ?? false);
+  if (!over) return null;
+  const coin = order.currency_id ? ` ${order.currency_id}` : "";
+  const shown = percentage?.gt(100) ? `the gateway shows ${order.percentage} % paid` : null;
+  const howMuch = progress
+    ? `${progress.received.toFixed()}${coin} arrived for the ${order.crypto_amount}${coin} asked: ${progress.excess.toFixed()}${coin} more than was due${shown ? ` (${shown})` : ""}.`
+    : `More than was due arrived: ${shown}.`;
+  return `The shopper sent more than the order's amount. ${howMuch} The order is paid; the extra belongs to the shopper and can be returned from the gateway dashboard.`;
 }

@@ -33,7 +33,7 @@ export default function Attention() {
   const navigation = useNavigation();
   const busyId = navigation.state !== "idle" ? navigation.formData?.get("paymentId") : null;
   return (
-    <Page title="Needs attention" subtitle="Payments a person should look at. The app never marks these as paid by itself.">
+    <Page title="Needs attention" subtitle="Payments a person should look at: each says what happened and what to do about it, at the gateway or in Shopify.">
       <Layout>
         {result ? (
           <Layout.Section>

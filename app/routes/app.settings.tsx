@@ -115,7 +115,7 @@ function SettingsForm({ settings }: { settings: SettingsView }) {
                       Coins offered on the payment page
                     </Text>
                     <Text as="p" tone="subdued">
-                      Leave a gateway&apos;s coins all unticked to offer every coin it has. A coin is only shown to a shopper when the order&apos;s amount is within its limits.
+                      Leave a gateway&apos;s coins all unticked to offer every coin it has. The gateway states each coin&apos;s limits in euros: for an order in euros, a coin is only shown when the amount is within them. For an order in another currency, the gateway checks them when the shopper picks a coin; a coin it refuses for the amount is not shown again for that payment.
                     </Text>
                     {shown.length === 0 ? noDevice : null}
                     {shown.map(({ env, title, gateway }) => {

@@ -1,7 +1,8 @@
 // The app's own payment page (API-gateway mode): reached through a signed link, the
 // shopper picks a coin, then pays by QR code or by copying the address, the exact amount
 // and — for XRP, XLM and ALGO — the tag/memo; when too little arrives it asks for the
-// rest. Once the payment is received, or the order's time has run out (the countdown
+// rest. A coin the gateway refuses for the amount is not offered again, with the gateway's
+// reason shown. Once the payment is received, or the order's time has run out (the countdown
 // reaching zero is enough), it asks for nothing more. The page follows the payment live
 // and sends the shopper back to Shopify when it ends. It speaks the shopper's language.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -71,6 +72,9 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
         return data({ error: texts.errors.closed }, { status: 409 });
       case "rejected":
         return data({ error: texts.errors.rejected }, { status: 422 });
+      case "out_of_limits":
+        // The coin is no longer offered for this payment: the page shows the coins left, or that none is.
+        return data({ error: texts.errors.outOfLimits, reason: fill(texts.errors.gatewaySaid, { reason: created.message }) }, { status: 422 });
       case "no_credentials":
       case "unavailable":
         return data({ error: texts.errors.unavailable }, { status: 503 });
@@ -340,6 +344,13 @@ export default function PaymentPage() {
         {result && "error" in result ? (
           <p className="error" role="alert">
             {result.error}
+            {/* The gateway's own words, as text. */}
+            {"reason" in result && typeof result.reason === "string" ? (
+              <>
+                <br />
+                {result.reason}
+              </>
+            ) : null}
           </p>
         ) : null}
 

@@ -1,7 +1,9 @@
 // Which flag a gateway read leaves on a payment: crypto on an order that ended unpaid is a
 // late payment whether the read rejects the payment or finds it rejected already; a read that
 // verifies a signed webhook's own flagged reject keeps that flag; an unknown status is flagged
-// once, not again at every read. On SQLite and PostgreSQL.
+// once, not again at every read; an order completed with more than its amount is paid and
+// flagged as overpaid, once for the amounts it shows, never over another open flag. On SQLite
+// and PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { GatewayOrder } from "../../app/gateway/schemas";
@@ -64,5 +66,59 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(again.payment.attention).toBe("unknown_status");
     expect(again.payment.attentionResolvedAt).not.toBeNull();
     expect(await attentionEvents(payment.id)).toEqual(["unknown_status"]);
+  });
+  const events = async (paymentId: string) => (await rows.db.paymentEvent.findMany({ where: { paymentId } })).map((e) => e.type);
+
+  it("a read that completes a payment with more than its amount resolves it and flags the overpayment, once for the amounts shown", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "AC" });
+    // Two transactions of 0.00245 BTC for the 0.00245 BTC asked.
+    const settled = await read(payment.id, order(id, "CO", 2, "2026-11-24T10:00:00Z"));
+    expect(settled.decision.kind).toBe("resolve");
+    expect(settled.payment).toMatchObject({ state: "paid", attention: "overpaid", attentionResolvedAt: null });
+    expect(settled.payment.attentionDetail).toContain("0.0049 BTC arrived for the 0.00245 BTC asked: 0.00245 BTC more than was due.");
+    expect(settled.payment.attentionDetail).toContain("can be returned from the gateway dashboard");
+    expect(settled.finalMessage).not.toBeNull();
+
+    // Read again, and after the merchant handled it: not flagged again for the same amounts.
+    await read(payment.id, order(id, "CO", 2, "2026-11-24T10:00:00Z"));
+    await rows.db.payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
+    const again = await read(payment.id, order(id, "CO", 2, "2026-11-24T10:00:00Z"));
+    expect(again.payment.attentionResolvedAt).not.toBeNull();
+    expect(await attentionEvents(payment.id)).toEqual(["overpaid"]);
+
+    // More arrives on the completed order: flagged anew, with the new amounts.
+    const more = await read(payment.id, order(id, "CO", 3, "2026-11-24T10:05:00Z"));
+    expect(more.payment).toMatchObject({ attention: "overpaid", attentionResolvedAt: null });
+    expect(more.payment.attentionDetail).toContain("0.0049 BTC more than was due");
+    expect(await attentionEvents(payment.id)).toEqual(["overpaid", "overpaid"]);
+  });
+
+  it("an order completed with exactly its amount is paid with no flag", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "AC" });
+    expect((await read(payment.id, order(id, "CO", 1, "2026-11-24T10:00:00Z"))).payment).toMatchObject({ state: "paid", attention: null });
+  });
+
+  it("the read verifying a signed completion webhook flags the overpayment it shows, and still verifies the webhook", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, state: "paid", gatewayStatus: "CO", unverifiedSince: new Date() });
+    const settled = await read(payment.id, order(id, "CO", 2, "2026-11-24T10:00:00Z"));
+    expect(settled.payment).toMatchObject({ state: "paid", attention: "overpaid", unverifiedSince: null });
+    expect(await events(payment.id)).toEqual(expect.arrayContaining(["verified", "attention"]));
+  });
+
+  it("an overpayment does not take the place of another flag still open", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, state: "paid", gatewayStatus: "CO", attention: "shopify_error", attentionDetail: "Shopify refused the call." });
+    const settled = await read(payment.id, order(id, "CO", 2, "2026-11-24T10:00:00Z"));
+    expect(settled.payment).toMatchObject({ attention: "shopify_error", attentionDetail: "Shopify refused the call.", attentionResolvedAt: null });
+    expect(await attentionEvents(payment.id)).toEqual([]);
+  });
+
+  it("a completion with more than the amount after the payment was rejected is a late payment, not an overpayment", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, state: "failed", gatewayStatus: "EX" });
+    expect((await read(payment.id, order(id, "CO", 2, "2026-11-24T10:00:00Z"))).payment).toMatchObject({ state: "failed", attention: "late_payment" });
   });
 });

@@ -8,10 +8,14 @@ describe("formatMoney", () => {
     expect(formatMoney("49.9", "EUR")).toBe("49.90 EUR");
     expect(formatMoney("49.90", "EUR")).toBe("49.90 EUR");
     expect(formatMoney("100", "USD")).toBe("100.00 USD");
+    expect(formatMoney("5000", "JPY")).toBe("5000 JPY");
+    expect(formatMoney("5000.0", "JPY")).toBe("5000 JPY");
+    expect(formatMoney("120000", "KRW")).toBe("120000 KRW");
   });
 
   it("never rounds: more digits than the fiat has, or a coin amount, read as stored", () => {
     expect(formatMoney("49.905", "EUR")).toBe("49.905 EUR");
+    expect(formatMoney("2500.5", "JPY")).toBe("2500.5 JPY");
     expect(formatMoney("0.00078199", "BTC")).toBe("0.00078199 BTC");
     expect(formatMoney("12.5", null)).toBe("12.5");
   });

@@ -1,6 +1,7 @@
 // The admin's words for a payment: its state (what the gateway says, never what Shopify was
 // told, which the Shopify side says), how much of a confirming payment arrived, and the
-// timeline's entries for the events the app writes.
+// timeline's entries for the events the app writes, each field of whose detail is read on
+// its own.
 import { describe, expect, it } from "vitest";
 import { paymentStateWords } from "../../app/admin/status-words";
 import { describeEvent } from "../../app/admin/timeline";
@@ -63,6 +64,42 @@ describe("describeEvent", () => {
   it("says whether the app accepted or refused a void", () => {
     expect(describeEvent("void_requested", JSON.stringify({ answer: "void.resolve" })).description).toBe("Shopify asked to void the authorization. The app accepted it.");
     expect(describeEvent("void_requested", JSON.stringify({ answer: "void.reject" })).description).toBe("Shopify asked to void the authorization. The app refused it; Shopify shows the merchant why.");
+  });
+
+  it("names the gateway status of a read that reported no percentage, and lets no odd field blank an entry", () => {
+    // Settlement stores percentage: null for the gateway's older order shape.
+    const older = describeEvent("gateway_status", JSON.stringify({ from: "NR", to: "PE", source: "reconcile", percentage: null }));
+    expect(older.title).toBe("Gateway: Pending");
+    expect(older.description).toMatch(/^From Not Ready to Pending \(seen through the periodic check\)\. /);
+    expect(older.description).not.toContain("% paid");
+    const odd = describeEvent("gateway_status", JSON.stringify({ from: "AC", to: "CO", source: 7, percentage: 100, adopted: "yes" }));
+    expect(odd.title).toBe("Gateway: Completed");
+    expect(odd.description).toMatch(/^From Awaiting Completion to Completed\. /);
+  });
+
+  it("says why a payment could not start in the gateway's own words, and that Shopify showed the shopper an error", () => {
+    const refused = describeEvent(
+      "session_refused",
+      JSON.stringify({ status: 422, reason: "rejected", cause: "Amount 5.00 EUR is below the minimum amount of 10.00 EUR for USDC_ERC20." }),
+    );
+    expect(refused).toEqual({
+      title: "Payment could not start",
+      description:
+        'The gateway refused the order: "Amount 5.00 EUR is below the minimum amount of 10.00 EUR for USDC_ERC20." Shopify got an error answer and showed the shopper an error at checkout, where they can try again or pay another way.',
+    });
+    expect(describeEvent("session_refused", JSON.stringify({ status: 422, reason: "rejected" })).description).toMatch(/^The gateway refused the order\. Shopify got an error answer/);
+    expect(describeEvent("session_refused", JSON.stringify({ status: 422, reason: "unauthorized" })).description).toContain("refused the shop's device key");
+    expect(describeEvent("session_refused", JSON.stringify({ status: 422 })).description).toMatch(/^No gateway order was created\. /);
+    for (const type of ["session_refused", "coin_refused"]) expect(describeEvent(type, JSON.stringify({ reason: "rejected" })).description).not.toContain("sent back");
+  });
+
+  it("words a coin the gateway refused for the payment's amount on the app's page", () => {
+    const entry = describeEvent("coin_refused", JSON.stringify({ currency: "USDC_ERC20", limit: "below_min", cause: "Amount 5.00 USD is below the minimum amount of 10.80 USD for USDC_ERC20." }));
+    expect(entry).toEqual({
+      title: "Coin refused for this amount: USDC_ERC20",
+      description:
+        'The shopper picked USDC_ERC20 on the app\'s payment page; the gateway refused it for this amount: "Amount 5.00 USD is below the minimum amount of 10.80 USD for USDC_ERC20." It is no longer offered for this payment.',
+    });
   });
 
   it("words a request without its answer or amount as asked, claiming no answer", () => {

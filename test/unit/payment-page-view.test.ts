@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { paymentPageView, paymentStatusView, shopperStatus, type PaymentWithShop } from "../../app/payment-page/payment-page.server";
-import { remainderPaymentUri } from "../../app/payment-page/progress";
+import { paymentProgress, remainderPaymentUri } from "../../app/payment-page/progress";
 import { paymentQrSvg } from "../../app/payment-page/qr.server";
 import { asksForPayment, statusAt } from "../../app/payment-page/timing";
 import { createReturnLinks } from "../../app/payments/return-links";
@@ -189,5 +189,21 @@ describe("the payment URI for the remainder", () => {
     expect(remainderPaymentUri(`ethereum:${ADDRESS}`, "0.0158", "0.0079")).toBeNull();
     expect(remainderPaymentUri(`ethereum:${ADDRESS}?amount=0.0157`, "0.0158", "0.0079")).toBeNull();
     expect(remainderPaymentUri(`ethereum:${ADDRESS}?amount=0.0158&amount=0.0158`, "0.0158", "0.0079")).toBeNull();
+  });
+});
+
+describe("the on-chain progress of a payment", () => {
+  it("is exact to the coin's last decimal: an 18-decimal coin one unit short is short by exactly that unit", () => {
+    const progress = paymentProgress("0.123456789012345678", [{ amount: "0.1" }, { amount: "0.023456789012345677" }])!;
+    expect(progress.received.toFixed()).toBe("0.123456789012345677");
+    expect(progress.remaining.toFixed()).toBe("0.000000000000000001");
+    expect(progress.excess.isZero()).toBe(true);
+  });
+
+  it("leaves nothing due after an overpayment, and says how much more arrived", () => {
+    const progress = paymentProgress("0.001", [{ amount: "0.0011" }])!;
+    expect(progress.remaining.isZero()).toBe(true);
+    expect(progress.excess.toFixed()).toBe("0.0001");
+    expect(paymentProgress("0.001", [])).toBeNull();
   });
 });

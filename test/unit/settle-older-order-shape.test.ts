@@ -1,9 +1,11 @@
 // Settling from a Payment of the gateway's older shape (recorded from its test environment in
 // 2022: no tag_memo, percentage or received_amount in reads, while its creation answers carry
-// tag_memo). What the read does not report is not made up: amounts stay unknown (null), and the
-// memo the creation answer gave is kept. On SQLite and PostgreSQL.
+// tag_memo). What the read does not report is not made up: amounts stay unknown (null), the
+// memo the creation answer gave is kept, and the admin's timeline still words the status the
+// read showed. On SQLite and PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { paymentDetail } from "../../app/admin/payments.server";
 import { parseGatewayJson } from "../../app/gateway/json-numbers";
 import { gatewayOrderIdSchema, orderInfoResponseSchema } from "../../app/gateway/schemas";
 import { silentLogger } from "../../app/lib/logger.server";
@@ -37,6 +39,17 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await rows.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ tagMemo: "4127553", receivedAmount: null, percentage: null, gatewayStatus: "PE" });
     const [event] = await rows.db.paymentEvent.findMany({ where: { paymentId: payment.id, type: "gateway_status" } });
     expect(JSON.parse(event!.detail)).toMatchObject({ from: "NR", to: "PE", percentage: null });
+  });
+
+  it("the admin's timeline names the gateway status the read showed, though it carried no percentage", async () => {
+    const id = gatewayOrderIdSchema.parse(randomUUID());
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "NR" });
+    await settleFromGatewayOrder(deps(), payment.id, { ...recorded, identifier: id }, "reconcile", new Date());
+    const detail = (await paymentDetail(rows.db, rows.shopId, payment.id))!;
+    expect(detail.gateway.statusLabel).toBe("Pending");
+    const statusEntries = detail.timeline.filter((entry) => entry.title.startsWith("Gateway:"));
+    expect(statusEntries.map((entry) => entry.title)).toEqual(["Gateway: Pending"]);
+    expect(statusEntries[0]!.description).toMatch(/^From Not Ready to Pending \(seen through the periodic check\)\./);
   });
 
   it("a read that reports an empty tag_memo clears the memo: the gateway says there is none", async () => {

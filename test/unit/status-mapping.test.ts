@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { GATEWAY_STATUSES, parseGatewayStatus, type GatewayStatus } from "../../app/gateway/statuses";
-import { decideForGatewayStatus, decideForParsedStatus } from "../../app/payments/status-mapping";
+import { decideForGatewayStatus, decideForParsedStatus, overpaymentDetail } from "../../app/payments/status-mapping";
 import { isFinalPaymentState, nextState, stateForDecision, type PaymentState } from "../../app/payments/payment-state";
+import { documentedOrder } from "../gateway/support/fixtures";
 
 describe("the status mapping", () => {
   it.each([
@@ -43,6 +44,35 @@ describe("the status mapping", () => {
 
   it("covers every status the gateway documents", () => {
     for (const status of GATEWAY_STATUSES) expect(() => decideForGatewayStatus(status)).not.toThrow();
+  });
+});
+
+describe("an overpaid order", () => {
+  // The documented order: 0.00245 BTC asked, 100.0 %, one transaction of 0.00245 BTC.
+  const completed = (transactions: number, percentage: string | null = "100.0") => ({
+    ...documentedOrder("1040095a-737d-41a2-a2e1-d031d19ec8cd", "CO", transactions, "2026-04-17T10:12:45Z"),
+    percentage,
+  });
+
+  it("is told by its transactions once they are known: how much more than was due arrived, and that it can be returned", () => {
+    expect(overpaymentDetail(completed(2))).toBe(
+      "The shopper sent more than the order's amount. 0.0049 BTC arrived for the 0.00245 BTC asked: 0.00245 BTC more than was due. The order is paid; the extra belongs to the shopper and can be returned from the gateway dashboard.",
+    );
+    expect(overpaymentDetail(completed(2, "200.0"))).toContain("0.00245 BTC more than was due (the gateway shows 200.0 % paid).");
+  });
+
+  it("is told by the gateway's percentage above 100 before the transactions are known", () => {
+    expect(overpaymentDetail(completed(0, "110.0"))).toBe(
+      "The shopper sent more than the order's amount. More than was due arrived: the gateway shows 110.0 % paid. The order is paid; the extra belongs to the shopper and can be returned from the gateway dashboard.",
+    );
+  });
+
+  it("is not one when exactly the amount arrived, or nothing says more did", () => {
+    expect(overpaymentDetail(completed(1))).toBeNull();
+    expect(overpaymentDetail(completed(0, "100.0"))).toBeNull();
+    expect(overpaymentDetail(completed(0, null))).toBeNull();
+    // The on-chain amounts decide over the rounded percentage.
+    expect(overpaymentDetail(completed(1, "100.01"))).toBeNull();
   });
 });
 
