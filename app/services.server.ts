@@ -16,10 +16,13 @@ import { createRememberedShops } from "./shops/shop-rows.server";
 import type { ShopsDeps } from "./shops/onboarding.server";
 import { createShopifyDirectory } from "./shops/shopify-directory.server";
 
+/** The background loops a request can wake. */
+export type WakeKind = "outbox" | "inbox" | "readiness";
+
 export interface AppServices extends ShopsDeps {
   env: AppEnv;
   /** Background workers subscribe to be woken when new work is stored. */
-  subscribe(kind: "outbox" | "inbox", wake: () => void): () => void;
+  subscribe(kind: WakeKind, wake: () => void): () => void;
 }
 
 export interface ServiceOverrides {
@@ -41,7 +44,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
   const clock = overrides.clock ?? systemClock;
   const cipher = createCredentialCipher(env.CREDENTIALS_ENCRYPTION_KEYS);
   const gatewayBaseUrls = { live: env.GATEWAY_BASE_URL, sandbox: env.GATEWAY_SANDBOX_URL };
-  const listeners = { outbox: new Set<() => void>(), inbox: new Set<() => void>() };
+  const listeners: Record<WakeKind, Set<() => void>> = { outbox: new Set(), inbox: new Set(), readiness: new Set() };
   const services: AppServices = {
     env,
     db,
@@ -83,6 +86,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
     notify: {
       outbox: () => listeners.outbox.forEach((wake) => wake()),
       inbox: () => listeners.inbox.forEach((wake) => wake()),
+      readiness: () => listeners.readiness.forEach((wake) => wake()),
     },
     subscribe(kind, wake) {
       listeners[kind].add(wake);

@@ -100,7 +100,8 @@ const INBOX_BATCH = 100;
 const RETENTION_INTERVAL_MS = 3_600_000;
 /**
  * How often the shops' readiness in Shopify is checked against whether their credentials can
- * be read (an encryption key dropped too early, then put back); also once at start-up.
+ * be read (an encryption key dropped too early, then put back); also once at start-up, and
+ * when a payment session finds a shop's credentials unreadable.
  */
 const READINESS_INTERVAL_MS = 10 * 60_000;
 
@@ -146,7 +147,7 @@ export function startWorkers(services: AppServices): Workers {
     },
     services.logger,
   );
-  const unsubscribe = [services.subscribe("outbox", () => outbox.wake()), services.subscribe("inbox", () => inbox.wake())];
+  const unsubscribe = [services.subscribe("outbox", () => outbox.wake()), services.subscribe("inbox", () => inbox.wake()), services.subscribe("readiness", () => readiness.wake())];
   services.logger.info("Background workers started", { worker });
   return {
     async stop() {

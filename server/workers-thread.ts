@@ -3,10 +3,10 @@
 // wakes. A thread that dies is started again after a pause; stop() lets its pass finish.
 import { Worker } from "node:worker_threads";
 import type { Logger, LogFields } from "../app/lib/logger.server";
-import type { AppServices } from "../app/services.server";
+import type { AppServices, WakeKind } from "../app/services.server";
 import type { Workers } from "../app/workers.server";
 
-export type ToWorkerThread = { type: "wake"; loop: "inbox" | "outbox" } | { type: "run-once"; id: number } | { type: "stop" };
+export type ToWorkerThread = { type: "wake"; loop: WakeKind } | { type: "run-once"; id: number } | { type: "stop" };
 export type FromWorkerThread =
   | { type: "ran-once"; id: number; ok: true }
   | { type: "ran-once"; id: number; ok: false; error: string }
@@ -72,7 +72,7 @@ export function startWorkerThread(services: AppServices): Workers {
   };
   let thread = spawn();
   const send = (message: ToWorkerThread) => thread.postMessage(message);
-  const unsubscribe = [services.subscribe("outbox", () => send({ type: "wake", loop: "outbox" })), services.subscribe("inbox", () => send({ type: "wake", loop: "inbox" }))];
+  const unsubscribe = (["outbox", "inbox", "readiness"] as const).map((loop) => services.subscribe(loop, () => send({ type: "wake", loop })));
   services.logger.info("Background workers run on their own thread");
 
   return {

@@ -76,5 +76,6 @@ export interface PaymentsDeps {
   shopify: ShopifyDirectory;
   links: ReturnLinks;
   /** Wakes the background workers after new work was stored (no-op when they poll). */
-  notify?: { outbox(): void; inbox(): void };
+  /** Wakes the background loop that works off what was just stored or found (readiness: a shop's credentials turned out unreadable). */
+  notify?: { outbox(): void; inbox(): void; readiness(): void };
 }

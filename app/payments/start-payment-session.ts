@@ -134,6 +134,8 @@ export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomai
   if (!checked.ok) {
     if (checked.refusal.body.error === UNREADABLE_CREDENTIALS) {
       deps.logger.error("Payment session refused: the shop's stored gateway credentials cannot be decrypted with the configured keys", { shop: shop.shopDomain, test: request.test });
+      // Shopify is told the method is not ready, so checkout stops offering it meanwhile.
+      deps.notify?.readiness();
     }
     const existing = await findExisting();
     return existing ? replayOrResume(deps, shop, existing, request) : checked.refusal;

@@ -9,7 +9,7 @@ import { signWebhook } from "../../app/gateway/webhook-signature";
 import { checkPaymentNow } from "../../app/payments/check-payment";
 import { connectSandbox, syncReadinessOfInstalledShops } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { startStack, type Stack } from "../support/stack";
+import { startStack, waitFor, type Stack } from "../support/stack";
 
 let stack: Stack;
 const logLines: string[] = [];
@@ -121,9 +121,10 @@ it("while the credentials cannot be read, Shopify is told the method is not read
   const sealed = { sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc };
 
   await sealUnderLostKey();
-  // The workers' readiness pass: checkout no longer offers a method whose sessions would all be refused.
-  expect(await syncReadinessOfInstalledShops(stack.services)).toBe(1);
-  expect(stack.standin.state.configuration()).toMatchObject({ ready: false });
+  // A payment session meets them: refused, and the workers tell Shopify at once, so checkout
+  // no longer offers a method whose sessions would all be refused.
+  expect((await stack.standin.state.startPayment({ test: true })).delivery.status).toBe(503);
+  await waitFor(async () => stack.standin.state.configuration()?.ready === false, "Shopify told the method is not ready");
   expect((await shopRow()).paymentsAppReady).toBe(false);
   expect(await syncReadinessOfInstalledShops(stack.services)).toBe(0);
 
