@@ -90,8 +90,8 @@ export async function syncReadinessOfInstalledShops(deps: ShopsDeps): Promise<nu
   const shops = await deps.db.shop.findMany({ where: { uninstalledAt: null } });
   let sent = 0;
   for (const shop of shops) {
-    if (readyToTakePayments(deps.gateways, shop) === shop.paymentsAppReady) continue;
     try {
+      if (readyToTakePayments(deps.gateways, shop) === shop.paymentsAppReady) continue;
       await syncPaymentsAppReadiness(deps, shop);
       sent++;
     } catch (error) {
