@@ -39,6 +39,9 @@ const detailSchema = z
     message: field(z.string()),
     retrying: field(z.boolean()),
     answer: field(z.string()),
+    // A follow-up request's answer was queued for Shopify (the outbox then records what Shopify did with it).
+    queued: field(z.boolean()),
+    session: field(z.string()),
     gatewayOrderId: field(z.string()),
     adopted: field(z.boolean()),
     unreachableOrder: field(z.string()),
@@ -79,20 +82,57 @@ const sourceWords = (source: string) => (source in SOURCE_WORDS ? SOURCE_WORDS[s
 
 const via = (source: string | undefined) => (source ? ` (seen through ${sourceWords(source)})` : "");
 
-/** The payment the events belong to: follow-up requests store their amount without its currency, which is the payment's. */
+/** The payment the events belong to: older follow-up requests store their amount without its currency, which is the payment's. */
 export interface EventPayment {
   currency: string;
 }
 
-/** The app's answer to a capture, refund or void Shopify asked for, as recorded ("capture.resolve", "refund.reject"...). */
-function answerWords(answer: string | undefined): string {
-  if (answer?.endsWith(".resolve")) return " The app accepted it.";
-  if (answer?.endsWith(".reject")) return " The app refused it; Shopify shows the merchant why.";
+/**
+ * The app's answer to a capture, refund or void Shopify asked for, as recorded ("capture.resolve",
+ * "refund.reject"...). `queued`: the answer went to the outbox, and a later entry tells what Shopify
+ * did with it (entries recorded before that say only what the app answered).
+ */
+function answerWords(answer: string | undefined, queued: boolean | undefined): string {
+  if (answer?.endsWith(".resolve")) return queued ? " The app accepted it and queued its answer for Shopify." : " The app accepted it.";
+  if (answer?.endsWith(".reject")) return queued ? " The app refused it and queued its answer for Shopify, which shows the merchant why." : " The app refused it; Shopify shows the merchant why.";
   return "";
 }
 
+/** The amount Shopify asked for, in the currency it asked in (older entries: the payment's). */
 function requestedAmount(d: Detail, payment: EventPayment | undefined): string {
-  return d.amount ? formatMoney(d.amount, payment?.currency) : "?";
+  return d.amount ? formatMoney(d.amount, d.currency ?? payment?.currency) : "?";
+}
+
+/** The follow-up a call answers, and what the app answered: "capture.resolve" → capture, accepted. */
+function followUpOf(call: string | undefined): { noun: "refund" | "capture" | "void"; accepted: boolean } | null {
+  const match = /^(refund|capture|void)\.(resolve|reject)$/.exec(call ?? "");
+  return match ? { noun: match[1] as "refund" | "capture" | "void", accepted: match[2] === "resolve" } : null;
+}
+
+/** What Shopify did with the app's answer to a refund, capture or void ("shopify_answered"). */
+const ANSWERED_WORDS: Record<string, TimelineEntry> = {
+  "capture.resolve": { title: "Shopify: capture made", description: "Shopify took the app's answer: the authorization is captured." },
+  "capture.reject": { title: "Shopify: capture refused", description: "Shopify took the app's refusal and shows the merchant why; nothing was captured." },
+  "void.resolve": { title: "Shopify: authorization voided", description: "Shopify took the app's answer: the authorization is voided, and the app refuses any later capture of it." },
+  "void.reject": { title: "Shopify: void refused", description: "Shopify took the app's refusal and shows the merchant why; the authorization stands." },
+  "refund.resolve": { title: "Shopify: refund made", description: "Shopify took the app's answer: the refund is recorded." },
+  "refund.reject": { title: "Shopify: refund refused", description: "Shopify took the app's refusal and shows the merchant how to refund from the gateway dashboard." },
+};
+
+function answeredEntry(d: Detail): TimelineEntry {
+  const entry = ANSWERED_WORDS[d.call ?? ""] ?? { title: "Shopify took the app's answer", description: "Shopify took the app's answer to a request it made." };
+  return d.alreadyInState ? { ...entry, description: `${entry.description} Shopify already had it in that state.` } : entry;
+}
+
+/** Shopify refused a call: the payment's own, or the app's answer to a refund, capture or void (which then stays open in Shopify while the app retries). */
+function refusedEntry(d: Detail): TimelineEntry {
+  const message = d.message ? `${d.message}${/[.!?]$/.test(d.message) ? "" : "."}` : "Shopify did not accept the call.";
+  const retrying = d.retrying ? " The app keeps trying every 10 minutes." : "";
+  const followUp = followUpOf(d.call);
+  if (!followUp) return { title: "Shopify refused an update", description: `${message}${retrying}` };
+  const answered = `The app ${followUp.accepted ? "accepted" : "refused"} the ${followUp.noun} Shopify asked for, and Shopify refused the call that tells it so`;
+  const open = d.retrying ? `: the ${followUp.noun} stays open in Shopify until the call gets through.` : `: check the ${followUp.noun} in Shopify.`;
+  return { title: `Shopify refused the app's answer to a ${followUp.noun}`, description: `${answered}${open} ${message}${retrying}` };
 }
 
 function verifiedDescription(d: Detail): string {
@@ -170,16 +210,18 @@ export function describeEvent(type: string, detailText: string, payment?: EventP
     case "shopify_pending":
       return { title: "Shopify: payment pending", description: "The shopper returned before the payment finished; Shopify shows the order as pending until the gateway completes it." };
     case "shopify_refused":
-      return {
-        title: "Shopify refused an update",
-        description: `${d.message ?? "Shopify did not accept the call."}${d.retrying ? " The app keeps trying every 10 minutes." : ""}`,
-      };
+      return refusedEntry(d);
+    case "shopify_answered":
+      return answeredEntry(d);
     case "refund_requested":
-      return { title: "Refund requested in Shopify", description: `A refund of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer)} The gateway has no refund API: refund it from the gateway dashboard.` };
+      return {
+        title: "Refund requested in Shopify",
+        description: `A refund of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer, d.queued)} The gateway has no refund API: refund it from the gateway dashboard.`,
+      };
     case "capture_requested":
-      return { title: "Capture requested in Shopify", description: `A capture of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer)}` };
+      return { title: "Capture requested in Shopify", description: `A capture of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer, d.queued)}` };
     case "void_requested":
-      return { title: "Void requested in Shopify", description: `Shopify asked to void the authorization.${answerWords(d.answer)}` };
+      return { title: "Void requested in Shopify", description: `Shopify asked to void the authorization.${answerWords(d.answer, d.queued)}` };
     case "verified":
       return { title: "Gateway order verified", description: verifiedDescription(d) };
     case "shopper_abandoned":

@@ -1,11 +1,12 @@
 // Flow 6: refund, capture and void requests. Shopify gets 201 at once; the request is
-// recorded (deduplicated on Shopify's id) together with the call that finishes it.
-// The gateway has no refund API: refunds are rejected with a message that tells the
-// merchant how to refund from the gateway dashboard.
+// recorded (deduplicated on Shopify's id) together with the call that finishes it, and is
+// "resolving" or "rejecting" until Shopify takes that call (then resolved or rejected) or
+// refuses it (failed): see the outbox. The gateway has no refund API: refunds are rejected
+// with a message that tells the merchant how to refund from the gateway dashboard.
 import Decimal from "decimal.js";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { PaymentsDeps } from "./deps";
-import { enqueue, type OutboxPayload } from "./outbox";
+import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
 import type { FollowUpKind } from "./shopify-requests";
 
 /** How a refund is made: in the gateway dashboard, then recorded in Shopify. */
@@ -25,12 +26,27 @@ export interface FollowUpRequest {
 
 export type FollowUpAnswer = { status: 201 } | { status: 404 | 422; body: { error: string; message: string } };
 
+/** A request the app accepted: its answer waits for Shopify (resolving), or Shopify took it (resolved). */
+const ACCEPTED = ["resolving", "resolved"];
+
 async function decide(deps: PaymentsDeps, kind: FollowUpKind, shopId: string, request: FollowUpRequest): Promise<OutboxPayload> {
   if (kind === "refund") return { kind: "refund.reject", gid: request.gid, merchantMessage: REFUND_MESSAGE };
   const payment = await deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId, shopifyPaymentId: request.payment_id } } });
   if (kind === "capture") {
     const reject = (merchantMessage: string): OutboxPayload => ({ kind: "capture.reject", gid: request.gid, merchantMessage });
-    if (payment?.state !== "paid") return reject("The crypto payment was not completed, so there is nothing to capture.");
+    if (!payment) return reject("This app has no record of the payment to capture.");
+    // A sale is paid in full when it resolves: there is no authorization to capture.
+    if (payment.kind !== "authorization") return reject("This payment was a sale, not an authorization: it was completed when the shopper paid, and there is nothing to capture.");
+    // An authorization is captured once, and never after it was voided: crypto that arrives
+    // after a void is the shopper's, not the order's. (The gateway order is left as it is: the
+    // app has no way to cancel it, and crypto paid to it later is not flagged.)
+    const earlier = await deps.db.sessionRequest.findFirst({
+      where: { shopId, paymentShopifyId: request.payment_id, kind: { in: ["capture", "void"] }, status: { in: ACCEPTED } },
+      select: { kind: true },
+    });
+    if (earlier?.kind === "void") return reject(`This authorization was voided, so it cannot be captured. Crypto the shopper paid since is theirs: to return it, ${REFUND_HOW}`);
+    if (earlier?.kind === "capture") return reject("This authorization was already captured in full; it cannot be captured again.");
+    if (payment.state !== "paid") return reject("The crypto payment was not completed, so there is nothing to capture.");
     // Crypto settles in full: what is captured is what the shopper paid, no more and no less
     // (a partial capture would leave crypto received that Shopify's books do not show).
     const paid = `${payment.amount} ${payment.currency}`;
@@ -72,9 +88,12 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
       });
       const payment = await tx.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.payment_id } }, select: { id: true } });
       if (payment) {
-        await tx.paymentEvent.create({ data: { paymentId: payment.id, type: `${input.kind}_requested`, detail: JSON.stringify({ amount: request.amount, answer: payload.kind }), at: now } });
+        // The amount and currency Shopify asked for; the answer is queued until Shopify takes it
+        // (the outbox adds what Shopify did).
+        const detail = { amount: request.amount, currency: request.currency, answer: payload.kind, queued: true };
+        await tx.paymentEvent.create({ data: { paymentId: payment.id, type: `${input.kind}_requested`, detail: JSON.stringify(detail), at: now } });
       }
-      await enqueue(tx, { shopDomain: shop.shopDomain, paymentId: payment?.id ?? null, dedupeKey: `${input.kind}:${record.id}`, payload, now });
+      await enqueue(tx, { shopDomain: shop.shopDomain, paymentId: payment?.id ?? null, dedupeKey: followUpMessageKey(input.kind, record.id), payload, now });
     });
   } catch (error) {
     // Shopify delivered the same request again: it was recorded the first time.

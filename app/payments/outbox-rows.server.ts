@@ -1,7 +1,9 @@
 // What a delivered outbox message leaves behind, as one write in plain SQL: the message
 // done (or failed, when Shopify refused it), and for a payment's call, the payment's
-// Shopify side and its timeline entry. A single statement on PostgreSQL, one transaction
-// on SQLite, instead of an interactive transaction of six round trips.
+// Shopify side and its timeline entry; for an answer to a refund, capture or void, the
+// request's final status and its payment's timeline entry. A single statement on
+// PostgreSQL, one transaction on SQLite, instead of an interactive transaction of six round
+// trips.
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { assignments, quotedName, type PlainSql } from "~/db/plain-sql.server";
 import { writeWithEvent } from "./session-rows.server";
@@ -25,6 +27,23 @@ export interface DeliveryRecord {
   at: Date;
   /** The payment the call was about, when it was a payment's call. */
   payment: { id: string; answer: PaymentAnswer } | null;
+  /** What the call's answer to a refund, capture or void Shopify asked for leaves behind, when it was one. */
+  followUp?: FollowUpDelivery | null;
+}
+
+/** What Shopify did with the app's answer to a refund, capture or void it asked for. */
+export type FollowUpAnswer =
+  /** Shopify took it: the flag this call's refusals raised (its detail opens with `flagOpening`) closes. */
+  | { accepted: true; state: string | null; alreadyInState: boolean; flagOpening: string }
+  /** Shopify refused it for good: a person must look (the flag's detail opens with `flagOpening`). */
+  | { accepted: false; message: string; flagOpening: string; flagDetail: string };
+
+export interface FollowUpDelivery {
+  /** The request the call answered (its SessionRequest), given its final status: resolved, rejected, or failed when Shopify refused the answer. */
+  requestId: string | null;
+  status: "resolved" | "rejected" | "failed";
+  /** The payment the request named, when the app knows it: the call ("capture.resolve"...), the Shopify session it answered, and Shopify's answer. */
+  payment: { id: string; call: string; session: string; answer: FollowUpAnswer } | null;
 }
 
 const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
@@ -55,6 +74,44 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify({ state: answer.state, alreadyInState: answer.alreadyInState }) } };
 }
 
+/** Whether the payment's open flag is the one a follow-up's refusals raised (its detail opens with the words naming the session). */
+function ownOpenFlag(opening: string): Prisma.Sql {
+  const opens = Prisma.sql`substr("attentionDetail", 1, ${Prisma.raw(String(opening.length))}) = ${opening}`;
+  return Prisma.sql`("attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL AND ${opens})`;
+}
+
+/**
+ * The flag a refused answer to a refund, capture or void raises, unless the payment carries
+ * another open flag, whose advice stands (the timeline entry tells of the refusal either way);
+ * the call's own flag, raised while it was retried, takes the new detail. Each CASE reads the
+ * row as it was.
+ */
+function flagUnlessOpen(detail: string, opening: string): Record<string, unknown> {
+  const flaggable = Prisma.sql`("attention" IS NULL OR "attentionResolvedAt" IS NOT NULL OR ${ownOpenFlag(opening)})`;
+  return {
+    attention: Prisma.sql`CASE WHEN ${flaggable} THEN ${SHOPIFY_ERROR} ELSE "attention" END`,
+    attentionDetail: Prisma.sql`CASE WHEN ${flaggable} THEN ${detail} ELSE "attentionDetail" END`,
+    attentionResolvedAt: Prisma.sql`CASE WHEN ${flaggable} THEN NULL ELSE "attentionResolvedAt" END`,
+  };
+}
+
+/** The payment's update and its timeline entry once Shopify took or refused a follow-up's answer. */
+function followUpWrites(payment: NonNullable<FollowUpDelivery["payment"]>, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
+  const { call, session, answer } = payment;
+  if (!answer.accepted) {
+    return {
+      columns: flagUnlessOpen(answer.flagDetail, answer.flagOpening),
+      event: { type: "shopify_refused", detail: JSON.stringify({ call, session, message: answer.message }) },
+    };
+  }
+  // Only the flag this call's refusals raised closes: another one (the payment's own call,
+  // another follow-up) still has its advice to give.
+  return {
+    columns: { attentionResolvedAt: Prisma.sql`CASE WHEN ${ownOpenFlag(answer.flagOpening)} THEN ${at} ELSE "attentionResolvedAt" END` },
+    event: { type: "shopify_answered", detail: JSON.stringify({ call, session, state: answer.state, alreadyInState: answer.alreadyInState }) },
+  };
+}
+
 /** The message's update after an attempt, which also gives up its claim, made only while the claim still holds. */
 function releasedMessage(attempt: { messageId: string; claim: string; attempts: number }, columns: Record<string, unknown>) {
   const stillClaimed = Prisma.sql`"id" = ${attempt.messageId} AND "lockedBy" = ${attempt.claim} AND "status" = 'pending'`;
@@ -81,6 +138,10 @@ export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Pro
     lastError: record.lastError,
     result: record.result,
   });
+  if (record.followUp) {
+    await recordFollowUp(sql, record.followUp, record.at, stillClaimed, message);
+    return;
+  }
   if (!record.payment) {
     await sql.execute(message);
     return;
@@ -92,6 +153,26 @@ export async function recordDelivery(sql: PlainSql, record: DeliveryRecord): Pro
   const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: new Date() })}
     WHERE "id" = ${paymentId} AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
   await writeWithEvent(sql, payment, paymentId, { ...writes.event, at: record.at }, [message]);
+}
+
+/**
+ * A delivered answer to a refund, capture or void: the request's final status, the message,
+ * and the payment's timeline entry (and flag, when Shopify refused it), together, only while
+ * the delivery's claim still holds. The request and the message are written after the payment
+ * (on SQLite), so each condition reads the message as it was before this write.
+ */
+async function recordFollowUp(sql: PlainSql, followUp: FollowUpDelivery, at: Date, stillClaimed: Prisma.Sql, message: Prisma.Sql): Promise<void> {
+  const claimHolds = Prisma.sql`EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
+  const request = followUp.requestId
+    ? [Prisma.sql`UPDATE "SessionRequest" SET ${assignments({ status: followUp.status, updatedAt: new Date() })} WHERE "id" = ${followUp.requestId} AND ${claimHolds}`]
+    : [];
+  if (!followUp.payment) {
+    await sql.executeInTransaction([...request, message]);
+    return;
+  }
+  const writes = followUpWrites(followUp.payment, at);
+  const payment = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...writes.columns, updatedAt: new Date() })} WHERE "id" = ${followUp.payment.id} AND ${claimHolds}`;
+  await writeWithEvent(sql, payment, followUp.payment.id, { ...writes.event, at }, [...request, message]);
 }
 
 export interface RetryRecord {
@@ -110,11 +191,25 @@ export interface RetryRecord {
    * again after the merchant marked this one handled.
    */
   flagPayment: { id: string; call: string; detail: string } | null;
+  /**
+   * An answer to a refund, capture or void that Shopify refuses in a way waiting alone will not
+   * mend: its payment's timeline says so, and the payment is flagged unless another flag is
+   * open. Given once per call (the caller looks for the entry first), not at every attempt.
+   */
+  followUpRefused?: { id: string; call: string; session: string; opening: string; detail: string } | null;
 }
 
 /** Records a failed attempt that will be tried again, and flags its payment when asked. */
 export async function recordRetry(sql: PlainSql, record: RetryRecord): Promise<void> {
   const { stillClaimed, update: message } = releasedMessage(record, { lastError: record.lastError, nextAttemptAt: record.nextAttemptAt });
+  if (record.followUpRefused) {
+    const { id: paymentId, call, session, opening, detail } = record.followUpRefused;
+    const flag = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...flagUnlessOpen(detail, opening), updatedAt: new Date() })}
+      WHERE "id" = ${paymentId} AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
+    const event = { type: "shopify_refused", detail: JSON.stringify({ call, session, message: record.lastError, retrying: true }), at: record.at };
+    await writeWithEvent(sql, flag, paymentId, event, [message]);
+    return;
+  }
   if (!record.flagPayment) {
     await sql.execute(message);
     return;

@@ -4,7 +4,8 @@
 // `deliverNow`. Throttling, 5xx and network failures are retried with backoff until they
 // succeed; a refused token or permission is retried too (the merchant can mend it) and flags
 // the payment; Shopify's "already done" counts as success; other user errors are recorded and
-// shown to the merchant.
+// shown to the merchant. The answers to refunds, captures and voids are told on their
+// payment's timeline, and a refused one flags the payment as a payment's own call does.
 import { randomUUID } from "node:crypto";
 import pMap from "p-map";
 import { z } from "zod";
@@ -17,6 +18,7 @@ import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
 import { PAYMENT_SESSION_REJECTION_CODES, PENDING_REASONS } from "~/shopify/payments-apps/outcome";
 import type { PaymentsDeps, ShopifyDirectory } from "./deps";
 import { recordDelivery, recordRetry } from "./outbox-rows.server";
+import type { FollowUpKind } from "./shopify-requests";
 
 const gid = z.string().min(1);
 export const outboxPayloadSchema = z.discriminatedUnion("kind", [
@@ -54,6 +56,51 @@ export async function enqueue(
       nextAttemptAt: message.now,
     },
   });
+}
+
+/** The dedupe key of the call answering a refund, capture or void request (its SessionRequest's id). */
+export const followUpMessageKey = (kind: FollowUpKind, requestId: string): string => `${kind}:${requestId}`;
+
+const FOLLOW_UP_KEY = /^(?:refund|capture|void):(.+)$/;
+
+/** A call that answers a refund, capture or void Shopify asked for: which, whether the app accepted it, and the Shopify session. */
+interface FollowUpCall {
+  request: FollowUpKind;
+  accepted: boolean;
+  session: string;
+}
+
+function followUpCall(payload: OutboxPayload): FollowUpCall | null {
+  switch (payload.kind) {
+    case "refund.resolve":
+    case "capture.resolve":
+    case "void.resolve":
+    case "refund.reject":
+    case "capture.reject":
+    case "void.reject": {
+      const [request, answer] = payload.kind.split(".") as [FollowUpKind, string];
+      return { request, accepted: answer === "resolve", session: payload.gid };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * The opening words of the flag a follow-up's refused answer raises. They name the Shopify
+ * session, so that Shopify taking the answer later closes this flag and no other.
+ */
+function followUpFlagOpening(call: FollowUpCall): string {
+  const id = call.session.slice(call.session.lastIndexOf("/") + 1);
+  return `Shopify has not taken the app's answer to the ${call.request} it asked for (${call.request} session ${id}: the app ${call.accepted ? "accepted" : "refused"} it).`;
+}
+
+const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** Whether the payment's timeline already tells that Shopify refuses this follow-up's answer (told once, not at every attempt). */
+async function followUpRefusalTold(deps: PaymentsDeps, paymentId: string, call: FollowUpCall): Promise<boolean> {
+  const told = await deps.db.paymentEvent.count({ where: { paymentId, type: "shopify_refused", detail: { contains: JSON.stringify(call.session) } } });
+  return told > 0;
 }
 
 /** Shopify calls that failed: 1 s doubling to 10 min. */
@@ -133,6 +180,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
 
   if (await supersededPending()) return "skipped";
 
+  const followUp = followUpCall(payload);
   const client = await deps.shopify.forShop(message.shopDomain);
   const result: PaymentsAppsResult | null = client ? await call(client, await currentPayload(deps, message.shopDomain, payload)) : null;
   const attempts = message.attempts + 1;
@@ -146,6 +194,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
     const lasting = result === null || !result.error.retryable;
     if (lasting) log.error("Shopify refused the call; will retry", { attempts, reason, retryInMs: delay });
     else log.warn("Shopify call failed; will retry", { attempts, reason, retryInMs: delay });
+    const refused = result === null ? "The app holds no Shopify access token for this shop" : "Shopify refused the call";
     await recordRetry(deps.sql, {
       messageId: message.id,
       claim: message.lockedBy!,
@@ -158,7 +207,17 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
           ? {
               id: message.paymentId,
               call: payload.kind,
-              detail: `${result === null ? "The app holds no Shopify access token for this shop" : "Shopify refused the call"}, so this payment's outcome has not reached Shopify; the app tries again every 10 minutes. ${reason}`,
+              detail: `${refused}, so this payment's outcome has not reached Shopify; the app tries again every 10 minutes. ${reason}`,
+            }
+          : null,
+      followUpRefused:
+        lasting && message.paymentId && followUp && !(await followUpRefusalTold(deps, message.paymentId, followUp))
+          ? {
+              id: message.paymentId,
+              call: payload.kind,
+              session: followUp.session,
+              opening: followUpFlagOpening(followUp),
+              detail: `${followUpFlagOpening(followUp)} ${refused}, so the ${followUp.request} stays open in Shopify; the app tries again every 10 minutes. ${reason}`,
             }
           : null,
     });
@@ -193,6 +252,27 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
               : { accepted: false, call: payload.kind, message: verdict.message },
           }
         : null,
+    followUp: followUp
+      ? {
+          requestId: FOLLOW_UP_KEY.exec(message.dedupeKey)?.[1] ?? null,
+          status: verdict.ok ? (followUp.accepted ? "resolved" : "rejected") : "failed",
+          payment: message.paymentId
+            ? {
+                id: message.paymentId,
+                call: payload.kind,
+                session: followUp.session,
+                answer: verdict.ok
+                  ? { accepted: true, state: outcome.state?.code ?? null, alreadyInState: verdict.alreadyInState, flagOpening: followUpFlagOpening(followUp) }
+                  : {
+                      accepted: false,
+                      message: verdict.message,
+                      flagOpening: followUpFlagOpening(followUp),
+                      flagDetail: `${followUpFlagOpening(followUp)} ${sentence(verdict.message)} Check the ${followUp.request} in Shopify.`,
+                    },
+              }
+            : null,
+        }
+      : null,
   });
   if (verdict.ok) log.info("Shopify call delivered", { attempts, alreadyInState: verdict.alreadyInState });
   else log.error("Shopify refused the call", { attempts, reason: verdict.message });
@@ -237,17 +317,33 @@ export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise
   return deliverClaimed(deps, message);
 }
 
+/** The kinds of the calls that answer a refund, capture or void Shopify asked for. */
+const FOLLOW_UP_KINDS: OutboxPayload["kind"][] = ["refund.resolve", "refund.reject", "capture.resolve", "capture.reject", "void.resolve", "void.reject"];
+
 /**
  * Sends a payment's final call now when it is waiting out its backoff after failures (up to 10
  * minutes): the merchant has mended the cause (granted a missing permission) and asks for it.
- * Null when the payment has no final call still to deliver.
+ * The payment's answers to refunds, captures and voids still waiting go next, in the order
+ * they were stored, once its final call is through. Null when the payment has no final call
+ * still to deliver.
  */
 export async function retryFinalCallNow(deps: PaymentsDeps, paymentId: string): Promise<DeliveryResult | "in_flight" | null> {
   const now = deps.clock.now();
   const key = finalMessageKey(paymentId);
   await deps.db.outboxMessage.updateMany({ where: { dedupeKey: key, status: "pending", nextAttemptAt: { gt: now } }, data: { nextAttemptAt: now } });
   const message = await deps.db.outboxMessage.findUnique({ where: { dedupeKey: key }, select: { id: true, status: true } });
-  return message?.status === "pending" ? deliverNow(deps, message.id) : null;
+  const final = message?.status === "pending" ? await deliverNow(deps, message.id) : null;
+  if (final === null || final === "done" || final === "failed") await retryFollowUpsNow(deps, paymentId);
+  return final;
+}
+
+/** Sends the payment's answers to refunds, captures and voids now, those waiting out a backoff included. */
+async function retryFollowUpsNow(deps: PaymentsDeps, paymentId: string): Promise<void> {
+  const now = deps.clock.now();
+  const waiting = { paymentId, kind: { in: FOLLOW_UP_KINDS }, status: "pending" };
+  await deps.db.outboxMessage.updateMany({ where: { ...waiting, nextAttemptAt: { gt: now } }, data: { nextAttemptAt: now } });
+  const messages = await deps.db.outboxMessage.findMany({ where: waiting, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true } });
+  for (const message of messages) await deliverNow(deps, message.id);
 }
 
 /**
