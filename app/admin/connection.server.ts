@@ -5,9 +5,8 @@ import type { Database } from "~/db/database.server";
 import type { GatewayDirectory, GatewayEnv } from "~/payments/deps";
 import { OPEN_PAYMENT_STATES } from "~/payments/payment-state";
 import { maskSecret } from "~/shops/credential-cipher.server";
-import { shopGateway } from "~/shops/gateway-directory.server";
+import { readyToTakePayments, shopGateway } from "~/shops/gateway-directory.server";
 import { notificationUrl } from "~/shops/onboarding.server";
-import { isShopReady } from "~/shops/shop-credentials.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 
 export interface EnvironmentConnection {
@@ -17,6 +16,8 @@ export interface EnvironmentConnection {
   /** Connected, but stored under an encryption key the app no longer holds: every call fails until the device is connected again. */
   unreadable: boolean;
   maskedKey: string | null;
+  /** Credentials removed while payments on them were in progress, kept only to finish those (deleted once they end). */
+  retired: boolean;
 }
 
 export interface ConnectionView {
@@ -38,6 +39,7 @@ export function environmentConnection(shop: Shop, env: GatewayEnv, gateways: Gat
     connected: sealed !== null,
     unreadable: shopGateway(gateways, shop, env).state === "unreadable",
     maskedKey: sealed !== null ? maskSecret(hint ?? "") : null,
+    retired: (env === "live" ? shop.liveRetiredDeviceKeyEnc : shop.sandboxRetiredDeviceKeyEnc) !== null,
   };
 }
 
@@ -54,8 +56,8 @@ export function connectionView(shop: Shop, appUrl: string, gateways: GatewayDire
     live,
     sandbox,
     testMode: shop.testMode,
-    // Shopify is told the shop is ready once credentials are stored; the page says whether they work.
-    ready: isShopReady(shop) && !(shop.testMode ? sandbox : live).unreadable,
+    // What Shopify is told: credentials of the shop's mode stored, and readable.
+    ready: readyToTakePayments(gateways, shop),
     anyConnected: hasAnyCredentials(shop),
   };
 }

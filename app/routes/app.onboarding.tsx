@@ -86,6 +86,11 @@ function ConnectionState({ connection }: { connection: EnvironmentConnection }) 
           Device key {connection.maskedKey}
         </Text>
       ) : null}
+      {connection.retired ? (
+        <Text as="span" tone="subdued">
+          Removed credentials are kept, out of use, to finish the payments in progress on them, and deleted once those end.
+        </Text>
+      ) : null}
     </InlineStack>
   );
 }

@@ -82,11 +82,6 @@ export async function retireCredentials(db: Database, shop: Shop, env: GatewayEn
   await db.shop.updateMany({ where: { id: shop.id, ...current }, data });
 }
 
-/** Shopify may offer the payment method once the shop can take payments in its current mode. */
-export function isShopReady(shop: Shop): boolean {
-  return shop.testMode ? shop.sandboxDeviceKeyEnc !== null : shop.liveDeviceKeyEnc !== null;
-}
-
 // Retired credentials (removed while payments on them were in progress) are sealed as they
 // were when current, under the same context.
 const SEALED_FIELDS = [

@@ -140,8 +140,9 @@ describe("onboarding in the admin", () => {
     await page.getByText("The sandbox device's credentials were removed.").waitFor();
     const removed = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(removed.sandboxDeviceKeyEnc).toBeNull();
-    // Kept, out of use, for the payment in progress.
+    // Kept, out of use, for the payment in progress, and the page says so.
     expect(removed.sandboxRetiredDeviceKeyEnc).toBe(shop.sandboxDeviceKeyEnc);
+    await page.getByText("Removed credentials are kept, out of use, to finish the payments in progress on them").waitFor();
 
     // Test mode without a gateway account: the sandbox signs the shop up and points its notifications here.
     await page.getByRole("button", { name: "Connect the gateway sandbox" }).click();
