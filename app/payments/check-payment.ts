@@ -20,8 +20,9 @@ export type CheckResult =
 
 /**
  * `retryShopify`: the merchant's check also sends the payment's final Shopify call at once when
- * it waits out a backoff (the flag of a refused call tells them to press Check now once the
- * cause is mended). The shopper's page never does: its polls must not hurry Shopify calls.
+ * it waits out a backoff, and then its answers to refunds, captures and voids still waiting (the
+ * flag of a refused call tells them to press Check now once the cause is mended). The
+ * shopper's page never does: its polls must not hurry Shopify calls.
  */
 export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymentId: string, options: { retryShopify?: boolean } = {}): Promise<CheckResult> {
   const payment = await deps.db.payment.findFirst({ where: { id: paymentId, shopId }, include: { shop: true } });
