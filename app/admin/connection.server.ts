@@ -3,7 +3,7 @@
 // gateway dashboard, and whether Shopify may offer the payment method.
 import type { Database } from "~/db/database.server";
 import type { GatewayDirectory, GatewayEnv } from "~/payments/deps";
-import { OPEN_PAYMENT_STATES } from "~/payments/payment-state";
+import { paymentsOnCredentials } from "~/payments/payment-state";
 import { maskSecret } from "~/shops/credential-cipher.server";
 import { readyToTakePayments, shopGateway } from "~/shops/gateway-directory.server";
 import { notificationUrl } from "~/shops/onboarding.server";
@@ -63,12 +63,12 @@ export function connectionView(shop: Shop, appUrl: string, gateways: GatewayDire
 }
 
 /**
- * Payments of each environment the gateway has not finished yet. Removing an environment's
- * credentials stops them being followed up (its webhooks can no longer be verified nor its
- * orders read), so the confirmation names how many.
+ * Payments of each environment that still need its credentials: not finished at the gateway,
+ * or settled from a notification a read is still to check. Removing the credentials keeps them
+ * for those payments alone (removeGatewayCredentials), so the confirmation names how many.
  */
 export async function paymentsInProgress(db: Database, shopId: string): Promise<Record<GatewayEnv, number>> {
-  const open = await db.payment.groupBy({ by: ["gatewayEnv"], where: { shopId, state: { in: [...OPEN_PAYMENT_STATES] } }, _count: { _all: true } });
+  const open = await db.payment.groupBy({ by: ["gatewayEnv"], where: { shopId, ...paymentsOnCredentials }, _count: { _all: true } });
   const count = (env: GatewayEnv) => open.find((group) => group.gatewayEnv === env)?._count._all ?? 0;
   return { live: count("live"), sandbox: count("sandbox") };
 }

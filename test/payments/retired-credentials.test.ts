@@ -4,6 +4,7 @@
 // return read their orders), and deleted once none needs them. Without payments in progress,
 // they are deleted at once.
 import { expect, it } from "vitest";
+import { paymentsInProgress } from "../../app/admin/connection.server";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
@@ -74,15 +75,18 @@ it("credentials removed with a payment in progress still finish it: its notifica
   expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "paid", gatewayStatus: "CO" });
   expect(stack().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
 
-  // Settled from the notification alone, it awaits a read: the credentials stay until then.
+  // Settled from the notification alone, it awaits a read: the credentials stay until then,
+  // and the connection page still counts it among the payments that need them.
   expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).not.toBeNull();
   expect((await purge()).retiredDevices).toBe(0);
+  expect(await paymentsInProgress(db(), before.id)).toEqual({ live: 0, sandbox: 1 });
   offsetMs += Math.max(VERIFY_WITHIN_MS, LIST_SPACING_MS) + 60_000;
   const summary = await reconcileOnce(stack().services, { worker: "t" });
   expect(summary.verified).toBe(1);
   expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).toBeNull();
 
   // Nothing needs them any more: deleted, and a notification signed with them is refused.
+  expect(await paymentsInProgress(db(), before.id)).toEqual({ live: 0, sandbox: 0 });
   expect((await purge()).retiredDevices).toBe(1);
   expect(await shopRow()).toMatchObject({ sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null });
   expect(await notify(secretHex, orderId)).toBe(401);
