@@ -18,6 +18,7 @@ import type { GatewayWebhook, Payment } from "../../generated/prisma/sqlite/clie
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { gatewayWebhookPayloadSchema, type GatewayWebhookPayload } from "~/gateway/schemas";
 import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
+import { orderReaderAccess } from "~/shops/gateway-directory.server";
 import { isFinalGatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { isOpenPaymentState } from "./payment-state";
@@ -184,7 +185,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   // Every webhook of the pass was claimed under the same id.
   const claim = hooks[0]?.lockedBy ?? null;
   const shop = await deps.db.shop.findUnique({ where: { id: shopId } });
-  const access = shop ? (deps.gateways.forShop(shop, env) ?? deps.gateways.retiredFor(shop, env)) : null;
+  const access = shop ? orderReaderAccess(deps.gateways, shop, env) : null;
   if (!shop || !access) {
     await markProcessed(deps, claim, hooks.map((h) => h.id), "shop has no credentials for this environment any more");
     outcome.processed += hooks.length;

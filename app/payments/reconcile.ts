@@ -15,6 +15,7 @@
 import pMap from "p-map";
 import type { QuotaRemaining } from "~/gateway/quota";
 import { whileRenewing } from "~/lib/renewal";
+import { orderReaderAccess } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { enqueue, finalMessageKey } from "./outbox";
@@ -335,7 +336,7 @@ export function keepsReserve(quota: QuotaRemaining): boolean {
  */
 function gatewayFor(deps: PaymentsDeps, shop: Shop, env: GatewayEnv): { access: ShopGatewayAccess } | { cause: string } {
   try {
-    const access = deps.gateways.forShop(shop, env) ?? deps.gateways.retiredFor(shop, env);
+    const access = orderReaderAccess(deps.gateways, shop, env);
     return access ? { access } : { cause: "the shop has no gateway credentials for this environment any more" };
   } catch (error) {
     deps.logger.error("Stored gateway credentials could not be used", { shop: shop.shopDomain, env, error });

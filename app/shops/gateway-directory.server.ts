@@ -88,8 +88,12 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
 export type ShopGateway = { state: "connected"; access: ShopGatewayAccess } | { state: "not_connected" } | { state: "unreadable" };
 
 export function shopGateway(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv, slot: "current" | "retired" = "current"): ShopGateway {
+  return gatewayState(() => (slot === "current" ? gateways.forShop(shop, env) : gateways.retiredFor(shop, env)));
+}
+
+function gatewayState(open: () => ShopGatewayAccess | null): ShopGateway {
   try {
-    const access = slot === "current" ? gateways.forShop(shop, env) : gateways.retiredFor(shop, env);
+    const access = open();
     return access ? { state: "connected", access } : { state: "not_connected" };
   } catch (error) {
     if (isCredentialDecryptionError(error)) return { state: "unreadable" };
@@ -98,12 +102,16 @@ export function shopGateway(gateways: GatewayDirectory, shop: ShopCredentials, e
 }
 
 /**
- * The gateway to read a payment's order with, and verify its notifications: the environment's
- * credentials, else those the merchant removed while payments on them were in progress.
+ * The gateway to read a payment's order with: the environment's credentials, else those the
+ * merchant removed while payments on them were in progress. Throws as `forShop` does.
  */
+export function orderReaderAccess(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null {
+  return gateways.forShop(shop, env) ?? gateways.retiredFor(shop, env);
+}
+
+/** orderReaderAccess, for what must answer even when the credentials cannot be read. */
 export function orderReader(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv): ShopGateway {
-  const current = shopGateway(gateways, shop, env);
-  return current.state === "not_connected" ? shopGateway(gateways, shop, env, "retired") : current;
+  return gatewayState(() => orderReaderAccess(gateways, shop, env));
 }
 
 /**
