@@ -62,10 +62,23 @@ export async function storeCredentials(
   });
 }
 
+/** An environment's credentials in use, emptied (as columns to write). */
+const NO_CREDENTIALS = {
+  live: { liveDeviceKeyEnc: null, liveSecretKeyEnc: null, liveDeviceKeyHint: null },
+  sandbox: { sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null, sandboxDeviceKeyHint: null },
+} as const;
+
+/** An environment's retired credentials, emptied (as columns to write). */
+export const NO_RETIRED_CREDENTIALS = {
+  live: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null },
+  sandbox: { sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null },
+} as const;
+
+/** Every credential the shop holds, in use or retired, emptied (an uninstall). */
+export const NO_CREDENTIALS_AT_ALL = { ...NO_CREDENTIALS.live, ...NO_CREDENTIALS.sandbox, ...NO_RETIRED_CREDENTIALS.live, ...NO_RETIRED_CREDENTIALS.sandbox } as const;
+
 export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv | "all"): Promise<Shop> {
-  const live = { liveDeviceKeyEnc: null, liveSecretKeyEnc: null, liveDeviceKeyHint: null };
-  const sandbox = { sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null, sandboxDeviceKeyHint: null };
-  return db.shop.update({ where: { id: shop.id }, data: env === "live" ? live : env === "sandbox" ? sandbox : { ...live, ...sandbox } });
+  return db.shop.update({ where: { id: shop.id }, data: env === "all" ? { ...NO_CREDENTIALS.live, ...NO_CREDENTIALS.sandbox } : NO_CREDENTIALS[env] });
 }
 
 /**
@@ -74,10 +87,11 @@ export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv
  * still in progress on them. Only while the row still holds those credentials.
  */
 export async function retireCredentials(db: Database, shop: Shop, env: GatewayEnv): Promise<void> {
-  const data =
+  const retired =
     env === "live"
-      ? { liveRetiredDeviceKeyEnc: shop.liveDeviceKeyEnc, liveRetiredSecretKeyEnc: shop.liveSecretKeyEnc, liveDeviceKeyEnc: null, liveSecretKeyEnc: null, liveDeviceKeyHint: null }
-      : { sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: shop.sandboxSecretKeyEnc, sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null, sandboxDeviceKeyHint: null };
+      ? { liveRetiredDeviceKeyEnc: shop.liveDeviceKeyEnc, liveRetiredSecretKeyEnc: shop.liveSecretKeyEnc }
+      : { sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: shop.sandboxSecretKeyEnc };
+  const data = { ...NO_CREDENTIALS[env], ...retired };
   const current = env === "live" ? { liveDeviceKeyEnc: shop.liveDeviceKeyEnc, liveSecretKeyEnc: shop.liveSecretKeyEnc } : { sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc };
   await db.shop.updateMany({ where: { id: shop.id, ...current }, data });
 }

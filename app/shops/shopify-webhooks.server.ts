@@ -5,6 +5,7 @@ import type { Logger } from "~/lib/logger.server";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { CustomerDataReport } from "./customer-data-requests.server";
 import { customerEmailKey, customerPhoneKey } from "./customer-identity";
+import { NO_CREDENTIALS_AT_ALL } from "./shop-credentials.server";
 
 /**
  * app/uninstalled. `triggeredAt` (Shopify's X-Shopify-Triggered-At): an uninstall Shopify
@@ -23,16 +24,7 @@ export async function handleAppUninstalled(deps: { db: Database; logger: Logger;
       data: {
         uninstalledAt: deps.clock.now(),
         paymentsAppReady: false,
-        liveDeviceKeyEnc: null,
-        liveSecretKeyEnc: null,
-        liveDeviceKeyHint: null,
-        sandboxDeviceKeyEnc: null,
-        sandboxSecretKeyEnc: null,
-        sandboxDeviceKeyHint: null,
-        liveRetiredDeviceKeyEnc: null,
-        liveRetiredSecretKeyEnc: null,
-        sandboxRetiredDeviceKeyEnc: null,
-        sandboxRetiredSecretKeyEnc: null,
+        ...NO_CREDENTIALS_AT_ALL,
       },
     });
   }
