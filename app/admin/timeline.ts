@@ -3,6 +3,8 @@
 // Event details are JSON written by the app itself, still parsed defensively.
 import { z } from "zod";
 import type { SettleSource } from "~/payments/settle-payment";
+import { followUpAnswerOf } from "~/payments/shopify-requests";
+import { asSentence, endsSentence } from "~/lib/text";
 import { attentionAdvice } from "./attention";
 import { formatMoney } from "./format";
 import { gatewayStatusWords, paymentStateWords } from "./status-words";
@@ -103,12 +105,6 @@ function requestedAmount(d: Detail, payment: EventPayment | undefined): string {
   return d.amount ? formatMoney(d.amount, d.currency ?? payment?.currency) : "?";
 }
 
-/** The follow-up a call answers, and what the app answered: "capture.resolve" → capture, accepted. */
-function followUpOf(call: string | undefined): { noun: "refund" | "capture" | "void"; accepted: boolean } | null {
-  const match = /^(refund|capture|void)\.(resolve|reject)$/.exec(call ?? "");
-  return match ? { noun: match[1] as "refund" | "capture" | "void", accepted: match[2] === "resolve" } : null;
-}
-
 /** What Shopify did with the app's answer to a refund, capture or void ("shopify_answered"). */
 const ANSWERED_WORDS: Record<string, TimelineEntry> = {
   "capture.resolve": { title: "Shopify: capture made", description: "Shopify took the app's answer: the authorization is captured." },
@@ -126,13 +122,13 @@ function answeredEntry(d: Detail): TimelineEntry {
 
 /** Shopify refused a call: the payment's own, or the app's answer to a refund, capture or void (which then stays open in Shopify while the app retries). */
 function refusedEntry(d: Detail): TimelineEntry {
-  const message = d.message ? `${d.message}${/[.!?]$/.test(d.message) ? "" : "."}` : "Shopify did not accept the call.";
+  const message = d.message ? asSentence(d.message) : "Shopify did not accept the call.";
   const retrying = d.retrying ? " The app keeps trying every 10 minutes." : "";
-  const followUp = followUpOf(d.call);
+  const followUp = followUpAnswerOf(d.call);
   if (!followUp) return { title: "Shopify refused an update", description: `${message}${retrying}` };
-  const answered = `The app ${followUp.accepted ? "accepted" : "refused"} the ${followUp.noun} Shopify asked for, and Shopify refused the call that tells it so`;
-  const open = d.retrying ? `: the ${followUp.noun} stays open in Shopify until the call gets through.` : `: check the ${followUp.noun} in Shopify.`;
-  return { title: `Shopify refused the app's answer to a ${followUp.noun}`, description: `${answered}${open} ${message}${retrying}` };
+  const answered = `The app ${followUp.accepted ? "accepted" : "refused"} the ${followUp.request} Shopify asked for, and Shopify refused the call that tells it so`;
+  const open = d.retrying ? `: the ${followUp.request} stays open in Shopify until the call gets through.` : `: check the ${followUp.request} in Shopify.`;
+  return { title: `Shopify refused the app's answer to a ${followUp.request}`, description: `${answered}${open} ${message}${retrying}` };
 }
 
 function verifiedDescription(d: Detail): string {
@@ -144,7 +140,7 @@ function verifiedDescription(d: Detail): string {
 /** The gateway's words, quoted, ending a sentence: ': "Amount … USD."', or "." without them. */
 function quotedCause(cause: string | undefined): string {
   if (!cause) return ".";
-  return `: "${cause}"${/[.!?]$/.test(cause) ? "" : "."}`;
+  return `: "${cause}"${endsSentence(cause) ? "" : "."}`;
 }
 
 /** Why no gateway order could be made for a session, as the event recorded it. */

@@ -17,8 +17,9 @@ import type { PaymentsAppsClient, PaymentsAppsResult } from "~/shopify/payments-
 import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
 import { PAYMENT_SESSION_REJECTION_CODES, PENDING_REASONS } from "~/shopify/payments-apps/outcome";
 import type { PaymentsDeps, ShopifyDirectory } from "./deps";
+import { asSentence } from "~/lib/text";
 import { recordDelivery, recordRetry } from "./outbox-rows.server";
-import type { FollowUpKind } from "./shopify-requests";
+import { followUpAnswerOf, type FollowUpKind } from "./shopify-requests";
 
 const gid = z.string().min(1);
 export const outboxPayloadSchema = z.discriminatedUnion("kind", [
@@ -71,19 +72,8 @@ interface FollowUpCall {
 }
 
 function followUpCall(payload: OutboxPayload): FollowUpCall | null {
-  switch (payload.kind) {
-    case "refund.resolve":
-    case "capture.resolve":
-    case "void.resolve":
-    case "refund.reject":
-    case "capture.reject":
-    case "void.reject": {
-      const [request, answer] = payload.kind.split(".") as [FollowUpKind, string];
-      return { request, accepted: answer === "resolve", session: payload.gid };
-    }
-    default:
-      return null;
-  }
+  const answer = followUpAnswerOf(payload.kind);
+  return answer && "gid" in payload ? { ...answer, session: payload.gid } : null;
 }
 
 /**
@@ -94,8 +84,6 @@ function followUpFlagOpening(call: FollowUpCall): string {
   const id = call.session.slice(call.session.lastIndexOf("/") + 1);
   return `Shopify has not taken the app's answer to the ${call.request} it asked for (${call.request} session ${id}: the app ${call.accepted ? "accepted" : "refused"} it).`;
 }
-
-const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text}.`);
 
 /** Whether the payment's timeline already tells that Shopify refuses this follow-up's answer (told once, not at every attempt). */
 async function followUpRefusalTold(deps: PaymentsDeps, paymentId: string, call: FollowUpCall): Promise<boolean> {
@@ -267,7 +255,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
                       accepted: false,
                       message: verdict.message,
                       flagOpening: followUpFlagOpening(followUp),
-                      flagDetail: `${followUpFlagOpening(followUp)} ${sentence(verdict.message)} Check the ${followUp.request} in Shopify.`,
+                      flagDetail: `${followUpFlagOpening(followUp)} ${asSentence(verdict.message)} Check the ${followUp.request} in Shopify.`,
                     },
               }
             : null,

@@ -90,6 +90,12 @@ export const voidSessionRequestSchema = z
   .passthrough();
 
 export type FollowUpKind = "refund" | "capture" | "void";
+
+/** The app's answer to a follow-up, as its call is named ("capture.resolve", "void.reject"...): which request, and whether the app accepted it; null for any other call. */
+export function followUpAnswerOf(call: string | undefined): { request: FollowUpKind; accepted: boolean } | null {
+  const match = /^(refund|capture|void)\.(resolve|reject)$/.exec(call ?? "");
+  return match ? { request: match[1] as FollowUpKind, accepted: match[2] === "resolve" } : null;
+}
 export const followUpSchemas = { refund: refundSessionRequestSchema, capture: captureSessionRequestSchema, void: voidSessionRequestSchema } as const;
 
 /** The headers every Shopify payments request carries. */
