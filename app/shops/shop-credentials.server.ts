@@ -69,7 +69,7 @@ const NO_CREDENTIALS = {
 } as const;
 
 /** An environment's retired credentials, emptied (as columns to write). */
-export const NO_RETIRED_CREDENTIALS = {
+const NO_RETIRED_CREDENTIALS = {
   live: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null },
   sandbox: { sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null },
 } as const;
