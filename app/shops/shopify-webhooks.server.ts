@@ -44,15 +44,20 @@ export interface CustomerIdentity {
  * and the customer's phone. A phone alone does not name one person when an e-mail says otherwise: a payment's phone may be its
  * billing address's, a household's or a company's, shared by customers with other e-mails.
  */
+/** The forms a customer's e-mail or phone may be stored in: its key, and as Shopify sent it. */
+function storedForms(key: string | null, sent: string | null | undefined): string[] {
+  return [...new Set([key, sent?.trim()].filter((form): form is string => Boolean(form)))];
+}
+
 export function customerFilter(shopId: string, customer: CustomerIdentity) {
   // Stored by its key since e-mails are kept in lower case; as typed before (a form the
   // migration could not lower, see customerEmailKey), found when Shopify sends that same form.
-  const emails = [...new Set([customerEmailKey(customer.email), customer.email?.trim()].filter((email): email is string => Boolean(email)))];
+  const emails = storedForms(customerEmailKey(customer.email), customer.email);
   // Phones likewise: payments keep the phone's key (customerPhoneKey), and a migration reduced
   // the ones stored before to it (a lookup by both forms alone would miss "+34 611 222 333"
   // stored and "+34611222333" sent); the exact form finds data requests, kept as Shopify sent
   // them, and a stored phone the migration left as typed.
-  const phones = [...new Set([customerPhoneKey(customer.phone), customer.phone?.trim()].filter((phone): phone is string => Boolean(phone)))];
+  const phones = storedForms(customerPhoneKey(customer.phone), customer.phone);
   const or = [
     ...emails.map((email) => ({ customerEmail: email })),
     ...(phones.length ? [{ customerEmail: null, customerPhone: { in: phones } }] : []),
