@@ -19,9 +19,9 @@ import { apiRouter } from "../../server/api-router";
 import { forThisFile } from "./for-this-file";
 import { paymentColumns } from "./payment-rows";
 import type { RowDatabase } from "./row-databases";
-import { freePort } from "./stack";
+import { freePort, TEST_SHOP } from "./stack";
 
-export const SHOP = "demo-shop.myshopify.com";
+export const SHOP = TEST_SHOP;
 export const OTHER_SHOP = "other-shop.myshopify.com";
 
 export interface Harness {
