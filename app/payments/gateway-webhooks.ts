@@ -27,7 +27,12 @@ export interface WebhookIntakeInput {
   maxNonceAgeSeconds: number;
 }
 
-const ENVS: readonly GatewayEnv[] = ["live", "sandbox"];
+const KEY_ORDER: readonly (readonly [GatewayEnv, "current" | "retired"])[] = [
+  ["live", "current"],
+  ["live", "retired"],
+  ["sandbox", "current"],
+  ["sandbox", "retired"],
+];
 
 export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIntakeInput): Promise<WebhookIntakeResult> {
   if (!/^[A-Za-z0-9_-]{16,64}$/.test(input.token)) return { status: 404, reason: "unknown_endpoint" };
@@ -62,9 +67,10 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
   let lastReason: WebhookRejection | "no_secret_configured" = "no_secret_configured";
   let unreadable = false;
   // Each environment's Secret Key, then the one of credentials removed while payments on them
-  // were in progress (their notifications still settle them).
-  const keys = ENVS.flatMap((env) => [{ env, gateway: shopGateway(deps.gateways, shop, env) }, { env, gateway: shopGateway(deps.gateways, shop, env, "retired") }]);
-  for (const { env, gateway } of keys) {
+  // were in progress (their notifications still settle them), each opened only when the ones
+  // before did not verify the notification.
+  for (const [env, slot] of KEY_ORDER) {
+    const gateway = shopGateway(deps.gateways, shop, env, slot);
     if (gateway.state === "unreadable") unreadable = true;
     if (gateway.state !== "connected") continue;
     const { access } = gateway;
