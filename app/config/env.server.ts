@@ -1,7 +1,7 @@
 // The only module that reads process.env. Every setting is validated once, with zod; a
 // missing or malformed variable stops start-up with a message that names it.
 import { z } from "zod";
-import { databaseKind } from "../db/database-url";
+import { DEFAULT_STATEMENT_TIMEOUT_MS, databaseKind } from "../db/database-url";
 import { DEFAULT_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../payments/retention";
 
 // A fixed key for local development and tests only; production must set CREDENTIALS_ENCRYPTION_KEYS.
@@ -54,6 +54,9 @@ const schema = z
     // PostgreSQL: the connections one database client opens at most, shared by the Prisma client
     // and the hot paths' plain statements (the worker thread, when on, opens its own).
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+    // PostgreSQL: how long one statement may run, waiting on locks included, before the server
+    // cancels it (app/db/database.server.ts).
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_STATEMENT_TIMEOUT_MS),
     GATEWAY_BASE_URL: z.string().url().default("https://pos.bitnovo.com/api/v1"),
     GATEWAY_SANDBOX_URL: z.string().url().default("http://localhost:4010/api/v1"),
     CREDENTIALS_ENCRYPTION_KEYS: encryptionKeys.optional(),

@@ -1,5 +1,5 @@
-// What a DATABASE_URL names, without loading any database client: the configuration reads
-// it as well as the code that opens the database.
+// What a DATABASE_URL names, and the database settings' defaults, without loading any
+// database client: the configuration reads them as well as the code that opens the database.
 export type DatabaseKind = "sqlite" | "postgresql";
 
 export function databaseKind(url: string): DatabaseKind {
@@ -9,3 +9,6 @@ export function databaseKind(url: string): DatabaseKind {
 export function sqliteFilePath(url: string): string {
   return url.replace(/^file:/, "");
 }
+
+/** PostgreSQL: a statement's time limit when none is set (the server's own default is none). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;

@@ -12,7 +12,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import pg from "pg";
 import { PrismaClient as SqliteClient } from "../../generated/prisma/sqlite/client";
 import { PrismaClient as PostgresClient } from "../../generated/prisma/postgresql/client";
-import { databaseKind, sqliteFilePath } from "./database-url";
+import { DEFAULT_STATEMENT_TIMEOUT_MS, databaseKind, sqliteFilePath } from "./database-url";
 import { plainSqlOnAdapter, plainSqlOnPool, type PlainSql } from "./plain-sql.server";
 
 export type Database = SqliteClient;
@@ -25,17 +25,35 @@ export interface AppDatabase {
 export interface OpenOptions {
   /** PostgreSQL: the pool's connections at most (DATABASE_POOL_SIZE). */
   poolSize?: number;
+  /** PostgreSQL: how long one statement may run, lock waits included (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs?: number;
 }
 
 /** PostgreSQL: how long opening a connection may take (pg waits for ever by default). */
 const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * PostgreSQL: how long a connection may sit in an open transaction between statements before
+ * the server ends the session. The app's transactions run their statements back to back (an
+ * interactive Prisma transaction is given up after 5 s); one left open by a process that
+ * stopped turning its event loop would otherwise hold its row locks for ever.
+ */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** The client and the plain SQL beside it: on PostgreSQL both use one pool (the client ends it on $disconnect). */
 export function openAppDatabase(url: string, options: OpenOptions = {}): AppDatabase {
   if (databaseKind(url) === "postgresql") {
     // A database that takes connections but never answers (overloaded, a network path that
-    // drops packets) fails a query after CONNECT_TIMEOUT_MS instead of holding it for ever.
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // drops packets) fails a query after CONNECT_TIMEOUT_MS instead of holding it for ever. A
+    // statement that waits on a row lock another session keeps, or runs away, is cancelled
+    // by the server after the statement timeout: the request or worker pass holding it fails
+    // and its connection goes back to the pool, where it would otherwise wait for ever.
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    });
     // A pooled connection that breaks while idle (the server restarted) is dropped by the pool
     // and replaced on the next query; without a listener its error would end the process.
     pool.on("error", () => undefined);
@@ -47,9 +65,9 @@ export function openAppDatabase(url: string, options: OpenOptions = {}): AppData
   return { db, sql: plainSqlOnAdapter(() => adapter.connect(), "sqlite") };
 }
 
-/** The app's database as its settings describe it: DATABASE_URL, with DATABASE_POOL_SIZE on PostgreSQL. */
-export function openConfiguredDatabase(settings: { DATABASE_URL: string; DATABASE_POOL_SIZE: number }): AppDatabase {
-  return openAppDatabase(settings.DATABASE_URL, { poolSize: settings.DATABASE_POOL_SIZE });
+/** The app's database as its settings describe it: DATABASE_URL, with the pool's size and statement timeout on PostgreSQL. */
+export function openConfiguredDatabase(settings: { DATABASE_URL: string; DATABASE_POOL_SIZE: number; DATABASE_STATEMENT_TIMEOUT_MS: number }): AppDatabase {
+  return openAppDatabase(settings.DATABASE_URL, { poolSize: settings.DATABASE_POOL_SIZE, statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS });
 }
 
 export function openDatabase(url: string): Database {
