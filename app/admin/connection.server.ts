@@ -3,7 +3,7 @@
 // gateway dashboard, and whether Shopify may offer the payment method.
 import type { Database } from "~/db/database.server";
 import type { GatewayDirectory, GatewayEnv } from "~/payments/deps";
-import { paymentsOnCredentials } from "~/payments/payment-state";
+import { PAYMENTS_IN_PROGRESS, watchedRejectedPayments } from "~/payments/payment-state";
 import { maskSecret } from "~/shops/credential-cipher.server";
 import { readyToTakePayments, shopGateway } from "~/shops/gateway-directory.server";
 import { notificationUrl } from "~/shops/onboarding.server";
@@ -62,13 +62,24 @@ export function connectionView(shop: Shop, appUrl: string, gateways: GatewayDire
   };
 }
 
+/** An environment's payments that still need its credentials, in two kinds the merchant is told apart. */
+export interface FollowedPayments {
+  /** Not finished at the gateway, or settled from a notification a read is still to check. */
+  inProgress: number;
+  /** Rejected, and their orders still read for crypto sent late (for a week after they began). */
+  watched: number;
+}
+
 /**
- * Payments of each environment that still need its credentials: not finished at the gateway,
- * or settled from a notification a read is still to check. Removing the credentials keeps them
- * for those payments alone (removeGatewayCredentials), so the confirmation names how many.
+ * Payments of each environment that still need its credentials. Removing the credentials
+ * keeps them for those payments alone (removeGatewayCredentials), so the confirmation names
+ * how many.
  */
-export async function paymentsInProgress(db: Database, shopId: string): Promise<Record<GatewayEnv, number>> {
-  const open = await db.payment.groupBy({ by: ["gatewayEnv"], where: { shopId, ...paymentsOnCredentials }, _count: { _all: true } });
-  const count = (env: GatewayEnv) => open.find((group) => group.gatewayEnv === env)?._count._all ?? 0;
-  return { live: count("live"), sandbox: count("sandbox") };
+export async function paymentsFollowed(db: Database, shopId: string, now: Date): Promise<Record<GatewayEnv, FollowedPayments>> {
+  const [inProgress, watched] = await Promise.all(
+    [PAYMENTS_IN_PROGRESS, watchedRejectedPayments(now)].map((where) => db.payment.groupBy({ by: ["gatewayEnv"], where: { shopId, ...where }, _count: { _all: true } })),
+  );
+  const count = (groups: typeof inProgress, env: GatewayEnv) => groups!.find((group) => group.gatewayEnv === env)?._count._all ?? 0;
+  const of = (env: GatewayEnv) => ({ inProgress: count(inProgress, env), watched: count(watched, env) });
+  return { live: of("live"), sandbox: of("sandbox") };
 }

@@ -26,11 +26,29 @@ export function isFinalPaymentState(state: PaymentState): boolean {
 export const OPEN_PAYMENT_STATES: readonly PaymentState[] = ["started", "awaiting_payment", "confirming"];
 
 /**
- * The payments that still need their gateway's credentials: open ones (their orders are read,
- * their notifications verified), and those settled from a signed notification alone that a
- * read is still to check. A condition on payments.
+ * A rejected payment's order is read for this long after the payment began: a shopper's
+ * wallet may send the crypto after the order expired (or after Shopify's window closed), and
+ * the gateway records it under the order's final status without a webhook.
  */
-export const paymentsOnCredentials = { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }] };
+export const LATE_PAYMENT_WATCH_MS = 7 * 24 * 3_600_000;
+
+/** Payments not finished at the gateway, or settled from a signed notification alone that a read is still to check. */
+export const PAYMENTS_IN_PROGRESS = { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }] };
+
+/** Rejected payments whose orders are still read for crypto arriving late (LATE_PAYMENT_WATCH_MS). */
+export function watchedRejectedPayments(now: Date) {
+  return { state: "failed", gatewayOrderId: { not: null }, unverifiedSince: null, createdAt: { gte: new Date(now.getTime() - LATE_PAYMENT_WATCH_MS) } };
+}
+
+/**
+ * The payments that still need their gateway's credentials, and that the reconciler follows:
+ * those in progress (their orders are read, their notifications verified), and rejected ones
+ * still watched for late crypto (their orders are read, and a notification of money arriving
+ * is verified). A condition on payments.
+ */
+export function paymentsOnCredentials(now: Date) {
+  return { OR: [...PAYMENTS_IN_PROGRESS.OR, watchedRejectedPayments(now)] };
+}
 
 /** Whether a stored payment's state is one of OPEN_PAYMENT_STATES. */
 export function isOpenPaymentState(state: string): boolean {

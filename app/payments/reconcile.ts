@@ -19,7 +19,7 @@ import { orderReaderAccess } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { enqueue, finalMessageKey } from "./outbox";
-import { isOpenPaymentState, OPEN_PAYMENT_STATES } from "./payment-state";
+import { isOpenPaymentState, OPEN_PAYMENT_STATES, paymentsOnCredentials, watchedRejectedPayments } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
 import { readWantedOrders, type WantedOrdersRead } from "./read-orders";
 import { settleFromGatewayOrder } from "./settle-payment";
@@ -56,12 +56,6 @@ export const FINALISE_UNREAD_AFTER_MS = FINALISE_AFTER_MS + 3 * CLOSING_LIST_SPA
  */
 export const MAX_LOOK_UPS = 5;
 /**
- * A rejected payment's order is read for this long after the payment began: a shopper's
- * wallet may send the crypto after the order expired (or after Shopify's window closed), and
- * the gateway records it under the order's final status without a webhook.
- */
-export const LATE_PAYMENT_WATCH_MS = 7 * 24 * 3_600_000;
-/**
  * A watched rejected payment joins every listing of its shop's orders (no extra call), and
  * makes one due itself only when its order was not read for this long.
  */
@@ -97,11 +91,6 @@ export function isVerificationDue(payment: Pick<Payment, "unverifiedSince">, now
 /** Whether a watched rejected payment's order is due to be read again for late crypto. */
 export function isLateCheckDue(payment: Pick<Payment, "createdAt" | "lastCheckedAt">, now: Date): boolean {
   return now.getTime() - (payment.lastCheckedAt ?? payment.createdAt).getTime() >= LATE_PAYMENT_RECHECK_MS;
-}
-
-/** Rejected payments whose orders are still read for crypto arriving late. */
-function watchedRejected(now: Date) {
-  return { state: "failed", gatewayOrderId: { not: null }, unverifiedSince: null, createdAt: { gte: new Date(now.getTime() - LATE_PAYMENT_WATCH_MS) } };
 }
 
 export interface ReconcileSummary {
@@ -144,7 +133,7 @@ export async function reconcileOnce(
   const leaseMs = options.leaseMs ?? LEASE_MS;
   const summary: ReconcileSummary = { shops: 0, gatewayCalls: 0, settled: 0, verified: 0, finalised: 0, skippedForQuota: 0 };
   const open = await deps.db.payment.findMany({
-    where: { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }, watchedRejected(deps.clock.now())] },
+    where: paymentsOnCredentials(deps.clock.now()),
     select: { shopId: true },
     distinct: ["shopId"],
   });
@@ -178,7 +167,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] } }, include: { shop: true } }),
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, unverifiedSince: { not: null }, gatewayOrderId: { not: null } } }),
     deps.db.payment.findMany({
-      where: { shopId: shop.id, gatewayEnv: env, ...watchedRejected(now) },
+      where: { shopId: shop.id, gatewayEnv: env, ...watchedRejectedPayments(now) },
       select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true },
     }),
   ]);

@@ -21,9 +21,10 @@
 //   A message Shopify refused ("failed") is never deleted: the health page counts and lists
 //   every one, with nothing to mark it handled, and a person must act on it.
 //
-// - Retired gateway credentials (removed by the merchant while payments on them were in
-//   progress, app/shops/onboarding.server.ts): deleted once no payment on that environment is
-//   open or awaits the check of a notification, whatever the retention.
+// - Retired gateway credentials (removed by the merchant while payments on them were still
+//   followed, app/shops/onboarding.server.ts): deleted once no payment on that environment is
+//   open, awaits the check of a notification, or is a rejected one still watched for late
+//   crypto (paymentsOnCredentials), whatever the retention.
 //
 // Nothing else is deleted here: payments, their timelines and transactions are the
 // merchant's records (a shop's redaction deletes them); a SessionRequest is Shopify's
@@ -113,7 +114,8 @@ function expiredMessages(cutoff: Date): Prisma.Sql {
 
 /** Deletes the retired credentials no payment needs any more (see the top of this file). */
 async function deleteUnneededRetiredCredentials(deps: PurgeDeps): Promise<number> {
-  const unneeded = (env: GatewayEnv) => ({ payments: { none: { gatewayEnv: env, ...paymentsOnCredentials } } });
+  const needing = paymentsOnCredentials(deps.clock.now());
+  const unneeded = (env: GatewayEnv) => ({ payments: { none: { gatewayEnv: env, ...needing } } });
   const [live, sandbox] = await Promise.all([
     deps.db.shop.updateMany({ where: { liveRetiredDeviceKeyEnc: { not: null }, ...unneeded("live") }, data: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null } }),
     deps.db.shop.updateMany({ where: { sandboxRetiredDeviceKeyEnc: { not: null }, ...unneeded("sandbox") }, data: { sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null } }),

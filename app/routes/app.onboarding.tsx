@@ -9,7 +9,7 @@ import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List
 import { useState } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
-import { connectionView, paymentsInProgress, type EnvironmentConnection } from "~/admin/connection.server";
+import { connectionView, paymentsFollowed, type EnvironmentConnection, type FollowedPayments } from "~/admin/connection.server";
 import { CopyButton } from "~/admin/copy-button";
 import { postedFields } from "~/admin/form-data";
 import { TitledCard } from "~/admin/titled-card";
@@ -20,7 +20,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
   return {
     connection: connectionView(shop, context.services.appUrl, context.services.gateways),
-    inProgress: await paymentsInProgress(context.services.db, shop.id),
+    followed: await paymentsFollowed(context.services.db, shop.id, context.services.clock.now()),
   };
 }
 
@@ -88,7 +88,7 @@ function ConnectionState({ connection }: { connection: EnvironmentConnection }) 
       ) : null}
       {connection.retired ? (
         <Text as="span" tone="subdued">
-          Removed credentials are kept, out of use, to finish the payments in progress on them, and deleted once those end.
+          Removed credentials are kept, out of use, to finish the payments in progress on them and watch rejected ones for crypto sent late, and deleted once those no longer need them.
         </Text>
       ) : null}
     </InlineStack>
@@ -96,15 +96,20 @@ function ConnectionState({ connection }: { connection: EnvironmentConnection }) 
 }
 
 /** What removing an environment's credentials does, said before the merchant confirms. */
-function removalConsequences(env: EnvironmentConnection["env"], inProgress: number): string {
+function removalConsequences(env: EnvironmentConnection["env"], followed: FollowedPayments): string {
   const stops =
     env === "live" ? "Shoppers will no longer be able to pay with crypto until a device is connected again." : "Test payments will stop working until the sandbox is connected again.";
-  if (inProgress === 0) return `${stops} No payment is in progress on it.`;
-  const payments = inProgress === 1 ? "1 payment is" : `${inProgress} payments are`;
-  return `${stops} ${payments} still in progress on it: the app keeps the credentials, sealed, only to read those payments' orders and check their notifications until they end (at most Shopify's 3 days), then deletes them.`;
+  const { inProgress, watched } = followed;
+  if (inProgress === 0 && watched === 0) return `${stops} No payment is in progress on it.`;
+  const still = [
+    inProgress === 0 ? null : `${inProgress === 1 ? "1 payment is" : `${inProgress} payments are`} still in progress on it`,
+    watched === 0 ? null : `${watched === 1 ? "1 rejected payment is" : `${watched} rejected payments are`} still watched for crypto the shopper sends late`,
+  ].filter((part) => part !== null);
+  const until = inProgress > 0 && watched === 0 ? "until they end (at most Shopify's 3 days)" : "until they end, or for a week after they began when rejected";
+  return `${stops} ${still.join(", and ")}: the app keeps the credentials, sealed, only to read those payments' orders and check their notifications ${until}, then deletes them.`;
 }
 
-function RemoveCredentials({ connection, busy, inProgress }: { connection: EnvironmentConnection; busy: boolean; inProgress: number }) {
+function RemoveCredentials({ connection, busy, followed }: { connection: EnvironmentConnection; busy: boolean; followed: FollowedPayments }) {
   const [confirming, setConfirming] = useState(false);
   if (!connection.connected) return null;
   if (!confirming) {
@@ -119,7 +124,7 @@ function RemoveCredentials({ connection, busy, inProgress }: { connection: Envir
   return (
     <Banner tone="warning" title={`Remove the ${connection.env === "live" ? "live" : "sandbox"} device's credentials?`}>
       <BlockStack gap="200">
-        <p>{removalConsequences(connection.env, inProgress)}</p>
+        <p>{removalConsequences(connection.env, followed)}</p>
         <Form method="post">
           <input type="hidden" name="intent" value="remove" />
           <input type="hidden" name="env" value={connection.env} />
@@ -137,7 +142,7 @@ function RemoveCredentials({ connection, busy, inProgress }: { connection: Envir
 }
 
 export default function Onboarding() {
-  const { connection, inProgress } = useLoaderData<typeof loader>();
+  const { connection, followed } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : null;
@@ -315,8 +320,8 @@ export default function Onboarding() {
         {connection.anyConnected ? (
           <Layout.Section>
             <TitledCard title="Remove credentials" gap="300">
-              <RemoveCredentials connection={connection.live} busy={busyIntent === "remove"} inProgress={inProgress.live} />
-              <RemoveCredentials connection={connection.sandbox} busy={busyIntent === "remove"} inProgress={inProgress.sandbox} />
+              <RemoveCredentials connection={connection.live} busy={busyIntent === "remove"} followed={followed.live} />
+              <RemoveCredentials connection={connection.sandbox} busy={busyIntent === "remove"} followed={followed.sandbox} />
             </TitledCard>
           </Layout.Section>
         ) : null}

@@ -136,17 +136,18 @@ export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: u
 
 /**
  * Takes an environment's credentials out of use: no new payment starts on them. While payments
- * on them are still in progress (or await the check of a notification), they are kept, sealed,
- * only to read those payments' orders and verify their notifications, and deleted once the last
- * one ends (app/payments/retention.ts); otherwise they are deleted at once.
+ * on them are still followed (in progress, awaiting the check of a notification, or rejected
+ * and still watched for late crypto), they are kept, sealed, only to read those payments'
+ * orders and verify their notifications, and deleted once the last one no longer needs them
+ * (app/payments/retention.ts); otherwise they are deleted at once.
  */
 export async function removeGatewayCredentials(deps: ShopsDeps, shopDomain: string, env: GatewayEnv): Promise<Shop> {
   const shop = await ensureShop(deps.db, shopDomain);
   const connected = (env === "live" ? shop.liveDeviceKeyEnc : shop.sandboxDeviceKeyEnc) !== null;
-  const inProgress = connected ? await deps.db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, ...paymentsOnCredentials } }) : 0;
-  if (inProgress > 0) await retireCredentials(deps.db, shop, env);
+  const followed = connected ? await deps.db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, ...paymentsOnCredentials(deps.clock.now()) } }) : 0;
+  if (followed > 0) await retireCredentials(deps.db, shop, env);
   else await clearCredentials(deps.db, shop, env);
-  deps.logger.info("Gateway credentials removed", { shop: shopDomain, env, keptForPaymentsInProgress: inProgress });
+  deps.logger.info("Gateway credentials removed", { shop: shopDomain, env, keptForPaymentsFollowed: followed });
   const removed = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
   await syncPaymentsAppReadiness(deps, removed);
   return deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });

@@ -240,6 +240,29 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await db.gatewayWebhook.count()).toBe(1);
   });
 
+  it("retired credentials stay while a payment on them is open, or rejected and still watched for late crypto, and go once none is", async () => {
+    const retire = () => db.shop.update({ where: { id: shopId }, data: { liveRetiredDeviceKeyEnc: "sealed-device-key", liveRetiredSecretKeyEnc: "sealed-secret-key" } });
+    const retired = async () => (await db.shop.findUniqueOrThrow({ where: { id: shopId } })).liveRetiredDeviceKeyEnc !== null;
+    await retire();
+    // A payment paid and checked long ago needs nothing.
+    await createPayment(rows(), { gatewayEnv: "live", state: "paid", gatewayOrderId: randomUUID(), createdAt: daysAgo(40) });
+    // Rejected yesterday: its order is read for late crypto for a week after it began.
+    const rejected = await createPayment(rows(), { gatewayEnv: "live", state: "failed", gatewayStatus: "EX", gatewayOrderId: randomUUID(), createdAt: daysAgo(1) });
+    expect((await purge()).retiredDevices).toBe(0);
+    expect(await retired()).toBe(true);
+
+    clock.at = new Date(rejected.createdAt.getTime() + 7 * DAY_MS + 1);
+    expect((await purge()).retiredDevices).toBe(1);
+    expect(await retired()).toBe(false);
+
+    // An open payment keeps them too, whatever its age.
+    await retire();
+    await createPayment(rows(), { gatewayEnv: "live", state: "awaiting_payment", gatewayOrderId: randomUUID(), createdAt: daysAgo(40) });
+    expect((await purge()).retiredDevices).toBe(0);
+    expect(await retired()).toBe(true);
+    await db.shop.update({ where: { id: shopId }, data: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null } });
+  });
+
   it("a retention under the minimum is refused, not applied", async () => {
     await webhook(shopId, daysAgo(1), daysAgo(1));
     const recent = await webhook(shopId, daysAgo(MIN_RETENTION_DAYS - 1), daysAgo(MIN_RETENTION_DAYS - 1));

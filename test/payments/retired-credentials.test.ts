@@ -1,14 +1,15 @@
-// A merchant removes a gateway's credentials while payments on them are still in progress: no
-// new payment starts on them, but they are kept, sealed and out of use, to finish those
-// payments (their notifications are verified and settle them, the reconciler and the shopper's
-// return read their orders), and deleted once none needs them. Without payments in progress,
-// they are deleted at once.
+// A merchant removes a gateway's credentials while payments on them are still followed: no
+// new payment starts on them, but they are kept, sealed and out of use, to finish the payments
+// in progress (their notifications are verified and settle them, the reconciler and the
+// shopper's return read their orders) and to watch rejected ones for crypto sent late, and
+// deleted once none needs them. Without such payments, they are deleted at once.
 import { expect, it } from "vitest";
-import { paymentsInProgress } from "../../app/admin/connection.server";
+import { paymentsFollowed } from "../../app/admin/connection.server";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
-import { LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
+import { LATE_PAYMENT_WATCH_MS } from "../../app/payments/payment-state";
+import { LATE_PAYMENT_RECHECK_MS, LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
 import { DEFAULT_RETENTION_DAYS, purgeExpiredRows } from "../../app/payments/retention";
 import { connectSandbox, removeGatewayCredentials } from "../../app/shops/onboarding.server";
 import { credentialContext, rotateCredentialEncryption } from "../../app/shops/shop-credentials.server";
@@ -24,6 +25,8 @@ const db = () => stack().services.db;
 const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
 const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
 const purge = () => purgeExpiredRows(stack().services, { retentionDays: DEFAULT_RETENTION_DAYS });
+const followed = async (inProgress: number, watched: number) =>
+  expect(await paymentsFollowed(db(), (await shopRow()).id, clock.now())).toEqual({ live: { inProgress: 0, watched: 0 }, sandbox: { inProgress, watched } });
 
 async function drainInbox(): Promise<void> {
   while ((await processWebhookInbox(stack().services, { worker: "t" })).processed > 0);
@@ -79,14 +82,14 @@ it("credentials removed with a payment in progress still finish it: its notifica
   // and the connection page still counts it among the payments that need them.
   expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).not.toBeNull();
   expect((await purge()).retiredDevices).toBe(0);
-  expect(await paymentsInProgress(db(), before.id)).toEqual({ live: 0, sandbox: 1 });
+  await followed(1, 0);
   offsetMs += Math.max(VERIFY_WITHIN_MS, LIST_SPACING_MS) + 60_000;
   const summary = await reconcileOnce(stack().services, { worker: "t" });
   expect(summary.verified).toBe(1);
   expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).toBeNull();
 
   // Nothing needs them any more: deleted, and a notification signed with them is refused.
-  expect(await paymentsInProgress(db(), before.id)).toEqual({ live: 0, sandbox: 0 });
+  await followed(0, 0);
   expect((await purge()).retiredDevices).toBe(1);
   expect(await shopRow()).toMatchObject({ sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null });
   expect(await notify(secretHex, orderId)).toBe(401);
@@ -118,6 +121,41 @@ it("a payment whose notifications were lost is read by the reconciler with the r
     await stack().sandboxControl(faults, { mode: "deliver" });
   }
   expect((await purge()).retiredDevices).toBe(1);
+  expect((await connectSandbox(stack().services, stack().shopDomain)).ok).toBe(true);
+});
+
+it("credentials removed while a rejected payment is watched for late crypto are kept: the reconciler reads its order with them and flags the crypto, and they go once the week is over", async () => {
+  const { session, payment, orderId } = await pendingPayment();
+  const shop = await shopRow();
+  const faults = `/sandbox/devices/${stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"))}/webhook-faults`;
+  await stack().sandboxControl(faults, { mode: "drop" });
+  try {
+    // The order expires unpaid; a read rejects the payment, and Shopify is told.
+    await act(orderId, { action: "expire" });
+    await reconcileOnce(stack().services, { worker: "t", force: true });
+    expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "failed", gatewayStatus: "EX" });
+    await deliverDueMessages(stack().services, { worker: "t" });
+    expect(stack().standin.state.session(session.id)?.state.code).toBe("REJECTED");
+
+    // Removed now, the credentials are kept for the week the rejected payment is watched.
+    await followed(0, 1);
+    expect(await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox")).toMatchObject({ sandboxDeviceKeyEnc: null, sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc });
+    expect((await purge()).retiredDevices).toBe(0);
+
+    // The shopper's wallet pays after all: the gateway records it under EX and sends nothing.
+    await act(orderId, { action: "pay", amount: "exact" });
+    offsetMs += LATE_PAYMENT_RECHECK_MS + 60_000;
+    expect((await reconcileOnce(stack().services, { worker: "t" })).gatewayCalls).toBeGreaterThan(0);
+    expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "failed", attention: "late_payment", attentionResolvedAt: null });
+  } finally {
+    await stack().sandboxControl(faults, { mode: "deliver" });
+  }
+
+  // A week after the payment began it is no longer watched: nothing needs them.
+  offsetMs += LATE_PAYMENT_WATCH_MS;
+  await followed(0, 0);
+  expect((await purge()).retiredDevices).toBe(1);
+  expect(await shopRow()).toMatchObject({ sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null });
   expect((await connectSandbox(stack().services, stack().shopDomain)).ok).toBe(true);
 });
 
