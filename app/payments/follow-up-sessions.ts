@@ -29,9 +29,10 @@ export type FollowUpAnswer = { status: 201 } | { status: 404 | 422; body: { erro
 /** A request the app accepted: its answer waits for Shopify (resolving), or Shopify took it (resolved). */
 const ACCEPTED = ["resolving", "resolved"];
 
-async function decide(deps: PaymentsDeps, kind: FollowUpKind, shopId: string, request: FollowUpRequest): Promise<OutboxPayload> {
+/** Decided inside the transaction that records the request, after its payment's row was locked (see below). */
+async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: string, request: FollowUpRequest): Promise<OutboxPayload> {
   if (kind === "refund") return { kind: "refund.reject", gid: request.gid, merchantMessage: REFUND_MESSAGE };
-  const payment = await deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId, shopifyPaymentId: request.payment_id } } });
+  const payment = await tx.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId, shopifyPaymentId: request.payment_id } } });
   if (kind === "capture") {
     const reject = (merchantMessage: string): OutboxPayload => ({ kind: "capture.reject", gid: request.gid, merchantMessage });
     if (!payment) return reject("This app has no record of the payment to capture.");
@@ -40,7 +41,7 @@ async function decide(deps: PaymentsDeps, kind: FollowUpKind, shopId: string, re
     // An authorization is captured once, and never after it was voided: crypto that arrives
     // after a void is the shopper's, not the order's. (The gateway order is left as it is: the
     // app has no way to cancel it, and crypto paid to it later is not flagged.)
-    const earlier = await deps.db.sessionRequest.findFirst({
+    const earlier = await tx.sessionRequest.findFirst({
       where: { shopId, paymentShopifyId: request.payment_id, kind: { in: ["capture", "void"] }, status: { in: ACCEPTED } },
       select: { kind: true },
     });
@@ -69,10 +70,16 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
   const shop = await deps.db.shop.findUnique({ where: { shopDomain: input.shopDomain } });
   if (!shop) return { status: 404, body: { error: "unknown_shop", message: "This shop has not installed the app." } };
   const { request } = input;
-  const payload = await decide(deps, input.kind, shop.id, request);
   const now = deps.clock.now();
   try {
     await deps.db.$transaction(async (tx) => {
+      // One decision at a time per payment, made on what is committed: the payment's row is
+      // locked first (a write that changes nothing: a row lock on PostgreSQL, the write lock on
+      // SQLite) and held until this request is recorded. So two captures (or a capture and a
+      // void) that arrive together, on one instance or two, cannot both be accepted, and a
+      // settlement of the payment comes wholly before the decision or wholly after it.
+      await tx.$executeRaw`UPDATE "Payment" SET "shopifyPaymentId" = "shopifyPaymentId" WHERE "shopId" = ${shop.id} AND "shopifyPaymentId" = ${request.payment_id}`;
+      const payload = await decide(tx, input.kind, shop.id, request);
       const record = await tx.sessionRequest.create({
         data: {
           shopId: shop.id,
