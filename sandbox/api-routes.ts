@@ -1,5 +1,5 @@
 // The gateway API under /api/v1: the five endpoints of the specification with
-// the real service's order of checks (route, X-Device-Id, method, throttles),
+// the real service's order of checks (route, X-Device-Id, throttles, method),
 // plus the injected gateway faults. Paths are accepted with or without the
 // trailing slash and handled the same.
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -78,19 +78,16 @@ export async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: 
 
   const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
   const route = match.routes.find((r) => r.method === method);
+
+  // As DRF's APIView: the throttles run in initial(), before the method's handler is looked up,
+  // so OPTIONS and a wrong method are throttled too and count (in the general scopes only: they
+  // are not one of the critical calls).
+  const decision = ctx.throttle.check(auth.device.apiKey, route?.critical ?? false);
+  if (!decision.allowed) return sendThrottled(res, decision.retryAfterSeconds);
+
   const allow = match.routes.map((r) => r.method).join(", ");
   if (req.method === "OPTIONS") return sendJson(res, 200, { name: "Gateway API", renders: ["application/json"] }, { Allow: `${allow}, OPTIONS` });
   if (!route) return sendJson(res, 405, { detail: `Method "${req.method}" not allowed.` }, { Allow: `${allow}, OPTIONS` });
-
-  const decision = ctx.throttle.check(auth.device.apiKey, route.critical);
-  if (!decision.allowed) {
-    return sendJson(
-      res,
-      429,
-      { detail: `Request was throttled. Expected available in ${decision.retryAfterSeconds} seconds.` },
-      { "Retry-After": String(decision.retryAfterSeconds) },
-    );
-  }
 
   const fault = ctx.faults.take(route.endpoint);
   if (fault && !fault.afterCreate) return answerWithFault(res, fault);
@@ -100,12 +97,18 @@ export async function handleApi(ctx: SandboxContext, req: IncomingMessage, res: 
   sendJson(res, answer.status, answer.body);
 }
 
+/** DRF's Throttled answer: "second" for a wait of exactly 1, "seconds" otherwise, and Retry-After. */
+function sendThrottled(res: ServerResponse, waitSeconds: number): void {
+  const unit = waitSeconds === 1 ? "second" : "seconds";
+  sendJson(res, 429, { detail: `Request was throttled. Expected available in ${waitSeconds} ${unit}.` }, { "Retry-After": String(waitSeconds) });
+}
+
 function answerWithFault(res: ServerResponse, fault: GatewayFault): void {
   switch (fault.kind) {
     case "http_500":
       return sendDjangoHtml(res, 500, SERVER_ERROR_HTML);
     case "http_429":
-      return sendJson(res, 429, { detail: "Request was throttled. Expected available in 1 seconds." }, { "Retry-After": "1" });
+      return sendThrottled(res, 1);
     case "timeout":
       // No answer at all: the connection stays open until the caller gives up or the sandbox stops.
       res.socket?.setTimeout(0);

@@ -8,13 +8,26 @@ import { isoDateTime } from "./clock.js";
 import type { SandboxContext } from "./context.js";
 import { isHttpUrl } from "./drf-fields.js";
 import { FAULT_ENDPOINTS, FAULT_KINDS } from "./gateway-faults.js";
-import { HttpError, readFields, safeDecode, sendJson, sendPlainJson } from "./http-kit.js";
+import { HttpError, isFieldMap, readBodyData, safeDecode, sendJson, sendPlainJson } from "./http-kit.js";
 import type { OrderAction } from "./order-service.js";
 import { paymentView } from "./payment-view.js";
 import type { DeviceRecord } from "./store.js";
 import { WEBHOOK_FAULT_MODES } from "./webhook-dispatcher.js";
 
-function parse<T extends z.ZodTypeAny>(schema: T, data: unknown): z.infer<T> {
+function jsonKindOf(data: unknown): string {
+  if (data === null) return "null";
+  if (Array.isArray(data)) return "an array";
+  return `a ${typeof data}`;
+}
+
+/**
+ * Reads and validates a control call's body. Every bad body answers {"detail": ...}: 400 for
+ * unreadable JSON or multipart, a JSON value that is not an object, or fields that fail the schema;
+ * 413 for a body too large and 415 for another content type (both from readBodyData).
+ */
+async function readBodyAs<T extends z.ZodTypeAny>(schema: T, req: IncomingMessage): Promise<z.infer<T>> {
+  const data = await readBodyData(req);
+  if (!isFieldMap(data)) throw new HttpError(400, { detail: `The body must be a JSON object, not ${jsonKindOf(data)}.` });
   const r = schema.safeParse(data);
   if (!r.success) {
     const detail = r.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
@@ -103,7 +116,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
   let m: RegExpExecArray | null;
 
   if (path === "/sandbox/merchants" && method === "POST") {
-    const body = parse(merchantSchema, await readFields(req));
+    const body = await readBodyAs(merchantSchema, req);
     const { merchant, device } = await ctx.accounts.createMerchant(body.name);
     sendPlainJson(res, 200, {
       merchant_id: merchant.id,
@@ -119,7 +132,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
       return true;
     }
     if (method === "POST") {
-      const body = parse(settingsSchema, await readFields(req));
+      const body = await readBodyAs(settingsSchema, req);
       const updated = await ctx.accounts.updateSettings(device, {
         notificationUrl: body.notification_url,
         secretKeyHex: body.secret_key,
@@ -134,7 +147,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
   if ((m = /^\/sandbox\/devices\/([^/]+)\/webhook-faults$/.exec(path))) {
     const device = await deviceOr404(ctx, safeDecode(m[1] as string));
     if (method === "POST") {
-      const body = parse(webhookFaultSchema, await readFields(req));
+      const body = await readBodyAs(webhookFaultSchema, req);
       ctx.dispatcher.setFault(device.id, { mode: body.mode, delayMs: body.delay_ms ?? 0, remaining: body.count ?? null });
     } else if (method !== "GET") return false;
     const f = ctx.dispatcher.getFault(device.id);
@@ -143,7 +156,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
   }
 
   if ((m = /^\/sandbox\/orders\/([^/]+)\/actions$/.exec(path)) && method === "POST") {
-    const body = parse(actionSchema, await readFields(req)) as OrderAction;
+    const body = await readBodyAs(actionSchema, req) as OrderAction;
     const outcome = await ctx.orders.act(safeDecode(m[1] as string), body);
     if (!outcome.ok) sendPlainJson(res, outcome.status, { detail: outcome.detail });
     else sendJson(res, 200, paymentView(outcome.snapshot.order, outcome.snapshot.device, outcome.snapshot.transactions));
@@ -152,7 +165,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
 
   if (path === "/sandbox/clock") {
     if (method === "POST") {
-      const body = parse(clockSchema, await readFields(req));
+      const body = await readBodyAs(clockSchema, req);
       ctx.clock.advance(Math.round(body.advance_seconds * 1000));
       await ctx.store.setState("clock_offset_ms", String(ctx.clock.offset));
       await ctx.orders.runDueTransitions();
@@ -194,7 +207,7 @@ export async function handleControl(ctx: SandboxContext, req: IncomingMessage, r
 
   if (path === "/sandbox/faults") {
     if (method === "POST") {
-      const body = parse(gatewayFaultSchema, await readFields(req));
+      const body = await readBodyAs(gatewayFaultSchema, req);
       ctx.faults.add({ endpoint: body.endpoint, kind: body.kind, remaining: body.count, afterCreate: body.after_create ?? false });
     } else if (method === "DELETE") ctx.faults.clear();
     else if (method !== "GET") return false;

@@ -49,22 +49,22 @@ function mediaType(req: IncomingMessage): { type: string | null; boundary: strin
   return { type: type.trim().toLowerCase(), boundary };
 }
 
-/** Decodes a request body into a field map, answering 400/415 as DRF would. */
-export async function readFields(req: IncomingMessage): Promise<Record<string, unknown>> {
+/**
+ * Decodes a request body as DRF's default parsers do: the JSON value (of any type) for a JSON
+ * content type, the fields of a multipart or urlencoded form, and {} for an empty body or one
+ * without a Content-Type. Answers 413 for a body over MAX_BODY_BYTES, 400 for unreadable JSON or
+ * multipart and 415 for any other content type, each with {"detail": ...}.
+ */
+export async function readBodyData(req: IncomingMessage): Promise<unknown> {
   const raw = await readBody(req);
   const { type, boundary } = mediaType(req);
   if (raw.length === 0 || type === null) return {};
   if (type === "application/json" || type.endsWith("+json")) {
-    let data: unknown;
     try {
-      data = JSON.parse(raw.toString("utf8"));
+      return JSON.parse(raw.toString("utf8")) as unknown;
     } catch (err) {
       throw new HttpError(400, { detail: `JSON parse error - ${(err as Error).message}` });
     }
-    if (typeof data !== "object" || data === null || Array.isArray(data)) {
-      throw new HttpError(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonTypeName(data)}.`] });
-    }
-    return data as Record<string, unknown>;
   }
   if (type === "multipart/form-data") {
     const parsed = parseMultipart(raw, boundary);
@@ -75,6 +75,22 @@ export async function readFields(req: IncomingMessage): Promise<Record<string, u
     return Object.fromEntries(new URLSearchParams(raw.toString("utf8")));
   }
   throw new HttpError(415, { detail: `Unsupported media type "${type}" in request.` });
+}
+
+export function isFieldMap(data: unknown): data is Record<string, unknown> {
+  return typeof data === "object" && data !== null && !Array.isArray(data);
+}
+
+/**
+ * Decodes a request body into a field map as a DRF serializer receives it (readBodyData), and
+ * answers a body that is not an object as DRF does: 400 {"non_field_errors": [...]}.
+ */
+export async function readFields(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const data = await readBodyData(req);
+  if (!isFieldMap(data)) {
+    throw new HttpError(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonTypeName(data)}.`] });
+  }
+  return data;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: PyJson, headers: Record<string, string> = {}): void {

@@ -52,8 +52,32 @@ const ICON_PATH = /^\/media\/currencies\/([A-Z0-9_]+)\.svg$/;
 
 const SERVER_ERROR_HTML = "<!doctype html>\n<html lang=\"en\">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n";
 
+const URL_BASE = "http://sandbox.invalid";
+
+/**
+ * The request target on a fixed base. An origin-form target ("/path?query") is read as a path
+ * only: one that starts with "//" is a path like any other, never a host. An absolute-form target
+ * ("http://host/path", which servers must accept) counts by its path and query. Anything else
+ * (such as "*") is null: no route knows it.
+ */
+function requestUrl(target: string): URL | null {
+  try {
+    if (target.startsWith("/")) return new URL(URL_BASE + target);
+    const absolute = new URL(target);
+    if (absolute.protocol !== "http:" && absolute.protocol !== "https:") return null;
+    return new URL(URL_BASE + absolute.pathname + absolute.search);
+  } catch {
+    return null;
+  }
+}
+
+function sendNotFound(res: ServerResponse): void {
+  sendJson(res, 404, { detail: "Not found." });
+}
+
 async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://sandbox.invalid");
+  const url = requestUrl(req.url ?? "/");
+  if (!url) return sendNotFound(res);
   const path = url.pathname;
   if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) return handleApi(ctx, req, res, url);
   if (path.startsWith("/pay/") && (await handlePayPage(ctx, req, res, url))) return;
@@ -68,7 +92,7 @@ async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerRespo
     return;
   }
   if (path === "/" || path === "/sandbox") return redirect(res, 302, "/sandbox/dashboard");
-  sendJson(res, 404, { detail: "Not found." });
+  sendNotFound(res);
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {

@@ -421,6 +421,39 @@ describe("routing", () => {
     expect(r.json.detail).toContain("DELETE");
   });
 
+  // A request target that starts with "//" is a path (RFC 9112's origin-form), not a host: it is
+  // routed by that whole path, so it is answered as any unknown path is, never with a 500 and never
+  // by the route its tail names.
+  for (const path of ["//", "//a:b/", "//x:99999/pay", "//api/v1/currencies", "//gateway.example/api/v1/currencies", "//gateway.example/sandbox/clock"]) {
+    it(`answers the path ${JSON.stringify(path)} as an unknown path`, async () => {
+      const unknown = await call(t.sandbox.origin, "GET", "/no/such/path", { key: t.sandbox.demo.deviceKey });
+      const r = await call(t.sandbox.origin, "GET", path, { key: t.sandbox.demo.deviceKey });
+      expect([r.status, r.headers.get("content-type"), r.text]).toEqual([404, unknown.headers.get("content-type"), unknown.text]);
+    });
+  }
+
+  it("routes an absolute-form request target by its path", async () => {
+    const origin = new URL(t.sandbox.origin);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: origin.hostname,
+          port: origin.port,
+          path: "http://gateway.example/api/v1/currencies",
+          method: "GET",
+          headers: { "X-Device-Id": t.sandbox.demo.deviceKey },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+  });
+
   it("reports unreadable bodies as 400/415, never 500", async () => {
     const badJson = await call(t.sandbox.origin, "POST", "/api/v1/orders/", {
       key: t.sandbox.demo.deviceKey,

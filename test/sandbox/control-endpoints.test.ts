@@ -37,6 +37,47 @@ describe("merchants and device settings", () => {
   });
 });
 
+describe("bad bodies", () => {
+  // Every control call that reads a body, with a device and an order to act on.
+  async function bodyCalls(): Promise<string[]> {
+    const m = await newMerchant(t.sandbox);
+    const o = await createOrder(t.sandbox, { expected_output_amount: 10, input_currency: "SOL", fiat: "EUR" }, m.key);
+    return ["/merchants", `/devices/${m.key}/settings`, `/devices/${m.key}/webhook-faults`, `/orders/${o.identifier}/actions`, "/clock", "/faults"];
+  }
+
+  it("answers a JSON value that is not an object with 400 and a detail, on every control call", async () => {
+    const paths = await bodyCalls();
+    for (const path of paths) {
+      for (const body of ["[]", "null", '"x"', "5", "true"]) {
+        const r = await call(t.sandbox.origin, "POST", `/sandbox${path}`, { body, headers: { "Content-Type": "application/json" } });
+        expect([path, body, r.status, typeof r.json?.detail]).toEqual([path, body, 400, "string"]);
+        expect(r.json).toEqual({ detail: r.json.detail });
+      }
+    }
+  });
+
+  it("answers unreadable JSON with 400 and another content type with 415, each with a detail", async () => {
+    for (const path of await bodyCalls()) {
+      const broken = await call(t.sandbox.origin, "POST", `/sandbox${path}`, { body: "{nope", headers: { "Content-Type": "application/json" } });
+      expect([path, broken.status, Object.keys(broken.json ?? {})]).toEqual([path, 400, ["detail"]]);
+      const text = await call(t.sandbox.origin, "POST", `/sandbox${path}`, { body: "name=x", headers: { "Content-Type": "text/plain" } });
+      expect([path, text.status, Object.keys(text.json ?? {})]).toEqual([path, 415, ["detail"]]);
+    }
+  });
+
+  it("reads urlencoded and multipart forms as string fields", async () => {
+    const form = await call(t.sandbox.origin, "POST", "/sandbox/merchants", { body: new URLSearchParams({ name: "Form shop" }) });
+    expect(form.status).toBe(200);
+    expect(form.json.device.identifier).toMatch(UUID_V4);
+    const multipart = new FormData();
+    multipart.set("name", "Multipart shop");
+    expect((await call(t.sandbox.origin, "POST", "/sandbox/merchants", { body: multipart })).status).toBe(200);
+    const clock = await call(t.sandbox.origin, "POST", "/sandbox/clock", { body: new URLSearchParams({ advance_seconds: "5" }) });
+    expect(clock.status).toBe(400);
+    expect(typeof clock.json.detail).toBe("string");
+  });
+});
+
 describe("clock", () => {
   it("advances the sandbox's time and reports it", async () => {
     const before = (await api.control("GET", "/clock")).json;

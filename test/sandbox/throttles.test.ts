@@ -103,6 +103,44 @@ describe("throttles", () => {
     expect((await get(other)).status).toBe(200);
   });
 
+  it("writes a wait of exactly one second in the singular, as DRF's Throttled does", async () => {
+    const { key } = await newMerchant(t.sandbox);
+    for (let i = 0; i < LIMITS.perMinute; i++) expect((await get(key)).status).toBe(200);
+    t.clock.advance(59_500);
+    const r = await get(key);
+    expect(r.status).toBe(429);
+    expect(r.headers.get("retry-after")).toBe("1");
+    expect(r.json.detail).toBe("Request was throttled. Expected available in 1 second.");
+  });
+
+  it("writes the injected http_429 fault's one-second wait in the singular too", async () => {
+    await api.control("POST", "/faults", { endpoint: "currencies", kind: "http_429", count: 1 });
+    const { key } = await newMerchant(t.sandbox);
+    const r = await get(key);
+    expect(r.status).toBe(429);
+    expect(r.headers.get("retry-after")).toBe("1");
+    expect(r.json.detail).toBe("Request was throttled. Expected available in 1 second.");
+  });
+
+  it("checks the throttles before the method: a throttled device gets 429 for a wrong method and OPTIONS", async () => {
+    const { key } = await newMerchant(t.sandbox);
+    for (let i = 0; i < LIMITS.perMinute; i++) expect((await get(key)).status).toBe(200);
+    for (const method of ["DELETE", "OPTIONS"]) {
+      const r = await api.api(method, "/currencies", { key });
+      expect(r.status).toBe(429);
+      expect(r.headers.get("retry-after")).toBe("60");
+    }
+  });
+
+  it("counts a wrong-method call (405) in the general throttles, not in the critical ones", async () => {
+    const { key } = await newMerchant(t.sandbox);
+    for (let i = 0; i < LIMITS.perMinute - 1; i++) expect((await api.api("DELETE", "/orders/", { key })).status).toBe(405);
+    // The critical budget (2/min) is untouched by the refused calls ...
+    expect((await api.api("POST", "/orders/", { key, json: ORDER })).status).toBe(200);
+    // ... which, with that create, spent the general 6/min.
+    expect((await get(key)).status).toBe(429);
+  });
+
   it("applies to every endpoint, GET /orders/ and /orders/info included", async () => {
     const { key } = await newMerchant(t.sandbox);
     for (let i = 0; i < LIMITS.perMinute; i++) await api.api("GET", "/orders/", { key });
