@@ -284,7 +284,7 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
     payment: { ...payment, ...columns, updatedAt },
     write: {
       paymentId: payment.id,
-      seen: { state: payment.state, updatedAt: payment.updatedAt },
+      seen: { state: payment.state, updatedAt: payment.updatedAt, attention: payment.attention, attentionDetail: payment.attentionDetail, attentionResolvedAt: payment.attentionResolvedAt },
       columns,
       updatedAt,
       events: events.map((event) => ({ type: event.type, detail: JSON.stringify(event.detail) })),

@@ -43,8 +43,13 @@ export interface SettledTransaction {
 
 export interface SettlementWrite {
   paymentId: string;
-  /** The row the settlement was decided on: the write happens only while the payment still has this state and updatedAt. */
-  seen: Pick<Payment, "state" | "updatedAt">;
+  /**
+   * The row the settlement was decided on: the write happens only while the payment still has
+   * this state, updatedAt and flag. The flag is compared as well because the outbox raises and
+   * closes flags in statements of their own, whose updatedAt (the wall clock) may equal the one
+   * seen when they land within its millisecond.
+   */
+  seen: Pick<Payment, "state" | "updatedAt" | "attention" | "attentionDetail" | "attentionResolvedAt">;
   columns: SettledColumns;
   /** The payment's new updatedAt: always later than the seen one, so every settlement is a new version of the row. */
   updatedAt: Date;
@@ -92,8 +97,11 @@ function followingInserts(kind: PlainSql["kind"], write: SettlementWrite, onlyIf
  * writer moved it first: decide again from a fresh read), and nothing is written then.
  */
 export async function writeSettlement(sql: PlainSql, write: SettlementWrite): Promise<SettlementWritten | null> {
+  const { seen } = write;
   const update = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...write.columns, updatedAt: write.updatedAt })}
-    WHERE "id" = ${write.paymentId} AND "state" = ${write.seen.state} AND "updatedAt" = ${write.seen.updatedAt}`;
+    WHERE "id" = ${write.paymentId} AND "state" = ${seen.state} AND "updatedAt" = ${seen.updatedAt}
+      AND "attention" IS NOT DISTINCT FROM ${seen.attention} AND "attentionDetail" IS NOT DISTINCT FROM ${seen.attentionDetail}
+      AND "attentionResolvedAt" IS NOT DISTINCT FROM ${seen.attentionResolvedAt}`;
   const messageId = (moved: Prisma.Sql) =>
     write.message ? Prisma.sql`(SELECT "id" FROM "OutboxMessage" WHERE "dedupeKey" = ${write.message.dedupeKey} AND ${moved})` : Prisma.sql`NULL`;
 

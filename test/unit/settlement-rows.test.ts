@@ -2,9 +2,10 @@
 // transactions and its final Shopify call are written together from the row the settlement
 // was decided on, or not at all when that row changed meanwhile; what it stores reads back
 // through the models as a model write would have stored it.
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
+import { recordRetry } from "../../app/payments/outbox-rows.server";
 import { writeSettlement, type SettlementWrite } from "../../app/payments/settlement-rows.server";
 import type { Payment } from "../../generated/prisma/sqlite/client";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
@@ -27,7 +28,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
 
   const paid = (payment: Payment, overrides: Partial<SettlementWrite> = {}): SettlementWrite => ({
     paymentId: payment.id,
-    seen: { state: payment.state, updatedAt: payment.updatedAt },
+    seen: { state: payment.state, updatedAt: payment.updatedAt, attention: payment.attention, attentionDetail: payment.attentionDetail, attentionResolvedAt: payment.attentionResolvedAt },
     columns: {
       state: "paid",
       gatewayStatus: "CO",
@@ -82,6 +83,42 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await db.outboxMessage.count({ where: { paymentId: payment.id } })).toBe(0);
     // From the row as it is now, it is written.
     expect(await writeSettlement(sql, paid(moved))).not.toBeNull();
+  });
+
+  describe("a flag raised by the outbox in the millisecond the settlement's row was seen", () => {
+    afterEach(() => void vi.useRealTimers());
+
+    it("writes nothing: the settlement is decided again rather than writing over the flag", async () => {
+      // The wall clock held on one millisecond: the outbox's write gives the row the updatedAt it had.
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(T0);
+      const payment = await createPayment(rows(), { state: "paid", kind: "authorization", gatewayOrderId: `order-${++serial}`, updatedAt: T0 });
+      // A settlement (a read showing an overpayment) is decided on the row as it is now: no flag.
+      const seen = await db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+      // Shopify refuses the app's answer to a capture: the payment is flagged, in the same millisecond.
+      const message = await db.outboxMessage.create({
+        data: { shopDomain: "settle.myshopify.com", paymentId: payment.id, kind: "capture.resolve", dedupeKey: `capture:${payment.id}`, payload: "{}", lockedBy: "w1", lockedUntil: later(30_000) },
+      });
+      const opening = "Shopify has not taken the app's answer to the capture it asked for.";
+      await recordRetry(sql, {
+        messageId: message.id,
+        claim: "w1",
+        attempts: 1,
+        lastError: "HTTP 403",
+        nextAttemptAt: later(1_000),
+        at: T0,
+        flagPayment: null,
+        followUpRefused: { id: payment.id, call: "capture.resolve", session: "gid://shopify/CaptureSession/1", opening, detail: `${opening} HTTP 403` },
+      });
+      const flagged = await db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+      expect(flagged).toMatchObject({ attention: "shopify_error", updatedAt: seen.updatedAt });
+
+      const overpaid = paid(seen, { columns: { attention: "overpaid", attentionDetail: "More crypto arrived than the order's amount.", attentionResolvedAt: null }, events: [], transactions: [], message: null });
+      expect(await writeSettlement(sql, overpaid)).toBeNull();
+      expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toEqual(flagged);
+      // Decided again on the row as it is now, it is written.
+      expect(await writeSettlement(sql, { ...overpaid, seen: paid(flagged).seen })).not.toBeNull();
+    });
   });
 
   it("of two settlements decided on the same row, concurrently, exactly one is written", async () => {
