@@ -114,6 +114,16 @@ function isPublicHttps(value: string): boolean {
   }
 }
 
+/** The ids of the entries of a CREDENTIALS_ENCRYPTION_KEYS value whose key is the development one, under any id. */
+function developmentKeyIds(value: string | undefined): string[] {
+  const development = Buffer.from(DEV_ENCRYPTION_KEY.split(":")[1]!, "base64");
+  return (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim().split(":"))
+    .filter(([, material]) => material !== undefined && Buffer.from(material, "base64").equals(development))
+    .map(([id]) => id ?? "");
+}
+
 /** Production rules, checked on the raw values so every problem is reported at once. */
 function productionIssues(raw: Record<string, string | undefined>): string[] {
   if (raw.NODE_ENV !== "production") return [];
@@ -124,6 +134,9 @@ function productionIssues(raw: Record<string, string | undefined>): string[] {
   // Where Shopify, the gateway's notifications and shoppers' return links reach the app.
   if (!raw.SHOPIFY_APP_URL) issues.push("  SHOPIFY_APP_URL: is required in production (the app's public https:// address)");
   else if (!isPublicHttps(raw.SHOPIFY_APP_URL)) issues.push("  SHOPIFY_APP_URL: must be the app's public https:// address in production, not a local one");
+  for (const id of developmentKeyIds(raw.CREDENTIALS_ENCRYPTION_KEYS)) {
+    issues.push(`  CREDENTIALS_ENCRYPTION_KEYS: the key "${id}" is the development key, published with the source: generate a key of your own`);
+  }
   if (isOn(raw.DEV_ADMIN_LOGIN)) issues.push("  DEV_ADMIN_LOGIN: cannot be enabled in production");
   if (raw.SHOPIFY_PAYMENTS_APPS_ENDPOINT) issues.push("  SHOPIFY_PAYMENTS_APPS_ENDPOINT: is for local development only");
   if (!raw.MTLS_MODE || raw.MTLS_MODE === "off") {

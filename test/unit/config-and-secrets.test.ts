@@ -27,6 +27,25 @@ describe("configuration", () => {
     MTLS_MODE: "proxy",
   };
 
+  it("refuses the development encryption key in production, under any id, naming only the id", () => {
+    const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
+    const material = "ZGV2LW9ubHkta2V5LW5ldmVyLWluLXByb2R1Y3Rpb24=";
+    for (const keys of [`dev:${material}`, `k2:${randomBytes(32).toString("base64")},old:${material}`]) {
+      const refusal = (() => {
+        try {
+          parseEnv({ ...production, CREDENTIALS_ENCRYPTION_KEYS: keys });
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return "";
+      })();
+      expect(refusal).toMatch(/CREDENTIALS_ENCRYPTION_KEYS: the key "(dev|old)" is the development key/);
+      expect(refusal).not.toContain(material);
+    }
+    // Outside production it is the default.
+    expect(parseEnv({ NODE_ENV: "development" }).CREDENTIALS_ENCRYPTION_KEYS.map((k) => k.id)).toEqual(["dev"]);
+  });
+
   it("refuses the development login in production", () => {
     const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
     expect(() => parseEnv(production)).not.toThrow();
