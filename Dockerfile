@@ -7,7 +7,8 @@ COPY prisma ./prisma
 COPY prisma.config.ts ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build
+# The build needs the development packages; the image keeps only what the server runs.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production PORT=3000

@@ -1,8 +1,11 @@
 // The files Shopify and the tooling read agree with the code.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { FIAT_CODES } from "../../app/gateway/fiat-codes";
+import { loaderFlags } from "../../server/workers-thread";
 
 describe("project files", () => {
   it("the payments extension offers the method exactly in the gateway's fiat currencies", () => {
@@ -18,6 +21,34 @@ describe("project files", () => {
     const files = [...toml.matchAll(/# (app\/routes\/[^\s]+\.tsx)/g)].map((m) => m[1]!);
     expect(files.length).toBeGreaterThanOrEqual(5);
     for (const file of files) expect(() => readFileSync(file)).not.toThrow();
+  });
+
+  it("every package the production server loads is a runtime dependency, so it starts after `npm ci --omit=dev`", () => {
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+    // Loaded only by the development server (server/app.ts), never in production.
+    const developmentOnly = new Set(["vite"]);
+    const sources = ["app", "server"].flatMap(function files(dir: string): string[] {
+      return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? files(join(dir, entry.name)) : /\.(ts|tsx|mjs)$/.test(entry.name) ? [join(dir, entry.name)] : [],
+      );
+    });
+    const packages = new Set<string>();
+    for (const file of sources) {
+      const text = readFileSync(file, "utf8");
+      // Value imports only: `import type` and `export type` are erased.
+      for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type\s)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+        const specifier = match[1] ?? match[2]!;
+        if (specifier.startsWith(".") || specifier.startsWith("~/") || specifier.startsWith("node:") || builtinModules.includes(specifier)) continue;
+        const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+        if (!developmentOnly.has(name)) packages.add(name);
+      }
+    }
+    expect(packages.size).toBeGreaterThan(10);
+    expect([...packages].filter((name) => !(name in pkg.dependencies)).sort()).toEqual([]);
+    // The start command, the image's and the worker thread load TypeScript through tsx.
+    expect(pkg.scripts.start).toContain("--import tsx");
+    expect(loaderFlags([])).toEqual(["--import", "tsx"]);
+    expect(pkg.dependencies).toHaveProperty("tsx");
   });
 
   it("the PostgreSQL schema is generated from the SQLite one", () => {
