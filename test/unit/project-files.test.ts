@@ -27,11 +27,11 @@ describe("project files", () => {
     const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string>; dependencies: Record<string, string> };
     // Loaded only by the development server (server/app.ts), never in production.
     const developmentOnly = new Set(["vite"]);
-    const sources = ["app", "server"].flatMap(function files(dir: string): string[] {
-      return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
         entry.isDirectory() ? files(join(dir, entry.name)) : /\.(ts|tsx|mjs)$/.test(entry.name) ? [join(dir, entry.name)] : [],
       );
-    });
+    const sources = ["app", "server"].flatMap((dir) => files(dir));
     const packages = new Set<string>();
     for (const file of sources) {
       const text = readFileSync(file, "utf8");
