@@ -45,6 +45,9 @@ const STOP_TIMEOUT_MS = 20_000;
 
 export function startWorkerThread(services: AppServices): Workers {
   let stopping = false;
+  // False from a thread's exit until the next one is started (RESTART_AFTER_MS later).
+  let alive = true;
+  let restart: NodeJS.Timeout | null = null;
   let nextId = 1;
   const waiting = new Map<number, { resolve(): void; reject(error: Error): void }>();
 
@@ -60,18 +63,24 @@ export function startWorkerThread(services: AppServices): Workers {
     });
     started.on("error", (error) => services.logger.error("Worker thread failed", { error }));
     started.on("exit", (code) => {
+      alive = false;
       for (const waiter of waiting.values()) waiter.reject(new Error(`worker thread exited (${code})`));
       waiting.clear();
       if (stopping) return;
       services.logger.error("Worker thread exited; starting it again", { code, afterMs: RESTART_AFTER_MS });
-      setTimeout(() => {
+      restart = setTimeout(() => {
+        restart = null;
         if (!stopping) thread = spawn();
       }, RESTART_AFTER_MS);
     });
+    alive = true;
     return started;
   };
   let thread = spawn();
-  const send = (message: ToWorkerThread) => thread.postMessage(message);
+  // A wake while no thread runs is dropped: the next thread's loops start with a pass.
+  const send = (message: ToWorkerThread) => {
+    if (alive) thread.postMessage(message);
+  };
   const unsubscribe = (["outbox", "inbox", "readiness"] as const).map((loop) => services.subscribe(loop, () => send({ type: "wake", loop })));
   services.logger.info("Background workers run on their own thread");
 
@@ -79,6 +88,9 @@ export function startWorkerThread(services: AppServices): Workers {
     async stop() {
       stopping = true;
       unsubscribe.forEach((off) => off());
+      // A thread that died is not started again, and has nothing left to finish.
+      if (restart) clearTimeout(restart);
+      if (!alive) return;
       const exited = new Promise<void>((resolve) => thread.once("exit", () => resolve()));
       send({ type: "stop" });
       const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), STOP_TIMEOUT_MS).unref());
@@ -88,6 +100,7 @@ export function startWorkerThread(services: AppServices): Workers {
       }
     },
     runOnce() {
+      if (!alive) return Promise.reject(new Error("the worker thread is not running (it is started again shortly)"));
       const id = nextId++;
       return new Promise<void>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
