@@ -79,6 +79,20 @@ export interface GatewayClientOptions {
   logger?: GatewayLogger;
 }
 
+/**
+ * A tighter budget for one call than the client's own: for a read someone waits on (a
+ * shopper's page or return), one short attempt beats a long retried one, as the page follows
+ * the payment anyway.
+ */
+export interface CallBudget {
+  /** Limit for one attempt (the client's timeoutMs otherwise). */
+  timeoutMs?: number;
+  /** Over the client's retry policy. */
+  retry?: Partial<RetryPolicy>;
+  /** Longest wait for a free quota slot (the client's quota maxWaitMs otherwise). */
+  quotaMaxWaitMs?: number;
+}
+
 export interface ListOrdersRange {
   /** Inclusive; a Date is taken in UTC. The service defaults to 7 days ago. */
   start?: Date | string;
@@ -101,7 +115,7 @@ export interface GatewayClient {
    * The caller can record that it is about to send while the slot is taken, then send.
    */
   prepareOrder(request: CreateOrderRequest): Promise<Result<PreparedOrder, GatewayError>>;
-  orderInfo(identifier: GatewayOrderId | string): Promise<Result<GatewayOrder, GatewayError>>;
+  orderInfo(identifier: GatewayOrderId | string, budget?: CallBudget): Promise<Result<GatewayOrder, GatewayError>>;
   quotaRemaining(): Promise<QuotaRemaining>;
 }
 
@@ -209,8 +223,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const random = options.random ?? Math.random;
   const logger = options.logger;
 
-  async function acquireQuota(cls: QuotaClass, operation: GatewayOperation): Promise<GatewayQuotaExhaustedError | null> {
-    const deadline = clock().getTime() + quotaMaxWaitMs;
+  async function acquireQuota(cls: QuotaClass, operation: GatewayOperation, maxWaitMs = quotaMaxWaitMs): Promise<GatewayQuotaExhaustedError | null> {
+    const deadline = clock().getTime() + maxWaitMs;
     // Bounded so that a clock that never moves cannot spin forever.
     for (let round = 0; round < 100; round += 1) {
       const now = clock();
@@ -229,10 +243,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     return new GatewayQuotaExhaustedError(cls === "critical" ? "critical_minute" : "general_minute", new Date(deadline));
   }
 
-  function toResult<T>(spec: CallSpec<T>, outcome: TransportOutcome): Result<T, GatewayError> {
+  function toResult<T>(spec: CallSpec<T>, outcome: TransportOutcome, attemptTimeoutMs: number): Result<T, GatewayError> {
     switch (outcome.kind) {
       case "timeout":
-        return err(new GatewayTimeoutError(timeoutMs, { cause: outcome.cause }));
+        return err(new GatewayTimeoutError(attemptTimeoutMs, { cause: outcome.cause }));
       case "network":
         return err(new GatewayNetworkError(outcome.code, outcome.beforeSend, { cause: outcome.cause }));
       case "response":
@@ -283,22 +297,26 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     return error.kind === "server_error" || error.kind === "network" || error.kind === "timeout";
   }
 
-  /** `slotTaken`: the first attempt's quota slot was taken already (a prepared order); `mayResend`: asked before each retry. */
-  async function call<T>(spec: CallSpec<T>, slotTaken = false, mayResend?: () => Promise<boolean>): Promise<Result<T, GatewayError>> {
+  /**
+   * `slotTaken`: the first attempt's quota slot was taken already (a prepared order); `mayResend`:
+   * asked before each retry; `budget`: tighter limits for this call.
+   */
+  async function call<T>(spec: CallSpec<T>, slotTaken = false, mayResend?: () => Promise<boolean>, budget: CallBudget = {}): Promise<Result<T, GatewayError>> {
     const headers: Record<string, string> = { "X-Device-Id": deviceKey, Accept: "application/json" };
     if (spec.body !== undefined) headers["Content-Type"] = "application/json";
     const url = `${baseUrl}${spec.path}`;
+    const attemptTimeoutMs = budget.timeoutMs ?? timeoutMs;
     let takenSlot = slotTaken;
     return runWithRetry(
       async () => {
-        const quotaError = takenSlot ? null : await acquireQuota(spec.quotaClass, spec.operation);
+        const quotaError = takenSlot ? null : await acquireQuota(spec.quotaClass, spec.operation, budget.quotaMaxWaitMs);
         takenSlot = false;
         if (quotaError !== null) return err(quotaError);
-        const outcome = await sendOnce(fetchFn, { url, method: spec.method, headers, body: spec.body }, timeoutMs);
-        return settleCreating(spec, toResult(spec, outcome));
+        const outcome = await sendOnce(fetchFn, { url, method: spec.method, headers, body: spec.body }, attemptTimeoutMs);
+        return settleCreating(spec, toResult(spec, outcome, attemptTimeoutMs));
       },
       {
-        policy,
+        policy: budget.retry ? { ...policy, ...budget.retry } : policy,
         env: { sleep, random, clock },
         shouldRetry: (error) => shouldRetry(spec, error),
         onRetry: ({ attempt, error, delayMs }) =>
@@ -408,17 +426,22 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
 
     prepareOrder,
 
-    async orderInfo(identifier) {
+    async orderInfo(identifier, budget) {
       const id = gatewayOrderIdSchema.safeParse(identifier);
       if (!id.success) return err(new GatewayInvalidRequestError(["identifier"], "must be a UUID"));
-      return call({
-        operation: "order_info",
-        method: "GET",
-        path: `/orders/info/${encodeURIComponent(id.data)}`,
-        quotaClass: "general",
-        schema: orderInfoResponseSchema,
-        creates: false,
-      });
+      return call(
+        {
+          operation: "order_info",
+          method: "GET",
+          path: `/orders/info/${encodeURIComponent(id.data)}`,
+          quotaClass: "general",
+          schema: orderInfoResponseSchema,
+          creates: false,
+        },
+        false,
+        undefined,
+        budget,
+      );
     },
 
     quotaRemaining() {

@@ -6,7 +6,7 @@
 // gateway read that keeps the page current where notifications do not.
 import { z } from "zod";
 import { formatMoney } from "~/admin/format";
-import { checkPaymentNow } from "~/payments/check-payment";
+import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
 import { keepsReserve } from "~/payments/reconcile";
@@ -318,7 +318,7 @@ export async function refreshIfDue(services: AppServices, payment: PaymentWithSh
     data: { lastCheckedAt: now },
   });
   if (claimed.count !== 1) return payment;
-  const result = await checkPaymentNow(services, payment.shopId, payment.id);
+  const result = await checkPaymentNow(services, payment.shopId, payment.id, { budget: SHOPPER_WAITING_READ });
   if (!result.ok) services.logger.warn("Payment page refresh failed", { paymentId: payment.id, reason: result.reason });
   return services.db.payment.findUniqueOrThrow({ where: { id: payment.id }, include: PAGE_INCLUDE });
 }

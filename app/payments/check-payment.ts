@@ -1,5 +1,6 @@
 // "Check now": reads one payment's order from the gateway at once, settles it and
 // delivers any Shopify call it produced. Used by the admin and the app's payment page.
+import type { CallBudget } from "~/gateway/client";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { deliverNow, retryFinalCallNow, type DeliveryResult } from "./outbox";
 import { settleFromGatewayOrder } from "./settle-payment";
@@ -19,12 +20,23 @@ export type CheckResult =
   | { ok: false; reason: "not_found" | "no_order" | "no_credentials" | "gateway_error"; message: string };
 
 /**
+ * A read a shopper waits on (their payment page, their return from the gateway): one attempt,
+ * of 3 s at most, and no wait for a quota slot. A page that cannot read the order shows what is
+ * stored and follows the payment; the reconciler reads it later. The client's own budget
+ * (five attempts, up to 30 s) held a shopper's page for that long when the gateway was slow.
+ */
+export const SHOPPER_WAITING_READ: CallBudget = { timeoutMs: 3_000, retry: { maxAttempts: 1 }, quotaMaxWaitMs: 0 };
+
+/**
+ * `budget`: the read's limits when someone waits on it (SHOPPER_WAITING_READ); the client's own
+ * otherwise.
+ *
  * `retryShopify`: the merchant's check also sends the payment's final Shopify call at once when
  * it waits out a backoff, and then its answers to refunds, captures and voids still waiting (the
  * flag of a refused call tells them to press Check now once the cause is mended). The
  * shopper's page never does: its polls must not hurry Shopify calls.
  */
-export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymentId: string, options: { retryShopify?: boolean } = {}): Promise<CheckResult> {
+export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymentId: string, options: { retryShopify?: boolean; budget?: CallBudget } = {}): Promise<CheckResult> {
   const payment = await deps.db.payment.findFirst({ where: { id: paymentId, shopId }, include: { shop: true } });
   if (!payment) return { ok: false, reason: "not_found", message: "No such payment in this shop." };
   if (!payment.gatewayOrderId) return { ok: false, reason: "no_order", message: "This payment has no gateway order yet." };
@@ -33,7 +45,7 @@ export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymen
   if (gateway.state === "unreadable") return { ok: false, reason: "no_credentials", message: "The stored gateway credentials for this payment's environment cannot be read: connect the device again." };
   const { access } = gateway;
   const readAt = deps.clock.now();
-  const read = await access.client.orderInfo(payment.gatewayOrderId);
+  const read = await access.client.orderInfo(payment.gatewayOrderId, options.budget);
   if (read.isErr()) return { ok: false, reason: "gateway_error", message: `The gateway could not be read (${read.error.kind}).` };
   const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "check", readAt);
   let shopify: ShopifyDelivery | null = settled.finalMessage ? await deliverNow(deps, settled.finalMessage.id) : null;

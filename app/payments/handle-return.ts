@@ -2,6 +2,7 @@
 // is read, settled if that has not happened yet, and the shopper is sent where Shopify
 // says (nextAction), or to cancel_url when they gave up before paying.
 import type { GatewayEnv, PaymentsDeps } from "./deps";
+import { SHOPPER_WAITING_READ } from "./check-payment";
 import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
 import { settleFromGatewayOrder } from "./settle-payment";
@@ -66,7 +67,7 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   const access = gateway.state === "connected" ? gateway.access : null;
   if (access && state !== "paid" && state !== "failed" && (await claimReturnRead(deps, payment.id))) {
     const readAt = deps.clock.now();
-    const read = await access.client.orderInfo(payment.gatewayOrderId);
+    const read = await access.client.orderInfo(payment.gatewayOrderId, SHOPPER_WAITING_READ);
     if (read.isOk()) {
       const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "return", readAt);
       state = settled.payment.state;

@@ -24,7 +24,7 @@ import {
 import { PAYMENT_PAGE_CSS } from "~/payment-page/styles";
 import { fill, pageTexts, type PageTexts, type ShopperStatus } from "~/payment-page/texts";
 import { asksForPayment, statusAt } from "~/payment-page/timing";
-import { checkPaymentNow } from "~/payments/check-payment";
+import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
 import { createOrderWithCurrency } from "~/payments/start-payment-session";
 
 function notFound(): Response {
@@ -83,7 +83,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   // The creation answer has no expiry: one read of the new order gives the countdown. It
   // is this order's first read, and it marks lastCheckedAt so page refreshes wait 15 s.
   await services.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: services.clock.now() } });
-  const read = await checkPaymentNow(services, payment.shopId, payment.id);
+  const read = await checkPaymentNow(services, payment.shopId, payment.id, { budget: SHOPPER_WAITING_READ });
   if (!read.ok) services.logger.warn("First read of a new order failed", { paymentId: payment.id, reason: read.reason });
   return backToPage();
 }
