@@ -20,6 +20,19 @@ const documentedListed = gatewayExample("orders-list.response.docs-b4bit.json").
 const DATE_TIME_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{6})?[+-]\d{2}:\d{2}$/;
 
 /** The wall-clock time in Madrid of an instant, as "YYYY-MM-DDTHH:MM:SS" (the service's server time zone). */
+/** A GET sent as written (request target and header names untouched, as fetch would not), to the sandbox; its status. */
+function rawGet(target: string, headers: Record<string, string>): Promise<number> {
+  const origin = new URL(t.sandbox.origin);
+  return new Promise<number>((resolve, reject) => {
+    const req = request({ host: origin.hostname, port: origin.port, path: target, method: "GET", headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 function madridWallClock(ms: number): string {
   return new Intl.DateTimeFormat("sv-SE", {
     timeZone: "Europe/Madrid",
@@ -104,19 +117,8 @@ describe("authentication (X-Device-Id)", () => {
 
   it("accepts the header name in any letter case", async () => {
     for (const name of ["x-device-id", "X-DEVICE-ID", "X-Device-Id"]) {
-      const status = await new Promise<number>((resolve, reject) => {
-        const url = new URL(`${t.sandbox.baseUrl}/currencies`);
-        const req = request(
-          { host: url.hostname, port: url.port, path: url.pathname, method: "GET", headers: { [name]: t.sandbox.demo.deviceKey } },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          },
-        );
-        req.on("error", reject);
-        req.end();
-      });
-      expect(status).toBe(200);
+      const url = new URL(`${t.sandbox.baseUrl}/currencies`);
+      expect(await rawGet(url.pathname, { [name]: t.sandbox.demo.deviceKey })).toBe(200);
     }
   });
 
@@ -433,25 +435,7 @@ describe("routing", () => {
   }
 
   it("routes an absolute-form request target by its path", async () => {
-    const origin = new URL(t.sandbox.origin);
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(
-        {
-          host: origin.hostname,
-          port: origin.port,
-          path: "http://gateway.example/api/v1/currencies",
-          method: "GET",
-          headers: { "X-Device-Id": t.sandbox.demo.deviceKey },
-        },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        },
-      );
-      req.on("error", reject);
-      req.end();
-    });
-    expect(status).toBe(200);
+    expect(await rawGet("http://gateway.example/api/v1/currencies", { "X-Device-Id": t.sandbox.demo.deviceKey })).toBe(200);
   });
 
   it("reports unreadable bodies as 400/415, never 500", async () => {
