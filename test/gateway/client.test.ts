@@ -313,6 +313,24 @@ describe("retries", () => {
     expect(sleeps).toEqual([500]);
   });
 
+  it("a call's own budget replaces the client's for that call only: its attempts, its timeout, its wait for quota", async () => {
+    server.script(hang(), json(500, {}), json(200, orderInfo));
+    const { client, sleeps } = makeClient({ timeoutMs: 5_000, quota: { store: createMemoryQuotaStore({ generalPerMinute: 2 }), maxWaitMs: 60_000 } });
+    const budget = { timeoutMs: 200, retry: { maxAttempts: 1 }, quotaMaxWaitMs: 0 };
+    // One attempt, timed out on the budget's limit, not retried.
+    const timedOut = (await client.orderInfo(ORDER_ID, budget))._unsafeUnwrapErr();
+    expect(timedOut.kind === "timeout" && timedOut.timeoutMs).toBe(200);
+    // One attempt again: the 500 is not retried.
+    expect((await client.orderInfo(ORDER_ID, budget))._unsafeUnwrapErr().kind).toBe("server_error");
+    expect(sleeps).toEqual([]);
+    // The minute is full: no wait for a slot.
+    expect((await client.orderInfo(ORDER_ID, budget))._unsafeUnwrapErr().kind).toBe("quota_exhausted");
+    expect(server.requests).toHaveLength(2);
+    // Without one, the client's own budget: it waits for the slot.
+    expect((await client.orderInfo(ORDER_ID)).isOk()).toBe(true);
+    expect(sleeps).toHaveLength(1);
+  });
+
   it("stops at the attempt cap with the last error", async () => {
     server.script(json(500, {}), json(500, {}), json(503, {}), json(200, currencies));
     const { client, sleeps } = makeClient({ retry: { maxAttempts: 3 } });
