@@ -55,6 +55,10 @@ export interface PageTexts {
   };
   /** The return link's page while Shopify is being told about the payment. */
   waitingForShop: { title: string; heading: string; body: string };
+  /** The page for a link that leads to no payment (altered, cut short, or another payment's). */
+  linkNotValid: { title: string; heading: string; body: string };
+  /** The page when the payment page itself failed; it says nothing of why. */
+  pageFailed: { title: string; heading: string; body: string };
 }
 
 const en: PageTexts = {
@@ -113,6 +117,16 @@ const en: PageTexts = {
     title: "Confirming your payment",
     heading: "Confirming your payment…",
     body: "We are letting the shop know about your payment. This page refreshes by itself; please keep it open.",
+  },
+  linkNotValid: {
+    title: "Payment link not valid",
+    heading: "This payment link is not valid.",
+    body: "It may be incomplete, or belong to another order. Go back to the shop's checkout and choose the payment method again to get a new link.",
+  },
+  pageFailed: {
+    title: "Payment page unavailable",
+    heading: "The payment page cannot be shown right now.",
+    body: "Please reload this page in a moment.",
   },
 };
 
@@ -173,6 +187,16 @@ const es: PageTexts = {
     heading: "Confirmando tu pago…",
     body: "Estamos informando a la tienda de tu pago. Esta página se actualiza sola; no la cierres.",
   },
+  linkNotValid: {
+    title: "Enlace de pago no válido",
+    heading: "Este enlace de pago no es válido.",
+    body: "Puede que esté incompleto o que sea de otro pedido. Vuelve a la página de pago de la tienda y elige de nuevo la forma de pago para obtener un enlace nuevo.",
+  },
+  pageFailed: {
+    title: "Página de pago no disponible",
+    heading: "La página de pago no se puede mostrar en este momento.",
+    body: "Vuelve a cargar esta página dentro de un momento.",
+  },
 };
 
 const pt: PageTexts = {
@@ -231,6 +255,16 @@ const pt: PageTexts = {
     title: "A confirmar o seu pagamento",
     heading: "A confirmar o seu pagamento…",
     body: "Estamos a informar a loja sobre o seu pagamento. Esta página atualiza-se sozinha; mantenha-a aberta.",
+  },
+  linkNotValid: {
+    title: "Link de pagamento inválido",
+    heading: "Este link de pagamento não é válido.",
+    body: "Pode estar incompleto ou pertencer a outra encomenda. Volte à finalização da compra na loja e escolha de novo a forma de pagamento para obter um link novo.",
+  },
+  pageFailed: {
+    title: "Página de pagamento indisponível",
+    heading: "Não é possível mostrar a página de pagamento neste momento.",
+    body: "Volte a carregar esta página daqui a um momento.",
   },
 };
 
@@ -291,6 +325,16 @@ const it: PageTexts = {
     heading: "Conferma del pagamento in corso…",
     body: "Stiamo informando il negozio del tuo pagamento. Questa pagina si aggiorna da sola; tienila aperta.",
   },
+  linkNotValid: {
+    title: "Link di pagamento non valido",
+    heading: "Questo link di pagamento non è valido.",
+    body: "Potrebbe essere incompleto o appartenere a un altro ordine. Torna al checkout del negozio e scegli di nuovo il metodo di pagamento per ricevere un nuovo link.",
+  },
+  pageFailed: {
+    title: "Pagina di pagamento non disponibile",
+    heading: "Al momento la pagina di pagamento non può essere mostrata.",
+    body: "Ricarica questa pagina tra qualche istante.",
+  },
 };
 
 const fr: PageTexts = {
@@ -350,6 +394,16 @@ const fr: PageTexts = {
     heading: "Confirmation de votre paiement…",
     body: "Nous informons la boutique de votre paiement. Cette page s'actualise toute seule ; gardez-la ouverte.",
   },
+  linkNotValid: {
+    title: "Lien de paiement non valide",
+    heading: "Ce lien de paiement n'est pas valide.",
+    body: "Il est peut-être incomplet ou correspond à une autre commande. Revenez au paiement de la boutique et choisissez à nouveau le moyen de paiement pour obtenir un nouveau lien.",
+  },
+  pageFailed: {
+    title: "Page de paiement indisponible",
+    heading: "La page de paiement ne peut pas s'afficher pour le moment.",
+    body: "Rechargez cette page dans un instant.",
+  },
 };
 
 const de: PageTexts = {
@@ -408,6 +462,16 @@ const de: PageTexts = {
     title: "Ihre Zahlung wird bestätigt",
     heading: "Ihre Zahlung wird bestätigt…",
     body: "Wir informieren den Shop über Ihre Zahlung. Diese Seite aktualisiert sich von selbst; bitte lassen Sie sie geöffnet.",
+  },
+  linkNotValid: {
+    title: "Ungültiger Zahlungslink",
+    heading: "Dieser Zahlungslink ist nicht gültig.",
+    body: "Er ist vielleicht unvollständig oder gehört zu einer anderen Bestellung. Kehren Sie zum Checkout des Shops zurück und wählen Sie die Zahlungsart erneut, um einen neuen Link zu erhalten.",
+  },
+  pageFailed: {
+    title: "Zahlungsseite nicht verfügbar",
+    heading: "Die Zahlungsseite kann gerade nicht angezeigt werden.",
+    body: "Bitte laden Sie diese Seite in einem Moment neu.",
   },
 };
 

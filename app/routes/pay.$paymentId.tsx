@@ -5,13 +5,15 @@
 // reason shown. Once the payment is received, or the order's time has run out (the countdown
 // reaching zero is enough), it asks for nothing more. The page follows the payment live
 // and sends the shopper back to Shopify when it ends. It speaks the shopper's language.
+// A link that leads to no payment gets a page saying so (404), in the browser's language.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation, useRevalidator } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import type { ShouldRevalidateFunction } from "@remix-run/react";
+import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRevalidator, useRouteError } from "@remix-run/react";
+import { useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { postedFields } from "~/admin/form-data";
-import { pageLanguage } from "~/payment-page/language";
+import { acceptedLanguage, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import {
   coinsFor,
   pageStage,
@@ -27,16 +29,43 @@ import { asksForPayment, statusAt } from "~/payment-page/timing";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
 import { createOrderWithCurrency } from "~/payments/start-payment-session";
 
-function notFound(): Response {
-  return new Response("This payment link is not valid.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+/** A link that leads to no payment: the error page says so, in the language the browser asks for. */
+function notFound(request: Request) {
+  return data({ language: acceptedLanguage(request.headers.get("accept-language")) }, { status: 404 });
 }
 
-export const meta: MetaFunction<typeof loader> = ({ data: loaded }) => [{ title: loaded ? loaded.texts.pageTitle : "Payment" }];
+/** The error page's language: the one a "not valid" answer carries, English otherwise. */
+function errorLanguage(error: unknown): PageLanguage {
+  if (!isRouteErrorResponse(error) || typeof error.data !== "object" || error.data === null) return "en";
+  const language: unknown = (error.data as Record<string, unknown>).language;
+  return typeof language === "string" ? pageLanguage(language) : "en";
+}
+
+function errorTexts(error: unknown): { language: PageLanguage; texts: PageTexts["linkNotValid"] } {
+  const language = errorLanguage(error);
+  const texts = pageTexts(language);
+  return { language, texts: isRouteErrorResponse(error) && error.status === 404 ? texts.linkNotValid : texts.pageFailed };
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data: loaded, error }) => [{ title: loaded ? loaded.texts.pageTitle : errorTexts(error).texts.title }];
+
+/** The document's language (the root sets <html lang> from it). */
+export const handle = {
+  documentLanguage: (loaded: unknown): string | undefined => {
+    const view = typeof loaded === "object" && loaded !== null ? (loaded as { view?: { language?: unknown } }).view : undefined;
+    return typeof view?.language === "string" ? view.language : undefined;
+  },
+};
+
+// After every answer to a coin pick, refused ones included (a refusal takes coins off the
+// list), the page's data is read again, so it shows what the server now offers.
+export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, defaultShouldRevalidate }) =>
+  formMethod !== undefined && formMethod.toUpperCase() !== "GET" ? true : defaultShouldRevalidate;
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
-  if (!found) throw notFound();
+  if (!found) throw notFound(request);
   const payment = await refreshIfDue(services, found);
   const view = await paymentPageView(services, payment);
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
@@ -49,7 +78,7 @@ const chooseSchema = z.object({ symbol: z.string().min(1).max(24) });
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
   const payment = await paymentForLink(services, params, new URL(request.url));
-  if (!payment) throw notFound();
+  if (!payment) throw notFound(request);
   const texts = pageTexts(pageLanguage(payment.merchantLocale));
   const page = new URL(services.links.paymentPageUrl(payment));
   const backToPage = () => redirect(`${page.pathname}${page.search}`, 303);
@@ -67,7 +96,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       case "already_chosen":
         return backToPage();
       case "not_found":
-        throw notFound();
+        throw notFound(request);
       case "not_open":
         return data({ error: texts.errors.closed }, { status: 409 });
       case "rejected":
@@ -255,7 +284,11 @@ function PayWithCoin({ view, status, now, texts }: { view: PaymentPageView; stat
   // After a partial payment only the rest is asked for: the QR code (when there is one) asks for it too.
   const remaining = status === "partial" ? view.remaining : null;
   return (
-    <section className="card" aria-label={remaining ? texts.amountStillDue : texts.exactAmount}>
+    <section className="card" aria-labelledby="pay-heading">
+      {/* Where focus goes once a coin is picked (the list and its buttons are gone). */}
+      <h2 id="pay-heading" tabIndex={-1}>
+        {texts.payWith} {pay.coin}
+      </h2>
       {remaining ? <p className="muted">{texts.sendTheRest}</p> : null}
       {pay.qrSvg ? (
         <>
@@ -307,6 +340,26 @@ function receivedText(view: PaymentPageView): string {
   return fiat ? `${coin} (${fiat})` : coin;
 }
 
+/**
+ * Keeps focus on the page when a coin pick takes the coin list away: once the page moves on
+ * to paying, on the payment's heading (the status's when nothing is to be sent); after a
+ * refusal that took the pressed button away, on the error. A first load moves nothing.
+ */
+function useFocusAfterPick(stage: PaymentPageView["stage"], result: unknown) {
+  const shownStage = useRef(stage);
+  useEffect(() => {
+    const before = shownStage.current;
+    shownStage.current = stage;
+    if (before !== "choose" || stage === "choose") return;
+    (document.getElementById("pay-heading") ?? document.getElementById("status-heading"))?.focus();
+  }, [stage]);
+  useEffect(() => {
+    if (!result) return;
+    const active = document.activeElement;
+    if (active === null || active === document.body) document.getElementById("pick-error")?.focus();
+  }, [result]);
+}
+
 export default function PaymentPage() {
   const { view, texts } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
@@ -316,15 +369,7 @@ export default function PaymentPage() {
   const status = statusAt(view.status, view.expiresAtMs, now);
   const statusText = redirecting ? texts.redirecting : texts.statuses[status];
   const moneyArrived = view.receivedCrypto !== null || status === "partial" || status === "partial_expired" || status === "confirming";
-  useEffect(() => {
-    // The document's language is the page's while it is shown.
-    const root = document.documentElement;
-    const before = root.lang;
-    root.lang = view.language;
-    return () => {
-      root.lang = before;
-    };
-  }, [view.language]);
+  useFocusAfterPick(view.stage, result);
 
   return (
     <div className="pp" lang={view.language}>
@@ -342,7 +387,7 @@ export default function PaymentPage() {
         </header>
 
         {result && "error" in result ? (
-          <p className="error" role="alert">
+          <p className="error" role="alert" id="pick-error" tabIndex={-1}>
             {result.error}
             {/* The gateway's own words, as text. */}
             {"reason" in result && typeof result.reason === "string" ? (
@@ -355,7 +400,9 @@ export default function PaymentPage() {
         ) : null}
 
         <section className="card" aria-labelledby="status-heading">
-          <h2 id="status-heading">{texts.status}</h2>
+          <h2 id="status-heading" tabIndex={-1}>
+            {texts.status}
+          </h2>
           <p className="status" role="status" aria-live="polite" id="payment-status">
             {statusText}
           </p>
@@ -394,6 +441,22 @@ export default function PaymentPage() {
             </a>
           </footer>
         ) : null}
+      </main>
+    </div>
+  );
+}
+
+/** A link that leads to no payment, or a page that failed: what to do, and no detail of why. */
+export function ErrorBoundary() {
+  const { language, texts } = errorTexts(useRouteError());
+  return (
+    <div className="pp" lang={language}>
+      <style dangerouslySetInnerHTML={{ __html: PAYMENT_PAGE_CSS }} />
+      <main>
+        <section className="card" aria-labelledby="error-heading">
+          <h1 id="error-heading">{texts.heading}</h1>
+          <p>{texts.body}</p>
+        </section>
       </main>
     </div>
   );

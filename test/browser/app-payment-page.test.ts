@@ -4,12 +4,15 @@
 // takes the shopper back to Shopify's order page, paid. A shopper whose wallet sent too
 // little is asked for the rest, exactly, before the time runs out; once it has all
 // arrived, nothing more is asked. Also: the page speaks the shopper's language (the
-// document's too), a Copy button says "Copied" to assistive technology once it has copied,
-// the page refuses a forged link, and "pay another way" returns to checkout.
+// document's too, as served), a Copy button says "Copied" to assistive technology once it has
+// copied, the page refuses a forged link with a page that says what to do, and "pay another
+// way" returns to checkout. A coin the gateway refuses leaves the list at once, and a pick
+// from the keyboard leaves focus on the payment's heading.
 import Decimal from "decimal.js";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { browserForFile, saveScreenshot } from "../support/browser";
+import { pageTexts } from "../../app/payment-page/texts";
 import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
 import { stackForFile, waitFor } from "../support/stack";
 import { PHONE, waitForHydration } from "./support/admin";
@@ -18,10 +21,24 @@ import { saveDocScreenshot } from "./support/screenshots";
 
 const stack = stackForFile();
 const browser = browserForFile();
+const en = pageTexts("en");
 
 beforeAll(async () => {
   await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { checkoutMode: "app_page" } });
 });
+
+/** The markup a browser shows before any script runs (the scripts carry the route's data, texts included). */
+function shown(html: string): string {
+  return html.replace(/<script\b[\s\S]*?<\/script>/g, "").replace(/<!-- -->/g, "");
+}
+
+/** What has focus: the element's id, "body" when focus is lost to the document. */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const active = document.activeElement;
+    return active === null || active === document.body ? "body" : active.id || active.outerHTML.slice(0, 80);
+  });
+}
 
 async function paymentOf(sessionId: string) {
   return stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
@@ -244,4 +261,89 @@ describe("the app's own payment page", () => {
     await poll();
     expect((await gatewayCalls()) - settled).toBe(1);
   });
+
+  it("declares the payment page's language on the document as served, and English on pages that name none", async () => {
+    for (const locale of ["es", "de", "fr"]) {
+      const { delivery } = await stack().standin.state.startPayment({ test: true, locale });
+      const html = await (await fetch(delivery.redirectUrl!)).text();
+      expect(html, locale).toContain(`<div class="pp" lang="${locale}">`);
+      expect(html, locale).toMatch(new RegExp(`^<!DOCTYPE html><html lang="${locale}"`, "i"));
+    }
+    const home = await (await fetch(`${stack().app.url}/`)).text();
+    expect(home).toMatch(/^<!DOCTYPE html><html lang="en"/i);
+  });
+
+  it("tells a shopper whose link is not valid (forged, another payment's, malformed) so, and what to do, with a 404 and nothing of why", async () => {
+    const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "en" });
+    const other = await stack().standin.state.startPayment({ test: true, locale: "en" });
+    const url = new URL(delivery.redirectUrl!);
+    const forged = `${url.origin}${url.pathname}?sig=${"A".repeat(43)}`;
+    const tries: Array<{ what: string; link: string; init?: RequestInit }> = [
+      { what: "forged", link: forged },
+      { what: "another payment's", link: `${url.origin}${url.pathname}${new URL(other.delivery.redirectUrl!).search}` },
+      { what: "malformed", link: `${url.origin}${url.pathname}?sig=%25%00` },
+      { what: "forged, a coin picked", link: forged, init: { method: "POST", body: new URLSearchParams({ symbol: "ETH" }) } },
+    ];
+    for (const { what, link, init } of tries) {
+      const answer = await fetch(link, init);
+      expect(answer.status, what).toBe(404);
+      const html = shown(await answer.text());
+      expect(html, what).toContain('<h1 id="error-heading">This payment link is not valid.</h1>');
+      expect(html, what).toContain("Go back to the shop&#x27;s checkout and choose the payment method again to get a new link.");
+      expect(html, what).toContain("<title>Payment link not valid</title>");
+      expect(html, what).not.toContain("Unhandled Thrown Response");
+      expect(html, what).not.toContain("404");
+    }
+    // In the language the shopper's browser asks for, when the page speaks it.
+    const german = shown(await (await fetch(forged, { headers: { "accept-language": "fr-CH;q=0.5, de-DE, en;q=0.8" } })).text());
+    expect(german).toContain(`<div class="pp" lang="de">`);
+    expect(german).toContain("Dieser Zahlungslink ist nicht gültig.");
+  });
+
+  it("takes a coin the gateway refuses for the amount off the list at once, with the coins the refusal rules out, and keeps the refusal shown", async () => {
+    // 5.00 USD: the limits are not compared before the pick (they are stated in EUR); the
+    // gateway refuses USDC_ERC20 (minimum 10.80 USD), which rules out USDT_ERC20 (same minimum).
+    const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "5.00", currency: "USD" });
+    const page = await browser().newPage({ viewport: PHONE });
+    await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
+    await waitForHydration(page);
+    const coinButton = (symbol: string) => page.locator(`ul.coins button[value="${symbol}"]`);
+    expect(await coinButton("USDC_ERC20").count()).toBe(1);
+    expect(await coinButton("USDT_ERC20").count()).toBe(1);
+
+    await coinButton("USDC_ERC20").click();
+    const refusal = page.getByRole("alert").filter({ hasText: en.errors.outOfLimits });
+    await refusal.waitFor({ timeout: 30_000 });
+    await page.waitForFunction(() => !document.querySelector("ul.coins button[disabled]"));
+    // The server no longer offers either coin, and the page the shopper is looking at agrees.
+    const served = await (await fetch(delivery.redirectUrl!)).text();
+    expect(served).not.toContain('value="USDC_ERC20"');
+    expect(served).not.toContain('value="USDT_ERC20"');
+    expect(await coinButton("USDC_ERC20").count()).toBe(0);
+    expect(await coinButton("USDT_ERC20").count()).toBe(0);
+    expect(await coinButton("ETH").count()).toBe(1);
+    // The refusal, with the gateway's reason, stays shown; the pressed button went away, focus is on it.
+    expect(await refusal.textContent()).toContain("The payment service says:");
+    expect(await focused(page)).toBe("pick-error");
+    await page.close();
+  }, 120_000);
+
+  it("leaves focus on the payment's heading once a coin is picked from the keyboard, and moves none on a first load", async () => {
+    const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "20.00", currency: "EUR" });
+    const page = await browser().newPage({ viewport: PHONE });
+    await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
+    await waitForHydration(page);
+    expect(await focused(page)).toBe("body");
+    await page.getByRole("button", { name: /^Pay with Ethereum ETH/ }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator("#amount").waitFor({ timeout: 30_000 });
+    expect(await focused(page)).toBe("pay-heading");
+    expect(await page.locator("#pay-heading").textContent()).toBe("Pay with ETH");
+    // The same page loaded afresh leaves focus where the browser puts it.
+    await page.reload({ waitUntil: "load" });
+    await waitForHydration(page);
+    await page.locator("#amount").waitFor();
+    expect(await focused(page)).toBe("body");
+    await page.close();
+  }, 120_000);
 });
