@@ -3,7 +3,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { z } from "zod";
-import { pageLanguage } from "~/payment-page/language";
+import { acceptedLanguage, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import { pageTexts } from "~/payment-page/texts";
 import { handleShopperReturn } from "~/payments/handle-return";
 
@@ -17,19 +17,32 @@ function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
-function waitingPage(retryAfterSeconds: number, locale: string | null): Response {
-  const language = pageLanguage(locale);
-  const texts = pageTexts(language).waitingForShop;
-  const html = `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta http-equiv="refresh" content="${retryAfterSeconds}"><title>${escapeHtml(texts.title)}</title>
+/** A page of its own (no scripts): a heading and a paragraph in the shopper's language. */
+function shopperPage(language: PageLanguage, texts: { title: string; heading: string; body: string }, answer: { status: number; refreshSeconds?: number }): Response {
+  const refresh = answer.refreshSeconds === undefined ? "" : `\n<meta http-equiv="refresh" content="${answer.refreshSeconds}">`;
+  const html = `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${refresh}
+<title>${escapeHtml(texts.title)}</title>
 <style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#202223}main{max-width:28rem;padding:1.5rem;text-align:center}</style></head>
 <body><main><h1>${escapeHtml(texts.heading)}</h1><p>${escapeHtml(texts.body)}</p></main></body></html>`;
-  return new Response(html, { status: 200, headers: { "content-type": "text/html; charset=utf-8", "retry-after": String(retryAfterSeconds) } });
+  const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" };
+  if (answer.refreshSeconds !== undefined) headers["retry-after"] = String(answer.refreshSeconds);
+  return new Response(html, { status: answer.status, headers });
+}
+
+function waitingPage(retryAfterSeconds: number, locale: string | null): Response {
+  const language = pageLanguage(locale);
+  return shopperPage(language, pageTexts(language).waitingForShop, { status: 200, refreshSeconds: retryAfterSeconds });
+}
+
+/** A link that leads to no payment: said so, and what to do, in the language the browser asks for. */
+function notValidPage(request: Request): Response {
+  const language = acceptedLanguage(request.headers.get("accept-language"));
+  return shopperPage(language, pageTexts(language).linkNotValid, { status: 404 });
 }
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const parsed = paramsSchema.safeParse({ ...params, sig: new URL(request.url).searchParams.get("sig") ?? "" });
-  if (!parsed.success) return new Response("This payment link is not valid.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+  if (!parsed.success) return notValidPage(request);
   const result = await handleShopperReturn(context.services, { paymentId: parsed.data.paymentId, signature: parsed.data.sig, outcome: parsed.data.outcome });
   switch (result.kind) {
     case "redirect":
@@ -37,6 +50,6 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     case "wait":
       return waitingPage(result.retryAfterSeconds, result.locale);
     case "not_found":
-      return new Response("This payment link is not valid.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+      return notValidPage(request);
   }
 }

@@ -138,6 +138,20 @@ describe("return links and Shopify webhooks", () => {
     );
   });
 
+  it("a return link that leads to no payment gets a page saying so and what to do, in the browser's language", async () => {
+    for (const [language, heading] of [
+      ["en", "This payment link is not valid."],
+      ["es", "Este enlace de pago no es válido."],
+    ] as const) {
+      const response = await send(`/payments/return/c${"0".repeat(24)}/ok?sig=${"A".repeat(43)}`, { method: "GET", headers: { "accept-language": `${language};q=0.9` } });
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+      const html = await response.text();
+      expect(html).toContain(`<html lang="${language}">`);
+      expect(html).toContain(`<h1>${heading}</h1>`);
+    }
+  });
+
   it.each(["/webhooks/app/uninstalled", "/webhooks/customers/data_request", "/webhooks/customers/redact", "/webhooks/shop/redact"])(
     "%s refuses a request without a valid HMAC",
     async (path) => {
