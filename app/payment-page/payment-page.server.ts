@@ -120,6 +120,23 @@ export interface PayInstructions {
    * null when only the address and amount are known, or when the URI cannot ask for the rest.
    */
   qrSvg: string | null;
+  /**
+   * The same request as a link a phone opens in its wallet app (a shopper cannot scan their
+   * own screen); null without a QR code, or when the URI's scheme is not a payment one.
+   */
+  walletUri: string | null;
+}
+
+/**
+ * The payment schemes a wallet app registers. The URI comes from the gateway: only these become
+ * a link, never another scheme (javascript:, data:, http:...).
+ */
+const WALLET_SCHEMES = new Set(["bitcoin", "bitcoincash", "litecoin", "dogecoin", "dash", "ethereum", "polygon", "tron", "solana", "ripple", "stellar", "web+stellar", "algorand", "lightning", "binancecoin", "bnb"]);
+
+export function walletUriOf(uri: string | null): string | null {
+  if (uri === null) return null;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1]?.toLowerCase();
+  return scheme !== undefined && WALLET_SCHEMES.has(scheme) ? uri : null;
 }
 
 export interface PaymentPageView {
@@ -206,6 +223,7 @@ async function instructions(services: AppServices, payment: PaymentWithShop, rem
     memoKind: kind ?? (payment.tagMemo ? "memo" : null),
     memoMissing: kind !== null && !payment.tagMemo,
     qrSvg: qrUri ? await paymentQrSvg(qrUri) : null,
+    walletUri: walletUriOf(qrUri),
   };
 }
 

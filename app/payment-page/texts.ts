@@ -17,6 +17,7 @@ export interface PageTexts {
   noCoins: string;
   scanQr: string;
   qrLabel: string;
+  openInWallet: string;
   exactAmount: string;
   amountStillDue: string;
   sendTheRest: string;
@@ -72,6 +73,7 @@ const en: PageTexts = {
   noCoins: "No cryptocurrency can be used for this amount. Please choose another way to pay.",
   scanQr: "Scan the QR code with your wallet, or copy the details below.",
   qrLabel: "QR code of the payment request",
+  openInWallet: "Open in a wallet app",
   exactAmount: "Exact amount to send",
   amountStillDue: "Amount still to send",
   sendTheRest: "Send only the amount still due, to the same address, before the time runs out.",
@@ -141,6 +143,7 @@ const es: PageTexts = {
   noCoins: "No hay ninguna criptomoneda disponible para este importe. Elige otra forma de pago.",
   scanQr: "Escanea el código QR con tu monedero o copia los datos de abajo.",
   qrLabel: "Código QR de la solicitud de pago",
+  openInWallet: "Abrir en una app de monedero",
   exactAmount: "Importe exacto a enviar",
   amountStillDue: "Importe que falta por enviar",
   sendTheRest: "Envía solo el importe que falta, a la misma dirección, antes de que se acabe el tiempo.",
@@ -210,6 +213,7 @@ const pt: PageTexts = {
   noCoins: "Nenhuma criptomoeda pode ser usada para este valor. Escolha outra forma de pagamento.",
   scanQr: "Leia o código QR com a sua carteira ou copie os dados abaixo.",
   qrLabel: "Código QR do pedido de pagamento",
+  openInWallet: "Abrir num app de carteira",
   exactAmount: "Valor exato a enviar",
   amountStillDue: "Valor que falta enviar",
   sendTheRest: "Envie apenas o valor em falta, para o mesmo endereço, antes de o tempo terminar.",
@@ -279,6 +283,7 @@ const it: PageTexts = {
   noCoins: "Nessuna criptovaluta è disponibile per questo importo. Scegli un altro metodo di pagamento.",
   scanQr: "Scansiona il codice QR con il tuo wallet oppure copia i dati qui sotto.",
   qrLabel: "Codice QR della richiesta di pagamento",
+  openInWallet: "Apri in un'app wallet",
   exactAmount: "Importo esatto da inviare",
   amountStillDue: "Importo ancora da inviare",
   sendTheRest: "Invia solo l'importo mancante, allo stesso indirizzo, prima che scada il tempo.",
@@ -348,6 +353,7 @@ const fr: PageTexts = {
   noCoins: "Aucune cryptomonnaie n'est disponible pour ce montant. Choisissez un autre moyen de paiement.",
   scanQr: "Scannez le code QR avec votre portefeuille ou copiez les informations ci-dessous.",
   qrLabel: "Code QR de la demande de paiement",
+  openInWallet: "Ouvrir dans une application de portefeuille",
   exactAmount: "Montant exact à envoyer",
   amountStillDue: "Montant restant à envoyer",
   sendTheRest: "Envoyez uniquement le montant restant, à la même adresse, avant la fin du délai.",
@@ -417,6 +423,7 @@ const de: PageTexts = {
   noCoins: "Für diesen Betrag ist keine Kryptowährung verfügbar. Bitte wählen Sie eine andere Zahlungsart.",
   scanQr: "Scannen Sie den QR-Code mit Ihrer Wallet oder kopieren Sie die Angaben unten.",
   qrLabel: "QR-Code der Zahlungsanforderung",
+  openInWallet: "In einer Wallet-App öffnen",
   exactAmount: "Genauer Betrag zum Senden",
   amountStillDue: "Noch zu sendender Betrag",
   sendTheRest: "Senden Sie nur den noch offenen Betrag an dieselbe Adresse, bevor die Zeit abläuft.",

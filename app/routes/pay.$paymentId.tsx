@@ -294,6 +294,14 @@ function PayWithCoin({ view, status, now, texts }: { view: PaymentPageView; stat
         <>
           <p className="muted">{texts.scanQr}</p>
           <figure className="qr" role="img" aria-label={texts.qrLabel} dangerouslySetInnerHTML={{ __html: pay.qrSvg }} />
+          {/* On a phone the QR code cannot be scanned: the same request opens the wallet app. */}
+          {pay.walletUri ? (
+            <p>
+              <a className="button" href={pay.walletUri}>
+                {texts.openInWallet}
+              </a>
+            </p>
+          ) : null}
         </>
       ) : null}
       {remaining ? (

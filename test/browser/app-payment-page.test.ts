@@ -96,6 +96,9 @@ describe("the app's own payment page", () => {
     expect(await page.locator("#amount").textContent()).toBe(payment.cryptoAmount);
     expect(await page.locator("#amount-unit").textContent()).toBe("XRP");
     expect(await page.locator(".qr svg").count()).toBe(1);
+    // A phone cannot scan its own screen: the same request opens the wallet app.
+    expect(await page.getByRole("link", { name: "Open in a wallet app" }).getAttribute("href")).toBe(payment.paymentUri);
+    expect(payment.paymentUri).toMatch(new RegExp(`^ripple:${order.address}\\?amount=${payment.cryptoAmount}&dt=${order.tag_memo}$`));
     await expect.poll(() => page.locator("#countdown").textContent()).toMatch(/^\d+:\d{2}$/);
     expect(await page.getByRole("status").textContent()).toBe("Waiting for your payment.");
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
@@ -147,6 +150,8 @@ describe("the app's own payment page", () => {
     await page.getByRole("button", { name: "Copy: Amount still to send" }).click();
     await expect.poll(copies).toEqual([due.toFixed()]);
     expect(await page.locator(".qr svg").count()).toBe(1);
+    // The wallet link asks for the rest too, as the QR code does.
+    expect(await page.getByRole("link", { name: "Open in a wallet app" }).getAttribute("href")).toMatch(new RegExp(`amount=${due.toFixed().replace(".", "\\.")}(&|$)`));
     await expect.poll(() => page.locator("#countdown").textContent()).toMatch(/^\d+:\d{2}$/);
     expect(await page.getByText("Payment received").count()).toBe(0);
     expect(await page.getByRole("link", { name: "Return to the shop" }).count()).toBe(0);
@@ -157,7 +162,7 @@ describe("the app's own payment page", () => {
     await stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, { action: "pay", amount: due.toFixed() });
     await expect.poll(() => status.textContent(), { timeout: 45_000 }).toBe("Payment received. Waiting for the network to confirm it.");
     // Nothing more to send: no amount, QR code, address or Copy button is left to pay twice with.
-    for (const selector of ["#remaining", "#amount", ".qr", "#address", "button.copy"]) expect(await page.locator(selector).count(), selector).toBe(0);
+    for (const selector of ["#remaining", "#amount", ".qr", "#address", "button.copy", "a.button[href^='ethereum:']"]) expect(await page.locator(selector).count(), selector).toBe(0);
     expect(await page.getByRole("link", { name: "Return to the shop" }).count()).toBe(1);
     await stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, { action: "confirm" });
     await page.waitForURL(`${stack().standin.origin}/orders/${sessionId}`, { timeout: 30_000 });

@@ -6,7 +6,7 @@
 // as the admin writes them.
 import { describe, expect, it } from "vitest";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
-import { paymentPageView, paymentStatusView, shopperStatus, type PaymentWithShop } from "../../app/payment-page/payment-page.server";
+import { paymentPageView, paymentStatusView, shopperStatus, walletUriOf, type PaymentWithShop } from "../../app/payment-page/payment-page.server";
 import { paymentProgress, remainderPaymentUri } from "../../app/payment-page/progress";
 import { paymentQrSvg } from "../../app/payment-page/qr.server";
 import { asksForPayment, statusAt } from "../../app/payment-page/timing";
@@ -80,6 +80,14 @@ function seen(amounts: string[], overrides: Partial<Payment>): PaymentWithShop {
   return paymentOf({ state: "confirming", gatewayStatus: "AC", ...overrides }, amounts);
 }
 
+describe("the link that opens the payment request in a wallet app", () => {
+  it("is the gateway's URI when its scheme is a payment one, in any letter case, and never another scheme", () => {
+    for (const uri of ["bitcoin:bc1qexample?amount=0.001&rbf=false", "ETHEREUM:0xabc?amount=1", "lightning:lnbc10u1pexample", "ripple:rExample?amount=5&dt=123"]) expect(walletUriOf(uri)).toBe(uri);
+    for (const uri of ["javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "https://pay.example/x", "vbscript:x", "lnbc10u1pexample", " bitcoin:bc1q", ""]) expect(walletUriOf(uri)).toBeNull();
+    expect(walletUriOf(null)).toBeNull();
+  });
+});
+
 describe("the payment page of a payment the gateway has seen money for", () => {
   it("asks for the rest when half arrived (a wallet that kept its fee), with the exact remainder, its QR code and the countdown", async () => {
     const payment = seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" });
@@ -92,6 +100,8 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect(view.expiresAtMs).toBe(NOW.getTime() + 20 * 60_000);
     // The QR code asks for the remainder, not the full amount again.
     expect(view.pay?.qrSvg).toBe(await paymentQrSvg(`ethereum:${ADDRESS}?amount=0.0079`));
+    // The same request opens the wallet app on a phone.
+    expect(view.pay?.walletUri).toBe(`ethereum:${ADDRESS}?amount=0.0079`);
     expect(view.pay?.amount).toBe("0.0158");
     expect(paymentStatusView(services, payment).status).toBe("partial");
   });
