@@ -76,10 +76,11 @@ export interface FollowedPayments {
  * how many.
  */
 export async function paymentsFollowed(db: Database, shopId: string, now: Date): Promise<Record<GatewayEnv, FollowedPayments>> {
-  const [inProgress, watched] = await Promise.all(
-    [PAYMENTS_IN_PROGRESS, watchedRejectedPayments(now)].map((where) => db.payment.groupBy({ by: ["gatewayEnv"], where: { shopId, ...where }, _count: { _all: true } })),
-  );
-  const count = (groups: typeof inProgress, env: GatewayEnv) => groups!.find((group) => group.gatewayEnv === env)?._count._all ?? 0;
-  const of = (env: GatewayEnv) => ({ inProgress: count(inProgress, env), watched: count(watched, env) });
+  const perEnvironment = async (where: typeof PAYMENTS_IN_PROGRESS | ReturnType<typeof watchedRejectedPayments>) => {
+    const groups = await db.payment.groupBy({ by: ["gatewayEnv"], where: { shopId, ...where }, _count: { _all: true } });
+    return (env: GatewayEnv) => groups.find((group) => group.gatewayEnv === env)?._count._all ?? 0;
+  };
+  const [inProgress, watched] = await Promise.all([perEnvironment(PAYMENTS_IN_PROGRESS), perEnvironment(watchedRejectedPayments(now))]);
+  const of = (env: GatewayEnv) => ({ inProgress: inProgress(env), watched: watched(env) });
   return { live: of("live"), sandbox: of("sandbox") };
 }
