@@ -38,17 +38,17 @@ export interface CustomerIdentity {
   phone?: string | null | undefined;
 }
 
+/** The forms a customer's e-mail or phone may be stored in: its key, and as Shopify sent it. */
+function storedForms(key: string | null, sent: string | null | undefined): string[] {
+  return [...new Set([key, sent?.trim()].filter((form): form is string => Boolean(form)))];
+}
+
 /**
  * The shop's rows about this customer (payments and data requests name them alike): those with
  * the customer's e-mail (in any case, see customerEmailKey), and those with no e-mail at all
  * and the customer's phone. A phone alone does not name one person when an e-mail says otherwise: a payment's phone may be its
  * billing address's, a household's or a company's, shared by customers with other e-mails.
  */
-/** The forms a customer's e-mail or phone may be stored in: its key, and as Shopify sent it. */
-function storedForms(key: string | null, sent: string | null | undefined): string[] {
-  return [...new Set([key, sent?.trim()].filter((form): form is string => Boolean(form)))];
-}
-
 export function customerFilter(shopId: string, customer: CustomerIdentity) {
   // Stored by its key since e-mails are kept in lower case; as typed before (a form the
   // migration could not lower, see customerEmailKey), found when Shopify sends that same form.
