@@ -39,6 +39,7 @@
 // on each other's rows, let alone deadlock (SQLite runs one write at a time).
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { quotedName } from "~/db/plain-sql.server";
+import { NO_RETIRED_CREDENTIALS } from "~/shops/credential-columns";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { OPEN_PAYMENT_STATES, paymentsOnCredentials } from "./payment-state";
 
@@ -117,8 +118,8 @@ async function deleteUnneededRetiredCredentials(deps: PurgeDeps): Promise<number
   const needing = paymentsOnCredentials(deps.clock.now());
   const unneeded = (env: GatewayEnv) => ({ payments: { none: { gatewayEnv: env, ...needing } } });
   const [live, sandbox] = await Promise.all([
-    deps.db.shop.updateMany({ where: { liveRetiredDeviceKeyEnc: { not: null }, ...unneeded("live") }, data: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null } }),
-    deps.db.shop.updateMany({ where: { sandboxRetiredDeviceKeyEnc: { not: null }, ...unneeded("sandbox") }, data: { sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null } }),
+    deps.db.shop.updateMany({ where: { liveRetiredDeviceKeyEnc: { not: null }, ...unneeded("live") }, data: NO_RETIRED_CREDENTIALS.live }),
+    deps.db.shop.updateMany({ where: { sandboxRetiredDeviceKeyEnc: { not: null }, ...unneeded("sandbox") }, data: NO_RETIRED_CREDENTIALS.sandbox }),
   ]);
   return live.count + sandbox.count;
 }

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import type { GatewayEnv } from "~/payments/deps";
 import type { Shop } from "../../generated/prisma/sqlite/client";
+import { NO_CREDENTIALS } from "./credential-columns";
 import { CredentialDecryptionError, isSealed, type CredentialCipher } from "./credential-cipher.server";
 import { openSessionToken, sessionTokenContext } from "./shopify-sessions.server";
 
@@ -61,21 +62,6 @@ export async function storeCredentials(
         : { sandboxDeviceKeyEnc: deviceKeyEnc, sandboxSecretKeyEnc: secretKeyEnc, sandboxDeviceKeyHint: hint },
   });
 }
-
-/** An environment's credentials in use, emptied (as columns to write). */
-const NO_CREDENTIALS = {
-  live: { liveDeviceKeyEnc: null, liveSecretKeyEnc: null, liveDeviceKeyHint: null },
-  sandbox: { sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null, sandboxDeviceKeyHint: null },
-} as const;
-
-/** An environment's retired credentials, emptied (as columns to write). */
-const NO_RETIRED_CREDENTIALS = {
-  live: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null },
-  sandbox: { sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null },
-} as const;
-
-/** Every credential the shop holds, in use or retired, emptied (an uninstall). */
-export const NO_CREDENTIALS_AT_ALL = { ...NO_CREDENTIALS.live, ...NO_CREDENTIALS.sandbox, ...NO_RETIRED_CREDENTIALS.live, ...NO_RETIRED_CREDENTIALS.sandbox } as const;
 
 export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv | "all"): Promise<Shop> {
   return db.shop.update({ where: { id: shop.id }, data: env === "all" ? { ...NO_CREDENTIALS.live, ...NO_CREDENTIALS.sandbox } : NO_CREDENTIALS[env] });

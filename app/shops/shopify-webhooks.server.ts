@@ -5,7 +5,7 @@ import type { Logger } from "~/lib/logger.server";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { CustomerDataReport } from "./customer-data-requests.server";
 import { customerEmailKey, customerPhoneKey } from "./customer-identity";
-import { NO_CREDENTIALS_AT_ALL } from "./shop-credentials.server";
+import { NO_CREDENTIALS_AT_ALL } from "./credential-columns";
 
 /**
  * app/uninstalled. `triggeredAt` (Shopify's X-Shopify-Triggered-At): an uninstall Shopify
