@@ -4,7 +4,7 @@
 // refuses it (failed): see the outbox. The gateway has no refund API: refunds are rejected
 // with a message that tells the merchant how to refund from the gateway dashboard.
 import Decimal from "decimal.js";
-import { Prisma } from "../../generated/prisma/sqlite/client";
+import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
 import type { PaymentsDeps } from "./deps";
 import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
 import type { FollowUpKind } from "./shopify-requests";
@@ -29,10 +29,9 @@ export type FollowUpAnswer = { status: 201 } | { status: 404 | 422; body: { erro
 /** A request the app accepted: its answer waits for Shopify (resolving), or Shopify took it (resolved). */
 const ACCEPTED = ["resolving", "resolved"];
 
-/** Decided inside the transaction that records the request, after its payment's row was locked (see below). */
-async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: string, request: FollowUpRequest): Promise<OutboxPayload> {
+/** Decided inside the transaction that records the request, on its payment as read after the row was locked (see below). */
+async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: string, request: FollowUpRequest, payment: Payment | null): Promise<OutboxPayload> {
   if (kind === "refund") return { kind: "refund.reject", gid: request.gid, merchantMessage: REFUND_MESSAGE };
-  const payment = await tx.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId, shopifyPaymentId: request.payment_id } } });
   if (kind === "capture") {
     const reject = (merchantMessage: string): OutboxPayload => ({ kind: "capture.reject", gid: request.gid, merchantMessage });
     if (!payment) return reject("This app has no record of the payment to capture.");
@@ -79,7 +78,8 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
       // void) that arrive together, on one instance or two, cannot both be accepted, and a
       // settlement of the payment comes wholly before the decision or wholly after it.
       await tx.$executeRaw`UPDATE "Payment" SET "shopifyPaymentId" = "shopifyPaymentId" WHERE "shopId" = ${shop.id} AND "shopifyPaymentId" = ${request.payment_id}`;
-      const payload = await decide(tx, input.kind, shop.id, request);
+      const payment = await tx.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.payment_id } } });
+      const payload = await decide(tx, input.kind, shop.id, request, payment);
       const record = await tx.sessionRequest.create({
         data: {
           shopId: shop.id,
@@ -93,7 +93,6 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
           status: payload.kind.endsWith(".resolve") ? "resolving" : "rejecting",
         },
       });
-      const payment = await tx.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.payment_id } }, select: { id: true } });
       if (payment) {
         // The amount and currency Shopify asked for; the answer is queued until Shopify takes it
         // (the outbox adds what Shopify did).
