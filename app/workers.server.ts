@@ -136,7 +136,7 @@ export function startWorkers(services: AppServices): Workers {
   const retention = startLoop(
     "retention",
     RETENTION_INTERVAL_MS,
-    async () => (await purgeExpiredRows(services, { retentionDays: services.env.RETENTION_DAYS })).more,
+    async () => (await purgeExpiredRows(services, { retentionDays: services.env.RETENTION_DAYS, customerDataDays: services.env.CUSTOMER_DATA_RETENTION_DAYS })).more,
     services.logger,
   );
   const readiness = startLoop(

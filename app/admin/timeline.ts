@@ -3,6 +3,7 @@
 // Event details are JSON written by the app itself, still parsed defensively.
 import { z } from "zod";
 import type { SettleSource } from "~/payments/settle-payment";
+import { CUSTOMER_DATA_ERASED } from "~/payments/retention";
 import { followUpAnswerOf } from "~/payments/shopify-requests";
 import { asSentence, endsSentence } from "~/lib/text";
 import { attentionAdvice } from "./attention";
@@ -47,6 +48,8 @@ const detailSchema = z
     gatewayOrderId: field(z.string()),
     adopted: field(z.boolean()),
     unreachableOrder: field(z.string()),
+    // How long customer details were kept before they were erased.
+    days: field(z.number().int()),
   })
   .passthrough();
 type Detail = z.infer<typeof detailSchema>;
@@ -224,6 +227,11 @@ export function describeEvent(type: string, detailText: string, payment?: EventP
       return { title: "Shopper left the payment page", description: "The shopper chose to pay another way and was sent back to Shopify's checkout." };
     case "abandoned":
       return { title: "Payment abandoned", description: d.reason ? `Closed: ${d.reason}.` : "No gateway order was confirmed." };
+    case CUSTOMER_DATA_ERASED:
+      return {
+        title: "Customer details erased",
+        description: `The shopper's name, e-mail, phone and billing address were erased ${d.days ? `${d.days} days` : "a while"} after the payment ended, as the app's data retention says. The amounts, the gateway order and its transactions stay.`,
+      };
     default:
       return { title: type.replace(/_/g, " "), description: "" };
   }

@@ -2,7 +2,7 @@
 // missing or malformed variable stops start-up with a message that names it.
 import { z } from "zod";
 import { DEFAULT_STATEMENT_TIMEOUT_MS, databaseKind } from "../db/database-url";
-import { DEFAULT_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../payments/retention";
+import { DEFAULT_CUSTOMER_DATA_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, MIN_CUSTOMER_DATA_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../payments/retention";
 
 // A fixed key for local development and tests only; production must set CREDENTIALS_ENCRYPTION_KEYS.
 const DEV_ENCRYPTION_KEY = "dev:ZGV2LW9ubHkta2V5LW5ldmVyLWluLXByb2R1Y3Rpb24=";
@@ -87,6 +87,15 @@ const schema = z
       .min(MIN_RETENTION_DAYS, `must be at least ${MIN_RETENTION_DAYS} (the health page shows the last 7 days)`)
       .max(3650)
       .default(DEFAULT_RETENTION_DAYS),
+    // Days a shopper's personal data is kept after their payment ended, and a data request's
+    // report after it came (app/payments/retention.ts): never fewer than the 30 days a merchant
+    // has to answer a data request.
+    CUSTOMER_DATA_RETENTION_DAYS: z.coerce
+      .number()
+      .int()
+      .min(MIN_CUSTOMER_DATA_RETENTION_DAYS, `must be at least ${MIN_CUSTOMER_DATA_RETENTION_DAYS} (a data request must be answerable for 30 days)`)
+      .max(3650)
+      .default(DEFAULT_CUSTOMER_DATA_RETENTION_DAYS),
     // The gateway's throttles per device (SPEC.md's Limits); raise them only if the gateway raised yours.
     GATEWAY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     GATEWAY_LIMIT_PER_DAY: z.coerce.number().int().min(1).default(2000),

@@ -26,6 +26,18 @@
 //   open, awaits the check of a notification, or is a rejected one still watched for late
 //   crypto (paymentsOnCredentials), whatever the retention.
 //
+// Customer data, after CUSTOMER_DATA_RETENTION_DAYS (90 by default, never under
+// MIN_CUSTOMER_DATA_RETENTION_DAYS), so that a shopper's personal data is not kept longer than
+// the payment needs it:
+// - A payment's customer fields (name, e-mail, phone, billing address) are erased once the
+//   payment ended that long ago: final at the gateway and with Shopify, checked (no
+//   notification awaits its read), and with no flag a person has still to handle (an
+//   underpayment or late crypto may need the shopper to be reached). The timeline says when
+//   and why. The gateway order, the amounts and the transactions stay: they are the
+//   merchant's records. A flag handled later lets the next pass erase them.
+// - A customer's data request report (CustomerDataRequest) received that long ago is deleted,
+//   downloaded or not: Shopify expects the request answered within 30 days.
+//
 // Nothing else is deleted here: payments, their timelines and transactions are the
 // merchant's records (a shop's redaction deletes them); a SessionRequest is Shopify's
 // idempotency key of a refund, capture or void (a repeat must not be answered twice) and
@@ -38,10 +50,12 @@
 // rows another instance's batch holds instead of waiting for them, so two purges never wait
 // on each other's rows, let alone deadlock (SQLite runs one write at a time).
 import { Prisma } from "../../generated/prisma/sqlite/client";
-import { quotedName } from "~/db/plain-sql.server";
+import { assignments, insertWhere, quotedName } from "~/db/plain-sql.server";
 import { NO_RETIRED_CREDENTIALS } from "~/shops/credential-columns";
+import { NO_CUSTOMER_FIELDS } from "~/shops/customer-identity";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { OPEN_PAYMENT_STATES, paymentsOnCredentials } from "./payment-state";
+import { newRowId } from "./session-rows.server";
 
 const DAY_MS = 86_400_000;
 
@@ -53,6 +67,18 @@ export const MIN_RETENTION_DAYS = 7;
 
 export const DEFAULT_RETENTION_DAYS = 30;
 
+/**
+ * The shortest customer data retention the app accepts: a data request's report must stay for
+ * the 30 days Shopify gives the merchant to answer it, which is also far beyond the week a
+ * rejected payment is watched for late crypto.
+ */
+export const MIN_CUSTOMER_DATA_RETENTION_DAYS = 30;
+
+export const DEFAULT_CUSTOMER_DATA_RETENTION_DAYS = 90;
+
+/** The timeline entry of a payment whose customer fields the retention erased. */
+export const CUSTOMER_DATA_ERASED = "customer_data_erased";
+
 /** Rows one statement deletes at most. */
 const BATCH_SIZE = 500;
 /** Batches one pass runs per table at most; the caller runs another pass when `more` says so. */
@@ -60,6 +86,7 @@ const MAX_BATCHES = 20;
 
 export interface PurgeOptions {
   retentionDays: number;
+  customerDataDays: number;
   batchSize?: number;
   maxBatches?: number;
 }
@@ -70,6 +97,9 @@ export interface PurgeResult {
   gatewayWebhooks: number;
   rejectedWebhooks: number;
   outboxMessages: number;
+  /** Payments whose customer fields were erased. */
+  customerRecords: number;
+  dataRequestReports: number;
   /** Some table still had due rows when the pass stopped: run another pass. */
   more: boolean;
 }
@@ -113,6 +143,50 @@ function expiredMessages(cutoff: Date): Prisma.Sql {
         AND ("later"."createdAt" > "message"."createdAt" OR ("later"."createdAt" = "message"."createdAt" AND "later"."id" > "message"."id"))))`;
 }
 
+/**
+ * Payments whose customer fields are due for erasure (see the top of this file): ended before
+ * the cutoff, checked, with no flag left to handle, and with a customer field still held.
+ */
+function customerDataDue(cutoff: Date): Prisma.Sql {
+  const held = Prisma.join(
+    Object.keys(NO_CUSTOMER_FIELDS).map((column) => Prisma.sql`"payment".${quotedName(column)} IS NOT NULL`),
+    " OR ",
+  );
+  return Prisma.sql`"payment"."state" NOT IN (${Prisma.join([...OPEN_PAYMENT_STATES])}) AND "payment"."unverifiedSince" IS NULL
+    AND "payment"."createdAt" < ${cutoff} AND ("payment"."finalizedAt" IS NULL OR "payment"."finalizedAt" < ${cutoff})
+    AND ("payment"."attention" IS NULL OR "payment"."attentionResolvedAt" IS NOT NULL)
+    AND (${held})`;
+}
+
+/**
+ * Erases the customer fields of up to `limit` due payments, each with its timeline entry, in
+ * one transaction; how many. On PostgreSQL the payments another instance's batch holds are
+ * skipped, not waited for (and not erased twice: once it commits they hold no customer field).
+ */
+async function eraseCustomerBatch(deps: PurgeDeps, cutoff: Date, days: number, limit: number): Promise<number> {
+  const skipHeld = deps.sql.kind === "postgresql" ? Prisma.sql` FOR UPDATE SKIP LOCKED` : Prisma.empty;
+  return deps.sql.inTransaction(async (tx) => {
+    const due = await tx.query<{ id: string }>(Prisma.sql`SELECT "payment"."id" FROM "Payment" AS "payment" WHERE ${customerDataDue(cutoff)} LIMIT ${limit}${skipHeld}`);
+    if (due.length === 0) return 0;
+    const at = deps.clock.now();
+    const ids = Prisma.join(due.map((row) => row.id));
+    await tx.execute(Prisma.sql`UPDATE "Payment" SET ${assignments({ ...NO_CUSTOMER_FIELDS, updatedAt: at })} WHERE "id" IN (${ids})`);
+    const events = due.map((row) => ({ id: newRowId(), paymentId: row.id, type: CUSTOMER_DATA_ERASED, detail: JSON.stringify({ days }), at }));
+    await tx.execute(insertWhere(tx.kind, "PaymentEvent", events));
+    return due.length;
+  });
+}
+
+async function eraseExpiredCustomerData(deps: PurgeDeps, cutoff: Date, days: number, batchSize: number, maxBatches: number): Promise<{ erased: number; more: boolean }> {
+  let erased = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const count = await eraseCustomerBatch(deps, cutoff, days, batchSize);
+    erased += count;
+    if (count < batchSize) return { erased, more: false };
+  }
+  return { erased, more: true };
+}
+
 /** Deletes the retired credentials no payment needs any more (see the top of this file). */
 async function deleteUnneededRetiredCredentials(deps: PurgeDeps): Promise<number> {
   const needing = paymentsOnCredentials(deps.clock.now());
@@ -132,6 +206,9 @@ export async function purgeExpiredRows(deps: PurgeDeps, options: PurgeOptions): 
   if (!Number.isInteger(options.retentionDays) || options.retentionDays < MIN_RETENTION_DAYS) {
     throw new Error(`a retention of ${options.retentionDays} days is under the minimum of ${MIN_RETENTION_DAYS}`);
   }
+  if (!Number.isInteger(options.customerDataDays) || options.customerDataDays < MIN_CUSTOMER_DATA_RETENTION_DAYS) {
+    throw new Error(`a customer data retention of ${options.customerDataDays} days is under the minimum of ${MIN_CUSTOMER_DATA_RETENTION_DAYS}`);
+  }
   const batchSize = options.batchSize ?? BATCH_SIZE;
   const maxBatches = options.maxBatches ?? MAX_BATCHES;
   const cutoff = new Date(deps.clock.now().getTime() - options.retentionDays * DAY_MS);
@@ -141,20 +218,19 @@ export async function purgeExpiredRows(deps: PurgeDeps, options: PurgeOptions): 
   const webhooks = await purge("GatewayWebhook", "old", expiredWebhooks(cutoff));
   const rejections = await purge("RejectedWebhook", "rejected", expiredRejections(cutoff));
   const messages = await purge("OutboxMessage", "message", expiredMessages(cutoff));
+  const customerCutoff = new Date(deps.clock.now().getTime() - options.customerDataDays * DAY_MS);
+  const customers = await eraseExpiredCustomerData(deps, customerCutoff, options.customerDataDays, batchSize, maxBatches);
+  const reports = await purge("CustomerDataRequest", "report", Prisma.sql`"report"."receivedAt" < ${customerCutoff}`);
   const result: PurgeResult = {
     retiredDevices,
     gatewayWebhooks: webhooks.deleted,
     rejectedWebhooks: rejections.deleted,
     outboxMessages: messages.deleted,
-    more: webhooks.more || rejections.more || messages.more,
+    customerRecords: customers.erased,
+    dataRequestReports: reports.deleted,
+    more: webhooks.more || rejections.more || messages.more || customers.more || reports.more,
   };
-  deps.logger.info("Expired rows purged", {
-    retentionDays: options.retentionDays,
-    retiredDevices: result.retiredDevices,
-    gatewayWebhooks: result.gatewayWebhooks,
-    rejectedWebhooks: result.rejectedWebhooks,
-    outboxMessages: result.outboxMessages,
-    more: result.more,
-  });
+  const { more, ...counts } = result;
+  deps.logger.info("Expired rows purged", { retentionDays: options.retentionDays, customerDataDays: options.customerDataDays, ...counts, more });
   return result;
 }

@@ -17,6 +17,7 @@ import { deleteCustomerDataRequest, listCustomerDataRequests, takeCustomerDataRe
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
   const requests = await listCustomerDataRequests(context.services.db, shop.id);
+  const keptMs = context.services.env.CUSTOMER_DATA_RETENTION_DAYS * 86_400_000;
   return {
     requests: requests.map((r) => ({
       id: r.id,
@@ -25,6 +26,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       paymentCount: r.paymentCount,
       receivedAt: formatDateTime(r.receivedAt),
       downloadedAt: r.downloadedAt ? formatDateTime(r.downloadedAt) : null,
+      // The retention pass deletes it then (app/payments/retention.ts).
+      deletedOn: formatDateTime(new Date(r.receivedAt.getTime() + keptMs)),
     })),
   };
 }
@@ -117,6 +120,9 @@ export default function DataRequests() {
                       {request.downloadedAt ? ` · downloaded ${request.downloadedAt}` : ""}
                     </Text>
                     <Text as="p">{request.paymentCount === 1 ? "1 payment" : `${request.paymentCount} payments`} with this customer's details.</Text>
+                    <Text as="p" tone="subdued">
+                      This report is deleted on {request.deletedOn}, downloaded or not.
+                    </Text>
                     <InlineStack gap="200">
                       <DownloadButton id={request.id} fetcher={download} />
                       <Form method="post">

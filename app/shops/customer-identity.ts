@@ -16,3 +16,6 @@ export function customerPhoneKey(phone: string | null | undefined): string | nul
   const digits = text?.replace(/\D/g, "");
   return digits ? `${text!.startsWith("+") ? "+" : ""}${digits}` : null;
 }
+
+/** A payment's customer fields, erased: by a customer's redaction, or once their retention ran out. */
+export const NO_CUSTOMER_FIELDS = { customerEmail: null, customerName: null, customerPhone: null, billingAddress: null } as const;

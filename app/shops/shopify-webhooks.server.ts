@@ -4,7 +4,7 @@ import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { CustomerDataReport } from "./customer-data-requests.server";
-import { customerEmailKey, customerPhoneKey } from "./customer-identity";
+import { customerEmailKey, customerPhoneKey, NO_CUSTOMER_FIELDS } from "./customer-identity";
 import { NO_CREDENTIALS_AT_ALL } from "./credential-columns";
 
 /**
@@ -77,7 +77,7 @@ export async function redactCustomer(deps: { db: Database; logger: Logger }, sho
   if (!shop || !where) return 0;
   const { payments, dataRequests, rebuilt } = await deps.db.$transaction(async (tx) => {
     const redacted = await tx.payment.findMany({ where, select: { shopifyPaymentId: true } });
-    const result = await tx.payment.updateMany({ where, data: { customerEmail: null, customerName: null, customerPhone: null, billingAddress: null } });
+    const result = await tx.payment.updateMany({ where, data: NO_CUSTOMER_FIELDS });
     const reports = await tx.customerDataRequest.deleteMany({ where });
     const rebuiltCount = await dropPaymentsFromReports(tx, shop.id, new Set(redacted.map((p) => p.shopifyPaymentId)));
     return { payments: result.count, dataRequests: reports.count, rebuilt: rebuiltCount };

@@ -3,6 +3,7 @@
 // holds the customer's payment) and deletes it once answered; a download that fails says why.
 import { readFile } from "node:fs/promises";
 import { expect, it } from "vitest";
+import { formatDateTime } from "../../app/admin/format";
 import { recordCustomerDataRequest } from "../../app/shops/customer-data-requests.server";
 import { browserForFile, saveScreenshot } from "../support/browser";
 import { stackForFile } from "../support/stack";
@@ -26,6 +27,9 @@ it("the merchant downloads a customer's data report and deletes the request", as
   const card = merchant.getByRole("article", { name: `Data request of ${email}` });
   await card.getByText("To answer").waitFor();
   expect(await card.textContent()).toContain("1 payment with this customer's details");
+  // The retention deletes it CUSTOMER_DATA_RETENTION_DAYS (90) after it came, and the card says when.
+  const row = await stack().services.db.customerDataRequest.findFirstOrThrow();
+  expect(await card.textContent()).toContain(`This report is deleted on ${formatDateTime(new Date(row.receivedAt.getTime() + 90 * 86_400_000))}, downloaded or not.`);
   await saveScreenshot(merchant, "admin-data-requests");
 
   const [download] = await Promise.all([merchant.waitForEvent("download"), card.getByRole("button", { name: "Download report (JSON)" }).click()]);

@@ -8,6 +8,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { shopHealth } from "../../app/admin/health.server";
+import { describeEvent } from "../../app/admin/timeline";
 import { parseEnv } from "../../app/config/env.server";
 import type { Database } from "../../app/db/database.server";
 import { parseGatewayJson } from "../../app/gateway/json-numbers";
@@ -18,7 +19,16 @@ import { createLogger, silentLogger } from "../../app/lib/logger.server";
 import { receiveGatewayWebhook } from "../../app/payments/gateway-webhooks";
 import { finalMessageKey } from "../../app/payments/outbox";
 import { enqueuePending } from "../../app/payments/pending";
-import { DEFAULT_RETENTION_DAYS, MIN_RETENTION_DAYS, purgeExpiredRows, type PurgeOptions } from "../../app/payments/retention";
+import { LATE_PAYMENT_WATCH_MS } from "../../app/payments/payment-state";
+import {
+  CUSTOMER_DATA_ERASED,
+  DEFAULT_CUSTOMER_DATA_RETENTION_DAYS,
+  DEFAULT_RETENTION_DAYS,
+  MIN_CUSTOMER_DATA_RETENTION_DAYS,
+  MIN_RETENTION_DAYS,
+  purgeExpiredRows,
+  type PurgeOptions,
+} from "../../app/payments/retention";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { createServices, type AppServices } from "../../app/services.server";
 import { storeCredentials } from "../../app/shops/shop-credentials.server";
@@ -54,6 +64,16 @@ describe("configuration", () => {
     expect(MIN_RETENTION_DAYS).toBeGreaterThanOrEqual(7);
     expect(() => parseEnv({ WEBHOOK_MAX_NONCE_AGE_SECONDS: String(LONGEST_NONCE_AGE_SECONDS + 1) })).toThrow(/WEBHOOK_MAX_NONCE_AGE_SECONDS/);
   });
+
+  it("CUSTOMER_DATA_RETENTION_DAYS is 90 days unless set, and never under the 30 days a data request must stay answerable", () => {
+    expect(parseEnv({}).CUSTOMER_DATA_RETENTION_DAYS).toBe(90);
+    expect(DEFAULT_CUSTOMER_DATA_RETENTION_DAYS).toBe(90);
+    expect(parseEnv({ CUSTOMER_DATA_RETENTION_DAYS: "365" }).CUSTOMER_DATA_RETENTION_DAYS).toBe(365);
+    expect(parseEnv({ CUSTOMER_DATA_RETENTION_DAYS: "30" }).CUSTOMER_DATA_RETENTION_DAYS).toBe(MIN_CUSTOMER_DATA_RETENTION_DAYS);
+    expect(() => parseEnv({ CUSTOMER_DATA_RETENTION_DAYS: "29" })).toThrow(/CUSTOMER_DATA_RETENTION_DAYS: must be at least 30/);
+    // A rejected payment is watched for late crypto for a week: its details outlive the watch.
+    expect(MIN_CUSTOMER_DATA_RETENTION_DAYS * DAY_MS).toBeGreaterThan(LATE_PAYMENT_WATCH_MS);
+  });
 });
 
 describe.each(ROW_DATABASES)("on $name", (database) => {
@@ -77,10 +97,11 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     await db.rejectedWebhook.deleteMany({});
     await db.outboxMessage.deleteMany({});
     await db.payment.deleteMany({});
+    await db.customerDataRequest.deleteMany({});
     await db.shop.deleteMany({ where: { id: { not: shopId } } });
   });
 
-  const purge = (options: Partial<PurgeOptions> = {}) => purgeExpiredRows(services, { retentionDays: DEFAULT_RETENTION_DAYS, ...options });
+  const purge = (options: Partial<PurgeOptions> = {}) => purgeExpiredRows(services, { retentionDays: DEFAULT_RETENTION_DAYS, customerDataDays: DEFAULT_CUSTOMER_DATA_RETENTION_DAYS, ...options });
 
   function webhook(shop: string, receivedAt: Date, processedAt: Date | null, columns: Partial<Prisma.GatewayWebhookUncheckedCreateInput> = {}) {
     serial++;
@@ -96,7 +117,16 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     });
   }
 
+  function dataRequest(receivedAt: Date, downloadedAt: Date | null = null) {
+    serial++;
+    return db.customerDataRequest.create({
+      data: { shopId, webhookId: `webhook-${serial}`, customerEmail: "asked@example.com", report: "{}", paymentCount: 0, receivedAt, downloadedAt },
+    });
+  }
+
   const ids = (list: { id: string }[]) => list.map((row) => row.id).sort();
+  const CUSTOMER = { customerEmail: "shopper@example.com", customerName: "Ada Lovelace", customerPhone: "+34611222333", billingAddress: '{"line1":"Calle Mayor 1"}' };
+  const erasures = (paymentId: string) => db.paymentEvent.count({ where: { paymentId, type: CUSTOMER_DATA_ERASED } });
 
   it("old processed webhooks go; one processed lately, unprocessed, failing and recent ones stay", async () => {
     // A later notification: none of these is the shop's newest.
@@ -112,10 +142,10 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await webhook(shopId, daysAgo(29), daysAgo(29)),
     ];
 
-    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 2, rejectedWebhooks: 0, outboxMessages: 0, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 2, rejectedWebhooks: 0, outboxMessages: 0, customerRecords: 0, dataRequestReports: 0, more: false });
     expect(ids(await db.gatewayWebhook.findMany())).toEqual(ids(kept));
     // Nothing more is due: a second pass deletes nothing.
-    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 0, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 0, customerRecords: 0, dataRequestReports: 0, more: false });
   });
 
   it("a shop's newest notification stays however old: the health page still says when the gateway last reached it", async () => {
@@ -171,7 +201,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await message({ kind: "app.configure", createdAt: daysAgo(45), doneAt: daysAgo(45) }),
     ];
 
-    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 7, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 7, customerRecords: 0, dataRequestReports: 0, more: false });
     expect(ids(await db.outboxMessage.findMany())).toEqual(ids(kept));
   });
 
@@ -204,8 +234,8 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await message({ kind: "refund.reject" });
     }
 
-    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 20, rejectedWebhooks: 20, outboxMessages: 20, more: true });
-    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 5, rejectedWebhooks: 5, outboxMessages: 5, more: false });
+    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 20, rejectedWebhooks: 20, outboxMessages: 20, customerRecords: 0, dataRequestReports: 0, more: true });
+    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 5, rejectedWebhooks: 5, outboxMessages: 5, customerRecords: 0, dataRequestReports: 0, more: false });
     expect([await db.gatewayWebhook.count(), await db.rejectedWebhook.count(), await db.outboxMessage.count()]).toEqual([1, 0, 0]);
   });
 
@@ -263,10 +293,70 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     await db.shop.update({ where: { id: shopId }, data: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null } });
   });
 
+  it("a payment's customer details are erased once it ended the customer data retention ago, and its timeline says so", async () => {
+    const days = DEFAULT_CUSTOMER_DATA_RETENTION_DAYS;
+    const ended = (columns: Partial<Prisma.PaymentUncheckedCreateInput>) =>
+      createPayment(rows(), { state: "paid", gatewayOrderId: randomUUID(), ...CUSTOMER, createdAt: daysAgo(days + 2), finalizedAt: daysAgo(days + 1), ...columns });
+    const paid = await ended({});
+    const rejected = await ended({ state: "failed", gatewayStatus: "EX" });
+    // Shopify never took a final call for it (the outbox's call was refused): its age counts.
+    const neverFinalized = await ended({ state: "not_started", gatewayOrderId: null, finalizedAt: null });
+    const flagHandled = await ended({ attention: "overpaid", attentionDetail: "Paid 110 %", attentionResolvedAt: daysAgo(2) });
+    // Kept: ended within the retention; still open however old; settled from a notification
+    // still to be checked; flagged and not handled yet (the shopper may have to be reached).
+    const endedLately = await ended({ finalizedAt: daysAgo(days - 1) });
+    const open = await ended({ state: "awaiting_payment", finalizedAt: null });
+    const unchecked = await ended({ unverifiedSince: daysAgo(days + 1) });
+    const flagOpen = await ended({ attention: "late_payment", attentionDetail: "Crypto after the rejection" });
+
+    const result = await purge();
+    expect(result.customerRecords).toBe(4);
+    for (const payment of [paid, rejected, neverFinalized, flagHandled]) {
+      const after = await db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+      expect(after).toMatchObject({ customerEmail: null, customerName: null, customerPhone: null, billingAddress: null, amount: payment.amount, gatewayOrderId: payment.gatewayOrderId, state: payment.state });
+      const entry = await db.paymentEvent.findFirstOrThrow({ where: { paymentId: payment.id, type: CUSTOMER_DATA_ERASED } });
+      expect(entry.at).toEqual(clock.at);
+      expect(describeEvent(entry.type, entry.detail)).toEqual({ title: "Customer details erased", description: expect.stringContaining(`erased ${days} days after the payment ended`) });
+    }
+    for (const payment of [endedLately, open, unchecked, flagOpen]) {
+      expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject(CUSTOMER);
+      expect(await erasures(payment.id)).toBe(0);
+    }
+
+    // Once erased, nothing is left to erase: a later pass writes no second entry.
+    expect((await purge()).customerRecords).toBe(0);
+    expect(await erasures(paid.id)).toBe(1);
+    // A flag handled later lets the next pass erase the details.
+    await db.payment.update({ where: { id: flagOpen.id }, data: { attentionResolvedAt: clock.at } });
+    expect((await purge()).customerRecords).toBe(1);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: flagOpen.id } })).toMatchObject({ customerEmail: null, billingAddress: null });
+  });
+
+  it("a customer's data request report goes once it came the customer data retention ago, downloaded or not", async () => {
+    const days = DEFAULT_CUSTOMER_DATA_RETENTION_DAYS;
+    await dataRequest(daysAgo(days + 1), daysAgo(days));
+    await dataRequest(daysAgo(days + 1));
+    const recent = await dataRequest(daysAgo(days - 1));
+    expect((await purge()).dataRequestReports).toBe(2);
+    expect(ids(await db.customerDataRequest.findMany())).toEqual([recent.id]);
+  });
+
+  it("several instances erasing customer details at once share the backlog and erase each payment once", async () => {
+    const backlog = 40;
+    const ended = await Promise.all(
+      Array.from({ length: backlog }, () => createPayment(rows(), { state: "paid", ...CUSTOMER, createdAt: daysAgo(200), finalizedAt: daysAgo(200) })),
+    );
+    const passes = await Promise.all([1, 2, 3].map(() => purge({ batchSize: 7, maxBatches: 100 })));
+    expect(passes.reduce((sum, pass) => sum + pass.customerRecords, 0)).toBe(backlog);
+    expect(await db.payment.count({ where: { customerEmail: { not: null } } })).toBe(0);
+    for (const payment of ended) expect(await erasures(payment.id)).toBe(1);
+  });
+
   it("a retention under the minimum is refused, not applied", async () => {
     await webhook(shopId, daysAgo(1), daysAgo(1));
     const recent = await webhook(shopId, daysAgo(MIN_RETENTION_DAYS - 1), daysAgo(MIN_RETENTION_DAYS - 1));
     await expect(purge({ retentionDays: MIN_RETENTION_DAYS - 1 })).rejects.toThrow(/under the minimum/);
+    await expect(purge({ customerDataDays: MIN_CUSTOMER_DATA_RETENTION_DAYS - 1 })).rejects.toThrow(/customer data retention of 29 days is under the minimum/);
     expect(await db.gatewayWebhook.findUnique({ where: { id: recent.id } })).not.toBeNull();
   });
 
@@ -292,11 +382,19 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const kept = await webhook(shopId, daysAgo(MIN_RETENTION_DAYS - 1), daysAgo(MIN_RETENTION_DAYS - 1));
     await db.rejectedWebhook.create({ data: { shopId, reason: "bad_signature", at: daysAgo(MIN_RETENTION_DAYS + 1) } });
     await message({ kind: "refund.reject", createdAt: daysAgo(MIN_RETENTION_DAYS + 1), doneAt: daysAgo(MIN_RETENTION_DAYS + 1) });
+    const ended = (days: number, customerEmail: string) => createPayment(rows(), { state: "paid", customerEmail, createdAt: daysAgo(days), finalizedAt: daysAgo(days) });
+    const customerErased = await ended(MIN_CUSTOMER_DATA_RETENTION_DAYS + 1, "erased@example.com");
+    const customerKept = await ended(MIN_CUSTOMER_DATA_RETENTION_DAYS - 1, "kept@example.com");
+    await dataRequest(daysAgo(MIN_CUSTOMER_DATA_RETENTION_DAYS + 1));
 
     const lines: Record<string, unknown>[] = [];
     const logger = createLogger({ level: "info", sink: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
     // No gateway is reachable: nothing here needs one.
-    const env = parseEnv({ NODE_ENV: "test", RETENTION_DAYS: String(MIN_RETENTION_DAYS), GATEWAY_SANDBOX_URL: "http://127.0.0.1:9/api/v1", GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1" });
+    const env = parseEnv({
+      NODE_ENV: "test",
+      RETENTION_DAYS: String(MIN_RETENTION_DAYS),
+      CUSTOMER_DATA_RETENTION_DAYS: String(MIN_CUSTOMER_DATA_RETENTION_DAYS),
+      GATEWAY_SANDBOX_URL: "http://127.0.0.1:9/api/v1", GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1" });
     const instance = createServices(env, { db, sql: rows().sql, clock, logger });
     const workers = startWorkers(instance);
     try {
@@ -309,7 +407,21 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const purged = lines.filter((line) => line.msg === "Expired rows purged");
     expect(purged).toHaveLength(1);
     const { time: _time, ...fields } = purged[0]!;
-    expect(fields).toEqual({ level: "info", msg: "Expired rows purged", retentionDays: MIN_RETENTION_DAYS, retiredDevices: 0, gatewayWebhooks: 1, rejectedWebhooks: 1, outboxMessages: 1, more: false });
+    expect(fields).toEqual({
+      level: "info",
+      msg: "Expired rows purged",
+      retentionDays: MIN_RETENTION_DAYS,
+      customerDataDays: MIN_CUSTOMER_DATA_RETENTION_DAYS,
+      retiredDevices: 0,
+      gatewayWebhooks: 1,
+      rejectedWebhooks: 1,
+      outboxMessages: 1,
+      customerRecords: 1,
+      dataRequestReports: 1,
+      more: false,
+    });
+    expect(await db.payment.findUniqueOrThrow({ where: { id: customerKept.id } })).toMatchObject({ customerEmail: "kept@example.com" });
+    expect(await db.payment.findUniqueOrThrow({ where: { id: customerErased.id } })).toMatchObject({ customerEmail: null });
     expect(ids(await db.gatewayWebhook.findMany())).toEqual(ids([latest, kept]));
     expect([await db.rejectedWebhook.count(), await db.outboxMessage.count()]).toEqual([0, 0]);
   });

@@ -10,7 +10,7 @@ import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { LATE_PAYMENT_WATCH_MS } from "../../app/payments/payment-state";
 import { LATE_PAYMENT_RECHECK_MS, LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
-import { DEFAULT_RETENTION_DAYS, purgeExpiredRows } from "../../app/payments/retention";
+import { DEFAULT_CUSTOMER_DATA_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, purgeExpiredRows } from "../../app/payments/retention";
 import { connectSandbox, removeGatewayCredentials } from "../../app/shops/onboarding.server";
 import { credentialContext, rotateCredentialEncryption } from "../../app/shops/shop-credentials.server";
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
@@ -24,7 +24,7 @@ const stack = stackForFile({ workers: false, clock });
 const db = () => stack().services.db;
 const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
 const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
-const purge = () => purgeExpiredRows(stack().services, { retentionDays: DEFAULT_RETENTION_DAYS });
+const purge = () => purgeExpiredRows(stack().services, { retentionDays: DEFAULT_RETENTION_DAYS, customerDataDays: DEFAULT_CUSTOMER_DATA_RETENTION_DAYS });
 const followed = async (inProgress: number, watched: number) =>
   expect(await paymentsFollowed(db(), (await shopRow()).id, clock.now())).toEqual({ live: { inProgress: 0, watched: 0 }, sandbox: { inProgress, watched } });
 
