@@ -2,7 +2,7 @@
 // PostgreSQL: a shop's fixed coin and offered coins so far go to the environment the settings
 // page listed its coins from (the sandbox in test mode, else live; the one with a device when
 // only one has it), and the other environment starts with none; the old columns are left as
-// they were.
+// they were, and the client no longer names them.
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,5 +88,15 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     // The single settings stay as they were, for instances still on the previous release during a rolling deploy.
     const old = await sql.query<{ fixedCurrency: string | null; offeredCurrencies: string }>(Prisma.sql`SELECT "fixedCurrency", "offeredCurrencies" FROM "Shop" WHERE "id" = ${"shop-1"}`);
     expect(old).toEqual([{ fixedCurrency: "COIN_1", offeredCurrencies: JSON.stringify(["OFFERED_1"]) }]);
+  });
+
+  it("the client names neither old column, so the next release can drop them under running instances", async () => {
+    // What that release's migration will do, done here: today's client must not notice.
+    await sql.execute(Prisma.sql`ALTER TABLE "Shop" DROP COLUMN "fixedCurrency"`);
+    await sql.execute(Prisma.sql`ALTER TABLE "Shop" DROP COLUMN "offeredCurrencies"`);
+    const created = await db.shop.create({ data: { shopDomain: "after-drop.myshopify.com", webhookToken: "migration-token-after-drop" } });
+    await db.shop.update({ where: { id: created.id }, data: { liveFixedCurrency: "BTC" } });
+    expect((await db.shop.findMany({ include: { payments: true } })).map((shop) => shop.shopDomain)).toContain("after-drop.myshopify.com");
+    expect(await db.shop.findUniqueOrThrow({ where: { shopDomain: "after-drop.myshopify.com" } })).toMatchObject({ liveFixedCurrency: "BTC", liveOfferedCurrencies: "[]" });
   });
 });
