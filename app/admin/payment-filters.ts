@@ -98,15 +98,29 @@ export function paymentWhere(shopId: string, filters: PaymentFilters): Prisma.Pa
   };
 }
 
-/** The query string for another page of the same filters, starting after or before a payment (`cursorText`). */
-export function filtersQuery(filters: PaymentFilters, start: { after: string } | { before: string }): string {
+/**
+ * The query string of a page of the list: its filters, and where it starts, after or before a
+ * payment (`cursorText`); without a start, the first page.
+ */
+export function filtersQuery(filters: PaymentFilters, start?: { after: string } | { before: string }): string {
   const params = new URLSearchParams();
   if (filters.state) params.set("state", filters.state);
   if (filters.status) params.set("status", filters.status);
   if (filters.from) params.set("from", filters.from);
   if (filters.to) params.set("to", filters.to);
-  if ("after" in start) params.set("after", start.after);
-  else params.set("before", start.before);
+  if (start && "after" in start) params.set("after", start.after);
+  else if (start) params.set("before", start.before);
   const text = params.toString();
   return text ? `?${text}` : "";
+}
+
+/**
+ * The query string of the list's page a request names (its filters and cursor), written anew
+ * from their parsed values: a payment's page links back to the page of the list it was opened
+ * from, and nothing else of the URL passes into that link.
+ */
+export function listPageQuery(search: URLSearchParams): string {
+  const cursor = parsePageCursor(search);
+  const start = cursor ? (cursor.direction === "after" ? { after: cursorText(cursor) } : { before: cursorText(cursor) }) : undefined;
+  return filtersQuery(parsePaymentFilters(search), start);
 }

@@ -8,6 +8,7 @@ import type { ReactNode } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { FLAG_SEEN, postedFields } from "~/admin/form-data";
+import { listPageQuery } from "~/admin/payment-filters";
 import { markAttentionHandled, markHandledAnswer, paymentDetail } from "~/admin/payments.server";
 import { ResultBanner } from "~/admin/result-banner";
 import { TitledCard } from "~/admin/titled-card";
@@ -25,7 +26,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (!parsed.success) throw notFound();
   const payment = await paymentDetail(context.services.db, shop.id, parsed.data.id);
   if (!payment) throw notFound();
-  return { payment };
+  // Opened from a page of the list: its filters and cursor came along, and the way back keeps them.
+  return { payment, backUrl: `/app/payments${listPageQuery(new URL(request.url).searchParams)}` };
 }
 
 const actionSchema = z.discriminatedUnion("intent", [z.object({ intent: z.literal("check") }), z.object({ intent: z.literal("handled"), flag: FLAG_SEEN })]);
@@ -69,7 +71,7 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
 }
 
 export default function PaymentDetailPage() {
-  const { payment } = useLoaderData<typeof loader>();
+  const { payment, backUrl } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" ? navigation.formData?.get("intent") : null;
@@ -77,7 +79,7 @@ export default function PaymentDetailPage() {
 
   return (
     <Page
-      backAction={{ content: "Payments", url: "/app/payments" }}
+      backAction={{ content: "Payments", url: backUrl }}
       title={`Payment ${payment.amount}`}
       subtitle={`Shopify payment ${payment.shopifyPaymentId}`}
       titleMetadata={

@@ -7,7 +7,7 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Badge, BlockStack, Button, Card, DataTable, InlineStack, Layout, Page, Pagination, Select, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
-import { filtersQuery, parsePageCursor, parsePaymentFilters } from "~/admin/payment-filters";
+import { filtersQuery, listPageQuery, parsePageCursor, parsePaymentFilters, type PaymentFilters } from "~/admin/payment-filters";
 import { listPayments } from "~/admin/payments.server";
 import { gatewayStatusWords, PAYMENT_STATE_OPTIONS } from "~/admin/status-words";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
@@ -20,6 +20,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return {
     filters,
     list,
+    // Carried by each payment's link, so the payment's page leads back to this page of the list.
+    listQuery: listPageQuery(search),
     previousQuery: list.newerCursor !== null ? filtersQuery(filters, { before: list.newerCursor }) : null,
     nextQuery: list.olderCursor !== null ? filtersQuery(filters, { after: list.olderCursor }) : null,
   };
@@ -28,15 +30,37 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 const STATUS_OPTIONS = [{ label: "Any gateway status", value: "" }, ...GATEWAY_STATUSES.map((code) => ({ label: gatewayStatusWords(code).label, value: code }))];
 const STATE_OPTIONS = [{ label: "Any state", value: "" }, ...PAYMENT_STATE_OPTIONS];
 
-export default function Payments() {
-  const { filters, list, previousQuery, nextQuery } = useLoaderData<typeof loader>();
+/**
+ * The filter fields, starting from the filters the list shows. The page stays mounted when
+ * only its query changes (Clear, Back, a link), so the parent remounts this form for each new
+ * set of filters: the fields never show filters the list no longer applies.
+ */
+function FiltersForm({ filters }: { filters: PaymentFilters }) {
   const [state, setState] = useState(filters.state ?? "");
   const [status, setStatus] = useState(filters.status ?? "");
   const [from, setFrom] = useState(filters.from ?? "");
   const [to, setTo] = useState(filters.to ?? "");
+  return (
+    <Form method="get">
+      <InlineStack gap="300" blockAlign="end" wrap>
+        <Select label="State" name="state" options={STATE_OPTIONS} value={state} onChange={setState} />
+        <Select label="Gateway status" name="status" options={STATUS_OPTIONS} value={status} onChange={setStatus} />
+        <TextField label="From (UTC)" name="from" type="date" value={from} onChange={setFrom} autoComplete="off" />
+        <TextField label="To (UTC)" name="to" type="date" value={to} onChange={setTo} autoComplete="off" />
+        <Button submit>Filter</Button>
+        <Button url="/app/payments" variant="plain">
+          Clear
+        </Button>
+      </InlineStack>
+    </Form>
+  );
+}
+
+export default function Payments() {
+  const { filters, list, listQuery, previousQuery, nextQuery } = useLoaderData<typeof loader>();
 
   const rows = list.rows.map((p) => [
-    <Link key="id" to={`/app/payments/${p.id}`}>
+    <Link key="id" to={`/app/payments/${p.id}${listQuery}`}>
       {p.shopifyPaymentId}
     </Link>,
     <Text key="amount" as="span" numeric>
@@ -59,18 +83,7 @@ export default function Payments() {
       <Layout>
         <Layout.Section>
           <Card>
-            <Form method="get">
-              <InlineStack gap="300" blockAlign="end" wrap>
-                <Select label="State" name="state" options={STATE_OPTIONS} value={state} onChange={setState} />
-                <Select label="Gateway status" name="status" options={STATUS_OPTIONS} value={status} onChange={setStatus} />
-                <TextField label="From (UTC)" name="from" type="date" value={from} onChange={setFrom} autoComplete="off" />
-                <TextField label="To (UTC)" name="to" type="date" value={to} onChange={setTo} autoComplete="off" />
-                <Button submit>Filter</Button>
-                <Button url="/app/payments" variant="plain">
-                  Clear
-                </Button>
-              </InlineStack>
-            </Form>
+            <FiltersForm key={JSON.stringify(filters)} filters={filters} />
           </Card>
         </Layout.Section>
         <Layout.Section>

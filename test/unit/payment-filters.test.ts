@@ -2,7 +2,7 @@
 // malformed dropped (the list then shows more, never another day or a failed page), and the
 // links to other pages carrying the filters with a cursor.
 import { describe, expect, it } from "vitest";
-import { beyondCursor, cursorText, filtersQuery, parsePageCursor, parsePaymentFilters, paymentWhere } from "../../app/admin/payment-filters";
+import { beyondCursor, cursorText, filtersQuery, listPageQuery, parsePageCursor, parsePaymentFilters, paymentWhere } from "../../app/admin/payment-filters";
 
 describe("parsePaymentFilters", () => {
   it("keeps a real day and drops an impossible one instead of moving it to another day", () => {
@@ -44,5 +44,15 @@ describe("the page's cursor", () => {
     const next = new URLSearchParams(filtersQuery(filters, { after: cursorText(payment) }));
     expect(Object.fromEntries(next)).toEqual({ state: "paid", status: "CO", from: "2026-05-01", to: "2026-05-31", after: "2026-05-01T12:34:56.789Z~cmwvdt0n9001a9g7dj4jaba71" });
     expect(filtersQuery(parsePaymentFilters(new URLSearchParams()), { before: "x" })).toBe("?before=x");
+  });
+
+  it("writes the way back to a page of the list from its parsed filters and cursor only", () => {
+    const cursor = cursorText(payment);
+    const back = (query: Record<string, string>) => Object.fromEntries(new URLSearchParams(listPageQuery(new URLSearchParams(query))));
+    expect(back({ state: "failed", status: "EX", after: cursor })).toEqual({ state: "failed", status: "EX", after: cursor });
+    expect(back({ to: "2026-05-31", before: cursor })).toEqual({ to: "2026-05-31", before: cursor });
+    // Anything else of the URL, or a value the list would not take, is left out.
+    expect(listPageQuery(new URLSearchParams("state=lost&after=nonsense&next=https://evil.example&shop=a.myshopify.com"))).toBe("");
+    expect(listPageQuery(new URLSearchParams())).toBe("");
   });
 });
