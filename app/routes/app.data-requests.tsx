@@ -5,8 +5,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useFetcher, useLoaderData, useNavigation } from "@remix-run/react";
-import { Badge, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
-import { useEffect } from "react";
+import { Badge, Banner, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
+import { useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { formatDateTime } from "~/admin/format";
@@ -32,7 +32,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
-const actionSchema = z.object({ intent: z.enum(["download", "delete"]), id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+// A deletion is sent only from its confirmation: a stray post of the form deletes nothing.
+const actionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("download"), id: requestId }),
+  z.object({ intent: z.literal("delete"), id: requestId, confirm: z.literal("yes") }),
+]);
 
 type ActionResult = { ok: boolean; message: string; download?: { fileName: string; report: string } };
 
@@ -78,6 +83,85 @@ function useSavedReport(download: { fileName: string; report: string } | undefin
   }, [download]);
 }
 
+type ListedRequest = ReturnType<typeof useLoaderData<typeof loader>>["requests"][number];
+
+/**
+ * A request's card. Its report is the only copy of what the app held when the customer asked,
+ * and Shopify does not send the request again, so "Delete" first asks, saying so plainly when
+ * the report was never downloaded; focus moves to the question, and back to "Delete" on Cancel.
+ */
+function RequestCard({ request, download, deleting }: { request: ListedRequest; download: DownloadFetcher; deleting: boolean }) {
+  const [confirming, setConfirming] = useState(false);
+  const [asked, setAsked] = useState(false);
+  const question = useRef<HTMLDivElement>(null);
+  const deleteButton = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!asked) return;
+    (confirming ? question : deleteButton).current?.querySelector<HTMLElement>("button")?.focus();
+  }, [confirming, asked]);
+  const ask = (value: boolean) => {
+    setAsked(true);
+    setConfirming(value);
+  };
+  return (
+    <Card>
+      <article aria-label={`Data request of ${request.customer}`}>
+        <BlockStack gap="200">
+          <InlineStack gap="200" blockAlign="center">
+            {request.downloadedAt ? <Badge tone="success">Downloaded</Badge> : <Badge tone="attention">To answer</Badge>}
+            <Text as="span" variant="headingSm">
+              {request.customer}
+            </Text>
+          </InlineStack>
+          <Text as="p" tone="subdued">
+            Received {request.receivedAt}
+            {request.dataRequestId ? ` · Shopify request ${request.dataRequestId}` : ""}
+            {request.downloadedAt ? ` · downloaded ${request.downloadedAt}` : ""}
+          </Text>
+          <Text as="p">{request.paymentCount === 1 ? "1 payment" : `${request.paymentCount} payments`} with this customer's details.</Text>
+          <Text as="p" tone="subdued">
+            This report is deleted on {request.deletedOn}, downloaded or not.
+          </Text>
+          <InlineStack gap="200">
+            <DownloadButton id={request.id} fetcher={download} />
+            {confirming ? null : (
+              <div ref={deleteButton}>
+                <Button tone="critical" onClick={() => ask(true)}>
+                  Delete
+                </Button>
+              </div>
+            )}
+          </InlineStack>
+          {confirming ? (
+            <div ref={question}>
+              <Banner tone="warning" title="Delete this request?">
+                <BlockStack gap="200">
+                  <p>
+                    {request.downloadedAt
+                      ? "Delete it once the customer has their report: the report is deleted with it, and Shopify does not send the request again."
+                      : "Its report was never downloaded: once deleted it is lost, and Shopify does not send the request again. Download it first unless the customer no longer needs it."}
+                  </p>
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="delete" />
+                    <input type="hidden" name="id" value={request.id} />
+                    <input type="hidden" name="confirm" value="yes" />
+                    <InlineStack gap="200">
+                      <Button submit tone="critical" variant="primary" loading={deleting}>
+                        Yes, delete it
+                      </Button>
+                      <Button onClick={() => ask(false)}>Cancel</Button>
+                    </InlineStack>
+                  </Form>
+                </BlockStack>
+              </Banner>
+            </div>
+          ) : null}
+        </BlockStack>
+      </article>
+    </Card>
+  );
+}
+
 export default function DataRequests() {
   const { requests } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
@@ -105,37 +189,7 @@ export default function DataRequests() {
         ) : (
           requests.map((request) => (
             <Layout.Section key={request.id}>
-              <Card>
-                <article aria-label={`Data request of ${request.customer}`}>
-                  <BlockStack gap="200">
-                    <InlineStack gap="200" blockAlign="center">
-                      {request.downloadedAt ? <Badge tone="success">Downloaded</Badge> : <Badge tone="attention">To answer</Badge>}
-                      <Text as="span" variant="headingSm">
-                        {request.customer}
-                      </Text>
-                    </InlineStack>
-                    <Text as="p" tone="subdued">
-                      Received {request.receivedAt}
-                      {request.dataRequestId ? ` · Shopify request ${request.dataRequestId}` : ""}
-                      {request.downloadedAt ? ` · downloaded ${request.downloadedAt}` : ""}
-                    </Text>
-                    <Text as="p">{request.paymentCount === 1 ? "1 payment" : `${request.paymentCount} payments`} with this customer's details.</Text>
-                    <Text as="p" tone="subdued">
-                      This report is deleted on {request.deletedOn}, downloaded or not.
-                    </Text>
-                    <InlineStack gap="200">
-                      <DownloadButton id={request.id} fetcher={download} />
-                      <Form method="post">
-                        <input type="hidden" name="intent" value="delete" />
-                        <input type="hidden" name="id" value={request.id} />
-                        <Button submit tone="critical" loading={deleting === request.id}>
-                          Delete
-                        </Button>
-                      </Form>
-                    </InlineStack>
-                  </BlockStack>
-                </article>
-              </Card>
+              <RequestCard request={request} download={download} deleting={deleting === request.id} />
             </Layout.Section>
           ))
         )}
