@@ -1,11 +1,29 @@
 // The outcome of a page's last action (a check, a save): a banner section above the page's content.
-import { Banner, Layout } from "@shopify/polaris";
+import { Banner, Layout, type BannerHandles } from "@shopify/polaris";
+import { useEffect, useRef } from "react";
 
-export function ResultBanner({ result }: { result: { ok: boolean; message: string } | undefined }) {
+/**
+ * `takeFocus`: where the action's control leaves the page with it (a card handled and gone),
+ * focus moves to the outcome, so a keyboard or screen reader user goes on from there instead
+ * of from the top of the document.
+ */
+export function ResultBanner({
+  result,
+  takeFocus = false,
+  failureTone = "critical",
+}: {
+  result: { ok: boolean; message: string } | undefined;
+  takeFocus?: boolean;
+  failureTone?: "critical" | "warning";
+}) {
+  const banner = useRef<BannerHandles>(null);
+  useEffect(() => {
+    if (takeFocus && result) banner.current?.focus();
+  }, [takeFocus, result]);
   if (!result) return null;
   return (
     <Layout.Section>
-      <Banner tone={result.ok ? "success" : "critical"} title={result.message} />
+      <Banner ref={banner} tone={result.ok ? "success" : failureTone} title={result.message} />
     </Layout.Section>
   );
 }

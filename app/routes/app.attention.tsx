@@ -10,6 +10,7 @@ import { adminShop } from "~/admin/admin-shop.server";
 import { postedFields } from "~/admin/form-data";
 import { FLAG_SEEN } from "~/admin/form-data";
 import { markAttentionHandled, markHandledAnswer, paymentsNeedingAttention } from "~/admin/payments.server";
+import { ResultBanner } from "~/admin/result-banner";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
@@ -35,11 +36,7 @@ export default function Attention() {
   return (
     <Page title="Needs attention" subtitle="Payments a person should look at: each says what happened and what to do about it, at the gateway or in Shopify.">
       <Layout>
-        {result ? (
-          <Layout.Section>
-            <Banner tone={result.ok ? "success" : "warning"} title={result.message} />
-          </Layout.Section>
-        ) : null}
+        <ResultBanner result={result} takeFocus failureTone="warning" />
         {total > items.length ? (
           <Layout.Section>
             <Banner tone="info" title={`Showing the ${items.length} latest of ${total} payments that need attention. Those handled make room for the next.`} />

@@ -90,7 +90,7 @@ export default function PaymentDetailPage() {
       }
     >
       <Layout>
-        <ResultBanner result={result} />
+        <ResultBanner result={result} takeFocus />
         {attention && !attention.resolvedAt ? (
           <Layout.Section>
             <Banner tone="critical" title={`Needs attention: ${attention.title}`}>

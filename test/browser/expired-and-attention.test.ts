@@ -1,8 +1,10 @@
 // Payments that end without being paid, in real Chromium: the shopper lets the order
 // expire on the gateway sandbox's page and ends on Shopify's side with the payment
 // rejected, which the admin shows as expired; an underpaid order is flagged on the
-// "Needs attention" page with what to do, until the merchant marks it as handled; the
+// "Needs attention" page with what to do, until the merchant marks it as handled (focus then
+// goes to the outcome, the card being gone); the
 // health page shows the notifications that arrived.
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { browserForFile, saveScreenshot } from "../support/browser";
 import { stackForFile, waitFor } from "../support/stack";
@@ -11,6 +13,11 @@ import { payFromCheckout } from "./support/checkout";
 
 const stack = stackForFile({ env: { DEV_ADMIN_LOGIN: "true" } });
 const browser = browserForFile();
+
+/** The text of the element holding the focus; "" when it is the document's body (nowhere). */
+function focusedText(page: Page): Promise<string> {
+  return page.evaluate(() => (document.activeElement && document.activeElement !== document.body ? (document.activeElement.textContent ?? "") : ""));
+}
 
 describe("payments that end unpaid", () => {
   it("an expired order sends the shopper to Shopify with the payment rejected, and the admin shows it expired", async () => {
@@ -64,11 +71,22 @@ describe("payments that end unpaid", () => {
     expect(await card.textContent()).toContain("refund it from the gateway dashboard");
     await saveScreenshot(merchant, "attention-underpaid");
 
-    await card.getByRole("button", { name: "Mark as handled" }).click();
+    // From the keyboard: the card and its button leave the page, and focus goes to the outcome.
+    await card.getByRole("button", { name: "Mark as handled" }).focus();
+    await merchant.keyboard.press("Enter");
     await merchant.getByText("Nothing needs attention right now.").waitFor();
+    expect(await focusedText(merchant)).toContain("Marked as handled.");
     const handled = await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(handled.attentionResolvedAt).not.toBeNull();
     expect(handled.attention).toBe("underpaid");
+
+    // The same on the payment's own page, whose flag banner (and button) goes too.
+    await stack().services.db.payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: null } });
+    await openAdmin(merchant, stack(), `/app/payments/${payment.id}`);
+    await merchant.getByRole("button", { name: "Mark as handled" }).focus();
+    await merchant.keyboard.press("Enter");
+    await merchant.getByRole("button", { name: "Mark as handled" }).waitFor({ state: "detached" });
+    expect(await focusedText(merchant)).toContain("Marked as handled.");
   }, 120_000);
 
   it("shows on the health page when the last notification arrived and how much quota is left", async () => {
