@@ -6,7 +6,7 @@ import { env } from "./config/env.server";
 import { appDatabase } from "./db.server";
 import { createLogger } from "./lib/logger.server";
 import { createCredentialCipher } from "./shops/credential-cipher.server";
-import { recordInstall } from "./shops/shop-credentials.server";
+import { recordInstall, recordInstalledAsOf } from "./shops/shop-credentials.server";
 import { createSealedSessionStorage } from "./shops/shopify-sessions.server";
 
 const config = env();
@@ -36,10 +36,23 @@ const shopify = shopifyApp({
   ...(config.SHOP_CUSTOM_DOMAIN ? { customShopDomains: [config.SHOP_CUSTOM_DOMAIN] } : {}),
 });
 
+/**
+ * The embedded admin's authentication, which also records the install the session token
+ * proves (recordInstalledAsOf). A merchant who installs the app again while the offline token
+ * stored before the uninstall has not run out gets no token exchange, since the library reuses
+ * the stored token, and so no afterAuth: the session tokens of the new install are then the
+ * only sign of it before a late app/uninstalled arrives.
+ */
+const authenticateAdmin: typeof shopify.authenticate.admin = async (request) => {
+  const context = await shopify.authenticate.admin(request);
+  if ("sessionToken" in context) await recordInstalledAsOf(db, context.session.shop, new Date(context.sessionToken.iat * 1000));
+  return context;
+};
+
 export default shopify;
 export const apiVersion = ApiVersion.April26;
 export const addDocumentResponseHeaders = shopify.addDocumentResponseHeaders;
-export const authenticate = shopify.authenticate;
+export const authenticate = { ...shopify.authenticate, admin: authenticateAdmin };
 export const unauthenticated = shopify.unauthenticated;
 export const login = shopify.login;
 export const registerWebhooks = shopify.registerWebhooks;

@@ -3,7 +3,7 @@ import { verifyShopifyWebhook } from "~/lib/shopify-webhook.server";
 import { redactShop } from "~/shops/shopify-webhooks.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { shop } = await verifyShopifyWebhook(request, context.services, "shop/redact");
-  await redactShop(context.services, shop);
+  const { shop, triggeredAt } = await verifyShopifyWebhook(request, context.services, "shop/redact");
+  await redactShop(context.services, shop, triggeredAt);
   return new Response(null, { status: 200 });
 }

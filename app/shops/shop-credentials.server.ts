@@ -35,13 +35,43 @@ export async function ensureShop(db: Database, shopDomain: string): Promise<Shop
  * triggered earlier is about an earlier install (handleAppUninstalled ignores it), even when
  * Shopify delivers it only after the reinstall. A renewal with a refresh token is not one: it
  * is made without the merchant, and the pair it gets may be stored long after it was issued.
+ *
+ * Shopify keeps a payments app's readiness per install, and a new install starts not ready.
+ * This may be one (an uninstall that was never carried out leaves the row saying ready from
+ * the install before), so the readiness is left to be sent again: the next readiness pass, or
+ * the merchant's next change, tells Shopify when the credentials can take payments. When it
+ * is only a new token for the same install, that sends Shopify what it already knows, once.
  */
 export async function recordInstall(db: Database, shopDomain: string, now: Date): Promise<Shop> {
   return db.shop.upsert({
     where: { shopDomain },
     create: { shopDomain, webhookToken: newWebhookToken(), installedAt: now },
-    update: { installedAt: now, uninstalledAt: null },
+    update: { installedAt: now, uninstalledAt: null, paymentsAppReady: false },
   });
+}
+
+/**
+ * How far a session token's issue time may run ahead of the recorded install time before it is
+ * written: an admin in use writes at most about once a minute per shop, not on every request.
+ */
+export const INSTALL_TIME_STEP_MS = 60_000;
+
+/**
+ * A session token that authenticated an admin request: Shopify signs one only while the app is
+ * installed, so the app was installed at its `issuedAt` (its iat, by Shopify's clock, the clock
+ * of the webhooks' X-Shopify-Triggered-At too). The install time is raised to it, so an
+ * uninstall triggered before it is about an earlier install, even when the library reused the
+ * stored offline token on a reinstall and afterAuth (recordInstall) never ran. Written only
+ * while the recorded time is over INSTALL_TIME_STEP_MS older, and only for a shop the app has
+ * as installed; whether it wrote.
+ */
+export async function recordInstalledAsOf(db: Database, shopDomain: string, issuedAt: Date): Promise<boolean> {
+  const stale = new Date(issuedAt.getTime() - INSTALL_TIME_STEP_MS);
+  const written = await db.shop.updateMany({
+    where: { shopDomain, uninstalledAt: null, OR: [{ installedAt: null }, { installedAt: { lt: stale } }] },
+    data: { installedAt: issuedAt },
+  });
+  return written.count > 0;
 }
 
 export async function storeCredentials(

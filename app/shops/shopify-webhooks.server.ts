@@ -10,27 +10,44 @@ import { NO_CREDENTIALS_AT_ALL } from "./credential-columns";
 /**
  * app/uninstalled. `triggeredAt` (Shopify's X-Shopify-Triggered-At): an uninstall Shopify
  * retries after the merchant installed the app again is about the earlier install, and
- * leaves the shop's new credentials and token alone.
+ * leaves the shop's new credentials and token alone. The install time it is compared with is
+ * the issue time of a session token of the admin (recordInstalledAsOf, Shopify's clock) or
+ * when a new offline token was stored (recordInstall). The comparison is part of the write,
+ * so a reinstall recorded while the uninstall is being handled is never undone by it.
  */
-export async function handleAppUninstalled(deps: { db: Database; logger: Logger; clock: { now(): Date } }, shopDomain: string, triggeredAt: Date | null = null): Promise<void> {
-  const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
-  if (shop?.installedAt && triggeredAt && triggeredAt.getTime() < shop.installedAt.getTime()) {
-    deps.logger.info("An uninstall from before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt.toISOString() });
-    return;
-  }
-  if (shop) {
-    await deps.db.shop.update({
-      where: { id: shop.id },
+export async function handleAppUninstalled(
+  deps: { db: Database; logger: Logger; clock: { now(): Date }; notify?: { readiness(): void } },
+  shopDomain: string,
+  triggeredAt: Date | null = null,
+): Promise<void> {
+  const notInstalledSince = triggeredAt ? { OR: [{ installedAt: null }, { installedAt: { lte: triggeredAt } }] } : {};
+  const carriedOut = await deps.db.$transaction(async (tx) => {
+    const marked = await tx.shop.updateMany({
+      where: { shopDomain, ...notInstalledSince },
       data: {
         uninstalledAt: deps.clock.now(),
         paymentsAppReady: false,
         ...NO_CREDENTIALS_AT_ALL,
       },
     });
+    if (marked.count === 0 && (await tx.shop.count({ where: { shopDomain } })) > 0) return false;
+    // Open payments keep their records; Shopify no longer accepts calls for this shop.
+    await tx.session.deleteMany({ where: { shop: shopDomain } });
+    return true;
+  });
+  if (carriedOut) {
+    deps.logger.info("App uninstalled", { shop: shopDomain });
+    return;
   }
-  // Open payments keep their records; Shopify no longer accepts calls for this shop.
-  await deps.db.session.deleteMany({ where: { shop: shopDomain } });
-  deps.logger.info("App uninstalled", { shop: shopDomain });
+  // The merchant installed the app again after this uninstall, and Shopify starts a new install
+  // not ready, whatever the row says from before: the readiness pass tells it again. The stored
+  // offline token is left as it is, though it may be the earlier install's, revoked at the
+  // uninstall (the library reuses a stored token that has not run out): nothing stored tells
+  // when Shopify issued it, and deleting the new install's token would leave the background
+  // calls without one until the merchant opens the app.
+  await deps.db.shop.updateMany({ where: { shopDomain, paymentsAppReady: true }, data: { paymentsAppReady: false } });
+  deps.notify?.readiness();
+  deps.logger.info("An uninstall from before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt?.toISOString() ?? null });
 }
 
 export interface CustomerIdentity {
@@ -108,14 +125,35 @@ async function dropPaymentsFromReports(tx: Prisma.TransactionClient, shopId: str
   return rewritten;
 }
 
-/** shop/redact (48 hours after uninstall): everything the app holds for the shop is deleted. */
-export async function redactShop(deps: { db: Database; logger: Logger }, shopDomain: string): Promise<void> {
+/** How long after an uninstall Shopify sends shop/redact. */
+export const SHOP_REDACT_DELAY_MS = 48 * 3_600_000;
+
+/**
+ * shop/redact (48 hours after uninstall): everything the app holds for the shop is deleted.
+ * `triggeredAt` (X-Shopify-Triggered-At) places the uninstall it follows 48 hours earlier.
+ * Shopify retries a failed delivery for hours, and one that arrives after the merchant
+ * installed the app again is about the earlier install: it is ignored (logged, and answered
+ * like any other) when the shop is installed now and was known installed after that
+ * uninstall, its install time later than `triggeredAt` less 48 hours. A shop whose
+ * app/uninstalled was lost and that was not installed again is still deleted, since its
+ * install time is older than the uninstall; so is any shop when `triggeredAt` is missing or
+ * unreadable, as nothing then tells which install the redaction is about. Returns whether
+ * the shop's data was deleted.
+ */
+export async function redactShop(deps: { db: Database; logger: Logger }, shopDomain: string, triggeredAt: Date | null = null): Promise<boolean> {
+  const uninstallBefore = triggeredAt ? new Date(triggeredAt.getTime() - SHOP_REDACT_DELAY_MS) : null;
+  const notInstalledSince = uninstallBefore ? { OR: [{ uninstalledAt: { not: null } }, { installedAt: null }, { installedAt: { lte: uninstallBefore } }] } : {};
   // In one transaction, so a message enqueued meanwhile (the reconciler finalising a payment)
-  // cannot outlive the shop and be retried for ever without a token.
-  await deps.db.$transaction([
-    deps.db.shop.deleteMany({ where: { shopDomain } }),
-    deps.db.outboxMessage.deleteMany({ where: { shopDomain } }),
-    deps.db.session.deleteMany({ where: { shop: shopDomain } }),
-  ]);
-  deps.logger.info("Shop data deleted", { shop: shopDomain });
+  // cannot outlive the shop and be retried for ever without a token; the condition is part of
+  // the deletion, so a reinstall recorded meanwhile is not deleted.
+  const deleted = await deps.db.$transaction(async (tx) => {
+    const shops = await tx.shop.deleteMany({ where: { shopDomain, ...notInstalledSince } });
+    if (shops.count === 0 && uninstallBefore && (await tx.shop.count({ where: { shopDomain } })) > 0) return false;
+    await tx.outboxMessage.deleteMany({ where: { shopDomain } });
+    await tx.session.deleteMany({ where: { shop: shopDomain } });
+    return true;
+  });
+  if (deleted) deps.logger.info("Shop data deleted", { shop: shopDomain });
+  else deps.logger.info("A shop redaction about an install before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt!.toISOString() });
+  return deleted;
 }

@@ -7,7 +7,8 @@ import { reconcileOnce } from "../../app/payments/reconcile";
 import { connectSandbox } from "../../app/shops/onboarding.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { listCustomerDataRequests, takeCustomerDataReport } from "../../app/shops/customer-data-requests.server";
-import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { credentialContext, recordInstall } from "../../app/shops/shop-credentials.server";
+import { paymentColumns } from "../support/payment-rows";
 import { startStack, waitFor, type Stack } from "../support/stack";
 
 const OTHER_SHOP = "other-shop.myshopify.com";
@@ -270,11 +271,60 @@ it("an app/uninstalled that Shopify retries after the merchant installed the app
 it("shop/redact deletes everything held for the shop", async () => {
   expect((await shopifyWebhook("customers/data_request", { shop_domain: OTHER_SHOP, customer: { id: 5, email: "x@example.com" } }, OTHER_SHOP)).status).toBe(200);
   expect(await db().customerDataRequest.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(1);
+  // Shopify sends shop/redact 48 hours after the uninstall.
+  expect((await shopifyWebhook("app/uninstalled", { id: 5, domain: OTHER_SHOP }, OTHER_SHOP)).status).toBe(200);
   const response = await shopifyWebhook("shop/redact", { shop_id: 1, shop_domain: OTHER_SHOP }, OTHER_SHOP);
   expect(response.status).toBe(200);
   expect(await db().customerDataRequest.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(0);
   expect(await db().shop.count({ where: { shopDomain: OTHER_SHOP } })).toBe(0);
   expect(await db().payment.count({ where: { shop: { shopDomain: OTHER_SHOP } } })).toBe(0);
+});
+
+it("a shop/redact retried after the merchant installed the app again leaves the new install alone; the one after the next uninstall deletes it", async () => {
+  const shopDomain = "reinstalling-shop.myshopify.com";
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+  expect((await connectSandbox(stack.services, shopDomain)).ok).toBe(true);
+  // The merchant uninstalls; the uninstall is carried out.
+  expect((await shopifyWebhook("app/uninstalled", { id: 6, domain: shopDomain }, shopDomain)).status).toBe(200);
+  await pause();
+  // 48 hours later Shopify triggers shop/redact; its first delivery fails (the app is down).
+  const redactTriggeredAt = new Date();
+  await pause();
+  // The merchant installs the app again (afterAuth of the token exchange), a new offline token
+  // is stored, the sandbox is connected again and a shopper pays.
+  await recordInstall(db(), shopDomain, new Date());
+  await db().session.create({ data: { id: offlineSessionId(shopDomain), shop: shopDomain, state: "", isOnline: false, accessToken: "shpat_reinstalled_token_0001", scope: "write_payment_gateways" } });
+  expect((await connectSandbox(stack.services, shopDomain)).ok).toBe(true);
+  const before = await db().shop.findUniqueOrThrow({ where: { shopDomain } });
+  const payment = await db().payment.create({ data: paymentColumns(before.id) });
+
+  // Shopify's retry of the shop/redact arrives.
+  expect((await shopifyWebhook("shop/redact", { shop_id: 6, shop_domain: shopDomain }, shopDomain, randomUUID(), redactTriggeredAt)).status).toBe(200);
+  const held = async () => {
+    const shop = await db().shop.findUnique({ where: { shopDomain } });
+    return {
+      shopRow: shop?.id === before.id,
+      sandboxCredentials: shop?.sandboxDeviceKeyEnc != null,
+      offlineToken: (await db().session.count({ where: { shop: shopDomain } })) > 0,
+      newInstallPayment: (await db().payment.count({ where: { id: payment.id } })) > 0,
+    };
+  };
+  const kept = await held();
+  expect(kept).toEqual({ shopRow: true, sandboxCredentials: true, offlineToken: true, newInstallPayment: true });
+
+  // The merchant uninstalls again; the shop/redact that follows that uninstall deletes everything.
+  expect((await shopifyWebhook("app/uninstalled", { id: 6, domain: shopDomain }, shopDomain)).status).toBe(200);
+  expect((await shopifyWebhook("shop/redact", { shop_id: 6, shop_domain: shopDomain }, shopDomain)).status).toBe(200);
+  expect(await held()).toEqual({ shopRow: false, sandboxCredentials: false, offlineToken: false, newInstallPayment: false });
+});
+
+it("a shop/redact after an app/uninstalled that never arrived deletes the shop, installed as it seems", async () => {
+  const shopDomain = "lost-uninstall.myshopify.com";
+  expect((await connectSandbox(stack.services, shopDomain)).ok).toBe(true);
+  // Installed three days ago; the uninstall two days ago was never delivered.
+  await db().shop.update({ where: { shopDomain }, data: { installedAt: new Date(Date.now() - 3 * 86_400_000) } });
+  expect((await shopifyWebhook("shop/redact", { shop_id: 7, shop_domain: shopDomain }, shopDomain)).status).toBe(200);
+  expect(await db().shop.count({ where: { shopDomain } })).toBe(0);
 });
 
 it("a shop's webhooks are handled while its offline token has expired and cannot be renewed", async () => {

@@ -2,8 +2,9 @@
 // (app/shopify.server.ts): the embedded admin's token exchange, answered by a fake token
 // endpoint. Shopify may deliver app/uninstalled late (a failed or slow delivery retried for
 // hours), after the merchant installed the app again; that uninstall is about the earlier
-// install and must leave the new one alone. A renewal with the refresh token is not an
-// install: an uninstall made after it is carried out.
+// install and must leave the new one alone, also when the reinstall made no token exchange
+// (the old token had not run out) and only the admin's session tokens show it. A renewal with
+// the refresh token is not an install: an uninstall made after it is carried out.
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { abstractFetch, setAbstractFetchFunc } from "@shopify/shopify-api/runtime";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -155,4 +156,39 @@ it("installing again after an uninstall was carried out marks the shop installed
   expect(after.uninstalledAt).toBeNull();
   expect(after.installedAt!.getTime()).toBeGreaterThan(uninstalledAt.getTime());
   expect(await offlineSessions()).toBe(1);
+});
+
+it("an uninstall delivered late, after a reinstall made while the old offline token still ran, leaves the new install alone", async () => {
+  const shop = "quick-reinstall.myshopify.com";
+  const row = () => db.shop.findUniqueOrThrow({ where: { shopDomain: shop } });
+  // The first install, fifty minutes ago: the admin exchanged a token for an hour.
+  const exchanges = grants.length;
+  await openAdmin(shop);
+  expect(grants).toHaveLength(exchanges + 1);
+  await db.shop.update({ where: { shopDomain: shop }, data: { installedAt: new Date(Date.now() - 50 * 60_000) } });
+  await db.session.update({ where: { id: offlineSessionId(shop) }, data: { expires: new Date(Date.now() + 10 * 60_000) } });
+
+  // Ten minutes ago the merchant uninstalled; Shopify's app/uninstalled is still on its way.
+  const uninstalledAt = new Date(Date.now() - 10 * 60_000);
+
+  // Now the merchant installs the app again and opens it. The stored token has not run out, so
+  // the library makes no token exchange (no afterAuth); the session token, which Shopify signs
+  // only for an installed app, records the install.
+  const reinstalled = await openAdmin(shop);
+  expect(grants).toHaveLength(exchanges + 1);
+  expect(reinstalled.installedAt!.getTime()).toBeGreaterThan(uninstalledAt.getTime());
+  // The admin in use does not write it again on each request.
+  expect((await openAdmin(shop)).installedAt).toEqual(reinstalled.installedAt);
+  const cipher = createCredentialCipher(env.CREDENTIALS_ENCRYPTION_KEYS);
+  await storeCredentials(db, cipher, reinstalled, "live", { deviceKey: "5b0f3c1e-8d2a-4c7b-9e61-2f4a7d9c0b13", secretKeyHex: randomBytes(32).toString("hex") });
+
+  // Shopify's retry of the uninstall, triggered before the reinstall, arrives.
+  await handleAppUninstalled(deps(), shop, uninstalledAt);
+  const kept = await row();
+  expect({ uninstalled: kept.uninstalledAt !== null, liveCredentials: kept.liveDeviceKeyEnc !== null }).toEqual({ uninstalled: false, liveCredentials: true });
+
+  // One triggered after the reinstall is a real uninstall.
+  await handleAppUninstalled(deps(), shop, new Date());
+  const gone = await row();
+  expect({ uninstalled: gone.uninstalledAt !== null, liveCredentials: gone.liveDeviceKeyEnc !== null }).toEqual({ uninstalled: true, liveCredentials: false });
 });
