@@ -5,8 +5,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
-import { useState } from "react";
+import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField, type BannerHandles } from "@shopify/polaris";
+import { useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { connectionView, paymentsFollowed, type EnvironmentConnection, type FollowedPayments } from "~/admin/connection.server";
@@ -14,13 +14,14 @@ import { CopyButton } from "~/admin/copy-button";
 import { postedFields } from "~/admin/form-data";
 import { TitledCard } from "~/admin/titled-card";
 import { UnreadableCredentials } from "~/admin/unreadable-credentials";
-import { connectGateway, connectSandbox, createDedicatedDevice, removeGatewayCredentials } from "~/shops/onboarding.server";
+import { connectGateway, connectSandbox, createDedicatedDevice, credentialsVersion, removeGatewayCredentials } from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
   return {
     connection: connectionView(shop, context.services.appUrl, context.services.gateways),
     followed: await paymentsFollowed(context.services.db, shop.id, context.services.clock.now()),
+    credentials: { live: credentialsVersion(shop, "live"), sandbox: credentialsVersion(shop, "sandbox") },
   };
 }
 
@@ -33,7 +34,7 @@ const actionSchema = z.discriminatedUnion("intent", [
 ]);
 
 type ActionResult =
-  | { intent: "connect" | "connect_sandbox" | "remove"; ok: true; message: string }
+  | { intent: "connect" | "connect_sandbox" | "remove"; ok: true; message: string; detail?: string }
   | { intent: "connect" | "connect_sandbox" | "create_device" | "invalid"; ok: false; message: string; field?: "deviceKey" | "secretKeyHex" }
   | { intent: "create_device"; ok: true; device: { name: string; identifier: string } };
 
@@ -49,7 +50,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       if (!result.ok) {
         return data<ActionResult>({ intent: "connect", ok: false, message: result.message, ...(result.field ? { field: result.field } : {}) }, { status: result.kind === "invalid_input" ? 400 : 422 });
       }
-      return data<ActionResult>({ intent: "connect", ok: true, message: input.env === "live" ? "The live gateway device is connected." : "The gateway sandbox device is connected." });
+      const message = input.env === "live" ? "The live gateway device is connected." : "The gateway sandbox device is connected.";
+      return data<ActionResult>({ intent: "connect", ok: true, message, ...(result.notice ? { detail: result.notice } : {}) });
     }
     case "create_device": {
       const result = await createDedicatedDevice(services, shop.shopDomain, input.env, input.name);
@@ -59,7 +61,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     case "connect_sandbox": {
       const result = await connectSandbox(services, shop.shopDomain);
       if (!result.ok) return data<ActionResult>({ intent: "connect_sandbox", ok: false, message: result.message }, { status: 502 });
-      return data<ActionResult>({ intent: "connect_sandbox", ok: true, message: "Test mode is ready: the gateway sandbox is connected and sends its notifications to this shop." });
+      const message = "Test mode is ready: the gateway sandbox is connected and sends its notifications to this shop.";
+      return data<ActionResult>({ intent: "connect_sandbox", ok: true, message, ...(result.notice ? { detail: result.notice } : {}) });
     }
     case "remove": {
       await removeGatewayCredentials(services, shop.shopDomain, input.env);
@@ -88,7 +91,8 @@ function ConnectionState({ connection }: { connection: EnvironmentConnection }) 
       ) : null}
       {connection.retired ? (
         <Text as="span" tone="subdued">
-          Removed credentials are kept, out of use, to finish the payments in progress on them and watch rejected ones for crypto sent late, and deleted once those no longer need them.
+          Credentials removed or replaced while payments were in progress on them are kept, out of use, to finish those payments and watch rejected ones for crypto sent late,
+          and deleted once those no longer need them.
         </Text>
       ) : null}
     </InlineStack>
@@ -109,20 +113,51 @@ function removalConsequences(env: EnvironmentConnection["env"], followed: Follow
   return `${stops} ${still.join(", and ")}: the app keeps the credentials, sealed, only to read those payments' orders and check their notifications ${until}, then deletes them.`;
 }
 
-function RemoveCredentials({ connection, busy, followed }: { connection: EnvironmentConnection; busy: boolean; followed: FollowedPayments }) {
-  const [confirming, setConfirming] = useState(false);
+/**
+ * "Remove" asks first, about the credentials it was pressed for (`credentials`, their
+ * credentialsVersion): once others are connected (removed and connected again, or replaced),
+ * the question is no longer open. Focus moves to the question, and back to "Remove" on Cancel,
+ * so a keyboard user goes on from where they acted.
+ */
+function RemoveCredentials({
+  connection,
+  credentials,
+  busy,
+  followed,
+}: {
+  connection: EnvironmentConnection;
+  credentials: string | null;
+  busy: boolean;
+  followed: FollowedPayments;
+}) {
+  const [askedFor, setAskedFor] = useState<string | null>(null);
+  // A new object for each press, so that focus moves each time, and never on a change the merchant did not make.
+  const [focusTo, setFocusTo] = useState<{ target: "question" | "remove" } | null>(null);
+  const question = useRef<BannerHandles>(null);
+  const removeButton = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (focusTo?.target === "question") question.current?.focus();
+    else if (focusTo?.target === "remove") removeButton.current?.querySelector<HTMLElement>("button")?.focus();
+  }, [focusTo]);
   if (!connection.connected) return null;
+  const confirming = credentials !== null && askedFor === credentials;
+  const ask = (asking: boolean) => {
+    setAskedFor(asking ? credentials : null);
+    setFocusTo({ target: asking ? "question" : "remove" });
+  };
   if (!confirming) {
     return (
-      <InlineStack>
-        <Button tone="critical" onClick={() => setConfirming(true)}>
-          {`Remove the ${connection.env === "live" ? "live" : "sandbox"} credentials`}
-        </Button>
-      </InlineStack>
+      <div ref={removeButton}>
+        <InlineStack>
+          <Button tone="critical" onClick={() => ask(true)}>
+            {`Remove the ${connection.env === "live" ? "live" : "sandbox"} credentials`}
+          </Button>
+        </InlineStack>
+      </div>
     );
   }
   return (
-    <Banner tone="warning" title={`Remove the ${connection.env === "live" ? "live" : "sandbox"} device's credentials?`}>
+    <Banner ref={question} tone="warning" title={`Remove the ${connection.env === "live" ? "live" : "sandbox"} device's credentials?`}>
       <BlockStack gap="200">
         <p>{removalConsequences(connection.env, followed)}</p>
         <Form method="post">
@@ -133,7 +168,7 @@ function RemoveCredentials({ connection, busy, followed }: { connection: Environ
             <Button submit tone="critical" variant="primary" loading={busy}>
               Yes, remove them
             </Button>
-            <Button onClick={() => setConfirming(false)}>Cancel</Button>
+            <Button onClick={() => ask(false)}>Cancel</Button>
           </InlineStack>
         </Form>
       </BlockStack>
@@ -142,7 +177,7 @@ function RemoveCredentials({ connection, busy, followed }: { connection: Environ
 }
 
 export default function Onboarding() {
-  const { connection, followed } = useLoaderData<typeof loader>();
+  const { connection, followed, credentials } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : null;
@@ -167,7 +202,9 @@ export default function Onboarding() {
       <Layout>
         {result && "message" in result && (result.intent !== "connect" || result.ok) ? (
           <Layout.Section>
-            <Banner tone={result.ok ? "success" : "critical"} title={result.message} />
+            <Banner tone={result.ok ? "success" : "critical"} title={result.message}>
+              {"detail" in result && result.detail ? result.detail : null}
+            </Banner>
           </Layout.Section>
         ) : null}
         <UnreadableCredentials environments={[connection.live, connection.sandbox]} />
@@ -222,7 +259,11 @@ export default function Onboarding() {
                   The key is checked with the gateway at once and both are stored encrypted. Only the key&apos;s last four characters are ever shown again.
                 </Text>
                 {connectError ? <Banner tone="critical" title={connectError.message} /> : null}
-                {result && result.ok && result.intent === "connect" ? <Banner tone="success" title={result.message} /> : null}
+                {result && result.ok && result.intent === "connect" ? (
+                  <Banner tone="success" title={result.message}>
+                    {result.detail ?? null}
+                  </Banner>
+                ) : null}
                 <Select
                   label="Gateway"
                   name="env"
@@ -320,8 +361,8 @@ export default function Onboarding() {
         {connection.anyConnected ? (
           <Layout.Section>
             <TitledCard title="Remove credentials" gap="300">
-              <RemoveCredentials connection={connection.live} busy={busyIntent === "remove"} followed={followed.live} />
-              <RemoveCredentials connection={connection.sandbox} busy={busyIntent === "remove"} followed={followed.sandbox} />
+              <RemoveCredentials connection={connection.live} credentials={credentials.live} busy={busyIntent === "remove"} followed={followed.live} />
+              <RemoveCredentials connection={connection.sandbox} credentials={credentials.sandbox} busy={busyIntent === "remove"} followed={followed.sandbox} />
             </TitledCard>
           </Layout.Section>
         ) : null}

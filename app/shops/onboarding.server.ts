@@ -11,7 +11,7 @@ import { deliverNow, enqueue } from "~/payments/outbox";
 import { offeredCoinsOf } from "~/payment-page/coins";
 import type { CredentialCipher } from "./credential-cipher.server";
 import { paymentsOnCredentials } from "~/payments/payment-state";
-import { clearCredentials, ensureShop, retireCredentials, storeCredentials } from "./shop-credentials.server";
+import { clearCredentials, ensureShop, replaceCredentials, retireCredentials, type ReplacedCredentials } from "./shop-credentials.server";
 import { readyToTakePayments, shopGateway } from "./gateway-directory.server";
 
 export interface ShopsDeps extends PaymentsDeps {
@@ -111,7 +111,40 @@ async function lastReadinessCallRefused(deps: ShopsDeps, shop: Shop): Promise<bo
   return last?.status === "failed";
 }
 
-export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: unknown): Promise<{ ok: true; shop: Shop } | OnboardingFailure> {
+/** A device connected; `notice`: what the merchant is told of the payments in progress on the device it replaced, if anything. */
+export type ConnectResult = { ok: true; shop: Shop; notice: string | null } | OnboardingFailure;
+
+/** What the merchant is told of the credentials a connection replaced, or null when there is nothing to say. */
+export function replacementNotice(replaced: ReplacedCredentials): string | null {
+  const kept = "Payments in progress on the previous device will still be finished with it: its credentials are kept, out of use, until those payments no longer need them.";
+  switch (replaced) {
+    case "none":
+    case "deleted":
+      return null;
+    case "retired":
+      return kept;
+    case "retired_over_earlier":
+      return `${kept} The credentials of the device before it, kept until now for payments that may still be in progress on them, were deleted to make room: that device's notifications are no longer accepted, so check its payments still in progress in the gateway dashboard.`;
+    case "unreadable":
+      return "The previous device's credentials could not be read with the app's encryption keys, so they could not be kept for the payments still in progress on it: check those payments in the gateway dashboard.";
+  }
+}
+
+/**
+ * Stores an environment's new credentials. Those it held are kept, out of use, while payments
+ * on them are followed, as a removal keeps them (replaceCredentials), so that a new device
+ * does not leave the payments begun on the previous one without their notifications.
+ */
+async function connectCredentials(deps: ShopsDeps, shop: Shop, env: GatewayEnv, credentials: { deviceKey: string; secretKeyHex: string }) {
+  const followed = async () => (await deps.db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, ...paymentsOnCredentials(deps.clock.now()) } })) > 0;
+  const stored = await replaceCredentials(deps.db, deps.cipher, shop, env, credentials, followed);
+  if (stored.replaced === "retired_over_earlier" || stored.replaced === "unreadable") {
+    deps.logger.warn("Gateway credentials still needed by payments in progress were deleted to connect a new device", { shop: shop.shopDomain, env, replaced: stored.replaced });
+  }
+  return stored;
+}
+
+export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: unknown): Promise<ConnectResult> {
   const parsed = credentialsInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -128,10 +161,10 @@ export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: u
   });
   const check = await probe.currencies();
   if (check.isErr()) return describeKeyCheckFailure(check.error);
-  const shop = await storeCredentials(deps.db, deps.cipher, await ensureShop(deps.db, shopDomain), input.env, input);
-  deps.logger.info("Gateway credentials connected", { shop: shopDomain, env: input.env });
+  const { shop, replaced } = await connectCredentials(deps, await ensureShop(deps.db, shopDomain), input.env, input);
+  deps.logger.info("Gateway credentials connected", { shop: shopDomain, env: input.env, previous: replaced });
   await syncPaymentsAppReadiness(deps, shop);
-  return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
+  return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: replacementNotice(replaced) };
 }
 
 /**
@@ -242,6 +275,18 @@ export function settingsVersion(shop: Shop): string {
   return createHash("sha256").update(JSON.stringify(storedSettings(shop))).digest("base64url").slice(0, 22);
 }
 
+/**
+ * Names the credentials an environment holds, as stored, or null when it holds none: the
+ * connection page asks to confirm a removal for these credentials alone, so a question left
+ * open is not asked of a device connected since. Sealing draws a fresh nonce, so a device
+ * connected again is named anew too. A digest of the sealed values: nothing of the key shows.
+ */
+export function credentialsVersion(shop: Shop, env: GatewayEnv): string | null {
+  const [deviceKeyEnc, secretKeyEnc] = env === "live" ? [shop.liveDeviceKeyEnc, shop.liveSecretKeyEnc] : [shop.sandboxDeviceKeyEnc, shop.sandboxSecretKeyEnc];
+  if (deviceKeyEnc === null || secretKeyEnc === null) return null;
+  return createHash("sha256").update(`${deviceKeyEnc}|${secretKeyEnc}`).digest("base64url").slice(0, 22);
+}
+
 export const NO_FIXED_COIN_MESSAGE = "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both.";
 
 export const SETTINGS_CHANGED_MESSAGE =
@@ -279,7 +324,7 @@ export async function updateShopSettings(
  * Test mode's gateway: signs the shop up with the gateway sandbox (its own merchant,
  * device and Secret Key) and points that device's notifications at this shop.
  */
-export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promise<{ ok: true; shop: Shop } | OnboardingFailure> {
+export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promise<ConnectResult> {
   const shop = await ensureShop(deps.db, shopDomain);
   const origin = new URL(deps.gatewayBaseUrls.sandbox).origin;
   const doFetch = deps.fetch ?? fetch;
@@ -301,9 +346,9 @@ export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promi
       signal: AbortSignal.timeout(8_000),
     });
     if (!settings.ok) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the notification URL." };
-    const stored = await storeCredentials(deps.db, deps.cipher, shop, "sandbox", { deviceKey: identifier, secretKeyHex: secret_key.toLowerCase() });
-    await syncPaymentsAppReadiness(deps, stored);
-    return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
+    const stored = await connectCredentials(deps, shop, "sandbox", { deviceKey: identifier, secretKeyHex: secret_key.toLowerCase() });
+    await syncPaymentsAppReadiness(deps, stored.shop);
+    return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: replacementNotice(stored.replaced) };
   } catch {
     return { ok: false, kind: "unreachable", message: `The gateway sandbox cannot be reached at ${origin}. Start it with npm run sandbox.` };
   }

@@ -93,6 +93,146 @@ export async function storeCredentials(
   });
 }
 
+/** What became of the credentials an environment held when others were connected in their place. */
+export type ReplacedCredentials =
+  /** It held none, or the very same ones were connected again: nothing was replaced. */
+  | "none"
+  /** Deleted: no payment on them was followed any more. */
+  | "deleted"
+  /** Kept, out of use, for the payments still followed on them. */
+  | "retired"
+  /**
+   * Kept, out of use, for the payments still followed on them, in place of credentials removed
+   * or replaced before them that were still kept: those are deleted.
+   */
+  | "retired_over_earlier"
+  /** Deleted although payments on them were followed: none of the app's encryption keys opens them. */
+  | "unreadable";
+
+interface SealedPair {
+  deviceKeyEnc: string;
+  secretKeyEnc: string;
+}
+
+function sealedPair(deviceKeyEnc: string | null, secretKeyEnc: string | null): SealedPair | null {
+  return deviceKeyEnc !== null && secretKeyEnc !== null ? { deviceKeyEnc, secretKeyEnc } : null;
+}
+
+/** The environment's credential columns as the row holds them: a write is made only while they are unchanged. */
+function heldCredentials(shop: Shop, env: GatewayEnv) {
+  return env === "live"
+    ? {
+        liveDeviceKeyEnc: shop.liveDeviceKeyEnc,
+        liveSecretKeyEnc: shop.liveSecretKeyEnc,
+        liveRetiredDeviceKeyEnc: shop.liveRetiredDeviceKeyEnc,
+        liveRetiredSecretKeyEnc: shop.liveRetiredSecretKeyEnc,
+      }
+    : {
+        sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc,
+        sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc,
+        sandboxRetiredDeviceKeyEnc: shop.sandboxRetiredDeviceKeyEnc,
+        sandboxRetiredSecretKeyEnc: shop.sandboxRetiredSecretKeyEnc,
+      };
+}
+
+/** The credentials a sealed pair holds, or null when none of the configured keys opens it. */
+function openPair(cipher: CredentialCipher, shopId: string, env: GatewayEnv, pair: SealedPair): { deviceKey: string; secretKeyHex: string } | null {
+  try {
+    return {
+      deviceKey: cipher.decrypt(pair.deviceKeyEnc, credentialContext(shopId, env, "device-key")),
+      secretKeyHex: cipher.decrypt(pair.secretKeyEnc, credentialContext(shopId, env, "secret-key")),
+    };
+  } catch (error) {
+    if (error instanceof CredentialDecryptionError) return null;
+    throw error;
+  }
+}
+
+function sameCredentials(a: { deviceKey: string; secretKeyHex: string } | null, b: { deviceKey: string; secretKeyHex: string }): boolean {
+  return a !== null && a.deviceKey === b.deviceKey && a.secretKeyHex.toLowerCase() === b.secretKeyHex.toLowerCase();
+}
+
+// How often the row is read again when its credentials changed between the read and the write
+// (another connection or a removal saved meanwhile).
+const REPLACE_ATTEMPTS = 5;
+
+/**
+ * Stores an environment's new credentials in place of those it holds. When it holds other
+ * credentials and payments on them are still followed (`paymentsFollowed`: in progress,
+ * awaiting the check of a notification, or rejected and still watched for late crypto), those
+ * move to the retired slot in the same write, as a removal keeps them (retireCredentials): the
+ * webhook door still verifies those payments' notifications with them (after the current
+ * Secret Key), the orders are read with them while the environment has no current credentials
+ * (orderReaderAccess; a device of the same gateway account reads them too), and the retention
+ * pass deletes them once no payment on the environment needs them. The same credentials
+ * connected again are only sealed again: nothing is retired.
+ *
+ * The retired slot holds one pair. When it already holds credentials removed or replaced
+ * before (kept because payments on the environment were followed), the pair just replaced
+ * takes their place ("retired_over_earlier", which the merchant is told): it served the most
+ * recent payments, whereas those of the earlier pair all began before it was taken out of
+ * use, so fewer of them are still followed; a removal does the same. Refusing the new device
+ * instead could keep a merchant for up to a week from replacing a device whose key leaked.
+ *
+ * Credentials no configured key opens are replaced without being kept: nothing in this
+ * instance can verify or read with them, and a retired pair that cannot be opened would have
+ * every notification the current Secret Key does not verify answered as unverifiable.
+ */
+export async function replaceCredentials(
+  db: Database,
+  cipher: CredentialCipher,
+  shop: Shop,
+  env: GatewayEnv,
+  credentials: { deviceKey: string; secretKeyHex: string },
+  paymentsFollowed: () => Promise<boolean>,
+): Promise<{ shop: Shop; replaced: ReplacedCredentials }> {
+  let followed: boolean | undefined;
+  const followedOnce = async () => (followed ??= await paymentsFollowed());
+  let row = shop;
+  for (let attempt = 1; attempt <= REPLACE_ATTEMPTS; attempt++) {
+    const held = heldCredentials(row, env);
+    const current = env === "live" ? sealedPair(row.liveDeviceKeyEnc, row.liveSecretKeyEnc) : sealedPair(row.sandboxDeviceKeyEnc, row.sandboxSecretKeyEnc);
+    const retired = env === "live" ? sealedPair(row.liveRetiredDeviceKeyEnc, row.liveRetiredSecretKeyEnc) : sealedPair(row.sandboxRetiredDeviceKeyEnc, row.sandboxRetiredSecretKeyEnc);
+    let replaced: ReplacedCredentials = "none";
+    if (current !== null) {
+      const opened = openPair(cipher, row.id, env, current);
+      if (opened === null) replaced = (await followedOnce()) ? "unreadable" : "deleted";
+      else if (!sameCredentials(opened, credentials)) {
+        if (!(await followedOnce())) replaced = "deleted";
+        else {
+          // The earlier pair is not lost when it is the one replaced, or the one connected now.
+          const earlier = retired === null ? null : openPair(cipher, row.id, env, retired);
+          const kept = retired === null || sameCredentials(earlier, opened) || sameCredentials(earlier, credentials);
+          replaced = kept ? "retired" : "retired_over_earlier";
+        }
+      }
+    }
+    const deviceKeyEnc = cipher.encrypt(credentials.deviceKey, credentialContext(row.id, env, "device-key"));
+    const secretKeyEnc = cipher.encrypt(credentials.secretKeyHex, credentialContext(row.id, env, "secret-key"));
+    const hint = credentials.deviceKey.slice(-4);
+    const retire = (replaced === "retired" || replaced === "retired_over_earlier") && current !== null;
+    const data =
+      env === "live"
+        ? {
+            liveDeviceKeyEnc: deviceKeyEnc,
+            liveSecretKeyEnc: secretKeyEnc,
+            liveDeviceKeyHint: hint,
+            ...(retire ? { liveRetiredDeviceKeyEnc: current.deviceKeyEnc, liveRetiredSecretKeyEnc: current.secretKeyEnc } : {}),
+          }
+        : {
+            sandboxDeviceKeyEnc: deviceKeyEnc,
+            sandboxSecretKeyEnc: secretKeyEnc,
+            sandboxDeviceKeyHint: hint,
+            ...(retire ? { sandboxRetiredDeviceKeyEnc: current.deviceKeyEnc, sandboxRetiredSecretKeyEnc: current.secretKeyEnc } : {}),
+          };
+    // Only over the credentials just read: a pair stored or retired meanwhile is not lost unseen.
+    const written = await db.shop.updateMany({ where: { id: row.id, ...held }, data });
+    if (written.count > 0) return { shop: await db.shop.findUniqueOrThrow({ where: { id: row.id } }), replaced };
+    row = await db.shop.findUniqueOrThrow({ where: { id: row.id } });
+  }
+  throw new Error("the shop's gateway credentials kept changing while new ones were stored");
+}
+
 export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv | "all"): Promise<Shop> {
   return db.shop.update({ where: { id: shop.id }, data: env === "all" ? { ...NO_CREDENTIALS.live, ...NO_CREDENTIALS.sandbox } : NO_CREDENTIALS[env] });
 }

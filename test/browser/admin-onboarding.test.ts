@@ -142,13 +142,20 @@ describe("onboarding in the admin", () => {
     expect(removed.sandboxDeviceKeyEnc).toBeNull();
     // Kept, out of use, for the payment in progress, and the page says so.
     expect(removed.sandboxRetiredDeviceKeyEnc).toBe(shop.sandboxDeviceKeyEnc);
-    await page.getByText("Removed credentials are kept, out of use, to finish the payments in progress on them").waitFor();
+    await page.getByText("Credentials removed or replaced while payments were in progress on them are kept, out of use, to finish those payments").waitFor();
 
     // Test mode without a gateway account: the sandbox signs the shop up and points its notifications here.
     await page.getByRole("button", { name: "Connect the gateway sandbox" }).click();
     await page.getByText("Test mode is ready").waitFor();
     const connected = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(connected.sandboxDeviceKeyEnc).not.toBeNull();
+
+    // Connected again in place of that device, with the payment still in progress: the merchant
+    // is told it will be finished with the previous device, whose credentials are kept for it.
+    await page.getByRole("button", { name: "Reconnect the gateway sandbox" }).click();
+    await page.getByText("Payments in progress on the previous device will still be finished with it").first().waitFor();
+    const reconnected = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
+    expect(reconnected.sandboxRetiredDeviceKeyEnc).toBe(connected.sandboxDeviceKeyEnc);
   }, 60_000);
 
   it("remembers the development login's shop in a cookie for links without ?shop=", async () => {

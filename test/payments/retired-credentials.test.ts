@@ -2,7 +2,8 @@
 // new payment starts on them, but they are kept, sealed and out of use, to finish the payments
 // in progress (their notifications are verified and settle them, the reconciler and the
 // shopper's return read their orders) and to watch rejected ones for crypto sent late, and
-// deleted once none needs them. Without such payments, they are deleted at once.
+// deleted once none needs them. Without such payments, they are deleted at once. Connecting
+// another device in their place keeps them the same way.
 import { expect, it } from "vitest";
 import { paymentsFollowed } from "../../app/admin/connection.server";
 import { signWebhook } from "../../app/gateway/webhook-signature";
@@ -11,7 +12,8 @@ import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { LATE_PAYMENT_WATCH_MS } from "../../app/payments/payment-state";
 import { LATE_PAYMENT_RECHECK_MS, LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
 import { DEFAULT_CUSTOMER_DATA_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, purgeExpiredRows } from "../../app/payments/retention";
-import { connectSandbox, removeGatewayCredentials } from "../../app/shops/onboarding.server";
+import { checkPaymentNow } from "../../app/payments/check-payment";
+import { connectGateway, connectSandbox, createDedicatedDevice, notificationUrl, removeGatewayCredentials } from "../../app/shops/onboarding.server";
 import { credentialContext, rotateCredentialEncryption } from "../../app/shops/shop-credentials.server";
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
 import { stackForFile, waitFor } from "../support/stack";
@@ -52,6 +54,65 @@ async function notify(secretHex: string, orderId: string): Promise<number> {
   await response.body?.cancel();
   return response.status;
 }
+
+/** The sandbox credentials the shop holds now, opened. */
+async function currentSandboxCredentials() {
+  const shop = await shopRow();
+  const open = (sealed: string | null, field: "device-key" | "secret-key") => stack().services.cipher.decrypt(sealed!, credentialContext(shop.id, "sandbox", field));
+  return { deviceKey: open(shop.sandboxDeviceKeyEnc, "device-key"), secretKeyHex: open(shop.sandboxSecretKeyEnc, "secret-key") };
+}
+
+/** A dedicated device made as the connection page has the merchant do: its notifications come here, signed with its own Secret Key. */
+async function dedicatedDevice() {
+  const created = await createDedicatedDevice(stack().services, stack().shopDomain, "sandbox", "Online shop");
+  if (!created.ok) throw new Error(`no device created: ${created.message}`);
+  const deviceKey = created.device.identifier;
+  const settings = { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, await shopRow()) };
+  const device = (await stack().sandboxControl(`/sandbox/devices/${deviceKey}/settings`, settings)) as { secret_key: string };
+  return { deviceKey, secretKeyHex: device.secret_key };
+}
+
+// First in the file: the sandbox signs its notifications with the real time, and the tests below move the app's clock on.
+it("a new device connected while a payment is in progress on the previous one: the previous device's notification still settles it, and its credentials go once it is checked", async () => {
+  const { session, payment, orderId } = await pendingPayment();
+  const before = await shopRow();
+  const refusedBefore = await db().rejectedWebhook.count({ where: { shopId: before.id } });
+
+  // The same credentials connected again replace nothing.
+  const again = await connectGateway(stack().services, stack().shopDomain, { env: "sandbox", ...(await currentSandboxCredentials()) });
+  expect(again).toMatchObject({ ok: true, shop: { sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null } });
+  expect(again.ok && again.notice).toBeFalsy();
+
+  // Another device takes its place: the previous one's credentials are kept, out of use, and the merchant is told.
+  const previous = await shopRow();
+  const connected = await connectGateway(stack().services, stack().shopDomain, { env: "sandbox", ...(await dedicatedDevice()) });
+  expect(connected).toMatchObject({
+    ok: true,
+    notice: "Payments in progress on the previous device will still be finished with it: its credentials are kept, out of use, until those payments no longer need them.",
+    shop: { sandboxRetiredDeviceKeyEnc: previous.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: previous.sandboxSecretKeyEnc },
+  });
+  expect((await shopRow()).sandboxDeviceKeyEnc).not.toBe(previous.sandboxDeviceKeyEnc);
+
+  // The shopper pays the order made on the previous device, which signs the notification: it is verified and settles the payment.
+  await act(orderId, { action: "pay", amount: "exact" });
+  await act(orderId, { action: "confirm" });
+  await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "CO" } })) > 0, "the CO webhook stored");
+  expect(await db().rejectedWebhook.count({ where: { shopId: before.id } })).toBe(refusedBefore);
+  await drainInbox();
+  await deliverDueMessages(stack().services, { worker: "t" });
+  expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "paid", gatewayStatus: "CO", unverifiedSince: expect.any(Date) });
+  expect(stack().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+
+  // Kept until a read checks the payment, then deleted.
+  expect((await purge()).retiredDevices).toBe(0);
+  expect(await checkPaymentNow(stack().services, before.id, payment.id)).toMatchObject({ ok: true, state: "paid" });
+  expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).toBeNull();
+  await followed(0, 0);
+  expect((await purge()).retiredDevices).toBe(1);
+
+  // With no payment on it any more, the device replaced next is deleted at once.
+  expect(await connectSandbox(stack().services, stack().shopDomain)).toMatchObject({ ok: true, notice: null, shop: { sandboxRetiredDeviceKeyEnc: null } });
+});
 
 it("credentials removed with a payment in progress still finish it: its notification settles it, a read verifies it, then they are deleted", async () => {
   const { session, payment, orderId } = await pendingPayment();
@@ -177,4 +238,26 @@ it("retired credentials are sealed again by a key rotation, like the current one
   expect(rotated.decrypt(after.sandboxRetiredSecretKeyEnc!, credentialContext(after.id, "sandbox", "secret-key"))).toBe(
     stack().services.cipher.decrypt(retired.sandboxRetiredSecretKeyEnc!, credentialContext(retired.id, "sandbox", "secret-key")),
   );
+});
+
+it("a device replaced while credentials removed before it are still kept takes their place, and the merchant is told", async () => {
+  // The test above left the sandbox removed.
+  expect((await connectSandbox(stack().services, stack().shopDomain)).ok).toBe(true);
+  await pendingPayment();
+  const first = await shopRow();
+  await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  // Connected where none was: nothing is replaced, and the removed credentials stay.
+  const second = await connectSandbox(stack().services, stack().shopDomain);
+  expect(second).toMatchObject({ ok: true, notice: null, shop: { sandboxRetiredDeviceKeyEnc: first.sandboxDeviceKeyEnc } });
+  if (!second.ok) return;
+
+  // A payment on the second device, then "Reconnect the gateway sandbox": the second device's
+  // credentials are kept for it, in the place of the first's, and the merchant is told both.
+  await pendingPayment();
+  const third = await connectSandbox(stack().services, stack().shopDomain);
+  expect(third).toMatchObject({
+    ok: true,
+    notice: expect.stringMatching(/^Payments in progress on the previous device will still be finished with it: .* The credentials of the device before it, kept until now for payments that may still be in progress on them, were deleted to make room/),
+    shop: { sandboxRetiredDeviceKeyEnc: second.shop.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: second.shop.sandboxSecretKeyEnc },
+  });
 });
