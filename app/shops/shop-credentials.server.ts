@@ -51,24 +51,20 @@ export async function recordInstall(db: Database, shopDomain: string, now: Date)
 }
 
 /**
- * How far a session token's issue time may run ahead of the recorded install time before it is
- * written: an admin in use writes at most about once a minute per shop, not on every request.
- */
-export const INSTALL_TIME_STEP_MS = 60_000;
-
-/**
  * A session token that authenticated an admin request: Shopify signs one only while the app is
  * installed, so the app was installed at its `issuedAt` (its iat, by Shopify's clock, the clock
  * of the webhooks' X-Shopify-Triggered-At too). The install time is raised to it, so an
  * uninstall triggered before it is about an earlier install, even when the library reused the
  * stored offline token on a reinstall and afterAuth (recordInstall) never ran. Written only
- * while the recorded time is over INSTALL_TIME_STEP_MS older, and only for a shop the app has
- * as installed; whether it wrote.
+ * when the token is newer than the recorded time, and only for a shop the app has as
+ * installed; whether it wrote. The admin's frame asks Shopify for a new token about once a
+ * minute and sends it with every request meanwhile, so an admin in use writes about once a
+ * minute; no coarser step is taken, since any token later than an uninstall must count (a
+ * merchant may uninstall and install again within seconds).
  */
 export async function recordInstalledAsOf(db: Database, shopDomain: string, issuedAt: Date): Promise<boolean> {
-  const stale = new Date(issuedAt.getTime() - INSTALL_TIME_STEP_MS);
   const written = await db.shop.updateMany({
-    where: { shopDomain, uninstalledAt: null, OR: [{ installedAt: null }, { installedAt: { lt: stale } }] },
+    where: { shopDomain, uninstalledAt: null, OR: [{ installedAt: null }, { installedAt: { lt: issuedAt } }] },
     data: { installedAt: issuedAt },
   });
   return written.count > 0;

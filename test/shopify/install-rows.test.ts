@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import { createLogger } from "../../app/lib/logger.server";
-import { INSTALL_TIME_STEP_MS, recordInstall, recordInstalledAsOf } from "../../app/shops/shop-credentials.server";
+import { recordInstall, recordInstalledAsOf } from "../../app/shops/shop-credentials.server";
 import { handleAppUninstalled, redactShop, SHOP_REDACT_DELAY_MS } from "../../app/shops/shopify-webhooks.server";
 import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
 
@@ -57,22 +57,23 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   const offlineSession = (shopDomain: string, accessToken: string) =>
     db.session.create({ data: { id: `offline_${shopDomain}`, shop: shopDomain, state: "", isOnline: false, accessToken, scope: "write_payment_gateways" } });
 
-  it("a session token raises the install time to its issue time, at most once a minute, and only for a shop installed now", async () => {
+  it("a session token raises the install time to its issue time, once per token, and only for a shop installed now", async () => {
     const shopDomain = newShop();
     const installedAt = new Date(Date.now() - HOUR);
     await recordInstall(db, shopDomain, installedAt);
 
-    // A token issued less than a minute after the recorded time writes nothing.
-    expect(await recordInstalledAsOf(db, shopDomain, new Date(installedAt.getTime() + INSTALL_TIME_STEP_MS - 1_000))).toBe(false);
-    expect((await shopRow(shopDomain))?.installedAt).toEqual(installedAt);
-    // One issued later writes its issue time; the tokens of the next minute write nothing more.
+    // A later token writes its issue time; the same token again (every request until the next) writes nothing.
     const issuedAt = new Date(installedAt.getTime() + 50 * 60_000);
     expect(await recordInstalledAsOf(db, shopDomain, issuedAt)).toBe(true);
-    expect(await recordInstalledAsOf(db, shopDomain, new Date(issuedAt.getTime() + 30_000))).toBe(false);
+    expect(await recordInstalledAsOf(db, shopDomain, issuedAt)).toBe(false);
     expect((await shopRow(shopDomain))?.installedAt).toEqual(issuedAt);
+    // The next token, seconds later, counts too: an uninstall may fall between the two.
+    const next = new Date(issuedAt.getTime() + 25_000);
+    expect(await recordInstalledAsOf(db, shopDomain, next)).toBe(true);
+    expect((await shopRow(shopDomain))?.installedAt).toEqual(next);
     // An older token never lowers it.
     expect(await recordInstalledAsOf(db, shopDomain, installedAt)).toBe(false);
-    expect((await shopRow(shopDomain))?.installedAt).toEqual(issuedAt);
+    expect((await shopRow(shopDomain))?.installedAt).toEqual(next);
 
     // A row with no install time (kept from before it was recorded) takes the token's.
     await db.shop.update({ where: { shopDomain }, data: { installedAt: null } });
@@ -109,6 +110,26 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       uninstalled: true,
       liveCredentials: false,
       sessions: 0,
+    });
+  });
+
+  it("a reinstall seconds after an uninstall, itself seconds after the last token, is told apart from it by its first token", async () => {
+    const shopDomain = newShop();
+    const t0 = Date.now() - 5 * 60_000;
+    await recordInstall(db, shopDomain, new Date(t0 - HOUR));
+    await offlineSession(shopDomain, "shpat_install");
+    // The merchant works in the app at t0, uninstalls at t0 + 20 s (Shopify's app/uninstalled
+    // is delayed) and installs again; the app opens at t0 + 45 s with the new install's token.
+    expect(await recordInstalledAsOf(db, shopDomain, new Date(t0))).toBe(true);
+    expect(await recordInstalledAsOf(db, shopDomain, new Date(t0 + 45_000))).toBe(true);
+    await db.shop.update({ where: { shopDomain }, data: { liveDeviceKeyEnc: "sealed-device", liveSecretKeyEnc: "sealed-secret" } });
+
+    await handleAppUninstalled({ db, logger, clock: { now: () => new Date() } }, shopDomain, new Date(t0 + 20_000));
+    const after = await db.shop.findUniqueOrThrow({ where: { shopDomain } });
+    expect({ uninstalled: after.uninstalledAt !== null, liveCredentials: after.liveDeviceKeyEnc !== null, sessions: await db.session.count({ where: { shop: shopDomain } }) }).toEqual({
+      uninstalled: false,
+      liveCredentials: true,
+      sessions: 1,
     });
   });
 
