@@ -6,10 +6,16 @@
 // the listing returns but the app cannot read is neither: it could not be read, which is
 // not "absent from the gateway", and looking it up would meet the same answer. A listing
 // that fails (a 500, a timeout) says nothing of the orders, and GET /orders/info may still
-// answer: the same look-ups are made then, in place of the listing.
+// answer: the same look-ups are made then, in place of the listing. While the shop holds the
+// credentials of a device it replaced, an order the current device's gateway does not know is
+// read through that device (orderReaderAccess); once a look-up shows the current device cannot
+// see that device's orders (another merchant's), the retired device's own listing is read once,
+// in place of two calls per order.
 import { err, ok, type Result } from "neverthrow";
+import type { ListOrdersRange } from "~/gateway/client";
 import type { GatewayError, GatewayErrorKind } from "~/gateway/errors";
 import type { GatewayOrder, GatewayOrderListing } from "~/gateway/schemas";
+import type { RetiredOrderReader } from "~/shops/gateway-directory.server";
 import type { ShopGatewayAccess } from "./deps";
 
 const DAY_MS = 86_400_000;
@@ -23,11 +29,14 @@ export interface WantedOrder {
 export interface OrderLookUps {
   /** Candidates, most urgent first; those the listing returned are skipped. */
   candidates: readonly string[];
-  /** At most this many GET /orders/info calls. */
+  /** At most this many orders looked up by identifier (each one call, two when it is read through the retired device). */
   limit: number;
-  /** Asked before each call: whether the quota can spare it for this order. */
+  /** Asked before each call (a look-up, the retired device's listing): whether the quota can spare it for this order. */
   affordable(gatewayOrderId: string): Promise<boolean>;
 }
+
+/** The gateway to read with: an order reader (orderReaderAccess) may hold a retired device besides. */
+export type OrderReading = ShopGatewayAccess & { retired?: RetiredOrderReader | null };
 
 export interface WantedOrdersRead {
   /** The wanted orders the gateway returned, by identifier. */
@@ -36,8 +45,15 @@ export interface WantedOrdersRead {
   gone: Set<string>;
   /** Wanted orders the listing returned in a shape the app cannot read: not read, not gone, not looked up. */
   unreadable: Set<string>;
-  /** GET /orders/info calls made for orders the listing left out. */
+  /** Orders looked up by identifier (GET /orders/info) because the listing left them out. */
   lookUps: number;
+  /**
+   * Calls made through the retired device, counted on its own key: reads by identifier the
+   * current device's gateway answered 404 to, and its listing.
+   */
+  retiredCalls: number;
+  /** The retired device's listing, when it was made and failed: its orders were looked up one by one. */
+  failedRetiredListing: GatewayError | null;
   /** The look-up the gateway failed; the ones after it were not tried. */
   failedLookUp: { gatewayOrderId: string; error: GatewayError } | null;
   /** The listing's failure, when the candidates were looked up without it: only what they returned was read. */
@@ -53,7 +69,7 @@ const NO_LOOK_UPS: OrderLookUps = { candidates: [], limit: 0, affordable: () => 
 const NO_LOOK_UPS_AFTER: ReadonlySet<GatewayErrorKind> = new Set(["unauthorized", "throttled", "quota_exhausted"]);
 
 export async function readGatewayOrders(
-  access: ShopGatewayAccess,
+  access: OrderReading,
   wanted: readonly WantedOrder[],
   now: Date,
 ): Promise<Result<Map<string, GatewayOrder>, GatewayError>> {
@@ -63,16 +79,28 @@ export async function readGatewayOrders(
 
 /** The wanted orders, and what could be learnt of those the gateway did not return. */
 export async function readWantedOrders(
-  access: ShopGatewayAccess,
+  access: OrderReading,
   wanted: readonly WantedOrder[],
   now: Date,
   lookUps: OrderLookUps = NO_LOOK_UPS,
 ): Promise<Result<WantedOrdersRead, GatewayError>> {
-  const read: WantedOrdersRead = { orders: new Map(), gone: new Set(), unreadable: new Set(), lookUps: 0, failedLookUp: null, failedListing: null };
+  const read: WantedOrdersRead = {
+    orders: new Map(),
+    gone: new Set(),
+    unreadable: new Set(),
+    lookUps: 0,
+    retiredCalls: 0,
+    failedRetiredListing: null,
+    failedLookUp: null,
+    failedListing: null,
+  };
   if (wanted.length === 0) return ok(read);
+  const retired = access.retired ?? null;
+  const fallbacksBefore = retired?.fallbacks ?? 0;
   if (wanted.length === 1) {
     const only = wanted[0]!;
     const info = await access.client.orderInfo(only.gatewayOrderId);
+    read.retiredCalls = (retired?.fallbacks ?? 0) - fallbacksBefore;
     if (info.isErr()) {
       if (info.error.kind !== "not_found") return err(info.error);
       read.gone.add(only.gatewayOrderId);
@@ -83,12 +111,14 @@ export async function readWantedOrders(
   }
   const earliest = Math.min(...wanted.map((w) => w.createdAt.getTime()));
   // A day of margin on both sides: the gateway dates orders in UTC, ours may straddle midnight.
-  const listed = await access.client.listOrders({ start: new Date(earliest - DAY_MS), end: new Date(now.getTime() + DAY_MS) });
+  const range = { start: new Date(earliest - DAY_MS), end: new Date(now.getTime() + DAY_MS) };
+  const listed = await access.client.listOrders(range);
   const ids = new Set(wanted.map((w) => w.gatewayOrderId));
   if (listed.isOk()) keepListed(read, listed.value, ids);
   else if (mayLookUpWithoutListing(listed.error, lookUps, ids)) read.failedListing = listed.error;
   else return err(listed.error);
-  await lookUpLeftOut(access, read, ids, lookUps);
+  await lookUpLeftOut(access, read, ids, lookUps, retired && { reader: retired, fallbacksBefore, range });
+  read.retiredCalls += (retired?.fallbacks ?? 0) - fallbacksBefore;
   return ok(read);
 }
 
@@ -103,12 +133,38 @@ function mayLookUpWithoutListing(error: GatewayError, lookUps: OrderLookUps, ids
   return !NO_LOOK_UPS_AFTER.has(error.kind) && lookUps.limit > 0 && lookUps.candidates.some((id) => ids.has(id));
 }
 
-/** Reads one by one (GET /orders/info) the candidates not read yet, most urgent first, while the limit and the quota allow. */
-async function lookUpLeftOut(access: ShopGatewayAccess, read: WantedOrdersRead, ids: ReadonlySet<string>, lookUps: OrderLookUps): Promise<void> {
+/** The retired device an order reader holds, with what its listing covers. */
+interface RetiredListing {
+  reader: RetiredOrderReader;
+  /** Its reads by identifier before this read began. */
+  fallbacksBefore: number;
+  range: ListOrdersRange;
+}
+
+/**
+ * Reads one by one (GET /orders/info) the candidates not read yet, most urgent first, while the
+ * limit and the quota allow. Once a look-up was answered through the retired device (the
+ * current device's gateway did not know that order), the retired device's listing is read,
+ * once, before the next look-up: it shows every wanted order of that device in one call. It is
+ * not read before that, so a retired device of the same merchant, whose orders the current
+ * device reads by their identifiers, costs nothing more.
+ */
+async function lookUpLeftOut(access: ShopGatewayAccess, read: WantedOrdersRead, ids: ReadonlySet<string>, lookUps: OrderLookUps, retired: RetiredListing | null): Promise<void> {
+  let retiredListed = false;
+  const unread = (id: string) => ids.has(id) && !read.orders.has(id) && !read.unreadable.has(id);
   for (const id of new Set(lookUps.candidates)) {
     if (read.lookUps >= lookUps.limit) break;
-    if (!ids.has(id) || read.orders.has(id) || read.unreadable.has(id)) continue;
+    if (!unread(id)) continue;
     if (!(await lookUps.affordable(id))) continue;
+    if (retired && !retiredListed && retired.reader.fallbacks > retired.fallbacksBefore) {
+      retiredListed = true;
+      read.retiredCalls++;
+      const listed = await retired.reader.access.client.listOrders(retired.range);
+      // A listing that fails says nothing of the orders: they are still looked up one by one.
+      if (listed.isOk()) keepListed(read, listed.value, ids);
+      else read.failedRetiredListing = listed.error;
+      if (!unread(id) || !(await lookUps.affordable(id))) continue;
+    }
     read.lookUps++;
     const info = await access.client.orderInfo(id);
     if (info.isOk()) {

@@ -4,9 +4,13 @@
 // once per LIST_SPACING_MS, and only while the quota keeps room for new orders. Orders the
 // listing leaves out (made through an earlier device of the merchant) are looked up one by
 // one, a few per pass, before a payment is finalised or flagged for them; so are the due
-// ones when the listing alone fails. Payments still open near the end of Shopify's pending
-// window are finalised whether or not the gateway can be read then: Shopify's window does
-// not wait, and a payment finalised unread is flagged for the merchant to check by hand.
+// ones when the listing alone fails. While the shop keeps the credentials of a device it
+// replaced, an order the current device's gateway does not know is read through that device,
+// and once one is, that device's own listing covers the rest of its orders in the same pass
+// (the current device may not see them at all: a sandbox reconnected is another merchant).
+// Payments still open near the end of Shopify's pending window are finalised whether or not
+// the gateway can be read then: Shopify's window does not wait, and a payment finalised
+// unread is flagged for the merchant to check by hand.
 // Rejected payments are watched for a week: crypto sent after an order ended is recorded
 // under its final status with no webhook, so only a read shows it, and the merchant is told
 // to refund it. Shops are claimed atomically, so several instances can run it at once, and
@@ -15,9 +19,9 @@
 import pMap from "p-map";
 import type { QuotaRemaining } from "~/gateway/quota";
 import { whileRenewing } from "~/lib/renewal";
-import { orderReaderAccess } from "~/shops/gateway-directory.server";
+import { orderReaderAccess, type OrderReaderAccess } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
-import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
+import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { enqueue, finalMessageKey } from "./outbox";
 import { isOpenPaymentState, OPEN_PAYMENT_STATES, paymentsOnCredentials, watchedRejectedPayments } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
@@ -51,8 +55,11 @@ export const CLOSING_LIST_SPACING_MS = 10 * 60_000;
 /** A payment open this long is finalised even when no read of its order could be made for it. */
 export const FINALISE_UNREAD_AFTER_MS = FINALISE_AFTER_MS + 3 * CLOSING_LIST_SPACING_MS;
 /**
- * GET /orders/info calls per pass for orders the listing left out. Each is a call of the
- * general budget; beyond the closing payments' they are made only while the reserve holds.
+ * Orders looked up by identifier (GET /orders/info) per pass because the listing left them out.
+ * Each is a call of the general budget (two when it is read through a retired device, on each
+ * device's key); beyond the closing payments' they are made only while the reserve holds, on
+ * both devices when a retired one is held. The retired device's listing, made at most once a
+ * pass and only after a look-up was answered through it, is asked for the same way.
  */
 export const MAX_LOOK_UPS = 5;
 /**
@@ -249,9 +256,10 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     await finaliseUnread(deps, shop, env, overdue, now, summary, read.error.message);
     return;
   }
-  const { orders, gone, lookUps, failedLookUp, failedListing } = read.value;
-  summary.gatewayCalls += lookUps;
+  const { orders, gone, lookUps, retiredCalls, failedLookUp, failedListing, failedRetiredListing } = read.value;
+  summary.gatewayCalls += lookUps + retiredCalls;
   if (failedListing) deps.logger.warn("Reconciliation listing failed; orders looked up one by one", { shop: shop.shopDomain, env, kind: failedListing.kind, lookUps });
+  if (failedRetiredListing) deps.logger.warn("Reconciliation listing of the retired device failed; its orders looked up one by one", { shop: shop.shopDomain, env, kind: failedRetiredListing.kind });
   if (failedLookUp) deps.logger.warn("Reconciliation look-up failed", { shop: shop.shopDomain, env, kind: failedLookUp.error.kind });
   for (const payment of withOrder) {
     const orderId = payment.gatewayOrderId!;
@@ -321,9 +329,10 @@ export function keepsReserve(quota: QuotaRemaining): boolean {
 
 /**
  * The shop's gateway for one environment, or why there is none to read: its credentials, or
- * those the merchant removed while payments on them were in progress (kept for reads alone).
+ * those the merchant removed while payments on them were in progress (kept for reads alone),
+ * or both when the merchant replaced a device while payments on it were followed.
  */
-function gatewayFor(deps: PaymentsDeps, shop: Shop, env: GatewayEnv): { access: ShopGatewayAccess } | { cause: string } {
+function gatewayFor(deps: PaymentsDeps, shop: Shop, env: GatewayEnv): { access: OrderReaderAccess } | { cause: string } {
   try {
     const access = orderReaderAccess(deps.gateways, shop, env);
     return access ? { access } : { cause: "the shop has no gateway credentials for this environment any more" };

@@ -101,12 +101,88 @@ function gatewayState(open: () => ShopGatewayAccess | null): ShopGateway {
   }
 }
 
+/** The retired device of an order reader that holds current credentials too. */
+export interface RetiredOrderReader {
+  access: ShopGatewayAccess;
+  /**
+   * Reads by identifier made through it so far, each after the current device's gateway
+   * answered that it has no such order: the current device may not see the retired device's
+   * orders at all (another merchant's, as a sandbox reconnected signs up a new one).
+   */
+  readonly fallbacks: number;
+}
+
+/** The gateway to read payments' orders with (orderReaderAccess). */
+export interface OrderReaderAccess extends ShopGatewayAccess {
+  /**
+   * While the environment holds retired credentials beside its current ones: the client reads
+   * an order by identifier through them when the current device's gateway does not know it,
+   * and only their own listing shows their device's orders (the client lists the current
+   * device's). Null otherwise.
+   */
+  retired: RetiredOrderReader | null;
+}
+
 /**
  * The gateway to read a payment's order with: the environment's credentials, else those the
- * merchant removed while payments on them were in progress. Throws as `forShop` does.
+ * merchant removed while payments on them were in progress. When it holds both (the merchant
+ * connected another device while payments on the previous one were followed), an order the
+ * current device's gateway answers it does not have is read through the retired device: the
+ * new device may belong to another merchant, who sees none of the previous device's orders.
+ * Throws as `forShop` does.
  */
-export function orderReaderAccess(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null {
-  return gateways.forShop(shop, env) ?? gateways.retiredFor(shop, env);
+export function orderReaderAccess(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv): OrderReaderAccess | null {
+  const current = gateways.forShop(shop, env);
+  const retired = gateways.retiredFor(shop, env);
+  if (current && retired) return readingThroughRetired(current, retired);
+  const only = current ?? retired;
+  return only ? { ...only, retired: null } : null;
+}
+
+/**
+ * Reads through the current device, and by identifier through the retired one only when the
+ * current device's gateway answered that the order does not exist (404). Any other failure (a
+ * 5xx, a timeout, a 429, the quota) says "try later", not "not this device's", and is answered
+ * as it is. Everything else is the current device's: its listing (the reconciler lists the
+ * retired device itself when the current one turns out not to see its orders), and what
+ * creates orders or devices, which a reader never does.
+ */
+function readingThroughRetired(current: ShopGatewayAccess, retired: ShopGatewayAccess): OrderReaderAccess {
+  let fallbacks = 0;
+  const client: GatewayClient = {
+    currencies: () => current.client.currencies(),
+    createDevice: (name) => current.client.createDevice(name),
+    listOrders: (range) => current.client.listOrders(range),
+    createOrder: (request) => current.client.createOrder(request),
+    prepareOrder: (request) => current.client.prepareOrder(request),
+    async orderInfo(identifier, budget) {
+      const read = await current.client.orderInfo(identifier, budget);
+      if (read.isOk() || read.error.kind !== "not_found") return read;
+      fallbacks++;
+      const earlier = await retired.client.orderInfo(identifier, budget);
+      // Unknown to both devices: gone. A retired device that fails says "try later", never "gone".
+      return earlier.isErr() && earlier.error.kind === "not_found" ? read : earlier;
+    },
+    // A read may go through either device, each counted on its own key: what both can still spare.
+    async quotaRemaining() {
+      const [a, b] = await Promise.all([current.client.quotaRemaining(), retired.client.quotaRemaining()]);
+      return {
+        general: { minute: Math.min(a.general.minute, b.general.minute), day: Math.min(a.general.day, b.general.day) },
+        critical: { minute: Math.min(a.critical.minute, b.critical.minute), day: Math.min(a.critical.day, b.critical.day) },
+      };
+    },
+  };
+  return {
+    env: current.env,
+    client,
+    secretKeyHex: current.secretKeyHex,
+    retired: {
+      access: retired,
+      get fallbacks() {
+        return fallbacks;
+      },
+    },
+  };
 }
 
 /** orderReaderAccess, for what must answer even when the credentials cannot be read. */
