@@ -5,6 +5,7 @@ import type { Database } from "~/db/database.server";
 import type { GatewayDirectory, GatewayEnv } from "~/payments/deps";
 import { PAYMENTS_IN_PROGRESS, watchedRejectedPayments } from "~/payments/payment-state";
 import { maskSecret } from "~/shops/credential-cipher.server";
+import { paymentsOnCurrentCredentials } from "~/shops/credential-columns";
 import { readyToTakePayments, shopGateway } from "~/shops/gateway-directory.server";
 import { notificationUrl } from "~/shops/onboarding.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
@@ -71,16 +72,18 @@ export interface FollowedPayments {
 }
 
 /**
- * Payments of each environment that still need its credentials. Removing the credentials
- * keeps them for those payments alone (removeGatewayCredentials), so the confirmation names
- * how many.
+ * Payments begun on each environment's credentials in use that still need them. Removing the
+ * credentials keeps them for those payments alone (removeGatewayCredentials), so the
+ * confirmation names how many; payments begun on credentials retired before keep those, and
+ * are not counted.
  */
-export async function paymentsFollowed(db: Database, shopId: string, now: Date): Promise<Record<GatewayEnv, FollowedPayments>> {
-  const perEnvironment = async (where: typeof PAYMENTS_IN_PROGRESS | ReturnType<typeof watchedRejectedPayments>) => {
-    const groups = await db.payment.groupBy({ by: ["gatewayEnv"], where: { shopId, ...where }, _count: { _all: true } });
-    return (env: GatewayEnv) => groups.find((group) => group.gatewayEnv === env)?._count._all ?? 0;
+export async function paymentsFollowed(db: Database, shop: Shop, now: Date): Promise<Record<GatewayEnv, FollowedPayments>> {
+  const count = (env: GatewayEnv, where: typeof PAYMENTS_IN_PROGRESS | ReturnType<typeof watchedRejectedPayments>) =>
+    db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, AND: [paymentsOnCurrentCredentials(shop, env), where] } });
+  const of = async (env: GatewayEnv) => {
+    const [inProgress, watched] = await Promise.all([count(env, PAYMENTS_IN_PROGRESS), count(env, watchedRejectedPayments(now))]);
+    return { inProgress, watched };
   };
-  const [inProgress, watched] = await Promise.all([perEnvironment(PAYMENTS_IN_PROGRESS), perEnvironment(watchedRejectedPayments(now))]);
-  const of = (env: GatewayEnv) => ({ inProgress: inProgress(env), watched: watched(env) });
-  return { live: of("live"), sandbox: of("sandbox") };
+  const [live, sandbox] = await Promise.all([of("live"), of("sandbox")]);
+  return { live, sandbox };
 }

@@ -1,12 +1,15 @@
 // Flow 4, at the door: a gateway notification is verified on its raw bytes with the
 // shop's Secret Key (live or sandbox), refused when stale, replayed or forged, and stored
 // durably before the 200. Processing happens later, from storage (process-webhooks.ts).
+// The Secret Key of credentials taken out of use (removed, or replaced by another device,
+// possibly because it leaked) verifies only the notifications of the payments begun on them.
 import { randomUUID } from "node:crypto";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
 import { insertWhere } from "~/db/plain-sql.server";
+import { beganOnRetiredCredentials } from "~/shops/credential-columns";
 import { shopGateway } from "~/shops/gateway-directory.server";
 import { readShopByWebhookToken, shopRowUnchanged } from "~/shops/shop-rows.server";
 import type { GatewayEnv, PaymentsDeps, ShopCredentials } from "./deps";
@@ -60,15 +63,44 @@ type Refusal = Exclude<WebhookIntakeResult, { status: 200 }>;
 /** Why a notification of a known shop was refused, as recorded for its health page. */
 export type RecordedRefusal = Exclude<Refusal["reason"], "unknown_endpoint">;
 
+/** The notification's body as text, and its payload when it is one the app reads. */
+function readNotification(rawBody: Uint8Array) {
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(rawBody);
+  const json = tryParseGatewayJson(text);
+  const payload = json.ok ? gatewayWebhookPayloadSchema.safeParse(json.value) : null;
+  return { text, payload: payload?.success ? payload.data : null };
+}
+
+/**
+ * Whether the order a notification names belongs to a payment of the environment begun on the
+ * retired credentials whose Secret Key verified it (created before they were retired), as the
+ * shop's row holds them now. Asked only when a retired Secret Key verified a notification.
+ */
+async function forPaymentOnRetiredCredentials(deps: PaymentsDeps, shop: ShopCredentials, env: GatewayEnv, gatewayOrderId: string): Promise<boolean> {
+  const [payment, row] = await Promise.all([
+    deps.db.payment.findUnique({ where: { gatewayEnv_gatewayOrderId: { gatewayEnv: env, gatewayOrderId } }, select: { shopId: true, createdAt: true } }),
+    deps.db.shop.findUnique({
+      where: { id: shop.id },
+      select: { liveRetiredDeviceKeyEnc: true, liveRetiredSecretKeyEnc: true, liveRetiredAt: true, sandboxRetiredDeviceKeyEnc: true, sandboxRetiredSecretKeyEnc: true, sandboxRetiredAt: true },
+    }),
+  ]);
+  if (payment === null || payment.shopId !== shop.id || row === null) return false;
+  // The time read must be that of the very key that verified the notification.
+  const verifiedWith = env === "live" ? shop.liveRetiredSecretKeyEnc : shop.sandboxRetiredSecretKeyEnc;
+  const held = env === "live" ? row.liveRetiredSecretKeyEnc : row.sandboxRetiredSecretKeyEnc;
+  return held === verifiedWith && beganOnRetiredCredentials(row, env, payment);
+}
+
 /** Verifies the notification with the shop's Secret Keys and stores it (while `onlyIf` holds, when given); a refusal is not recorded here. */
 async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: WebhookIntakeInput, onlyIf?: Prisma.Sql): Promise<WebhookIntakeResult> {
   const refuse = (status: Refusal["status"], reason: Refusal["reason"]): Refusal => ({ status, reason }) as Refusal;
   let verifiedEnv: GatewayEnv | null = null;
   let lastReason: WebhookRejection | "no_secret_configured" = "no_secret_configured";
   let unreadable = false;
-  // Each environment's Secret Key, then the one of credentials removed while payments on them
-  // were in progress (their notifications still settle them), each opened only when the ones
-  // before did not verify the notification.
+  let notification: ReturnType<typeof readNotification> | undefined;
+  // Each environment's Secret Key, then the one of credentials removed or replaced while
+  // payments on them were followed (their notifications still settle them), each opened only
+  // when the ones before did not verify the notification.
   for (const [env, slot] of KEY_ORDER) {
     const gateway = shopGateway(deps.gateways, shop, env, slot);
     if (gateway.state === "unreadable") unreadable = true;
@@ -82,20 +114,26 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
       now: deps.clock.now(),
       maxAgeSeconds: input.maxNonceAgeSeconds,
     });
-    if (verdict.ok) {
+    // A retired Secret Key is taken only for a payment begun on its credentials: signed with it,
+    // a notification of any other order (one made on the device in use, say, when the retired
+    // key leaked) is as forged. Only this rare path reads the database before the insert.
+    let accepted = verdict.ok;
+    if (verdict.ok && slot === "retired") {
+      notification ??= readNotification(input.rawBody);
+      accepted = notification.payload !== null && (await forPaymentOnRetiredCredentials(deps, shop, env, notification.payload.identifier));
+    }
+    if (accepted) {
       verifiedEnv = env;
       break;
     }
     // Prefer the most telling reason: a header problem beats "bad signature" from the other key.
-    if (lastReason === "no_secret_configured" || lastReason === "bad_signature") lastReason = verdict.reason;
+    if (lastReason === "no_secret_configured" || lastReason === "bad_signature") lastReason = verdict.ok ? "bad_signature" : verdict.reason;
   }
   // Not verified with the keys that can be read: it may be signed with the one that cannot.
   if (!verifiedEnv) return unreadable ? refuse(503, "credentials_unreadable") : refuse(401, lastReason);
 
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(input.rawBody);
-  const json = tryParseGatewayJson(text);
-  const payload = json.ok ? gatewayWebhookPayloadSchema.safeParse(json.value) : null;
-  if (!payload?.success) return refuse(400, "malformed_payload");
+  const { text, payload } = (notification ??= readNotification(input.rawBody));
+  if (payload === null) return refuse(400, "malformed_payload");
 
   // One plain statement (this answers every notification, and the gateway waits for it):
   // a replay, the same signature for the shop, inserts nothing instead of raising.
@@ -108,8 +146,8 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
     nonce: input.nonce ?? "",
     signature: (input.signature ?? "").toLowerCase(),
     rawBody: text,
-    orderId: payload.data.identifier,
-    status: payload.data.status?.code ?? null,
+    orderId: payload.identifier,
+    status: payload.status?.code ?? null,
     receivedAt: now,
     nextAttemptAt: now,
     attempts: 0,

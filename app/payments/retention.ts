@@ -21,10 +21,12 @@
 //   A message Shopify refused ("failed") is never deleted: the health page counts and lists
 //   every one, with nothing to mark it handled, and a person must act on it.
 //
-// - Retired gateway credentials (removed by the merchant while payments on them were still
-//   followed, app/shops/onboarding.server.ts): deleted once no payment on that environment is
-//   open, awaits the check of a notification, or is a rejected one still watched for late
-//   crypto (paymentsOnCredentials), whatever the retention.
+// - Retired gateway credentials (removed by the merchant, or replaced by connecting another
+//   device, while payments on them were still followed, app/shops/onboarding.server.ts):
+//   deleted once no payment begun on them (created before they were retired:
+//   beganOnRetiredCredentials) is open, awaits the check of a notification, or is a rejected
+//   one still watched for late crypto (paymentsOnCredentials), whatever the retention. The
+//   payments made since, on the device in use, do not keep them.
 //
 // Customer data, after CUSTOMER_DATA_RETENTION_DAYS (90 by default, never under
 // MIN_CUSTOMER_DATA_RETENTION_DAYS), so that a shopper's personal data is not kept longer than
@@ -49,9 +51,9 @@
 // another instance deleted first is simply not counted), and on PostgreSQL a batch skips the
 // rows another instance's batch holds instead of waiting for them, so two purges never wait
 // on each other's rows, let alone deadlock (SQLite runs one write at a time).
-import { Prisma } from "../../generated/prisma/sqlite/client";
+import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
 import { assignments, insertWhere, quotedName } from "~/db/plain-sql.server";
-import { NO_RETIRED_CREDENTIALS } from "~/shops/credential-columns";
+import { NO_RETIRED_CREDENTIALS, paymentsOnRetiredCredentials } from "~/shops/credential-columns";
 import { NO_CUSTOMER_FIELDS } from "~/shops/customer-identity";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { OPEN_PAYMENT_STATES, paymentsOnCredentials } from "./payment-state";
@@ -187,15 +189,54 @@ async function eraseExpiredCustomerData(deps: PurgeDeps, cutoff: Date, days: num
   return { erased, more: true };
 }
 
-/** Deletes the retired credentials no payment needs any more (see the top of this file). */
+const retiredColumns = {
+  id: true,
+  liveRetiredDeviceKeyEnc: true,
+  liveRetiredSecretKeyEnc: true,
+  liveRetiredAt: true,
+  sandboxRetiredDeviceKeyEnc: true,
+  sandboxRetiredSecretKeyEnc: true,
+  sandboxRetiredAt: true,
+} as const;
+type RetiredPairs = Pick<Shop, keyof typeof retiredColumns>;
+
+/** An environment's retired pair and its time, as the row holds them: deleted only while they are unchanged. */
+function heldRetired(shop: RetiredPairs, env: GatewayEnv) {
+  return env === "live"
+    ? { liveRetiredDeviceKeyEnc: shop.liveRetiredDeviceKeyEnc, liveRetiredSecretKeyEnc: shop.liveRetiredSecretKeyEnc, liveRetiredAt: shop.liveRetiredAt }
+    : { sandboxRetiredDeviceKeyEnc: shop.sandboxRetiredDeviceKeyEnc, sandboxRetiredSecretKeyEnc: shop.sandboxRetiredSecretKeyEnc, sandboxRetiredAt: shop.sandboxRetiredAt };
+}
+
+/**
+ * Deletes the retired credentials no payment begun on them needs any more (see the top of this
+ * file). Which payments began on them depends on each shop's time of retirement, so each pair
+ * goes by a statement of its own (only shops that hold one, which are few: a pair goes once the
+ * payments begun on it are over), whose condition checks those payments and that the row still
+ * holds the very pair and time read. A pair an instance of the release before retired during a rolling deploy
+ * has no time: it is given the pass's time first, as the migration that added the times did,
+ * so every payment made so far counts as begun on it.
+ */
 async function deleteUnneededRetiredCredentials(deps: PurgeDeps): Promise<number> {
-  const needing = paymentsOnCredentials(deps.clock.now());
-  const unneeded = (env: GatewayEnv) => ({ payments: { none: { gatewayEnv: env, ...needing } } });
-  const [live, sandbox] = await Promise.all([
-    deps.db.shop.updateMany({ where: { liveRetiredDeviceKeyEnc: { not: null }, ...unneeded("live") }, data: NO_RETIRED_CREDENTIALS.live }),
-    deps.db.shop.updateMany({ where: { sandboxRetiredDeviceKeyEnc: { not: null }, ...unneeded("sandbox") }, data: NO_RETIRED_CREDENTIALS.sandbox }),
+  const now = deps.clock.now();
+  await Promise.all([
+    deps.db.shop.updateMany({ where: { liveRetiredDeviceKeyEnc: { not: null }, liveRetiredAt: null }, data: { liveRetiredAt: now } }),
+    deps.db.shop.updateMany({ where: { sandboxRetiredDeviceKeyEnc: { not: null }, sandboxRetiredAt: null }, data: { sandboxRetiredAt: now } }),
   ]);
-  return live.count + sandbox.count;
+  const needing = paymentsOnCredentials(now);
+  const shops = await deps.db.shop.findMany({
+    where: { OR: [{ liveRetiredDeviceKeyEnc: { not: null } }, { sandboxRetiredDeviceKeyEnc: { not: null } }] },
+    select: retiredColumns,
+  });
+  let deleted = 0;
+  for (const shop of shops) {
+    for (const env of ["live", "sandbox"] as const) {
+      if ((env === "live" ? shop.liveRetiredDeviceKeyEnc : shop.sandboxRetiredDeviceKeyEnc) === null) continue;
+      const unneeded = { payments: { none: { gatewayEnv: env, AND: [paymentsOnRetiredCredentials(shop, env), needing] } } };
+      const written = await deps.db.shop.updateMany({ where: { id: shop.id, ...heldRetired(shop, env), ...unneeded }, data: NO_RETIRED_CREDENTIALS[env] });
+      deleted += written.count;
+    }
+  }
+  return deleted;
 }
 
 /**

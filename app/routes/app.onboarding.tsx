@@ -4,7 +4,7 @@
 // removing credentials.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, type ShouldRevalidateFunction } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField, type BannerHandles } from "@shopify/polaris";
 import { useEffect, useRef, useState } from "react";
 import { z } from "zod";
@@ -20,7 +20,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
   return {
     connection: connectionView(shop, context.services.appUrl, context.services.gateways),
-    followed: await paymentsFollowed(context.services.db, shop.id, context.services.clock.now()),
+    followed: await paymentsFollowed(context.services.db, shop, context.services.clock.now()),
     credentials: { live: credentialsVersion(shop, "live"), sandbox: credentialsVersion(shop, "sandbox") },
   };
 }
@@ -30,13 +30,19 @@ const actionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("connect"), env: envSchema, deviceKey: z.string().max(300), secretKeyHex: z.string().max(300) }),
   z.object({ intent: z.literal("create_device"), env: envSchema, name: z.string().max(300) }),
   z.object({ intent: z.literal("connect_sandbox") }),
-  z.object({ intent: z.literal("remove"), env: envSchema, confirm: z.literal("yes") }),
+  // `credentials`: the credentialsVersion the question was asked about; credentials connected since are not removed.
+  z.object({ intent: z.literal("remove"), env: envSchema, confirm: z.literal("yes"), credentials: z.string().min(1).max(64) }),
 ]);
 
 type ActionResult =
   | { intent: "connect" | "connect_sandbox" | "remove"; ok: true; message: string; detail?: string }
-  | { intent: "connect" | "connect_sandbox" | "create_device" | "invalid"; ok: false; message: string; field?: "deviceKey" | "secretKeyHex" }
+  | { intent: "connect" | "connect_sandbox" | "create_device" | "remove" | "invalid"; ok: false; message: string; field?: "deviceKey" | "secretKeyHex" }
   | { intent: "create_device"; ok: true; device: { name: string; identifier: string } };
+
+// A removal refused because the credentials changed since the page was loaded reads the page's
+// data again, so that it shows the device connected now (and the question asked about the
+// earlier one closes); other refusals change nothing stored.
+export const shouldRevalidate: ShouldRevalidateFunction = ({ actionStatus, defaultShouldRevalidate }) => (actionStatus === 409 ? true : defaultShouldRevalidate);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
@@ -65,7 +71,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return data<ActionResult>({ intent: "connect_sandbox", ok: true, message, ...(result.notice ? { detail: result.notice } : {}) });
     }
     case "remove": {
-      await removeGatewayCredentials(services, shop.shopDomain, input.env);
+      const removed = await removeGatewayCredentials(services, shop.shopDomain, input.env, input.credentials);
+      if (!removed.ok) return data<ActionResult>({ intent: "remove", ok: false, message: removed.message }, { status: 409 });
       return data<ActionResult>({ intent: "remove", ok: true, message: input.env === "live" ? "The live device's credentials were removed." : "The sandbox device's credentials were removed." });
     }
   }
@@ -164,6 +171,7 @@ function RemoveCredentials({
           <input type="hidden" name="intent" value="remove" />
           <input type="hidden" name="env" value={connection.env} />
           <input type="hidden" name="confirm" value="yes" />
+          <input type="hidden" name="credentials" value={askedFor ?? ""} />
           <InlineStack gap="200">
             <Button submit tone="critical" variant="primary" loading={busy}>
               Yes, remove them

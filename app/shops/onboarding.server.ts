@@ -11,7 +11,8 @@ import { deliverNow, enqueue } from "~/payments/outbox";
 import { offeredCoinsOf } from "~/payment-page/coins";
 import type { CredentialCipher } from "./credential-cipher.server";
 import { paymentsOnCredentials } from "~/payments/payment-state";
-import { clearCredentials, ensureShop, replaceCredentials, retireCredentials, type ReplacedCredentials } from "./shop-credentials.server";
+import { paymentsOnCurrentCredentials } from "./credential-columns";
+import { deleteCredentials, ensureShop, replaceCredentials, retireCredentials, type ReplacedCredentials } from "./shop-credentials.server";
 import { readyToTakePayments, shopGateway } from "./gateway-directory.server";
 
 export interface ShopsDeps extends PaymentsDeps {
@@ -130,14 +131,20 @@ export function replacementNotice(replaced: ReplacedCredentials): string | null 
   }
 }
 
+/** How many payments begun on the environment's credentials in use, as `shop` holds them, still need them. */
+function paymentsFollowedInUse(deps: ShopsDeps, shop: Shop, env: GatewayEnv): Promise<number> {
+  return deps.db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, AND: [paymentsOnCurrentCredentials(shop, env), paymentsOnCredentials(deps.clock.now())] } });
+}
+
 /**
  * Stores an environment's new credentials. Those it held are kept, out of use, while payments
- * on them are followed, as a removal keeps them (replaceCredentials), so that a new device
- * does not leave the payments begun on the previous one without their notifications.
+ * begun on them are followed, as a removal keeps them (replaceCredentials), so that a new
+ * device does not leave the payments begun on the previous one without their notifications.
+ * Payments begun on credentials retired before do not count: they keep those.
  */
 async function connectCredentials(deps: ShopsDeps, shop: Shop, env: GatewayEnv, credentials: { deviceKey: string; secretKeyHex: string }) {
-  const followed = async () => (await deps.db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, ...paymentsOnCredentials(deps.clock.now()) } })) > 0;
-  const stored = await replaceCredentials(deps.db, deps.cipher, shop, env, credentials, followed);
+  const followed = async (row: Shop) => (await paymentsFollowedInUse(deps, row, env)) > 0;
+  const stored = await replaceCredentials(deps.db, deps.cipher, shop, env, credentials, deps.clock.now(), followed);
   if (stored.replaced === "retired_over_earlier" || stored.replaced === "unreadable") {
     deps.logger.warn("Gateway credentials still needed by payments in progress were deleted to connect a new device", { shop: shop.shopDomain, env, replaced: stored.replaced });
   }
@@ -167,23 +174,36 @@ export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: u
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: replacementNotice(replaced) };
 }
 
+export const CREDENTIALS_CHANGED_MESSAGE =
+  "Nothing was removed: the device's credentials were changed since this page was loaded (another device was connected, or they were removed, in another tab or by someone else). The page now shows the device connected: remove it again if you mean to.";
+
 /**
  * Takes an environment's credentials out of use: no new payment starts on them. While payments
- * on them are still followed (in progress, awaiting the check of a notification, or rejected
- * and still watched for late crypto), they are kept, sealed, only to read those payments'
- * orders and verify their notifications, and deleted once the last one no longer needs them
- * (app/payments/retention.ts); otherwise they are deleted at once.
+ * begun on them are still followed (in progress, awaiting the check of a notification, or
+ * rejected and still watched for late crypto), they are kept, sealed, only to read those
+ * payments' orders and verify their notifications, and deleted once the last one no longer
+ * needs them (app/payments/retention.ts); otherwise they are deleted at once.
+ *
+ * `confirmedFor` is the credentialsVersion the merchant confirmed the removal for: credentials
+ * connected since (another tab, another staff member) are not removed on that confirmation.
+ * The write is made only while the row still holds the very credentials compared, so one
+ * connected between the comparison and the write is not removed either.
  */
-export async function removeGatewayCredentials(deps: ShopsDeps, shopDomain: string, env: GatewayEnv): Promise<Shop> {
+export async function removeGatewayCredentials(
+  deps: ShopsDeps,
+  shopDomain: string,
+  env: GatewayEnv,
+  confirmedFor: string,
+): Promise<{ ok: true; shop: Shop } | { ok: false; message: string }> {
   const shop = await ensureShop(deps.db, shopDomain);
-  const connected = (env === "live" ? shop.liveDeviceKeyEnc : shop.sandboxDeviceKeyEnc) !== null;
-  const followed = connected ? await deps.db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, ...paymentsOnCredentials(deps.clock.now()) } }) : 0;
-  if (followed > 0) await retireCredentials(deps.db, shop, env);
-  else await clearCredentials(deps.db, shop, env);
+  if (credentialsVersion(shop, env) !== confirmedFor) return { ok: false, message: CREDENTIALS_CHANGED_MESSAGE };
+  const followed = await paymentsFollowedInUse(deps, shop, env);
+  const written = followed > 0 ? await retireCredentials(deps.db, shop, env, deps.clock.now()) : await deleteCredentials(deps.db, shop, env);
+  if (!written) return { ok: false, message: CREDENTIALS_CHANGED_MESSAGE };
   deps.logger.info("Gateway credentials removed", { shop: shopDomain, env, keptForPaymentsFollowed: followed });
   const removed = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
   await syncPaymentsAppReadiness(deps, removed);
-  return deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
+  return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
 }
 
 const UNREADABLE_DEVICE = "The stored credentials of this device cannot be read with the app's encryption keys: connect the device again first.";

@@ -122,13 +122,22 @@ function heldCredentials(shop: Shop, env: GatewayEnv) {
         liveSecretKeyEnc: shop.liveSecretKeyEnc,
         liveRetiredDeviceKeyEnc: shop.liveRetiredDeviceKeyEnc,
         liveRetiredSecretKeyEnc: shop.liveRetiredSecretKeyEnc,
+        liveRetiredAt: shop.liveRetiredAt,
       }
     : {
         sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc,
         sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc,
         sandboxRetiredDeviceKeyEnc: shop.sandboxRetiredDeviceKeyEnc,
         sandboxRetiredSecretKeyEnc: shop.sandboxRetiredSecretKeyEnc,
+        sandboxRetiredAt: shop.sandboxRetiredAt,
       };
+}
+
+/** The environment's credentials in use as the row holds them: a removal is written only while they are unchanged. */
+function credentialsInUse(shop: Shop, env: GatewayEnv) {
+  return env === "live"
+    ? { liveDeviceKeyEnc: shop.liveDeviceKeyEnc, liveSecretKeyEnc: shop.liveSecretKeyEnc }
+    : { sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc };
 }
 
 /** The credentials a sealed pair holds, or null when none of the configured keys opens it. */
@@ -154,21 +163,25 @@ const REPLACE_ATTEMPTS = 5;
 
 /**
  * Stores an environment's new credentials in place of those it holds. When it holds other
- * credentials and payments on them are still followed (`paymentsFollowed`: in progress,
- * awaiting the check of a notification, or rejected and still watched for late crypto), those
- * move to the retired slot in the same write, as a removal keeps them (retireCredentials): the
- * webhook door still verifies those payments' notifications with them (after the current
- * Secret Key), the orders are read with them while the environment has no current credentials
- * (orderReaderAccess; a device of the same gateway account reads them too), and the retention
- * pass deletes them once no payment on the environment needs them. The same credentials
- * connected again are only sealed again: nothing is retired.
+ * credentials and payments on them are still followed (`paymentsFollowed`, asked of the row as
+ * read: payments begun on its credentials in use that are in progress, awaiting the check of a
+ * notification, or rejected and still watched for late crypto), those move to the retired slot
+ * in the same write, with `now` as the time they were retired, as a removal keeps them
+ * (retireCredentials): the webhook door still verifies those payments' notifications with them
+ * (after the current Secret Key), the orders are read with them while the environment has no
+ * current credentials (orderReaderAccess; a device of the same gateway account reads them too),
+ * and the retention pass deletes them once no payment begun on them (created before `now`:
+ * beganOnRetiredCredentials) needs them. The same credentials connected again are only sealed
+ * again: nothing is retired.
  *
  * The retired slot holds one pair. When it already holds credentials removed or replaced
  * before (kept because payments on the environment were followed), the pair just replaced
  * takes their place ("retired_over_earlier", which the merchant is told): it served the most
  * recent payments, whereas those of the earlier pair all began before it was taken out of
- * use, so fewer of them are still followed; a removal does the same. Refusing the new device
- * instead could keep a merchant for up to a week from replacing a device whose key leaked.
+ * use, so fewer of them are still followed; a removal does the same. The payments of the
+ * earlier pair were created before `now` too, so they count as begun on the pair retired now
+ * and keep it (a device of the same gateway account reads their orders). Refusing the new
+ * device instead could keep a merchant for up to a week from replacing a device whose key leaked.
  *
  * Credentials no configured key opens are replaced without being kept: nothing in this
  * instance can verify or read with them, and a retired pair that cannot be opened would have
@@ -180,21 +193,22 @@ export async function replaceCredentials(
   shop: Shop,
   env: GatewayEnv,
   credentials: { deviceKey: string; secretKeyHex: string },
-  paymentsFollowed: () => Promise<boolean>,
+  now: Date,
+  paymentsFollowed: (row: Shop) => Promise<boolean>,
 ): Promise<{ shop: Shop; replaced: ReplacedCredentials }> {
-  let followed: boolean | undefined;
-  const followedOnce = async () => (followed ??= await paymentsFollowed());
   let row = shop;
   for (let attempt = 1; attempt <= REPLACE_ATTEMPTS; attempt++) {
+    // Asked of each row read: which payments began on its credentials in use depends on when its retired ones were retired.
+    const followed = () => paymentsFollowed(row);
     const held = heldCredentials(row, env);
     const current = env === "live" ? sealedPair(row.liveDeviceKeyEnc, row.liveSecretKeyEnc) : sealedPair(row.sandboxDeviceKeyEnc, row.sandboxSecretKeyEnc);
     const retired = env === "live" ? sealedPair(row.liveRetiredDeviceKeyEnc, row.liveRetiredSecretKeyEnc) : sealedPair(row.sandboxRetiredDeviceKeyEnc, row.sandboxRetiredSecretKeyEnc);
     let replaced: ReplacedCredentials = "none";
     if (current !== null) {
       const opened = openPair(cipher, row.id, env, current);
-      if (opened === null) replaced = (await followedOnce()) ? "unreadable" : "deleted";
+      if (opened === null) replaced = (await followed()) ? "unreadable" : "deleted";
       else if (!sameCredentials(opened, credentials)) {
-        if (!(await followedOnce())) replaced = "deleted";
+        if (!(await followed())) replaced = "deleted";
         else {
           // The earlier pair is not lost when it is the one replaced, or the one connected now.
           const earlier = retired === null ? null : openPair(cipher, row.id, env, retired);
@@ -213,13 +227,13 @@ export async function replaceCredentials(
             liveDeviceKeyEnc: deviceKeyEnc,
             liveSecretKeyEnc: secretKeyEnc,
             liveDeviceKeyHint: hint,
-            ...(retire ? { liveRetiredDeviceKeyEnc: current.deviceKeyEnc, liveRetiredSecretKeyEnc: current.secretKeyEnc } : {}),
+            ...(retire ? { liveRetiredDeviceKeyEnc: current.deviceKeyEnc, liveRetiredSecretKeyEnc: current.secretKeyEnc, liveRetiredAt: now } : {}),
           }
         : {
             sandboxDeviceKeyEnc: deviceKeyEnc,
             sandboxSecretKeyEnc: secretKeyEnc,
             sandboxDeviceKeyHint: hint,
-            ...(retire ? { sandboxRetiredDeviceKeyEnc: current.deviceKeyEnc, sandboxRetiredSecretKeyEnc: current.secretKeyEnc } : {}),
+            ...(retire ? { sandboxRetiredDeviceKeyEnc: current.deviceKeyEnc, sandboxRetiredSecretKeyEnc: current.secretKeyEnc, sandboxRetiredAt: now } : {}),
           };
     // Only over the credentials just read: a pair stored or retired meanwhile is not lost unseen.
     const written = await db.shop.updateMany({ where: { id: row.id, ...held }, data });
@@ -235,17 +249,27 @@ export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv
 
 /**
  * Removes an environment's credentials from use, keeping them sealed as they are (over any
- * retired before) for reading the orders and verifying the notifications of the payments
- * still in progress on them. Only while the row still holds those credentials.
+ * retired before), with `now` as the time they were retired, for reading the orders and
+ * verifying the notifications of the payments begun on them that are still followed. Only
+ * while the row still holds the credentials `shop` was read with: whether it wrote.
  */
-export async function retireCredentials(db: Database, shop: Shop, env: GatewayEnv): Promise<void> {
+export async function retireCredentials(db: Database, shop: Shop, env: GatewayEnv, now: Date): Promise<boolean> {
   const retired =
     env === "live"
-      ? { liveRetiredDeviceKeyEnc: shop.liveDeviceKeyEnc, liveRetiredSecretKeyEnc: shop.liveSecretKeyEnc }
-      : { sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: shop.sandboxSecretKeyEnc };
+      ? { liveRetiredDeviceKeyEnc: shop.liveDeviceKeyEnc, liveRetiredSecretKeyEnc: shop.liveSecretKeyEnc, liveRetiredAt: now }
+      : { sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: shop.sandboxSecretKeyEnc, sandboxRetiredAt: now };
   const data = { ...NO_CREDENTIALS[env], ...retired };
-  const current = env === "live" ? { liveDeviceKeyEnc: shop.liveDeviceKeyEnc, liveSecretKeyEnc: shop.liveSecretKeyEnc } : { sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc };
-  await db.shop.updateMany({ where: { id: shop.id, ...current }, data });
+  const written = await db.shop.updateMany({ where: { id: shop.id, ...credentialsInUse(shop, env) }, data });
+  return written.count > 0;
+}
+
+/**
+ * Deletes an environment's credentials in use (those retired before stay), only while the row
+ * still holds the credentials `shop` was read with: whether it wrote.
+ */
+export async function deleteCredentials(db: Database, shop: Shop, env: GatewayEnv): Promise<boolean> {
+  const written = await db.shop.updateMany({ where: { id: shop.id, ...credentialsInUse(shop, env) }, data: NO_CREDENTIALS[env] });
+  return written.count > 0;
 }
 
 // Retired credentials (removed while payments on them were in progress) are sealed as they

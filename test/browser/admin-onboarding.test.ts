@@ -150,8 +150,10 @@ describe("onboarding in the admin", () => {
     const connected = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     expect(connected.sandboxDeviceKeyEnc).not.toBeNull();
 
-    // Connected again in place of that device, with the payment still in progress: the merchant
-    // is told it will be finished with the previous device, whose credentials are kept for it.
+    // A payment on that device, then the sandbox connected again in place of it with the payment
+    // still in progress: the merchant is told it will be finished with the previous device,
+    // whose credentials are kept for it.
+    await stack().services.db.payment.create({ data: paymentColumns(shop.id, { createdAt: stack().services.clock.now() }) });
     await page.getByRole("button", { name: "Reconnect the gateway sandbox" }).click();
     await page.getByText("Payments in progress on the previous device will still be finished with it").first().waitFor();
     const reconnected = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });

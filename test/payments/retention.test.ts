@@ -31,7 +31,8 @@ import {
 } from "../../app/payments/retention";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { createServices, type AppServices } from "../../app/services.server";
-import { storeCredentials } from "../../app/shops/shop-credentials.server";
+import { NO_RETIRED_CREDENTIALS } from "../../app/shops/credential-columns";
+import { retireCredentials, storeCredentials } from "../../app/shops/shop-credentials.server";
 import { startWorkers } from "../../app/workers.server";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import { fixtureText } from "../gateway/support/fixtures";
@@ -271,7 +272,8 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   });
 
   it("retired credentials stay while a payment on them is open, or rejected and still watched for late crypto, and go once none is", async () => {
-    const retire = () => db.shop.update({ where: { id: shopId }, data: { liveRetiredDeviceKeyEnc: "sealed-device-key", liveRetiredSecretKeyEnc: "sealed-secret-key" } });
+    const retire = () =>
+      db.shop.update({ where: { id: shopId }, data: { liveRetiredDeviceKeyEnc: "sealed-device-key", liveRetiredSecretKeyEnc: "sealed-secret-key", liveRetiredAt: clock.now() } });
     const retired = async () => (await db.shop.findUniqueOrThrow({ where: { id: shopId } })).liveRetiredDeviceKeyEnc !== null;
     await retire();
     // A payment paid and checked long ago needs nothing.
@@ -290,7 +292,41 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     await createPayment(rows(), { gatewayEnv: "live", state: "awaiting_payment", gatewayOrderId: randomUUID(), createdAt: daysAgo(40) });
     expect((await purge()).retiredDevices).toBe(0);
     expect(await retired()).toBe(true);
-    await db.shop.update({ where: { id: shopId }, data: { liveRetiredDeviceKeyEnc: null, liveRetiredSecretKeyEnc: null } });
+    await db.shop.update({ where: { id: shopId }, data: NO_RETIRED_CREDENTIALS.live });
+  });
+
+  it("retired credentials go once no payment begun on them needs them: the payments made since, on the device in use, do not keep them", async () => {
+    const retiredAt = clock.now();
+    const live = await storeCredentials(db, services.cipher, await db.shop.findUniqueOrThrow({ where: { id: shopId } }), "live", { deviceKey: randomUUID(), secretKeyHex: SECRET });
+    await retireCredentials(db, live, "live", retiredAt);
+    // Begun on the retired credentials, the minute before they were retired: rejected, and watched for a week.
+    const before = await createPayment(rows(), { gatewayEnv: "live", state: "failed", gatewayStatus: "EX", gatewayOrderId: randomUUID(), createdAt: new Date(retiredAt.getTime() - 60_000) });
+    // Begun since, on the device in use: open, settled from a notification a read is still to check, and rejected and watched.
+    clock.at = new Date(retiredAt.getTime() + 60_000);
+    const since = { gatewayEnv: "live", createdAt: retiredAt };
+    await createPayment(rows(), { ...since, state: "awaiting_payment", gatewayOrderId: randomUUID() });
+    await createPayment(rows(), { ...since, state: "paid", gatewayStatus: "CO", gatewayOrderId: randomUUID(), unverifiedSince: clock.now() });
+    await createPayment(rows(), { ...since, state: "failed", gatewayStatus: "EX", gatewayOrderId: randomUUID() });
+    expect((await purge()).retiredDevices).toBe(0);
+
+    // The week of the one begun on them is over; the others are still followed.
+    clock.at = new Date(before.createdAt.getTime() + LATE_PAYMENT_WATCH_MS + 1);
+    expect((await purge()).retiredDevices).toBe(1);
+    expect(await db.shop.findUniqueOrThrow({ where: { id: shopId } })).toMatchObject(NO_RETIRED_CREDENTIALS.live);
+  });
+
+  it("credentials an earlier release retired, with no time, are given the pass's: the payments made until then keep them, and none made after", async () => {
+    // Retired by an instance of the release before (a rolling deploy): no time.
+    await db.shop.update({ where: { id: shopId }, data: { liveRetiredDeviceKeyEnc: "sealed-device-key", liveRetiredSecretKeyEnc: "sealed-secret-key", liveRetiredAt: null } });
+    const open = await createPayment(rows(), { gatewayEnv: "live", state: "awaiting_payment", gatewayOrderId: randomUUID(), createdAt: daysAgo(1) });
+    expect((await purge()).retiredDevices).toBe(0);
+    expect((await db.shop.findUniqueOrThrow({ where: { id: shopId } })).liveRetiredAt).toEqual(clock.now());
+
+    clock.at = new Date(START.getTime() + 60_000);
+    await db.payment.update({ where: { id: open.id }, data: { state: "paid", gatewayStatus: "CO" } });
+    await createPayment(rows(), { gatewayEnv: "live", state: "awaiting_payment", gatewayOrderId: randomUUID(), createdAt: clock.now() });
+    expect((await purge()).retiredDevices).toBe(1);
+    expect(await db.shop.findUniqueOrThrow({ where: { id: shopId } })).toMatchObject(NO_RETIRED_CREDENTIALS.live);
   });
 
   it("a payment's customer details are erased once it ended the customer data retention ago, and its timeline says so", async () => {

@@ -13,7 +13,7 @@ import { LATE_PAYMENT_WATCH_MS } from "../../app/payments/payment-state";
 import { LATE_PAYMENT_RECHECK_MS, LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
 import { DEFAULT_CUSTOMER_DATA_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, purgeExpiredRows } from "../../app/payments/retention";
 import { checkPaymentNow } from "../../app/payments/check-payment";
-import { connectGateway, connectSandbox, createDedicatedDevice, notificationUrl, removeGatewayCredentials } from "../../app/shops/onboarding.server";
+import { connectGateway, connectSandbox, createDedicatedDevice, credentialsVersion, notificationUrl, removeGatewayCredentials } from "../../app/shops/onboarding.server";
 import { credentialContext, rotateCredentialEncryption } from "../../app/shops/shop-credentials.server";
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
 import { stackForFile, waitFor } from "../support/stack";
@@ -28,7 +28,14 @@ const act = (orderId: string, body: Record<string, string>) => stack().sandboxCo
 const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
 const purge = () => purgeExpiredRows(stack().services, { retentionDays: DEFAULT_RETENTION_DAYS, customerDataDays: DEFAULT_CUSTOMER_DATA_RETENTION_DAYS });
 const followed = async (inProgress: number, watched: number) =>
-  expect(await paymentsFollowed(db(), (await shopRow()).id, clock.now())).toEqual({ live: { inProgress: 0, watched: 0 }, sandbox: { inProgress, watched } });
+  expect(await paymentsFollowed(db(), await shopRow(), clock.now())).toEqual({ live: { inProgress: 0, watched: 0 }, sandbox: { inProgress, watched } });
+
+/** Removes the sandbox credentials as the connection page does, confirmed for those the shop holds. */
+async function removeSandbox() {
+  const removed = await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox", credentialsVersion(await shopRow(), "sandbox") ?? "");
+  if (!removed.ok) throw new Error(removed.message);
+  return removed.shop;
+}
 
 async function drainInbox(): Promise<void> {
   while ((await processWebhookInbox(stack().services, { worker: "t" })).processed > 0);
@@ -119,7 +126,7 @@ it("credentials removed with a payment in progress still finish it: its notifica
   const before = await shopRow();
   const secretHex = stack().services.cipher.decrypt(before.sandboxSecretKeyEnc!, credentialContext(before.id, "sandbox", "secret-key"));
 
-  const removed = await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  const removed = await removeSandbox();
   expect(removed).toMatchObject({
     sandboxDeviceKeyEnc: null,
     sandboxSecretKeyEnc: null,
@@ -139,11 +146,12 @@ it("credentials removed with a payment in progress still finish it: its notifica
   expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "paid", gatewayStatus: "CO" });
   expect(stack().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
 
-  // Settled from the notification alone, it awaits a read: the credentials stay until then,
-  // and the connection page still counts it among the payments that need them.
+  // Settled from the notification alone, it awaits a read: the credentials stay until then.
+  // The connection page counts it no more against the sandbox: it began on the credentials
+  // removed, and keeps those, not any connected later.
   expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).not.toBeNull();
   expect((await purge()).retiredDevices).toBe(0);
-  await followed(1, 0);
+  await followed(0, 0);
   offsetMs += Math.max(VERIFY_WITHIN_MS, LIST_SPACING_MS) + 60_000;
   const summary = await reconcileOnce(stack().services, { worker: "t" });
   expect(summary.verified).toBe(1);
@@ -164,7 +172,7 @@ it("a payment whose notifications were lost is read by the reconciler with the r
   const shop = await shopRow();
   const faults = `/sandbox/devices/${stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"))}/webhook-faults`;
   await stack().sandboxControl(faults, { mode: "drop" });
-  await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  await removeSandbox();
   try {
     for (const { orderId } of [lost, returning]) {
       await act(orderId, { action: "pay", amount: "exact" });
@@ -200,7 +208,7 @@ it("credentials removed while a rejected payment is watched for late crypto are 
 
     // Removed now, the credentials are kept for the week the rejected payment is watched.
     await followed(0, 1);
-    expect(await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox")).toMatchObject({ sandboxDeviceKeyEnc: null, sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc });
+    expect(await removeSandbox()).toMatchObject({ sandboxDeviceKeyEnc: null, sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc });
     expect((await purge()).retiredDevices).toBe(0);
 
     // The shopper's wallet pays after all: the gateway records it under EX and sends nothing.
@@ -221,14 +229,14 @@ it("credentials removed while a rejected payment is watched for late crypto are 
 });
 
 it("credentials removed with no payment in progress are deleted at once", async () => {
-  const removed = await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  const removed = await removeSandbox();
   expect(removed).toMatchObject({ sandboxDeviceKeyEnc: null, sandboxRetiredDeviceKeyEnc: null, sandboxRetiredSecretKeyEnc: null });
   expect((await connectSandbox(stack().services, stack().shopDomain)).ok).toBe(true);
 });
 
 it("retired credentials are sealed again by a key rotation, like the current ones", async () => {
   await pendingPayment();
-  await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  await removeSandbox();
   const retired = await shopRow();
   const rotated = createCredentialCipher([{ id: "next", key: new Uint8Array(32).fill(7) }, ...stack().env.CREDENTIALS_ENCRYPTION_KEYS]);
   const report = await rotateCredentialEncryption(db(), rotated);
@@ -245,7 +253,7 @@ it("a device replaced while credentials removed before it are still kept takes t
   expect((await connectSandbox(stack().services, stack().shopDomain)).ok).toBe(true);
   await pendingPayment();
   const first = await shopRow();
-  await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox");
+  await removeSandbox();
   // Connected where none was: nothing is replaced, and the removed credentials stay.
   const second = await connectSandbox(stack().services, stack().shopDomain);
   expect(second).toMatchObject({ ok: true, notice: null, shop: { sandboxRetiredDeviceKeyEnc: first.sandboxDeviceKeyEnc } });
