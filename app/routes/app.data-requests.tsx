@@ -4,11 +4,12 @@
 // a plain link, and is saved by the browser from the answer.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useFetcher, useLoaderData, useNavigation } from "@remix-run/react";
-import { Badge, Banner, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
-import { useEffect, useRef, useState } from "react";
+import { useActionData, useFetcher, useLoaderData, useNavigation } from "@remix-run/react";
+import { Badge, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
+import { useEffect } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
+import { ConfirmQuestion, ConfirmTrigger, useConfirmation } from "~/admin/confirm-question";
 import { formatDateTime } from "~/admin/format";
 import { postedFields } from "~/admin/form-data";
 import { ResultBanner } from "~/admin/result-banner";
@@ -88,21 +89,10 @@ type ListedRequest = ReturnType<typeof useLoaderData<typeof loader>>["requests"]
 /**
  * A request's card. Its report is the only copy of what the app held when the customer asked,
  * and Shopify does not send the request again, so "Delete" first asks, saying so plainly when
- * the report was never downloaded; focus moves to the question, and back to "Delete" on Cancel.
+ * the report was never downloaded.
  */
 function RequestCard({ request, download, deleting }: { request: ListedRequest; download: DownloadFetcher; deleting: boolean }) {
-  const [confirming, setConfirming] = useState(false);
-  const [asked, setAsked] = useState(false);
-  const question = useRef<HTMLDivElement>(null);
-  const deleteButton = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!asked) return;
-    (confirming ? question : deleteButton).current?.querySelector<HTMLElement>("button")?.focus();
-  }, [confirming, asked]);
-  const ask = (value: boolean) => {
-    setAsked(true);
-    setConfirming(value);
-  };
+  const confirmation = useConfirmation(request.id);
   return (
     <Card>
       <article aria-label={`Data request of ${request.customer}`}>
@@ -124,37 +114,16 @@ function RequestCard({ request, download, deleting }: { request: ListedRequest; 
           </Text>
           <InlineStack gap="200">
             <DownloadButton id={request.id} fetcher={download} />
-            {confirming ? null : (
-              <div ref={deleteButton}>
-                <Button tone="critical" onClick={() => ask(true)}>
-                  Delete
-                </Button>
-              </div>
-            )}
+            {confirmation.open ? null : <ConfirmTrigger confirmation={confirmation}>Delete</ConfirmTrigger>}
           </InlineStack>
-          {confirming ? (
-            <div ref={question}>
-              <Banner tone="warning" title="Delete this request?">
-                <BlockStack gap="200">
-                  <p>
-                    {request.downloadedAt
-                      ? "Delete it once the customer has their report: the report is deleted with it, and Shopify does not send the request again."
-                      : "Its report was never downloaded: once deleted it is lost, and Shopify does not send the request again. Download it first unless the customer no longer needs it."}
-                  </p>
-                  <Form method="post">
-                    <input type="hidden" name="intent" value="delete" />
-                    <input type="hidden" name="id" value={request.id} />
-                    <input type="hidden" name="confirm" value="yes" />
-                    <InlineStack gap="200">
-                      <Button submit tone="critical" variant="primary" loading={deleting}>
-                        Yes, delete it
-                      </Button>
-                      <Button onClick={() => ask(false)}>Cancel</Button>
-                    </InlineStack>
-                  </Form>
-                </BlockStack>
-              </Banner>
-            </div>
+          {confirmation.open ? (
+            <ConfirmQuestion confirmation={confirmation} title="Delete this request?" fields={{ intent: "delete", id: request.id }} confirmLabel="Yes, delete it" busy={deleting}>
+              <p>
+                {request.downloadedAt
+                  ? "Delete it once the customer has their report: the report is deleted with it, and Shopify does not send the request again."
+                  : "Its report was never downloaded: once deleted it is lost, and Shopify does not send the request again. Download it first unless the customer no longer needs it."}
+              </p>
+            </ConfirmQuestion>
           ) : null}
         </BlockStack>
       </article>

@@ -5,11 +5,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, type ShouldRevalidateFunction } from "@remix-run/react";
-import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField, type BannerHandles } from "@shopify/polaris";
-import { useEffect, useRef, useState } from "react";
+import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
+import { useState } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
 import { connectionView, paymentsFollowed, type EnvironmentConnection, type FollowedPayments } from "~/admin/connection.server";
+import { ConfirmQuestion, ConfirmTrigger, useConfirmation } from "~/admin/confirm-question";
 import { CopyButton } from "~/admin/copy-button";
 import { postedFields } from "~/admin/form-data";
 import { TitledCard } from "~/admin/titled-card";
@@ -122,9 +123,8 @@ function removalConsequences(env: EnvironmentConnection["env"], followed: Follow
 
 /**
  * "Remove" asks first, about the credentials it was pressed for (`credentials`, their
- * credentialsVersion): once others are connected (removed and connected again, or replaced),
- * the question is no longer open. Focus moves to the question, and back to "Remove" on Cancel,
- * so a keyboard user goes on from where they acted.
+ * credentialsVersion, which the form posts and the action checks): once others are connected
+ * (removed and connected again, or replaced), the question is no longer open.
  */
 function RemoveCredentials({
   connection,
@@ -137,50 +137,26 @@ function RemoveCredentials({
   busy: boolean;
   followed: FollowedPayments;
 }) {
-  const [askedFor, setAskedFor] = useState<string | null>(null);
-  // A new object for each press, so that focus moves each time, and never on a change the merchant did not make.
-  const [focusTo, setFocusTo] = useState<{ target: "question" | "remove" } | null>(null);
-  const question = useRef<BannerHandles>(null);
-  const removeButton = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (focusTo?.target === "question") question.current?.focus();
-    else if (focusTo?.target === "remove") removeButton.current?.querySelector<HTMLElement>("button")?.focus();
-  }, [focusTo]);
+  const confirmation = useConfirmation(credentials);
   if (!connection.connected) return null;
-  const confirming = credentials !== null && askedFor === credentials;
-  const ask = (asking: boolean) => {
-    setAskedFor(asking ? credentials : null);
-    setFocusTo({ target: asking ? "question" : "remove" });
-  };
-  if (!confirming) {
+  const which = connection.env === "live" ? "live" : "sandbox";
+  if (!confirmation.open) {
     return (
-      <div ref={removeButton}>
-        <InlineStack>
-          <Button tone="critical" onClick={() => ask(true)}>
-            {`Remove the ${connection.env === "live" ? "live" : "sandbox"} credentials`}
-          </Button>
-        </InlineStack>
-      </div>
+      <InlineStack>
+        <ConfirmTrigger confirmation={confirmation}>{`Remove the ${which} credentials`}</ConfirmTrigger>
+      </InlineStack>
     );
   }
   return (
-    <Banner ref={question} tone="warning" title={`Remove the ${connection.env === "live" ? "live" : "sandbox"} device's credentials?`}>
-      <BlockStack gap="200">
-        <p>{removalConsequences(connection.env, followed)}</p>
-        <Form method="post">
-          <input type="hidden" name="intent" value="remove" />
-          <input type="hidden" name="env" value={connection.env} />
-          <input type="hidden" name="confirm" value="yes" />
-          <input type="hidden" name="credentials" value={askedFor ?? ""} />
-          <InlineStack gap="200">
-            <Button submit tone="critical" variant="primary" loading={busy}>
-              Yes, remove them
-            </Button>
-            <Button onClick={() => ask(false)}>Cancel</Button>
-          </InlineStack>
-        </Form>
-      </BlockStack>
-    </Banner>
+    <ConfirmQuestion
+      confirmation={confirmation}
+      title={`Remove the ${which} device's credentials?`}
+      fields={{ intent: "remove", env: connection.env, credentials: confirmation.askedFor ?? "" }}
+      confirmLabel="Yes, remove them"
+      busy={busy}
+    >
+      <p>{removalConsequences(connection.env, followed)}</p>
+    </ConfirmQuestion>
   );
 }
 

@@ -86,6 +86,9 @@ it("Delete asks first, says when the report was never downloaded, and deletes no
   await card.getByRole("button", { name: "Delete" }).focus();
   await merchant.keyboard.press("Enter");
   await card.getByText("Its report was never downloaded: once deleted it is lost").waitFor();
+  expect(await merchant.evaluate(() => document.activeElement?.textContent)).toContain("Delete this request?");
+  // From the question, the keyboard reaches its answers.
+  await merchant.keyboard.press("Tab");
   expect(await merchant.evaluate(() => document.activeElement?.textContent)).toBe("Yes, delete it");
   expect(await kept()).toBe(true);
 
