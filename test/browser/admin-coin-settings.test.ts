@@ -5,12 +5,10 @@
 // a coin it does not list is refused in the form with nothing saved, and a fixed coin left
 // unchosen is refused on the coin fields themselves.
 import type { Page } from "playwright-core";
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectGateway } from "../../app/shops/onboarding.server";
 import { browserForFile, saveScreenshot } from "../support/browser";
-import { startLiveGateway, type LiveGatewayStandin } from "../support/live-gateway";
-import { startStack, type Stack } from "../support/stack";
+import { startStackWithLiveGateway, type LiveGatewayStandin } from "../support/live-gateway";
+import type { Stack } from "../support/stack";
 import { DESKTOP, openAdmin, reloadInteractive } from "./support/admin";
 
 const LIVE_COIN = "Coin for real checkouts (live gateway)";
@@ -22,10 +20,7 @@ const browser = browserForFile();
 let page: Page;
 
 beforeAll(async () => {
-  live = await startLiveGateway();
-  stack = await startStack({ env: { GATEWAY_BASE_URL: live.baseUrl, DEV_ADMIN_LOGIN: "true" } });
-  const connected = await connectGateway(stack.services, stack.shopDomain, { env: "live", deviceKey: randomUUID(), secretKeyHex: "5e".repeat(32) });
-  if (!connected.ok) throw new Error(`could not connect the live stand-in: ${connected.message}`);
+  ({ stack, live } = await startStackWithLiveGateway({ env: { DEV_ADMIN_LOGIN: "true" } }));
   page = await browser().newPage({ viewport: DESKTOP });
 }, 60_000);
 

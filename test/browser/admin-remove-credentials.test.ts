@@ -7,13 +7,12 @@
 // "Remove" lands on the question, and back on "Remove" after a cancel, instead of being sent
 // back to the top of the document.
 import type { Page } from "playwright-core";
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectGateway, connectSandbox, CREDENTIALS_CHANGED_MESSAGE } from "../../app/shops/onboarding.server";
+import { connectSandbox, CREDENTIALS_CHANGED_MESSAGE } from "../../app/shops/onboarding.server";
 import { postAdminForm } from "../support/admin-pages";
 import { browserForFile } from "../support/browser";
-import { startLiveGateway, type LiveGatewayStandin } from "../support/live-gateway";
-import { startStack, type Stack } from "../support/stack";
+import { startStackWithLiveGateway, type LiveGatewayStandin } from "../support/live-gateway";
+import type { Stack } from "../support/stack";
 import { DESKTOP, openAdmin } from "./support/admin";
 
 let live: LiveGatewayStandin;
@@ -22,11 +21,8 @@ const browser = browserForFile();
 let page: Page;
 
 beforeAll(async () => {
-  live = await startLiveGateway();
-  stack = await startStack({ workers: false, env: { GATEWAY_BASE_URL: live.baseUrl, DEV_ADMIN_LOGIN: "true" } });
+  ({ stack, live } = await startStackWithLiveGateway({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } }));
   stack.logger.info("admin-remove-credentials: started");
-  const connected = await connectGateway(stack.services, stack.shopDomain, { env: "live", deviceKey: randomUUID(), secretKeyHex: "5e".repeat(32) });
-  if (!connected.ok) throw new Error(`could not connect the live stand-in: ${connected.message}`);
   page = await browser().newPage({ viewport: DESKTOP });
 }, 60_000);
 

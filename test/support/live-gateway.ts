@@ -6,6 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { connectGateway } from "../../app/shops/onboarding.server";
+import { startStack, type Stack, type StackOptions } from "./stack";
 
 export const LIVE_COINS = [
   { symbol: "BTC", name: "Bitcoin BTC", min_amount: "0.05", max_amount: "20000.00", blockchain: "BTC" },
@@ -108,4 +110,16 @@ export async function startLiveGateway(): Promise<LiveGatewayStandin> {
       server.close((error) => (error ? reject(error) : resolve()));
     });
   return standin;
+}
+
+/**
+ * A stack whose live gateway is a stand-in, with the shop's live device connected to it besides
+ * the sandbox's: both environments of the shop are in use. The caller closes both.
+ */
+export async function startStackWithLiveGateway(options: StackOptions = {}): Promise<{ stack: Stack; live: LiveGatewayStandin }> {
+  const live = await startLiveGateway();
+  const stack = await startStack({ ...options, env: { GATEWAY_BASE_URL: live.baseUrl, ...options.env } });
+  const connected = await connectGateway(stack.services, stack.shopDomain, { env: "live", deviceKey: randomUUID(), secretKeyHex: "5e".repeat(32) });
+  if (!connected.ok) throw new Error(`could not connect the live stand-in: ${connected.message}`);
+  return { stack, live };
 }
