@@ -156,10 +156,12 @@ async function lookUpLeftOut(access: ShopGatewayAccess, read: WantedOrdersRead, 
     if (read.lookUps >= lookUps.limit) break;
     if (!unread(id)) continue;
     if (!(await lookUps.affordable(id))) continue;
-    if (retired && !retiredListed && retired.reader.fallbacks > retired.fallbacksBefore) {
+    // Retired credentials no configured key opens are never listed: their device is not read at all.
+    const retiredAccess = retired && !retiredListed && retired.reader.fallbacks > retired.fallbacksBefore ? retired.reader.access() : null;
+    if (retired && retiredAccess) {
       retiredListed = true;
       read.retiredCalls++;
-      const listed = await retired.reader.access.client.listOrders(retired.range);
+      const listed = await retiredAccess.client.listOrders(retired.range);
       // A listing that fails says nothing of the orders: they are still looked up one by one.
       if (listed.isOk()) keepListed(read, listed.value, ids);
       else read.failedRetiredListing = listed.error;

@@ -1,8 +1,10 @@
 // Gives each shop its gateway clients (live and sandbox) from its encrypted credentials,
 // sharing one quota store per process so every call counts against the device's budget.
+import { err } from "neverthrow";
 import { createGatewayClient, type GatewayClient } from "~/gateway/client";
 import type { RetryPolicy } from "~/gateway/retry";
 import type { QuotaStore } from "~/gateway/quota";
+import { GatewayInvalidRequestError } from "~/gateway/errors";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import { registerSecret, type Logger } from "~/lib/logger.server";
 import type { GatewayDirectory, GatewayEnv, ShopCredentials, ShopGatewayAccess } from "~/payments/deps";
@@ -29,6 +31,9 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
   const clients = new Map<string, { sealed: string; access: ShopGatewayAccess }>();
   const currencyCache = new Map<GatewayClient, { at: number; currencies: GatewayCurrency[] }>();
   const ttl = options.currenciesTtlMs ?? 10 * 60_000;
+  // The retired pairs no configured key opens, logged once each: every read of their orders
+  // meets them again, and the merchant's remedy (connecting again) is the same each time.
+  const unreadableRetired = new Map<string, string>();
 
   /** The access for one pair of sealed credentials, decrypted once per change of them. */
   const open = (shop: ShopCredentials, env: GatewayEnv, slot: "current" | "retired", sealedKey: string | null, sealedSecret: string | null): ShopGatewayAccess | null => {
@@ -37,9 +42,19 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
     const sealed = `${sealedKey}|${sealedSecret}`;
     const cached = clients.get(cacheKey);
     if (cached && cached.sealed === sealed) return cached.access;
-    // Retired credentials are sealed as they were when current: the same context opens them.
-    const deviceKey = options.cipher.decrypt(sealedKey, credentialContext(shop.id, env, "device-key"));
-    const secretKeyHex = options.cipher.decrypt(sealedSecret, credentialContext(shop.id, env, "secret-key"));
+    let deviceKey: string;
+    let secretKeyHex: string;
+    try {
+      // Retired credentials are sealed as they were when current: the same context opens them.
+      deviceKey = options.cipher.decrypt(sealedKey, credentialContext(shop.id, env, "device-key"));
+      secretKeyHex = options.cipher.decrypt(sealedSecret, credentialContext(shop.id, env, "secret-key"));
+    } catch (error) {
+      if (slot === "retired" && isCredentialDecryptionError(error) && unreadableRetired.get(cacheKey) !== sealed) {
+        unreadableRetired.set(cacheKey, sealed);
+        options.logger.warn("Retired gateway credentials cannot be decrypted with the configured keys; orders of the replaced device cannot be read", { shop: shop.shopDomain, env });
+      }
+      throw error;
+    }
     registerSecret(deviceKey);
     registerSecret(secretKeyHex);
     const client = createGatewayClient({
@@ -103,7 +118,12 @@ function gatewayState(open: () => ShopGatewayAccess | null): ShopGateway {
 
 /** The retired device of an order reader that holds current credentials too. */
 export interface RetiredOrderReader {
-  access: ShopGatewayAccess;
+  /**
+   * The retired device's gateway, opened at the first read that needs it. Null when its
+   * credentials cannot be decrypted (sealed under an encryption key dropped too early): then
+   * nothing is read through it, and the current device reads on as if there were none.
+   */
+  access(): ShopGatewayAccess | null;
   /**
    * Reads by identifier made through it so far, each after the current device's gateway
    * answered that it has no such order: the current device may not see the retired device's
@@ -129,14 +149,22 @@ export interface OrderReaderAccess extends ShopGatewayAccess {
  * connected another device while payments on the previous one were followed), an order the
  * current device's gateway answers it does not have is read through the retired device: the
  * new device may belong to another merchant, who sees none of the previous device's orders.
- * Throws as `forShop` does.
+ * Throws as `forShop` does for the credentials it reads with: the current ones, else the
+ * retired ones. Beside current credentials the retired ones are opened only when an order is
+ * read through them, and ones no configured key opens fail that read alone: the current
+ * device's payments go on being read and settled.
  */
 export function orderReaderAccess(gateways: GatewayDirectory, shop: ShopCredentials, env: GatewayEnv): OrderReaderAccess | null {
   const current = gateways.forShop(shop, env);
-  const retired = gateways.retiredFor(shop, env);
-  if (current && retired) return readingThroughRetired(current, retired);
-  const only = current ?? retired;
+  if (current && holdsRetired(shop, env)) return readingThroughRetired(current, () => gateways.retiredFor(shop, env));
+  const only = current ?? gateways.retiredFor(shop, env);
   return only ? { ...only, retired: null } : null;
+}
+
+function holdsRetired(shop: ShopCredentials, env: GatewayEnv): boolean {
+  return env === "live"
+    ? shop.liveRetiredDeviceKeyEnc !== null && shop.liveRetiredSecretKeyEnc !== null
+    : shop.sandboxRetiredDeviceKeyEnc !== null && shop.sandboxRetiredSecretKeyEnc !== null;
 }
 
 /**
@@ -145,10 +173,19 @@ export function orderReaderAccess(gateways: GatewayDirectory, shop: ShopCredenti
  * 5xx, a timeout, a 429, the quota) says "try later", not "not this device's", and is answered
  * as it is. Everything else is the current device's: its listing (the reconciler lists the
  * retired device itself when the current one turns out not to see its orders), and what
- * creates orders or devices, which a reader never does.
+ * creates orders or devices, which a reader never does. Retired credentials no configured key
+ * opens fail the read that needed them as one that may succeed later (connecting the device
+ * again, or the key restored), never as "gone".
  */
-function readingThroughRetired(current: ShopGatewayAccess, retired: ShopGatewayAccess): OrderReaderAccess {
+function readingThroughRetired(current: ShopGatewayAccess, openRetired: () => ShopGatewayAccess | null): OrderReaderAccess {
   let fallbacks = 0;
+  let retired: { access: ShopGatewayAccess | null } | null = null;
+  const retiredAccess = (): ShopGatewayAccess | null => {
+    if (retired) return retired.access;
+    const gateway = gatewayState(openRetired);
+    retired = { access: gateway.state === "connected" ? gateway.access : null };
+    return retired.access;
+  };
   const client: GatewayClient = {
     currencies: () => current.client.currencies(),
     createDevice: (name) => current.client.createDevice(name),
@@ -158,14 +195,19 @@ function readingThroughRetired(current: ShopGatewayAccess, retired: ShopGatewayA
     async orderInfo(identifier, budget) {
       const read = await current.client.orderInfo(identifier, budget);
       if (read.isOk() || read.error.kind !== "not_found") return read;
+      const through = retiredAccess();
+      if (!through) return err(new GatewayInvalidRequestError(["retired_credentials"], "the replaced device's stored credentials cannot be decrypted with the configured keys"));
       fallbacks++;
-      const earlier = await retired.client.orderInfo(identifier, budget);
+      const earlier = await through.client.orderInfo(identifier, budget);
       // Unknown to both devices: gone. A retired device that fails says "try later", never "gone".
       return earlier.isErr() && earlier.error.kind === "not_found" ? read : earlier;
     },
-    // A read may go through either device, each counted on its own key: what both can still spare.
+    // A read may go through either device, each counted on its own key: what both can still
+    // spare, once the retired one was opened (before that, every call went to the current one).
     async quotaRemaining() {
-      const [a, b] = await Promise.all([current.client.quotaRemaining(), retired.client.quotaRemaining()]);
+      const through = retired?.access ?? null;
+      if (!through) return current.client.quotaRemaining();
+      const [a, b] = await Promise.all([current.client.quotaRemaining(), through.client.quotaRemaining()]);
       return {
         general: { minute: Math.min(a.general.minute, b.general.minute), day: Math.min(a.general.day, b.general.day) },
         critical: { minute: Math.min(a.critical.minute, b.critical.minute), day: Math.min(a.critical.day, b.critical.day) },
@@ -177,7 +219,7 @@ function readingThroughRetired(current: ShopGatewayAccess, retired: ShopGatewayA
     client,
     secretKeyHex: current.secretKeyHex,
     retired: {
-      access: retired,
+      access: retiredAccess,
       get fallbacks() {
         return fallbacks;
       },
