@@ -73,12 +73,13 @@ function readNotification(rawBody: Uint8Array) {
 
 /**
  * Whether the order a notification names belongs to a payment of the environment begun on the
- * retired credentials whose Secret Key verified it (created before they were retired), as the
+ * retired credentials whose Secret Key verified it (its order requested before they were
+ * retired, not merely the payment created before), as the
  * shop's row holds them now. Asked only when a retired Secret Key verified a notification.
  */
 async function forPaymentOnRetiredCredentials(deps: PaymentsDeps, shop: ShopCredentials, env: GatewayEnv, gatewayOrderId: string): Promise<boolean> {
   const [payment, row] = await Promise.all([
-    deps.db.payment.findUnique({ where: { gatewayEnv_gatewayOrderId: { gatewayEnv: env, gatewayOrderId } }, select: { shopId: true, createdAt: true } }),
+    deps.db.payment.findUnique({ where: { gatewayEnv_gatewayOrderId: { gatewayEnv: env, gatewayOrderId } }, select: { shopId: true, createdAt: true, orderRequestedAt: true } }),
     deps.db.shop.findUnique({
       where: { id: shop.id },
       select: { liveRetiredDeviceKeyEnc: true, liveRetiredSecretKeyEnc: true, liveRetiredAt: true, sandboxRetiredDeviceKeyEnc: true, sandboxRetiredSecretKeyEnc: true, sandboxRetiredAt: true },

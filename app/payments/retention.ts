@@ -23,8 +23,8 @@
 //
 // - Retired gateway credentials (removed by the merchant, or replaced by connecting another
 //   device, while payments on them were still followed, app/shops/onboarding.server.ts):
-//   deleted once no payment begun on them (created before they were retired:
-//   beganOnRetiredCredentials) is open, awaits the check of a notification, or is a rejected
+//   deleted once no payment begun on them (its order requested, or with none requested yet
+//   created, before they were retired: beganOnRetiredCredentials) is open, awaits the check of a notification, or is a rejected
 //   one still watched for late crypto (paymentsOnCredentials), whatever the retention. The
 //   payments made since, on the device in use, do not keep them.
 //

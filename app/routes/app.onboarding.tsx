@@ -15,13 +15,27 @@ import { CopyButton } from "~/admin/copy-button";
 import { postedFields } from "~/admin/form-data";
 import { TitledCard } from "~/admin/titled-card";
 import { UnreadableCredentials } from "~/admin/unreadable-credentials";
-import { connectGateway, connectSandbox, createDedicatedDevice, credentialsVersion, removeGatewayCredentials } from "~/shops/onboarding.server";
+import {
+  connectGateway,
+  connectSandbox,
+  createDedicatedDevice,
+  credentialsVersion,
+  paymentsOnEarlierCredentialsFollowed,
+  removeGatewayCredentials,
+} from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
+  const [followed, earlierLive, earlierSandbox] = await Promise.all([
+    paymentsFollowed(context.services.db, shop, context.services.clock.now()),
+    paymentsOnEarlierCredentialsFollowed(context.services, shop, "live"),
+    paymentsOnEarlierCredentialsFollowed(context.services, shop, "sandbox"),
+  ]);
   return {
     connection: connectionView(shop, context.services.appUrl, context.services.gateways),
-    followed: await paymentsFollowed(context.services.db, shop, context.services.clock.now()),
+    followed,
+    // Payments on the credentials kept from the device before, which a removal keeping the current ones would delete.
+    earlierFollowed: { live: earlierLive, sandbox: earlierSandbox },
     credentials: { live: credentialsVersion(shop, "live"), sandbox: credentialsVersion(shop, "sandbox") },
   };
 }
@@ -74,7 +88,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     case "remove": {
       const removed = await removeGatewayCredentials(services, shop.shopDomain, input.env, input.credentials);
       if (!removed.ok) return data<ActionResult>({ intent: "remove", ok: false, message: removed.message }, { status: 409 });
-      return data<ActionResult>({ intent: "remove", ok: true, message: input.env === "live" ? "The live device's credentials were removed." : "The sandbox device's credentials were removed." });
+      const message = input.env === "live" ? "The live device's credentials were removed." : "The sandbox device's credentials were removed.";
+      return data<ActionResult>({ intent: "remove", ok: true, message, ...(removed.notice ? { detail: removed.notice } : {}) });
     }
   }
 }
@@ -107,8 +122,12 @@ function ConnectionState({ connection }: { connection: EnvironmentConnection }) 
   );
 }
 
-/** What removing an environment's credentials does, said before the merchant confirms. */
-function removalConsequences(env: EnvironmentConnection["env"], followed: FollowedPayments): string {
+/**
+ * What removing an environment's credentials does, said before the merchant confirms.
+ * `earlierFollowed`: payments still followed on the credentials kept from the device before,
+ * which the removal deletes when it keeps the current ones in their place.
+ */
+function removalConsequences(env: EnvironmentConnection["env"], followed: FollowedPayments, earlierFollowed: number): string {
   const stops =
     env === "live" ? "Shoppers will no longer be able to pay with crypto until a device is connected again." : "Test payments will stop working until the sandbox is connected again.";
   const { inProgress, watched } = followed;
@@ -118,7 +137,10 @@ function removalConsequences(env: EnvironmentConnection["env"], followed: Follow
     watched === 0 ? null : `${watched === 1 ? "1 rejected payment is" : `${watched} rejected payments are`} still watched for crypto the shopper sends late`,
   ].filter((part) => part !== null);
   const until = inProgress > 0 && watched === 0 ? "until they end (at most Shopify's 3 days)" : "until they end, or for a week after they began when rejected";
-  return `${stops} ${still.join(", and ")}: the app keeps the credentials, sealed, only to read those payments' orders and check their notifications ${until}, then deletes them.`;
+  const kept = `${stops} ${still.join(", and ")}: the app keeps the credentials, sealed, only to read those payments' orders and check their notifications ${until}, then deletes them.`;
+  if (earlierFollowed === 0) return kept;
+  const earlier = earlierFollowed === 1 ? "1 payment that may still be in progress" : `${earlierFollowed} payments that may still be in progress`;
+  return `${kept} The credentials of the device before it, kept until now for ${earlier} on them, will be deleted to make room: that device's notifications will no longer be accepted, so check its payments in the gateway dashboard.`;
 }
 
 /**
@@ -131,11 +153,13 @@ function RemoveCredentials({
   credentials,
   busy,
   followed,
+  earlierFollowed,
 }: {
   connection: EnvironmentConnection;
   credentials: string | null;
   busy: boolean;
   followed: FollowedPayments;
+  earlierFollowed: number;
 }) {
   const confirmation = useConfirmation(credentials);
   if (!connection.connected) return null;
@@ -155,13 +179,13 @@ function RemoveCredentials({
       confirmLabel="Yes, remove them"
       busy={busy}
     >
-      <p>{removalConsequences(connection.env, followed)}</p>
+      <p>{removalConsequences(connection.env, followed, earlierFollowed)}</p>
     </ConfirmQuestion>
   );
 }
 
 export default function Onboarding() {
-  const { connection, followed, credentials } = useLoaderData<typeof loader>();
+  const { connection, followed, earlierFollowed, credentials } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : null;
@@ -345,8 +369,8 @@ export default function Onboarding() {
         {connection.anyConnected ? (
           <Layout.Section>
             <TitledCard title="Remove credentials" gap="300">
-              <RemoveCredentials connection={connection.live} credentials={credentials.live} busy={busyIntent === "remove"} followed={followed.live} />
-              <RemoveCredentials connection={connection.sandbox} credentials={credentials.sandbox} busy={busyIntent === "remove"} followed={followed.sandbox} />
+              <RemoveCredentials connection={connection.live} credentials={credentials.live} busy={busyIntent === "remove"} followed={followed.live} earlierFollowed={earlierFollowed.live} />
+              <RemoveCredentials connection={connection.sandbox} credentials={credentials.sandbox} busy={busyIntent === "remove"} followed={followed.sandbox} earlierFollowed={earlierFollowed.sandbox} />
             </TitledCard>
           </Layout.Section>
         ) : null}

@@ -36,15 +36,25 @@ export function retirement(shop: RetirementColumns, env: "live" | "sandbox"): { 
 }
 
 /**
- * Whether a payment began on the environment's retired credentials: it was created before they
- * were taken out of use (a payment is made on the credentials in use when it starts). Only such
- * a payment keeps them, is read with them, or has its notifications verified with their Secret
- * Key; one made since began on the credentials that replaced them, or on none.
+ * Whether a payment began on the environment's retired credentials: its gateway order was
+ * requested before they were taken out of use. The order is made on the credentials in use when
+ * it is requested, which is not always when the payment is created: on the app's own page it is
+ * made when the shopper picks the coin, and a Shopify retry of a session whose order was never
+ * made requests it then, both perhaps long after, on the device in use by that time. So the
+ * time compared is orderRequestedAt (written just before each request that may create the
+ * order, and at a coin pick), and createdAt only for a payment that has requested none yet.
+ * Only such a payment keeps the retired credentials, is read with them, or has its
+ * notifications verified with their Secret Key; one requested since began on the credentials
+ * that replaced them, or on none.
+ *
+ * One window remains: a request that read the shop's credentials just before a replacement
+ * and wrote orderRequestedAt just after it is sent with the replaced pair, yet counts as begun
+ * on the new one. That takes a replacement within the same instant as the request.
  */
-export function beganOnRetiredCredentials(shop: RetirementColumns, env: "live" | "sandbox", payment: { createdAt: Date }): boolean {
+export function beganOnRetiredCredentials(shop: RetirementColumns, env: "live" | "sandbox", payment: { createdAt: Date; orderRequestedAt: Date | null }): boolean {
   const retired = retirement(shop, env);
   if (retired === null) return false;
-  return retired.at === "unknown" || payment.createdAt.getTime() < retired.at.getTime();
+  return retired.at === "unknown" || (payment.orderRequestedAt ?? payment.createdAt).getTime() < retired.at.getTime();
 }
 
 /** A condition on an environment's payments: those begun on its retired credentials (beganOnRetiredCredentials). */
@@ -52,7 +62,8 @@ export function paymentsOnRetiredCredentials(shop: RetirementColumns, env: "live
   const retired = retirement(shop, env);
   // None when it holds none.
   if (retired === null) return { id: { in: [] as string[] } };
-  return retired.at === "unknown" ? {} : { createdAt: { lt: retired.at } };
+  if (retired.at === "unknown") return {};
+  return { OR: [{ orderRequestedAt: { lt: retired.at } }, { orderRequestedAt: null, createdAt: { lt: retired.at } }] };
 }
 
 /**
@@ -62,7 +73,9 @@ export function paymentsOnRetiredCredentials(shop: RetirementColumns, env: "live
  */
 export function paymentsOnCurrentCredentials(shop: RetirementColumns, env: "live" | "sandbox") {
   const retired = retirement(shop, env);
-  return retired === null || retired.at === "unknown" ? {} : { createdAt: { gte: retired.at } };
+  if (retired === null || retired.at === "unknown") return {};
+  // The complement of paymentsOnRetiredCredentials: the order requested since, or none requested and the payment created since.
+  return { OR: [{ orderRequestedAt: { gte: retired.at } }, { orderRequestedAt: null, createdAt: { gte: retired.at } }] };
 }
 
 /** Every credential the shop holds, in use or retired, emptied (an uninstall). */

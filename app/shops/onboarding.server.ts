@@ -11,8 +11,8 @@ import { deliverNow, enqueue } from "~/payments/outbox";
 import { offeredCoinsOf } from "~/payment-page/coins";
 import type { CredentialCipher } from "./credential-cipher.server";
 import { paymentsOnCredentials } from "~/payments/payment-state";
-import { paymentsOnCurrentCredentials } from "./credential-columns";
-import { deleteCredentials, ensureShop, replaceCredentials, retireCredentials, type ReplacedCredentials } from "./shop-credentials.server";
+import { paymentsOnCurrentCredentials, paymentsOnRetiredCredentials } from "./credential-columns";
+import { deleteCredentials, ensureShop, replaceCredentials, retireCredentials, retiringReplacesEarlier, type ReplacedCredentials } from "./shop-credentials.server";
 import { readyToTakePayments, shopGateway } from "./gateway-directory.server";
 
 export interface ShopsDeps extends PaymentsDeps {
@@ -125,10 +125,29 @@ export function replacementNotice(replaced: ReplacedCredentials): string | null 
     case "retired":
       return kept;
     case "retired_over_earlier":
-      return `${kept} The credentials of the device before it, kept until now for payments that may still be in progress on them, were deleted to make room: that device's notifications are no longer accepted, so check its payments still in progress in the gateway dashboard.`;
+      return `${kept} ${EARLIER_CREDENTIALS_DELETED}`;
     case "unreadable":
       return "The previous device's credentials could not be read with the app's encryption keys, so they could not be kept for the payments still in progress on it: check those payments in the gateway dashboard.";
   }
+}
+
+/** What the merchant is told when credentials kept for payments still followed on them were written over (a connect or a removal). */
+const EARLIER_CREDENTIALS_DELETED =
+  "The credentials of the device before it, kept until now for payments that may still be in progress on them, were deleted to make room: that device's notifications are no longer accepted, so check its payments still in progress in the gateway dashboard.";
+
+/** The notice of a removal that kept the removed credentials in the place of earlier ones still needed (removeGatewayCredentials). */
+const REMOVAL_OVER_EARLIER_NOTICE = `Payments in progress on the removed device will still be finished with it: its credentials are kept, out of use, until those payments no longer need them. ${EARLIER_CREDENTIALS_DELETED}`;
+
+/**
+ * How many payments begun on the environment's retired credentials, and still followed, would
+ * lose them to a removal of the credentials in use now: a removal that keeps those (payments on
+ * them are followed) writes them over the retired pair, as connecting another device does. None
+ * when the retired slot is empty or holds the very credentials in use. The connection page asks
+ * it before the merchant confirms a removal, and the removal to tell the merchant and log it.
+ */
+export function paymentsOnEarlierCredentialsFollowed(deps: ShopsDeps, shop: Shop, env: GatewayEnv): Promise<number> {
+  if (!retiringReplacesEarlier(deps.cipher, shop, env)) return Promise.resolve(0);
+  return deps.db.payment.count({ where: { shopId: shop.id, gatewayEnv: env, AND: [paymentsOnRetiredCredentials(shop, env), paymentsOnCredentials(deps.clock.now())] } });
 }
 
 /** How many payments begun on the environment's credentials in use, as `shop` holds them, still need them. */
@@ -182,7 +201,9 @@ export const CREDENTIALS_CHANGED_MESSAGE =
  * begun on them are still followed (in progress, awaiting the check of a notification, or
  * rejected and still watched for late crypto), they are kept, sealed, only to read those
  * payments' orders and verify their notifications, and deleted once the last one no longer
- * needs them (app/payments/retention.ts); otherwise they are deleted at once.
+ * needs them (app/payments/retention.ts); otherwise they are deleted at once. Kept, they take
+ * the place of credentials retired before, as when another device is connected: when payments
+ * on those are still followed, the merchant is told (`notice`) and a warning is logged.
  *
  * `confirmedFor` is the credentialsVersion the merchant confirmed the removal for: credentials
  * connected since (another tab, another staff member) are not removed on that confirmation.
@@ -194,16 +215,20 @@ export async function removeGatewayCredentials(
   shopDomain: string,
   env: GatewayEnv,
   confirmedFor: string,
-): Promise<{ ok: true; shop: Shop } | { ok: false; message: string }> {
+): Promise<{ ok: true; shop: Shop; notice: string | null } | { ok: false; message: string }> {
   const shop = await ensureShop(deps.db, shopDomain);
   if (credentialsVersion(shop, env) !== confirmedFor) return { ok: false, message: CREDENTIALS_CHANGED_MESSAGE };
   const followed = await paymentsFollowedInUse(deps, shop, env);
+  const overEarlier = followed > 0 && (await paymentsOnEarlierCredentialsFollowed(deps, shop, env)) > 0;
   const written = followed > 0 ? await retireCredentials(deps.db, shop, env, deps.clock.now()) : await deleteCredentials(deps.db, shop, env);
   if (!written) return { ok: false, message: CREDENTIALS_CHANGED_MESSAGE };
+  if (overEarlier) {
+    deps.logger.warn("Gateway credentials still needed by payments in progress were deleted to keep those of a removed device", { shop: shopDomain, env, replaced: "retired_over_earlier" });
+  }
   deps.logger.info("Gateway credentials removed", { shop: shopDomain, env, keptForPaymentsFollowed: followed });
   const removed = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
   await syncPaymentsAppReadiness(deps, removed);
-  return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
+  return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: overEarlier ? REMOVAL_OVER_EARLIER_NOTICE : null };
 }
 
 const UNREADABLE_DEVICE = "The stored credentials of this device cannot be read with the app's encryption keys: connect the device again first.";

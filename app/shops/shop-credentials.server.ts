@@ -170,8 +170,8 @@ const REPLACE_ATTEMPTS = 5;
  * (retireCredentials): the webhook door still verifies those payments' notifications with them
  * (after the current Secret Key), the orders are read with them while the environment has no
  * current credentials (orderReaderAccess; a device of the same gateway account reads them too),
- * and the retention pass deletes them once no payment begun on them (created before `now`:
- * beganOnRetiredCredentials) needs them. The same credentials connected again are only sealed
+ * and the retention pass deletes them once no payment begun on them (its order requested, or
+ * with none requested yet created, before `now`: beganOnRetiredCredentials) needs them. The same credentials connected again are only sealed
  * again: nothing is retired.
  *
  * The retired slot holds one pair. When it already holds credentials removed or replaced
@@ -179,7 +179,7 @@ const REPLACE_ATTEMPTS = 5;
  * takes their place ("retired_over_earlier", which the merchant is told): it served the most
  * recent payments, whereas those of the earlier pair all began before it was taken out of
  * use, so fewer of them are still followed; a removal does the same. The payments of the
- * earlier pair were created before `now` too, so they count as begun on the pair retired now
+ * earlier pair began before `now` too, so they count as begun on the pair retired now
  * and keep it (a device of the same gateway account reads their orders). Refusing the new
  * device instead could keep a merchant for up to a week from replacing a device whose key leaked.
  *
@@ -248,8 +248,24 @@ export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv
 }
 
 /**
+ * Whether keeping the environment's credentials in use as retired ones (a removal,
+ * retireCredentials) would write them over other retired credentials: the retired slot holds a
+ * pair other than the one in use (one no configured key opens counts as another). A device
+ * removed, connected again and removed once more holds the very same pair in both: nothing is
+ * lost then.
+ */
+export function retiringReplacesEarlier(cipher: CredentialCipher, shop: Shop, env: GatewayEnv): boolean {
+  const current = env === "live" ? sealedPair(shop.liveDeviceKeyEnc, shop.liveSecretKeyEnc) : sealedPair(shop.sandboxDeviceKeyEnc, shop.sandboxSecretKeyEnc);
+  const retired = env === "live" ? sealedPair(shop.liveRetiredDeviceKeyEnc, shop.liveRetiredSecretKeyEnc) : sealedPair(shop.sandboxRetiredDeviceKeyEnc, shop.sandboxRetiredSecretKeyEnc);
+  if (current === null || retired === null) return false;
+  const opened = openPair(cipher, shop.id, env, current);
+  return opened === null || !sameCredentials(openPair(cipher, shop.id, env, retired), opened);
+}
+
+/**
  * Removes an environment's credentials from use, keeping them sealed as they are (over any
- * retired before), with `now` as the time they were retired, for reading the orders and
+ * retired before, as connecting another device does: retiringReplacesEarlier says when that
+ * loses a pair), with `now` as the time they were retired, for reading the orders and
  * verifying the notifications of the payments begun on them that are still followed. Only
  * while the row still holds the credentials `shop` was read with: whether it wrote.
  */
