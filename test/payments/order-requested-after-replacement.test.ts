@@ -5,43 +5,19 @@
 // notifications, and the new device's credentials are kept for it when that device is replaced
 // in turn.
 import { expect, it } from "vitest";
-import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
 import { checkPaymentNow } from "../../app/payments/check-payment";
-import { connectGateway, connectSandbox, createDedicatedDevice, notificationUrl } from "../../app/shops/onboarding.server";
+import { connectGateway, connectSandbox } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { deviceChangeSteps } from "../support/device-change";
 import { stackForFile, waitFor } from "../support/stack";
 
 const stack = stackForFile({ workers: false });
+const { db, shopRow, act, dedicatedDevice, sendSigned, completedBody } = deviceChangeSteps(stack);
+const completed = (secretHex: string, payment: Parameters<typeof completedBody>[0]) => sendSigned(secretHex, completedBody(payment));
 
-const db = () => stack().services.db;
-const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
-const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
-
-/** A "completed" notification of the payment's order signed with `secretHex`: the door's answer. */
-async function completed(secretHex: string, payment: { gatewayOrderId: string | null; amount: string; currency: string }): Promise<number> {
-  const shop = await shopRow();
-  const body = `{"identifier": "${payment.gatewayOrderId}", "status": "CO", "fiat_amount": ${payment.amount}, "fiat_currency": "${payment.currency}"}`;
-  const nonce = String(Math.floor(Date.now() / 1000));
-  const response = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
-  });
-  await response.body?.cancel();
-  return response.status;
-}
-
-/** A device of the sandbox merchant connected now, with a Secret Key of its own. */
-async function dedicatedDevice() {
-  const created = await createDedicatedDevice(stack().services, stack().shopDomain, "sandbox", "Replacement");
-  if (!created.ok) throw new Error(`no device created: ${created.message}`);
-  const settings = { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, await shopRow()) };
-  const device = (await stack().sandboxControl(`/sandbox/devices/${created.device.identifier}/settings`, settings)) as { secret_key: string };
-  return { deviceKey: created.device.identifier, secretKeyHex: device.secret_key };
-}
 
 /** A payment on the app's own page, its coin not picked yet. */
 async function startedOnAppPage() {

@@ -4,55 +4,19 @@
 // then its Secret Key verifies the notifications of those payments alone. A notification
 // signed with it for an order of the new device is refused as forged, and tells Shopify nothing.
 import { expect, it } from "vitest";
-import { signWebhook } from "../../app/gateway/webhook-signature";
 import { checkPaymentNow } from "../../app/payments/check-payment";
 import { deliverDueMessages } from "../../app/payments/outbox";
-import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { DEFAULT_CUSTOMER_DATA_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, purgeExpiredRows } from "../../app/payments/retention";
-import { connectGateway, createDedicatedDevice, notificationUrl } from "../../app/shops/onboarding.server";
+import { connectGateway } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { deviceChangeSteps } from "../support/device-change";
 import { stackForFile, waitFor } from "../support/stack";
 
 const stack = stackForFile({ workers: false });
+const { db, act, shopRow, drainInbox, pendingPayment, dedicatedDevice, sendSigned, completedBody } = deviceChangeSteps(stack);
+const completed = (secretHex: string, payment: Parameters<typeof completedBody>[0]) => sendSigned(secretHex, completedBody(payment));
 
-const db = () => stack().services.db;
-const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
-const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
 const purge = () => purgeExpiredRows(stack().services, { retentionDays: DEFAULT_RETENTION_DAYS, customerDataDays: DEFAULT_CUSTOMER_DATA_RETENTION_DAYS });
-
-async function drainInbox(): Promise<void> {
-  while ((await processWebhookInbox(stack().services, { worker: "t" })).processed > 0);
-}
-
-async function pendingPayment() {
-  const { session } = await stack().standin.state.startPayment({ test: true });
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  await act(payment.gatewayOrderId!, { action: "choose_currency", currency: "BTC" });
-  return { session, payment, orderId: payment.gatewayOrderId! };
-}
-
-/** A "completed" notification for the payment's order, as the gateway writes it, signed with `secretHex`. */
-async function completed(secretHex: string, payment: { gatewayOrderId: string | null; amount: string; currency: string }): Promise<number> {
-  const shop = await shopRow();
-  const body = `{"identifier": "${payment.gatewayOrderId}", "status": "CO", "fiat_amount": ${payment.amount}, "fiat_currency": "${payment.currency}"}`;
-  const nonce = String(Math.floor(Date.now() / 1000));
-  const response = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
-  });
-  await response.body?.cancel();
-  return response.status;
-}
-
-/** A dedicated device made as the connection page has the merchant do: its notifications come here, signed with its own Secret Key. */
-async function dedicatedDevice() {
-  const created = await createDedicatedDevice(stack().services, stack().shopDomain, "sandbox", "Replacement");
-  if (!created.ok) throw new Error(`no device created: ${created.message}`);
-  const settings = { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, await shopRow()) };
-  const device = (await stack().sandboxControl(`/sandbox/devices/${created.device.identifier}/settings`, settings)) as { secret_key: string };
-  return { deviceKey: created.device.identifier, secretKeyHex: device.secret_key };
-}
 
 it("a replaced device's Secret Key verifies only the payments begun on it, and its credentials go once those are over, whatever the new device's payments", async () => {
   // A payment on the first device, then the merchant replaces the device.

@@ -13,6 +13,7 @@ import { deliverDueMessages } from "../../app/payments/outbox";
 import { FINALISE_AFTER_MS, reconcileOnce } from "../../app/payments/reconcile";
 import { connectSandbox } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { deviceChangeSteps } from "../support/device-change";
 import { stackForFile, waitFor } from "../support/stack";
 
 let offsetMs = 0;
@@ -20,22 +21,8 @@ const clock = { now: () => new Date(Date.now() + offsetMs) };
 
 // One test fails the gateway on purpose: the client's retries are kept, with short waits.
 const stack = stackForFile({ workers: false, clock, gatewayRetry: { baseDelayMs: 5, maxDelayMs: 20 } });
+const { db, shopRow, pendingPayment, shopperPays } = deviceChangeSteps(stack, clock);
 
-const db = () => stack().services.db;
-const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
-const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
-
-async function pendingPayment() {
-  const { session } = await stack().standin.state.startPayment({ test: true });
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  await act(payment.gatewayOrderId!, { action: "choose_currency", currency: "BTC" });
-  return { session, payment, orderId: payment.gatewayOrderId! };
-}
-
-async function shopperPays(orderId: string): Promise<void> {
-  await act(orderId, { action: "pay", amount: "exact" });
-  await act(orderId, { action: "confirm" });
-}
 
 /** The sandbox device keys the shop holds, opened. */
 async function deviceKeys() {

@@ -6,26 +6,25 @@
 // another device in their place keeps them the same way.
 import { expect, it } from "vitest";
 import { paymentsFollowed } from "../../app/admin/connection.server";
-import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
-import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { LATE_PAYMENT_WATCH_MS } from "../../app/payments/payment-state";
 import { LATE_PAYMENT_RECHECK_MS, LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
 import { DEFAULT_CUSTOMER_DATA_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, purgeExpiredRows } from "../../app/payments/retention";
 import { checkPaymentNow } from "../../app/payments/check-payment";
-import { connectGateway, connectSandbox, createDedicatedDevice, credentialsVersion, notificationUrl, removeGatewayCredentials } from "../../app/shops/onboarding.server";
+import { connectGateway, connectSandbox, credentialsVersion, removeGatewayCredentials } from "../../app/shops/onboarding.server";
 import { credentialContext, rotateCredentialEncryption } from "../../app/shops/shop-credentials.server";
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
+import { deviceChangeSteps } from "../support/device-change";
 import { stackForFile, waitFor } from "../support/stack";
 
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
 
 const stack = stackForFile({ workers: false, clock });
+const { db, act, shopRow, drainInbox, pendingPayment, dedicatedDevice, sendSigned, currentSandboxCredentials } = deviceChangeSteps(stack, clock);
+/** A "pending" notification of the order signed with `secretHex`, as the gateway sends it: the door's status. */
+const notify = (secretHex: string, orderId: string) => sendSigned(secretHex, JSON.stringify({ identifier: orderId, status: { code: "PE", description: "Pending" } }));
 
-const db = () => stack().services.db;
-const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
-const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
 const purge = () => purgeExpiredRows(stack().services, { retentionDays: DEFAULT_RETENTION_DAYS, customerDataDays: DEFAULT_CUSTOMER_DATA_RETENTION_DAYS });
 const followed = async (inProgress: number, watched: number) =>
   expect(await paymentsFollowed(db(), await shopRow(), clock.now())).toEqual({ live: { inProgress: 0, watched: 0 }, sandbox: { inProgress, watched } });
@@ -35,48 +34,6 @@ async function removeSandbox() {
   const removed = await removeGatewayCredentials(stack().services, stack().shopDomain, "sandbox", credentialsVersion(await shopRow(), "sandbox") ?? "");
   if (!removed.ok) throw new Error(removed.message);
   return removed.shop;
-}
-
-async function drainInbox(): Promise<void> {
-  while ((await processWebhookInbox(stack().services, { worker: "t" })).processed > 0);
-}
-
-async function pendingPayment() {
-  const { session } = await stack().standin.state.startPayment({ test: true });
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  await act(payment.gatewayOrderId!, { action: "choose_currency", currency: "BTC" });
-  return { session, payment, orderId: payment.gatewayOrderId! };
-}
-
-/** A notification signed with `secretHex`, as the gateway sends it. */
-async function notify(secretHex: string, orderId: string): Promise<number> {
-  const shop = await shopRow();
-  const body = JSON.stringify({ identifier: orderId, status: { code: "PE", description: "Pending" } });
-  const nonce = String(Math.floor(clock.now().getTime() / 1000));
-  const response = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
-  });
-  await response.body?.cancel();
-  return response.status;
-}
-
-/** The sandbox credentials the shop holds now, opened. */
-async function currentSandboxCredentials() {
-  const shop = await shopRow();
-  const open = (sealed: string | null, field: "device-key" | "secret-key") => stack().services.cipher.decrypt(sealed!, credentialContext(shop.id, "sandbox", field));
-  return { deviceKey: open(shop.sandboxDeviceKeyEnc, "device-key"), secretKeyHex: open(shop.sandboxSecretKeyEnc, "secret-key") };
-}
-
-/** A dedicated device made as the connection page has the merchant do: its notifications come here, signed with its own Secret Key. */
-async function dedicatedDevice() {
-  const created = await createDedicatedDevice(stack().services, stack().shopDomain, "sandbox", "Online shop");
-  if (!created.ok) throw new Error(`no device created: ${created.message}`);
-  const deviceKey = created.device.identifier;
-  const settings = { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, await shopRow()) };
-  const device = (await stack().sandboxControl(`/sandbox/devices/${deviceKey}/settings`, settings)) as { secret_key: string };
-  return { deviceKey, secretKeyHex: device.secret_key };
 }
 
 // First in the file: the sandbox signs its notifications with the real time, and the tests below move the app's clock on.

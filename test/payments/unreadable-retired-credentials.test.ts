@@ -9,39 +9,17 @@ import { checkPaymentNow } from "../../app/payments/check-payment";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { FINALISE_AFTER_MS, reconcileOnce } from "../../app/payments/reconcile";
-import { connectGateway, connectSandbox, createDedicatedDevice, notificationUrl } from "../../app/shops/onboarding.server";
+import { connectGateway, connectSandbox } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { deviceChangeSteps } from "../support/device-change";
 import { stackForFile, waitFor } from "../support/stack";
 
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
 
 const stack = stackForFile({ workers: false, clock });
+const { db, shopRow, pendingPayment, shopperPays, dedicatedDevice } = deviceChangeSteps(stack, clock);
 
-const db = () => stack().services.db;
-const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
-const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
-
-async function pendingPayment() {
-  const { session } = await stack().standin.state.startPayment({ test: true });
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  await act(payment.gatewayOrderId!, { action: "choose_currency", currency: "BTC" });
-  return { session, payment, orderId: payment.gatewayOrderId! };
-}
-
-async function shopperPays(orderId: string): Promise<void> {
-  await act(orderId, { action: "pay", amount: "exact" });
-  await act(orderId, { action: "confirm" });
-}
-
-/** A new device of the same gateway merchant, its notifications sent to the app. */
-async function dedicatedDevice() {
-  const created = await createDedicatedDevice(stack().services, stack().shopDomain, "sandbox", "Replacement");
-  if (!created.ok) throw new Error(`no device created: ${created.message}`);
-  const settings = { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, await shopRow()) };
-  const device = (await stack().sandboxControl(`/sandbox/devices/${created.device.identifier}/settings`, settings)) as { secret_key: string };
-  return { deviceKey: created.device.identifier, secretKeyHex: device.secret_key };
-}
 
 /** Seals the shop's retired sandbox pair under a key id the app does not have, as after that key was dropped. */
 async function loseRetiredKey(): Promise<void> {
