@@ -22,7 +22,8 @@ async function makePayment(columns: Partial<Prisma.PaymentUncheckedCreateInput> 
 }
 
 /** The payment ids the list page links to, in order. */
-const listedIds = (html: string) => [...html.matchAll(/href="\/app\/payments\/([A-Za-z0-9_-]+)"/g)].map((m) => m[1]!);
+// A row's link carries the list's page (its filters and cursor) after the payment's id, for the way back.
+const listedIds = (html: string) => [...html.matchAll(/href="\/app\/payments\/([A-Za-z0-9_-]+)(?:\?[^"]*)?"/g)].map((m) => m[1]!);
 
 /** The path of the list's Previous or Next link, or null when the page has none. */
 function pageLink(html: string, label: "Previous" | "Next"): string | null {
