@@ -24,9 +24,10 @@
 // - Retired gateway credentials (removed by the merchant, or replaced by connecting another
 //   device, while payments on them were still followed, app/shops/onboarding.server.ts):
 //   deleted once no payment begun on them (its order requested, or with none requested yet
-//   created, before they were retired: beganOnRetiredCredentials) is open, awaits the check of a notification, or is a rejected
-//   one still watched for late crypto (paymentsOnCredentials), whatever the retention. The
-//   payments made since, on the device in use, do not keep them.
+//   created, before they were retired: beganOnRetiredCredentials) is open, awaits the check
+//   of a notification, or is a rejected one still watched for late crypto
+//   (paymentsOnCredentials), whatever the retention. The payments made since, on the device
+//   in use, do not keep them.
 //
 // Customer data, after CUSTOMER_DATA_RETENTION_DAYS (90 by default, never under
 // MIN_CUSTOMER_DATA_RETENTION_DAYS), so that a shopper's personal data is not kept longer than
@@ -212,9 +213,9 @@ function heldRetired(shop: RetiredPairs, env: GatewayEnv) {
  * file). Which payments began on them depends on each shop's time of retirement, so each pair
  * goes by a statement of its own (only shops that hold one, which are few: a pair goes once the
  * payments begun on it are over), whose condition checks those payments and that the row still
- * holds the very pair and time read. A pair an instance of the release before retired during a rolling deploy
- * has no time: it is given the pass's time first, as the migration that added the times did,
- * so every payment made so far counts as begun on it.
+ * holds the very pair and time read. A pair an instance of the release before retired during
+ * a rolling deploy has no time: it is given the pass's time first, as the migration that added
+ * the times did, so every payment made so far counts as begun on it.
  */
 async function deleteUnneededRetiredCredentials(deps: PurgeDeps): Promise<number> {
   const now = deps.clock.now();
