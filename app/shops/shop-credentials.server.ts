@@ -114,6 +114,16 @@ function sealedPair(deviceKeyEnc: string | null, secretKeyEnc: string | null): S
   return deviceKeyEnc !== null && secretKeyEnc !== null ? { deviceKeyEnc, secretKeyEnc } : null;
 }
 
+/** The environment's credentials in use, as sealed in the row. */
+function pairInUse(shop: Shop, env: GatewayEnv): SealedPair | null {
+  return env === "live" ? sealedPair(shop.liveDeviceKeyEnc, shop.liveSecretKeyEnc) : sealedPair(shop.sandboxDeviceKeyEnc, shop.sandboxSecretKeyEnc);
+}
+
+/** The environment's retired credentials, as sealed in the row. */
+function retiredPair(shop: Shop, env: GatewayEnv): SealedPair | null {
+  return env === "live" ? sealedPair(shop.liveRetiredDeviceKeyEnc, shop.liveRetiredSecretKeyEnc) : sealedPair(shop.sandboxRetiredDeviceKeyEnc, shop.sandboxRetiredSecretKeyEnc);
+}
+
 /** The environment's credential columns as the row holds them: a write is made only while they are unchanged. */
 function heldCredentials(shop: Shop, env: GatewayEnv) {
   return env === "live"
@@ -168,10 +178,10 @@ const REPLACE_ATTEMPTS = 5;
  * notification, or rejected and still watched for late crypto), those move to the retired slot
  * in the same write, with `now` as the time they were retired, as a removal keeps them
  * (retireCredentials): the webhook door still verifies those payments' notifications with them
- * (after the current Secret Key), the orders are read with them while the environment has no
- * current credentials (orderReaderAccess; a device of the same gateway account reads them too),
- * and the retention pass deletes them once no payment begun on them (its order requested, or
- * with none requested yet created, before `now`: beganOnRetiredCredentials) needs them. The same credentials connected again are only sealed
+ * (after the current Secret Key), an order the current device's gateway does not know is read
+ * with them (orderReaderAccess), and the retention pass deletes them once no payment begun on
+ * them (its order requested, or with none requested yet created, before `now`:
+ * beganOnRetiredCredentials) needs them. The same credentials connected again are only sealed
  * again: nothing is retired.
  *
  * The retired slot holds one pair. When it already holds credentials removed or replaced
@@ -201,8 +211,8 @@ export async function replaceCredentials(
     // Asked of each row read: which payments began on its credentials in use depends on when its retired ones were retired.
     const followed = () => paymentsFollowed(row);
     const held = heldCredentials(row, env);
-    const current = env === "live" ? sealedPair(row.liveDeviceKeyEnc, row.liveSecretKeyEnc) : sealedPair(row.sandboxDeviceKeyEnc, row.sandboxSecretKeyEnc);
-    const retired = env === "live" ? sealedPair(row.liveRetiredDeviceKeyEnc, row.liveRetiredSecretKeyEnc) : sealedPair(row.sandboxRetiredDeviceKeyEnc, row.sandboxRetiredSecretKeyEnc);
+    const current = pairInUse(row, env);
+    const retired = retiredPair(row, env);
     let replaced: ReplacedCredentials = "none";
     if (current !== null) {
       const opened = openPair(cipher, row.id, env, current);
@@ -243,10 +253,6 @@ export async function replaceCredentials(
   throw new Error("the shop's gateway credentials kept changing while new ones were stored");
 }
 
-export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv | "all"): Promise<Shop> {
-  return db.shop.update({ where: { id: shop.id }, data: env === "all" ? { ...NO_CREDENTIALS.live, ...NO_CREDENTIALS.sandbox } : NO_CREDENTIALS[env] });
-}
-
 /**
  * Whether keeping the environment's credentials in use as retired ones (a removal,
  * retireCredentials) would write them over other retired credentials: the retired slot holds a
@@ -255,8 +261,8 @@ export async function clearCredentials(db: Database, shop: Shop, env: GatewayEnv
  * lost then.
  */
 export function retiringReplacesEarlier(cipher: CredentialCipher, shop: Shop, env: GatewayEnv): boolean {
-  const current = env === "live" ? sealedPair(shop.liveDeviceKeyEnc, shop.liveSecretKeyEnc) : sealedPair(shop.sandboxDeviceKeyEnc, shop.sandboxSecretKeyEnc);
-  const retired = env === "live" ? sealedPair(shop.liveRetiredDeviceKeyEnc, shop.liveRetiredSecretKeyEnc) : sealedPair(shop.sandboxRetiredDeviceKeyEnc, shop.sandboxRetiredSecretKeyEnc);
+  const current = pairInUse(shop, env);
+  const retired = retiredPair(shop, env);
   if (current === null || retired === null) return false;
   const opened = openPair(cipher, shop.id, env, current);
   return opened === null || !sameCredentials(openPair(cipher, shop.id, env, retired), opened);

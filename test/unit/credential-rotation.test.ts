@@ -16,8 +16,8 @@ import { applyMigrations } from "../../app/db/migrate.server";
 import { createLogger } from "../../app/lib/logger.server";
 import { createCredentialCipher, type CredentialCipher } from "../../app/shops/credential-cipher.server";
 import {
-  clearCredentials,
   credentialContext,
+  deleteCredentials,
   ensureShop,
   rotateCredentialEncryption,
   sessionsOnOldKeys,
@@ -109,7 +109,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const racing = withChangesAfterReads(db, async () => {
       if (raced) return;
       raced = true;
-      await clearCredentials(db, removedLive, "live");
+      await deleteCredentials(db, removedLive, "live");
       await handleAppUninstalled({ db, logger: createLogger({ level: "silent" }), clock: { now: () => new Date() } }, uninstalled.shopDomain);
       await storeCredentials(db, newCipher, replaced, "live", replacement);
       await storeCredentials(db, acceptingCipher, replacedOnOldKey, "live", replacementOnOldKey);
