@@ -163,18 +163,17 @@ function RemoveCredentials({
 }) {
   const confirmation = useConfirmation(credentials);
   if (!connection.connected) return null;
-  const which = connection.env === "live" ? "live" : "sandbox";
   if (!confirmation.open) {
     return (
       <InlineStack>
-        <ConfirmTrigger confirmation={confirmation}>{`Remove the ${which} credentials`}</ConfirmTrigger>
+        <ConfirmTrigger confirmation={confirmation}>{`Remove the ${connection.env} credentials`}</ConfirmTrigger>
       </InlineStack>
     );
   }
   return (
     <ConfirmQuestion
       confirmation={confirmation}
-      title={`Remove the ${which} device's credentials?`}
+      title={`Remove the ${connection.env} device's credentials?`}
       fields={{ intent: "remove", env: connection.env, credentials: confirmation.askedFor ?? "" }}
       confirmLabel="Yes, remove them"
       busy={busy}
