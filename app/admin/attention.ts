@@ -27,6 +27,11 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
     whatToDo:
       "Shopify already shows this payment as not paid. Refund the crypto from the gateway dashboard, or arrange the order with the shopper.",
   },
+  paid_after_void: {
+    title: "Paid after the authorization was voided",
+    whatToDo:
+      "Shopify voided this authorization, and the shopper paid the crypto order at the gateway afterwards. Do not ship on it: the crypto is the shopper's. Refund it from the gateway dashboard, or agree with the shopper on a new order.",
+  },
   unknown_status: {
     title: "Unknown gateway status",
     whatToDo: "The gateway reported something this app cannot interpret. Open the order in the gateway dashboard and decide by hand; the app never treats it as paid.",

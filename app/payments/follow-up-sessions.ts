@@ -39,7 +39,7 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     if (payment.kind !== "authorization") return reject("This payment was a sale, not an authorization: it was completed when the shopper paid, and there is nothing to capture.");
     // An authorization is captured once, and never after it was voided: crypto that arrives
     // after a void is the shopper's, not the order's. (The gateway order is left as it is: the
-    // app has no way to cancel it, and crypto paid to it later is not flagged.)
+    // app has no way to cancel it; crypto paid to it later is flagged for a person.)
     const earlier = await tx.sessionRequest.findFirst({
       where: { shopId, paymentShopifyId: request.payment_id, kind: { in: ["capture", "void"] }, status: { in: ACCEPTED } },
       select: { kind: true },
@@ -80,6 +80,12 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
       await tx.$executeRaw`UPDATE "Payment" SET "shopifyPaymentId" = "shopifyPaymentId" WHERE "shopId" = ${shop.id} AND "shopifyPaymentId" = ${request.payment_id}`;
       const payment = await tx.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.payment_id } } });
       const payload = await decide(tx, input.kind, shop.id, request, payment);
+      // An accepted void is a new version of the payment's row: a settlement decided on the
+      // row before it (which could not see the void) fails its write and is decided again,
+      // so crypto paid after the void is flagged (settle-payment).
+      if (payment && payload.kind === "void.resolve") {
+        await tx.payment.update({ where: { id: payment.id }, data: { updatedAt: new Date(Math.max(Date.now(), payment.updatedAt.getTime() + 1)) } });
+      }
       const record = await tx.sessionRequest.create({
         data: {
           shopId: shop.id,

@@ -68,7 +68,10 @@ function attentionFor(
   order: GatewayOrder,
   decision: SettlementDecision,
   knownTransactions: number,
+  voidedAt: Date | null,
 ): { reason: AttentionReason; detail: string } | null {
+  const afterVoid = paidAfterVoid(payment, decision, order.status.code, voidedAt);
+  if (afterVoid) return afterVoid;
   if (decision.kind === "review") {
     // The same unknown status flagged before (handled or not) is not flagged again at every read.
     if (payment.attention === decision.attention && payment.gatewayStatus === order.status.code) return null;
@@ -99,6 +102,23 @@ function attentionFor(
   if (current === "failed" && !lateFlagOpen && !verifiesOwnFlag && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) return late;
   if (decision.kind === "resolve" && current !== "failed" && current !== "not_started") return overpaidFlag(payment, order);
   return null;
+}
+
+/**
+ * Crypto paid to an authorization Shopify voided, with the app's consent: the gateway order
+ * stays open after a void (the gateway has no way to cancel it), so a shopper can still pay
+ * it. Shopify is told as for any payment, but the money is the shopper's and the order must
+ * not ship: a person is told once, over any other flag (the timeline keeps the earlier one).
+ * Money shown is a status on its way to paid or paid; an underpaid or late order's own flag
+ * already says to refund it.
+ */
+function paidAfterVoid(payment: Payment, decision: SettlementDecision, status: string, voidedAt: Date | null): { reason: "paid_after_void"; detail: string } | null {
+  if (voidedAt === null || payment.attention === "paid_after_void") return null;
+  if (decision.kind !== "confirming" && decision.kind !== "resolve") return null;
+  return {
+    reason: "paid_after_void",
+    detail: `Shopify voided this authorization on ${voidedAt.toISOString()}, and crypto arrived at the gateway since (status ${status}). It belongs to the shopper: refund it from the gateway dashboard before anything ships.`,
+  };
 }
 
 /**
@@ -144,6 +164,8 @@ export function settleFromSignedWebhook(
 interface SettlementBasis extends SeenPayment {
   /** The on-chain transactions the app knows of the payment: read with the row, for a gateway read to compare. */
   knownTransactions?: number;
+  /** When the app accepted Shopify's void of the authorization (null when it did not): read after the row. */
+  voidedAt?: Date | null;
 }
 
 async function readBasis(deps: PaymentsDeps, paymentId: string): Promise<SettlementBasis> {
@@ -154,6 +176,22 @@ async function readBasis(deps: PaymentsDeps, paymentId: string): Promise<Settlem
   if (!row) throw new Error(`payment ${paymentId} not found`);
   const { shop, _count, ...payment } = row;
   return { payment, shopDomain: shop.shopDomain, knownTransactions: _count.transactions };
+}
+
+/**
+ * When the app accepted a void of the payment (null for none, and for a sale, which has no
+ * void). Read after the payment's row: an acceptance gives the row a new version in the
+ * same transaction (follow-up-sessions), so one that lands after this read fails the
+ * settlement's write, which is then decided again on a fresh read.
+ */
+async function voidAcceptedAt(deps: PaymentsDeps, payment: Payment): Promise<Date | null> {
+  if (payment.kind !== "authorization") return null;
+  const accepted = await deps.db.sessionRequest.findFirst({
+    where: { shopId: payment.shopId, paymentShopifyId: payment.shopifyPaymentId, kind: "void", status: { in: ["resolving", "resolved"] } },
+    orderBy: { createdAt: "asc" },
+    select: { createdAt: true },
+  });
+  return accepted?.createdAt ?? null;
 }
 
 /** The gateway's non-final statuses in the one order it moves through them; every final status comes after them. */
@@ -223,7 +261,7 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
     attention =
       standing === "contradicts"
         ? { reason: "webhook_mismatch", detail: mismatchDetail(payment.gatewayStatus, order.status.code) }
-        : attentionFor(payment, current, order, decision, basis.knownTransactions);
+        : attentionFor(payment, current, order, decision, basis.knownTransactions, basis.voidedAt ?? null);
     columns = {
       state: next,
       gatewayStatus: order.status.code,
@@ -248,7 +286,9 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
       seenAt: new Date(transaction.created_at),
     }));
   } else {
-    attention = decision.kind === "reject" && decision.attention ? { reason: decision.attention, detail: decision.merchantMessage } : null;
+    attention =
+      paidAfterVoid(payment, decision, status.code, basis.voidedAt ?? null) ??
+      (decision.kind === "reject" && decision.attention ? { reason: decision.attention, detail: decision.merchantMessage } : null);
     columns = { state: next, gatewayStatus: status.code, unverifiedSince: now };
   }
   if (attention) Object.assign(columns, { attention: attention.reason, attentionDetail: attention.detail, attentionResolvedAt: null });
@@ -300,7 +340,8 @@ async function settle(deps: PaymentsDeps, paymentId: string, observation: Gatewa
     // Optimistic concurrency: decided from a row, written only while the row is unchanged.
     // After another writer moved it, the same observation is placed against the fresh row,
     // which may show by now that it is stale.
-    const basis = attempt === 0 && seen ? seen : await readBasis(deps, paymentId);
+    const read = attempt === 0 && seen ? seen : await readBasis(deps, paymentId);
+    const basis = { ...read, voidedAt: await voidAcceptedAt(deps, read.payment) };
     const settlement = decideSettlement(basis, observation, source, deps.clock.now());
     if (settlement === "final") return null;
     if (settlement === "stale") {

@@ -10,6 +10,7 @@ export type AttentionReason =
   | "overpaid"
   | "out_of_condition"
   | "late_payment"
+  | "paid_after_void"
   | "unknown_status"
   | "shopify_error"
   | "pending_window_expired"

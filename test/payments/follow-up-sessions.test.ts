@@ -9,8 +9,12 @@
 // does not know them, so it refuses the app's answer to them.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { attentionAdvice } from "../../app/admin/attention";
 import { paymentDetail } from "../../app/admin/payments.server";
+import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
 import { deliverDueMessages, deliverNow, retryFinalCallNow } from "../../app/payments/outbox";
+import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
+import { documentedOrder } from "../gateway/support/fixtures";
 import { drainOutbox, harnessForFile, operationNames, paymentWithSession, post, SHOP } from "../support/follow-up-routes";
 import { paymentColumns } from "../support/payment-rows";
 import { ROW_DATABASES } from "../support/row-databases";
@@ -89,6 +93,45 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(kind).toBe("capture.reject");
       expect(payload.merchantMessage).toMatch(/voided/);
       expect(await timeline(payment.id)).toContain("Void requested in Shopify: Shopify asked to void the authorization. The app accepted it and queued its answer for Shopify.");
+    });
+
+    it("crypto paid after an accepted void is flagged for a person, once, whether a read or a signed webhook reports it; a refused void flags nothing", async () => {
+      const voided = async () => {
+        const gatewayOrderId = randomUUID();
+        const { session, payment } = await paymentWithSession(h(), { state: "awaiting_payment", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "PE" } });
+        const before = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+        const voiding = body("void", session.id);
+        expect((await post(h(), "void", voiding)).status).toBe(201);
+        expect((await queued(voiding.gid)).kind).toBe("void.resolve");
+        // The acceptance is a new version of the row: a settlement decided on the row before it fails its write and decides again.
+        expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).updatedAt.getTime()).toBeGreaterThan(before.updatedAt.getTime());
+        return { gatewayOrderId, payment };
+      };
+      const flags = async (paymentId: string) => (await db().paymentEvent.findMany({ where: { paymentId, type: "attention" } })).map((e) => (JSON.parse(e.detail) as { reason: string }).reason);
+
+      // A read: the shopper paid the order the void left open.
+      const read = await voided();
+      const settled = await settleFromGatewayOrder(h().services, read.payment.id, documentedOrder(read.gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z"), "reconcile", new Date());
+      expect(settled.payment).toMatchObject({ state: "paid", attention: "paid_after_void", attentionResolvedAt: null });
+      expect(settled.payment.attentionDetail).toMatch(/^Shopify voided this authorization on .+, and crypto arrived at the gateway since \(status CO\)\. It belongs to the shopper/);
+      await settleFromGatewayOrder(h().services, read.payment.id, documentedOrder(read.gatewayOrderId, "CO", 1, "2026-11-25T10:05:00Z"), "reconcile", new Date());
+      expect(await flags(read.payment.id)).toEqual(["paid_after_void"]);
+      expect(attentionAdvice("paid_after_void").title).toBe("Paid after the authorization was voided");
+
+      // A signed webhook, which settles from the row the intake read.
+      const signed = await voided();
+      const row = await db().payment.findUniqueOrThrow({ where: { id: signed.payment.id } });
+      const byWebhook = await settleFromSignedWebhook(h().services, { payment: row, shopDomain: SHOP }, { identifier: signed.gatewayOrderId, status: parseGatewayStatus("CM") as Extract<ParsedGatewayStatus, { known: true }> });
+      expect(byWebhook?.payment).toMatchObject({ state: "paid", attention: "paid_after_void" });
+
+      // A void the app refused (the crypto was on its way) is no reason for the flag.
+      const gatewayOrderId = randomUUID();
+      const { session, payment } = await paymentWithSession(h(), { state: "confirming", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "AC" } });
+      const refused = body("void", session.id);
+      expect((await post(h(), "void", refused)).status).toBe(201);
+      expect((await queued(refused.gid)).kind).toBe("void.reject");
+      const paid = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z"), "reconcile", new Date());
+      expect(paid.payment).toMatchObject({ state: "paid", attention: null });
     });
 
     it("a capture naming a payment the app has no record of (another shop's included) says so, and leaves that shop's payment untouched", async () => {
