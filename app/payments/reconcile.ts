@@ -18,6 +18,7 @@
 // (each read waits out the client's retries) does not hold up every other shop's pass.
 import pMap from "p-map";
 import type { QuotaRemaining } from "~/gateway/quota";
+import type { GatewayOrder } from "~/gateway/schemas";
 import { whileRenewing } from "~/lib/renewal";
 import { orderReaderAccess, type OrderReaderAccess } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
@@ -26,7 +27,7 @@ import { enqueue, finalMessageKey } from "./outbox";
 import { isOpenPaymentState, OPEN_PAYMENT_STATES, paymentsOnCredentials, watchedRejectedPayments } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
 import { readWantedOrders, type WantedOrdersRead } from "./read-orders";
-import { settleFromGatewayOrder } from "./settle-payment";
+import { settleFromGatewayOrder, type SettleResult } from "./settle-payment";
 
 const LEASE_MS = 60_000;
 /**
@@ -150,7 +151,12 @@ export async function reconcileOnce(
       await whileShopClaimed(deps, shopId, options.worker, leaseMs, async () => {
         const shop = await deps.db.shop.findUniqueOrThrow({ where: { id: shopId } });
         summary.shops++;
-        for (const env of ["live", "sandbox"] as const) await reconcileShopEnv(deps, shop, env, summary, options.force ?? false);
+        // One environment failing leaves the other's payments to be reconciled all the same.
+        for (const env of ["live", "sandbox"] as const) {
+          await reconcileShopEnv(deps, shop, env, summary, options.force ?? false).catch((error: unknown) =>
+            deps.logger.error("Reconciliation of a shop failed", { shopId, env, error }),
+          );
+        }
         await deps.db.shop.update({ where: { id: shopId }, data: { lastReconciledAt: deps.clock.now() } });
       });
     } catch (error) {
@@ -263,12 +269,20 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   if (failedLookUp) deps.logger.warn("Reconciliation look-up failed", { shop: shop.shopDomain, env, kind: failedLookUp.error.kind });
   for (const payment of withOrder) {
     const orderId = payment.gatewayOrderId!;
-    const order = orders.get(orderId);
+    const listed = orders.get(orderId);
     let state = payment.state;
-    if (order) {
-      const settled = await settleFromGatewayOrder(deps, payment.id, order, "reconcile", readAt);
-      state = settled.payment.state;
-      if (settled.payment.state !== payment.state) summary.settled++;
+    // An order read but not recorded counts as unread: its payment is finalised as unread
+    // ones are, once its time is up, rather than left open past Shopify's window.
+    let order: typeof listed;
+    let unrecorded: string | null = null;
+    if (listed) {
+      const settled = await settleListed(deps, shop, env, payment.id, listed, readAt);
+      if ("error" in settled) unrecorded = settled.error;
+      else {
+        order = listed;
+        state = settled.payment.state;
+        if (settled.payment.state !== payment.state) summary.settled++;
+      }
     }
     if (!isOpenPaymentState(state)) continue;
     if (!closingOrders.has(orderId)) {
@@ -282,7 +296,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     if (order) finalised = await finaliseStalePayment(deps, current, now);
     else if (gone.has(orderId)) finalised = await finaliseStalePayment(deps, current, now, GONE_ORDER);
     else if (ageMs(payment, now) > FINALISE_UNREAD_AFTER_MS) {
-      finalised = await finaliseStalePayment(deps, current, now, unreadOrder(unreadCause(orderId, read.value)));
+      finalised = await finaliseStalePayment(deps, current, now, unreadOrder(unrecorded ?? unreadCause(orderId, read.value)));
     }
     // Left out of the listing (or the listing failed), or its look-up failed: the next pass looks it up.
     else continue;
@@ -291,8 +305,10 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   for (const payment of unverified) {
     const orderId = payment.gatewayOrderId!;
     const order = orders.get(orderId);
-    if (order) await settleFromGatewayOrder(deps, payment.id, order, "reconcile", readAt);
-    else if (gone.has(orderId)) await flagUnlistedPayment(deps, payment, now);
+    if (order) {
+      // Not recorded: it stays to be verified by the next listing.
+      if ("error" in (await settleListed(deps, shop, env, payment.id, order, readAt))) continue;
+    } else if (gone.has(orderId)) await flagUnlistedPayment(deps, payment, now);
     // Left out of the listing and not looked up this pass: it stays to be verified by the next.
     else continue;
     summary.verified++;
@@ -302,14 +318,30 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   // in a shape the app cannot read (a read again would meet the same) count as checked and
   // wait LATE_PAYMENT_RECHECK_MS: one neither listed nor looked up this pass (an earlier
   // device's order beyond the look-ups' cap or reserve, a failed read) stays due.
+  const unrecordedRejected = new Set<string>();
   for (const payment of rejected) {
     const order = orders.get(payment.gatewayOrderId!);
     if (order && new Date(order.edited_at).getTime() !== payment.gatewayEditedAt?.getTime()) {
-      await settleFromGatewayOrder(deps, payment.id, order, "reconcile", readAt);
+      if ("error" in (await settleListed(deps, shop, env, payment.id, order, readAt))) unrecordedRejected.add(payment.id);
     }
   }
-  const checked = rejected.filter((p) => [orders, gone, read.value.unreadable].some((seen) => seen.has(p.gatewayOrderId!)));
+  // One whose order could not be recorded stays due, as one not read.
+  const checked = rejected.filter((p) => !unrecordedRejected.has(p.id) && [orders, gone, read.value.unreadable].some((seen) => seen.has(p.gatewayOrderId!)));
   if (checked.length > 0) await deps.db.payment.updateMany({ where: { id: { in: checked.map((p) => p.id) }, state: "failed" }, data: { lastCheckedAt: now } });
+}
+
+/**
+ * Settles a payment from its order as read, or says why it could not be (a write the database
+ * refused, a row that kept changing): logged, and the shop's pass goes on with its other
+ * payments, which one order must not hold back.
+ */
+async function settleListed(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, paymentId: string, order: GatewayOrder, readAt: Date): Promise<SettleResult | { error: string }> {
+  try {
+    return await settleFromGatewayOrder(deps, paymentId, order, "reconcile", readAt);
+  } catch (error) {
+    deps.logger.error("A gateway order read by the reconciler could not be recorded", { shop: shop.shopDomain, env, paymentId, error });
+    return { error: "its order was read but the app could not record it (the app's log says why)" };
+  }
 }
 
 /** Why a closing payment's order was not read: its own failed look-up, else the failed listing. */
