@@ -124,7 +124,7 @@ export interface PaymentDetail {
   attention: { reason: string; title: string; detail: string; whatToDo: string; resolvedAt: string | null; flag: string } | null;
   customer: { name: string | null; email: string | null };
   timeline: { id: string; at: string; title: string; description: string }[];
-  transactions: { txHash: string; amount: string; confirmed: boolean; block: number | null; seenAt: string }[];
+  transactions: { txHash: string; amount: string; confirmed: boolean; block: string | null; seenAt: string }[];
   canCheck: boolean;
 }
 
@@ -203,7 +203,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
         : null,
     customer: { name: payment.customerName, email: payment.customerEmail },
     timeline: payment.events.map((event) => ({ id: event.id, at: formatDateTime(event.at), ...describeEvent(event.type, event.detail, payment) })),
-    transactions: payment.transactions.map((t) => ({ txHash: t.txHash, amount: formatMoney(t.amount, t.currency), confirmed: t.confirmed, block: t.block, seenAt: formatDateTime(t.seenAt) })),
+    transactions: payment.transactions.map((t) => ({ txHash: t.txHash, amount: formatMoney(t.amount, t.currency), confirmed: t.confirmed, block: t.block === null ? null : t.block.toString(), seenAt: formatDateTime(t.seenAt) })),
     canCheck: payment.gatewayOrderId !== null,
   };
 }

@@ -71,7 +71,7 @@ export function insertWhere(
   let source: Prisma.Sql;
   if (kind === "postgresql") {
     const json = Array.isArray(rows) ? Prisma.sql`jsonb_populate_recordset` : Prisma.sql`jsonb_populate_record`;
-    source = Prisma.sql`SELECT ${names} FROM ${json}(NULL::${quotedName(table)}, CAST(${JSON.stringify(rows)} AS JSONB))`;
+    source = Prisma.sql`SELECT ${names} FROM ${json}(NULL::${quotedName(table)}, CAST(${JSON.stringify(rows, bigintAsText)} AS JSONB))`;
   } else if (list.length === 1) {
     source = Prisma.sql`SELECT ${Prisma.join(Object.values(list[0]!))}`;
   } else {
@@ -80,6 +80,11 @@ export function insertWhere(
   // The WHERE (TRUE when no condition is given) also keeps SQLite from reading a following ON
   // CONFLICT as part of the SELECT.
   return Prisma.sql`INSERT INTO ${quotedName(table)} (${names}) ${source} WHERE ${onlyIf}`;
+}
+
+/** JSON has no 64-bit integers: a bigint goes as its digits, which the column's type reads back exactly. */
+function bigintAsText(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
 }
 
 /** Through the Prisma client: SQLite, or a client the caller wrapped (the benchmark's timing). */

@@ -282,7 +282,7 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
       currency: transaction.currency,
       amount: transaction.amount,
       confirmed: transaction.confirmed,
-      block: transaction.block === null ? null : Number(transaction.block),
+      block: transaction.block === null ? null : BigInt(transaction.block),
       seenAt: new Date(transaction.created_at),
     }));
   } else {

@@ -37,7 +37,7 @@ export interface SettledTransaction {
   currency: string;
   amount: string;
   confirmed: boolean;
-  block: number | null;
+  block: bigint | null;
   seenAt: Date;
 }
 

@@ -47,7 +47,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     at: T0,
     transactions: [
       { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: false, block: null, seenAt: later(-60_000) },
-      { txHash: "tx-b", currency: "BTC", amount: "0.00032893", confirmed: true, block: 870_001, seenAt: later(-30_000) },
+      { txHash: "tx-b", currency: "BTC", amount: "0.00032893", confirmed: true, block: 870_001n, seenAt: later(-30_000) },
     ],
     message: { shopDomain: "settle.myshopify.com", kind: "payment.resolve", dedupeKey: `payment:${payment.id}:final`, payload: '{"kind":"payment.resolve"}' },
     ...overrides,
@@ -142,16 +142,24 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       transactions: [
         { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: false, block: null, seenAt: later(-60_000) },
         // The same hash reported twice in one answer: the last report wins.
-        { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: true, block: 870_002, seenAt: later(-60_000) },
+        { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: true, block: 870_002n, seenAt: later(-60_000) },
       ],
     });
     expect(await writeSettlement(sql, write)).toEqual({ messageId: existing.id });
     expect(await db.outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
     const transactions = await db.paymentTransaction.findMany({ where: { paymentId: payment.id }, orderBy: { txHash: "asc" } });
     expect(transactions.map((t) => [t.txHash, t.confirmed, t.block])).toEqual([
-      ["tx-a", true, 870_002],
-      ["tx-b", true, 870_001],
+      ["tx-a", true, 870_002n],
+      ["tx-b", true, 870_001n],
     ]);
+  });
+
+  it("stores a block number past 2^31, as the gateway may report one (64 bits, as the gateway's safe integers)", async () => {
+    const payment = await openPayment();
+    const block = 2_200_000_000n;
+    const write = paid(payment, { transactions: [{ txHash: "tx-far", currency: "SOL", amount: "0.5", confirmed: true, block, seenAt: later(-1_000) }] });
+    expect(await writeSettlement(sql, write)).not.toBeNull();
+    expect((await db.paymentTransaction.findFirstOrThrow({ where: { paymentId: payment.id } })).block).toBe(block);
   });
 
   it("never takes a transaction's confirmation back: a report that lists it unconfirmed was taken before it", async () => {
@@ -163,15 +171,15 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       events: [],
       message: null,
       transactions: [
-        { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: true, block: 870_003, seenAt: later(-60_000) },
+        { txHash: "tx-a", currency: "BTC", amount: "0.0005", confirmed: true, block: 870_003n, seenAt: later(-60_000) },
         { txHash: "tx-b", currency: "BTC", amount: "0.00032893", confirmed: false, block: null, seenAt: later(-30_000) },
       ],
     });
     expect(await writeSettlement(sql, report)).toEqual({ messageId: null });
     const transactions = await db.paymentTransaction.findMany({ where: { paymentId: payment.id }, orderBy: { txHash: "asc" } });
     expect(transactions.map((t) => [t.txHash, t.confirmed, t.block])).toEqual([
-      ["tx-a", true, 870_003],
-      ["tx-b", true, 870_001],
+      ["tx-a", true, 870_003n],
+      ["tx-b", true, 870_001n],
     ]);
   });
 });
