@@ -8,7 +8,7 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "./lib/logger.server";
 import type { AppServices } from "./services.server";
-import { deliverDueMessages } from "./payments/outbox";
+import { deliveryPass } from "./payments/outbox";
 import { processWebhookInbox } from "./payments/process-webhooks";
 import { reconcileOnce } from "./payments/reconcile";
 import { purgeExpiredRows } from "./payments/retention";
@@ -111,8 +111,8 @@ export function startWorkers(services: AppServices): Workers {
     "outbox",
     services.env.OUTBOX_INTERVAL_MS,
     async () => {
-      const counts = await deliverDueMessages(services, { worker, limit: OUTBOX_BATCH, concurrency: services.env.OUTBOX_CONCURRENCY });
-      return counts.done + counts.failed + counts.retry + counts.skipped >= OUTBOX_BATCH;
+      const { more } = await deliveryPass(services, { worker, limit: OUTBOX_BATCH, concurrency: services.env.OUTBOX_CONCURRENCY });
+      return more;
     },
     services.logger,
   );

@@ -112,14 +112,16 @@ function followUpWrites(payment: NonNullable<FollowUpDelivery["payment"]>, at: D
   };
 }
 
-/** The message's update after an attempt, which also gives up its claim, made only while the claim still holds. */
-function releasedMessage(attempt: { messageId: string; claim: string; attempts: number }, columns: Record<string, unknown>) {
+/**
+ * The message's update after an attempt, made only while the claim still holds. It also gives
+ * up the claim, unless asked to keep it (the pass that made the attempt gives it back when it ends).
+ */
+function releasedMessage(attempt: { messageId: string; claim: string; attempts: number; keepClaim?: boolean }, columns: Record<string, unknown>) {
   const stillClaimed = Prisma.sql`"id" = ${attempt.messageId} AND "lockedBy" = ${attempt.claim} AND "status" = 'pending'`;
   const update = Prisma.sql`UPDATE "OutboxMessage" SET ${assignments({
     ...columns,
     attempts: attempt.attempts,
-    lockedBy: null,
-    lockedUntil: null,
+    ...(attempt.keepClaim ? {} : { lockedBy: null, lockedUntil: null }),
     updatedAt: new Date(),
   })} WHERE ${stillClaimed}`;
   return { stillClaimed, update };
@@ -183,6 +185,11 @@ export interface RetryRecord {
   lastError: string;
   nextAttemptAt: Date;
   at: Date;
+  /**
+   * Whether the message stays claimed after this attempt: a call that timed out in a worker's
+   * pass stays the pass's own until the pass ends, so it is not tried again meanwhile.
+   */
+  keepClaim?: boolean;
   /**
    * A payment's call that failed in a way waiting alone will not mend (Shopify refused the
    * shop's token or a permission, or the shop has no token): the payment is flagged so the

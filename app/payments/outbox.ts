@@ -10,7 +10,8 @@ import { randomUUID } from "node:crypto";
 import pMap from "p-map";
 import { z } from "zod";
 import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
-import type { Prisma } from "../../generated/prisma/sqlite/client";
+import { whileRenewing } from "~/lib/renewal";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { OutboxMessage } from "../../generated/prisma/sqlite/client";
 import { classifyUserErrors } from "~/shopify/payments-apps/classify-user-errors";
 import type { PaymentsAppsClient, PaymentsAppsResult } from "~/shopify/payments-apps/client";
@@ -148,8 +149,11 @@ async function claim(deps: PaymentsDeps, id: string, worker: string): Promise<Ou
 
 export type DeliveryResult = "done" | "failed" | "retry" | "skipped";
 
-/** Delivers one claimed message and records what happened. */
-async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promise<DeliveryResult> {
+/**
+ * Delivers one claimed message and records what happened. `inPass`: the delivery is part of a
+ * worker's pass, which keeps a call that timed out claimed until it ends (deliverDueMessages).
+ */
+async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, inPass = false): Promise<DeliveryResult> {
   const now = () => deps.clock.now();
   const payload = outboxPayloadSchema.parse(JSON.parse(message.payload));
   const log = deps.logger.child({ outboxId: message.id, kind: payload.kind, shop: message.shopDomain });
@@ -190,6 +194,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage): Promi
       lastError: reason,
       nextAttemptAt: new Date(now().getTime() + delay),
       at: now(),
+      keepClaim: inPass && result !== null && result.error.kind === "timeout",
       flagPayment:
         lasting && message.paymentId && PAYMENT_OUTCOMES[payload.kind]
           ? {
@@ -335,68 +340,150 @@ async function retryFollowUpsNow(deps: PaymentsDeps, paymentId: string): Promise
 }
 
 /**
- * Claims up to `limit` due messages, oldest first, with one conditional update that returns
- * the rows it won, so a concurrent worker (or another instance's pass) never gets the same
- * message, and a crashed pass's claims expire after CLAIM_MS.
+ * The most messages of one shop a pass takes: a shop whose calls hang until they time out, or
+ * that has a backlog, never fills a pass and keeps other shops' calls waiting.
  */
-async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Promise<OutboxMessage[]> {
-  const now = deps.clock.now();
-  const claimable = { status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] };
-  const due = await deps.db.outboxMessage.findMany({
-    where: { ...claimable, nextAttemptAt: { lte: now } },
-    // Ids break ties between messages stored in the same millisecond (they grow with time).
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: limit,
-    select: { id: true },
-  });
-  if (due.length === 0) return [];
-  const claimed = await deps.db.outboxMessage.updateManyAndReturn({
-    where: { ...claimable, id: { in: due.map((message) => message.id) } },
-    data: { lockedBy: worker, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
-  });
-  return claimed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
+const SHOP_SHARE = 10;
 
-/** Gives back claimed messages this pass did not get to (the delivery of an earlier message of the same payment crashed). */
-async function release(deps: PaymentsDeps, messages: OutboxMessage[], worker: string): Promise<void> {
-  if (messages.length === 0) return;
-  await deps.db.outboxMessage.updateMany({ where: { id: { in: messages.map((m) => m.id) }, lockedBy: worker, status: "pending" }, data: { lockedBy: null, lockedUntil: null } });
+/** Oldest first; ids break ties between messages stored in the same millisecond (they grow with time). */
+const byAge = (a: OutboxMessage, b: OutboxMessage): number => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Claims up to `limit` due messages, shared between the shops: at most `perShop` of each
+ * shop, oldest first, and every shop's first before any shop's second when there are more
+ * than `limit` (chosen in one statement). One conditional update then claims the rows and
+ * returns those it won, so a concurrent worker (or another instance's pass) never gets the
+ * same message, and a crashed pass's claims expire after CLAIM_MS. The messages come
+ * back in the order the pass starts them: each shop's first, then each shop's second...,
+ * each shop's (and so each payment's) in the order they were stored.
+ */
+async function claimDue(deps: PaymentsDeps, claimId: string, limit: number, perShop: number): Promise<{ claimed: OutboxMessage[]; more: boolean }> {
+  const now = deps.clock.now();
+  const due = await deps.sql.query<{ id: string; turn: number | bigint }>(Prisma.sql`
+    SELECT "id", "turn" FROM (
+      SELECT "id", "createdAt", ROW_NUMBER() OVER (PARTITION BY "shopDomain" ORDER BY "createdAt", "id") AS "turn"
+      FROM "OutboxMessage"
+      WHERE "status" = 'pending' AND "nextAttemptAt" <= ${now} AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})
+    ) AS "due"
+    WHERE "turn" <= ${perShop}
+    ORDER BY "turn", "createdAt", "id"
+    LIMIT ${limit}`);
+  if (due.length === 0) return { claimed: [], more: false };
+  // A full batch, or a shop's whole share, may have left due messages behind.
+  const more = due.length >= limit || due.some((row) => Number(row.turn) >= perShop);
+  const claimed = await deps.db.outboxMessage.updateManyAndReturn({
+    where: { status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }], id: { in: due.map((message) => message.id) } },
+    data: { lockedBy: claimId, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
+  });
+  // Each claimed message's turn in its shop (1 for the shop's oldest this pass won).
+  const shopTurns = new Map<string, number>();
+  const turn = new Map<OutboxMessage, number>();
+  for (const message of claimed.sort(byAge)) {
+    shopTurns.set(message.shopDomain, (shopTurns.get(message.shopDomain) ?? 0) + 1);
+    turn.set(message, shopTurns.get(message.shopDomain)!);
+  }
+  return { claimed: claimed.sort((a, b) => turn.get(a)! - turn.get(b)! || byAge(a, b)), more };
 }
 
 /**
- * One pass of the outbox worker: claims up to `limit` due messages at once and delivers them,
- * several payments at once (each Shopify call is a network round trip) but one payment's
- * messages in the order they were stored, so a pending never overtakes the resolve or reject
- * that follows it (a pending retried after a final call is delivered is dropped as superseded).
+ * Renews the pass's claim on a message just before its call, while the pass still holds it:
+ * null when it is gone (it lapsed and another pass took the message, which sends the call).
  */
-export async function deliverDueMessages(deps: PaymentsDeps, options: { worker: string; limit?: number; concurrency?: number }): Promise<Record<DeliveryResult, number>> {
+async function renewedClaim(deps: PaymentsDeps, message: OutboxMessage): Promise<OutboxMessage | null> {
+  const [held] = await deps.db.outboxMessage.updateManyAndReturn({
+    where: { id: message.id, lockedBy: message.lockedBy, status: "pending" },
+    data: { lockedUntil: new Date(deps.clock.now().getTime() + CLAIM_MS) },
+  });
+  return held ?? null;
+}
+
+/** Gives back claimed messages this pass did not get to (the delivery of an earlier message of the same payment crashed, or its claim was lost). */
+async function release(deps: PaymentsDeps, messages: OutboxMessage[], claimId: string): Promise<void> {
+  if (messages.length === 0) return;
+  await deps.db.outboxMessage.updateMany({ where: { id: { in: messages.map((m) => m.id) }, lockedBy: claimId, status: "pending" }, data: { lockedBy: null, lockedUntil: null } });
+}
+
+/**
+ * One pass of the outbox worker: claims up to `limit` due messages at once (at most `perShop`
+ * of one shop) and delivers them, several payments at once (each Shopify call is a network
+ * round trip) but one payment's messages in the order they were stored, so a pending never
+ * overtakes the resolve or reject that follows it (a pending retried after a final call is
+ * delivered is dropped as superseded).
+ *
+ * The pass renews its claims every third of CLAIM_MS while it runs (Shopify answering slowly
+ * makes a pass outlast one claim), and renews each message's claim again just before its
+ * call, skipping the message when the claim is gone: another pass took it and sends the call.
+ * A pass whose process dies stops renewing, and its claims expire after CLAIM_MS. A call that
+ * timed out stays claimed until the pass ends, so it is not tried again while the pass that
+ * tried it is still running; the pass gives back what it still holds when it ends.
+ */
+export async function deliverDueMessages(
+  deps: PaymentsDeps,
+  options: { worker: string; limit?: number; concurrency?: number; perShop?: number },
+): Promise<Record<DeliveryResult, number>> {
+  return (await deliveryPass(deps, options)).counts;
+}
+
+/**
+ * One pass of the outbox worker (deliverDueMessages), and whether it may have left due
+ * messages behind (a full batch, or a shop's whole share): the worker then runs the next
+ * pass at once, so one shop's backlog is worked off as fast as before the shares.
+ */
+export async function deliveryPass(
+  deps: PaymentsDeps,
+  options: { worker: string; limit?: number; concurrency?: number; perShop?: number },
+): Promise<{ counts: Record<DeliveryResult, number>; more: boolean }> {
   const counts: Record<DeliveryResult, number> = { done: 0, failed: 0, retry: 0, skipped: 0 };
-  const claimed = await claimDue(deps, options.worker, options.limit ?? 50);
+  const claimId = `${options.worker}/${randomUUID()}`;
+  const { claimed, more } = await claimDue(deps, claimId, options.limit ?? 50, options.perShop ?? SHOP_SHARE);
+  if (claimed.length === 0) return { counts, more };
+  const claimedAt = deps.clock.now().getTime();
   const inOrder = Map.groupBy(claimed, (message) => message.paymentId ?? message.id);
   // One access token lookup per shop for the whole pass, not one per message.
   const clients = new Map<string, ReturnType<ShopifyDirectory["forShop"]>>();
   const forShop = (shopDomain: string) => clients.get(shopDomain) ?? clients.set(shopDomain, deps.shopify.forShop(shopDomain)).get(shopDomain)!;
   const pass: PaymentsDeps = { ...deps, shopify: { forShop } };
-  await pMap(
-    inOrder.values(),
-    async (messages) => {
-      for (const [index, message] of messages.entries()) {
-        try {
-          counts[await deliverClaimed(pass, message)]++;
-        } catch (error) {
-          deps.logger.error("Outbox delivery crashed", { outboxId: message.id, error });
-          // Given back only while this pass still holds it: another worker may have claimed it since.
-          await deps.db.outboxMessage.updateMany({
-            where: { id: message.id, lockedBy: message.lockedBy, status: "pending" },
-            data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(deps.clock.now().getTime() + 5_000) },
-          });
-          counts.retry++;
-          await release(deps, messages.slice(index + 1), options.worker);
-          return;
+  const held = { lockedBy: claimId, status: "pending" };
+  const deliverAll = () =>
+    pMap(
+      inOrder.values(),
+      async (messages) => {
+        for (const [index, message] of messages.entries()) {
+          try {
+            // Within the first half of the claim the pass took, nobody else can hold it: no write needed.
+            const claim = deps.clock.now().getTime() - claimedAt < CLAIM_MS / 2 ? message : await renewedClaim(deps, message);
+            if (!claim) {
+              deps.logger.info("Outbox message claimed by another pass before its call; left to it", { outboxId: message.id });
+              counts.skipped++;
+              await release(deps, messages.slice(index + 1), claimId);
+              return;
+            }
+            counts[await deliverClaimed(pass, claim, true)]++;
+          } catch (error) {
+            deps.logger.error("Outbox delivery crashed", { outboxId: message.id, error });
+            // Given back only while this pass still holds it: another worker may have claimed it since.
+            await deps.db.outboxMessage.updateMany({
+              where: { id: message.id, lockedBy: message.lockedBy, status: "pending" },
+              data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(deps.clock.now().getTime() + 5_000) },
+            });
+            counts.retry++;
+            await release(deps, messages.slice(index + 1), claimId);
+            return;
+          }
         }
-      }
-    },
-    { concurrency: options.concurrency ?? 1 },
-  );
-  return counts;
+      },
+      { concurrency: options.concurrency ?? 1 },
+    );
+  try {
+    await whileRenewing(
+      () => deps.db.outboxMessage.updateMany({ where: held, data: { lockedUntil: new Date(deps.clock.now().getTime() + CLAIM_MS) } }),
+      CLAIM_MS / 3,
+      (error) => deps.logger.warn("Could not renew the outbox pass's claims", { error }),
+      deliverAll,
+    );
+  } finally {
+    // The calls that timed out, kept until now, and any message the pass did not get to.
+    await deps.db.outboxMessage.updateMany({ where: held, data: { lockedBy: null, lockedUntil: null } });
+  }
+  return { counts, more };
 }

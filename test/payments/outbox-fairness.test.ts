@@ -1,0 +1,236 @@
+// The outbox when Shopify answers slowly, on SQLite and PostgreSQL. A pass keeps its claims
+// while it runs (renewed every third of a claim, and again just before each call), so another
+// instance's pass never sends a call this one is still going to send; a claim no pass renews
+// any more expires, and another instance takes the message over. A pass is shared between the
+// shops, so one shop whose calls hang until they time out cannot keep another shop's calls
+// waiting, and a call that timed out is not tried again while the pass that tried it runs.
+// Shopify's slowness is simulated: each call moves the instances' clock (and, where the test
+// says so, the pass's renewal timer) forward instead of taking real time.
+import { err, ok } from "neverthrow";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { deliverDueMessages, deliveryPass, enqueue, finalMessageKey } from "../../app/payments/outbox";
+import type { PaymentsDeps, ShopifyDirectory } from "../../app/payments/deps";
+import type { PaymentsAppsClient, PaymentsAppsResult } from "../../app/shopify/payments-apps/client";
+import { silentLogger } from "../../app/lib/logger.server";
+import { paymentColumns } from "../support/payment-rows";
+import { ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+
+const SHOP = "outbox-fairness.myshopify.com";
+
+/** What a Shopify call answered. */
+function accepted(gid: string, code: "RESOLVED" | "PENDING"): PaymentsAppsResult {
+  return ok({ operation: code === "RESOLVED" ? "PaymentSessionResolve" : "PaymentSessionPending", sessionId: gid, state: { code }, redirectUrl: null, pendingExpiresAt: null, userErrors: [] } as never);
+}
+const timedOut = (): PaymentsAppsResult =>
+  err({ kind: "timeout", retryable: true, operation: "PaymentSessionResolve", timeoutMs: 15_000, message: "No complete answer within 15000 ms" } as never);
+
+/**
+ * A Payments Apps client that records every call it is sent (`resolve <gid>`, `pending <gid>`);
+ * `during` runs inside each call (the call's time passing) and may give its answer.
+ */
+function recordingClient(sent: string[], during: (gid: string) => Promise<PaymentsAppsResult | void> = async () => undefined): PaymentsAppsClient {
+  const unused = () => Promise.reject(new Error("not used in this test"));
+  return {
+    endpoint: "https://example.test",
+    async resolvePaymentSession(gid: string) {
+      sent.push(`resolve ${gid}`);
+      return (await during(gid)) ?? accepted(gid, "RESOLVED");
+    },
+    async pendPaymentSession(gid: string) {
+      sent.push(`pending ${gid}`);
+      return (await during(gid)) ?? accepted(gid, "PENDING");
+    },
+    rejectPaymentSession: unused,
+    resolveRefundSession: unused,
+    rejectRefundSession: unused,
+    resolveCaptureSession: unused,
+    rejectCaptureSession: unused,
+    resolveVoidSession: unused,
+    rejectVoidSession: unused,
+    configurePaymentsApp: unused,
+  } as unknown as PaymentsAppsClient;
+}
+
+const everyShop = (client: PaymentsAppsClient): ShopifyDirectory => ({ forShop: async () => client });
+
+describe.each(ROW_DATABASES)("on $name", (database) => {
+  const rows = rowsDatabaseForFile(database, { shopDomain: SHOP, webhookToken: "outbox-fairness-webhook-01" });
+  let opened: OpenedRows;
+  beforeAll(() => void (opened = rows()));
+
+  /** The instances' clock: Shopify's slowness moves it forward. */
+  let offsetMs = 0;
+  const clock = { now: () => new Date(Date.now() + offsetMs) };
+  const instance = (shopify: ShopifyDirectory): PaymentsDeps => ({ db: opened.db, sql: opened.sql, clock, logger: silentLogger, shopify }) as unknown as PaymentsDeps;
+
+  beforeEach(async () => {
+    offsetMs = 0;
+    await opened.db.outboxMessage.deleteMany({});
+  });
+  afterEach(() => void vi.useRealTimers());
+
+  let shops = 0;
+  async function anotherShop(): Promise<{ shopDomain: string; id: string }> {
+    shops++;
+    return opened.db.shop.create({ data: { shopDomain: `other-${shops}.myshopify.com`, webhookToken: `outbox-fairness-webhook-${String(shops).padStart(3, "0")}x` } });
+  }
+
+  /** A paid payment of the shop, with its resolve stored. */
+  async function paidWithResolve(shop: { shopDomain: string; id: string } = { shopDomain: SHOP, id: opened.shopId }) {
+    const payment = await opened.db.payment.create({ data: paymentColumns(shop.id, { state: "paid" }) });
+    await opened.db.$transaction((tx) =>
+      enqueue(tx, { shopDomain: shop.shopDomain, paymentId: payment.id, dedupeKey: finalMessageKey(payment.id), payload: { kind: "payment.resolve", gid: payment.gid }, now: clock.now() }),
+    );
+    return payment;
+  }
+
+  /**
+   * Moves the clock by `ms` and, when the pass's renewal timer is simulated too, that timer,
+   * then waits (a moment at most) for the renewals it started to be written.
+   */
+  async function elapse(ms: number, worker: string): Promise<void> {
+    offsetMs += ms;
+    if (!vi.isFakeTimers()) return;
+    vi.advanceTimersByTime(ms);
+    const lapsed = () => opened.db.outboxMessage.count({ where: { status: "pending", lockedBy: { startsWith: worker }, lockedUntil: { lt: clock.now() } } });
+    for (let waited = 0; waited < 1_000 && (await lapsed()) > 0; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  it("a message whose claim lapsed while a slow pass was busy, and that another instance's pass took since, is left to that pass: each resolve reaches Shopify once", async () => {
+    const payments = [];
+    for (let i = 0; i < 10; i++) payments.push(await paidWithResolve());
+    const sent: string[] = [];
+    let calls = 0;
+    let other: Record<string, number> | null = null;
+    // Shopify takes 5 s a call, one call at a time: the seventh starts 30 s after the pass
+    // claimed its batch, and no renewal ran meanwhile (the renewal timer runs on real time).
+    const slow = recordingClient(sent, async () => {
+      offsetMs += 5_000;
+      if (++calls === 7) other = await deliverDueMessages(instance(everyShop(recordingClient(sent))), { worker: "instance-b", limit: 50, concurrency: 8 });
+    });
+    const counts = await deliverDueMessages(instance(everyShop(slow)), { worker: "instance-a", limit: 50, concurrency: 1 });
+
+    expect(payments.map((p) => sent.filter((call) => call === `resolve ${p.gid}`).length)).toEqual(payments.map(() => 1));
+    expect({ a: counts, b: other }).toEqual({ a: { done: 7, failed: 0, retry: 0, skipped: 3 }, b: { done: 3, failed: 0, retry: 0, skipped: 0 } });
+    expect(await opened.db.outboxMessage.count({ where: { status: "done", lockedBy: null } })).toBe(10);
+  });
+
+  it("a slow pass renews its claims while it runs, so another instance's pass meanwhile finds nothing to take", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const payments = [];
+    for (let i = 0; i < 10; i++) payments.push(await paidWithResolve());
+    const sent: string[] = [];
+    let calls = 0;
+    let other: Record<string, number> | null = null;
+    // 5 s a call, one at a time: 50 s for the batch, beyond one claim (30 s).
+    const slow = recordingClient(sent, async () => {
+      await elapse(5_000, "instance-a");
+      if (++calls === 7) other = await deliverDueMessages(instance(everyShop(recordingClient(sent))), { worker: "instance-b", limit: 50, concurrency: 8 });
+    });
+    const counts = await deliverDueMessages(instance(everyShop(slow)), { worker: "instance-a", limit: 50, concurrency: 1 });
+
+    expect(other).toEqual({ done: 0, failed: 0, retry: 0, skipped: 0 });
+    expect(counts.done).toBe(10);
+    expect(sent).toEqual(payments.map((p) => `resolve ${p.gid}`));
+  });
+
+  it("a claim no pass renews any more (its instance died) expires, and another instance's pass takes the message over", async () => {
+    const payment = await paidWithResolve();
+    await opened.db.outboxMessage.updateMany({ data: { lockedBy: "dead-instance/pass", lockedUntil: new Date(clock.now().getTime() + 30_000) } });
+    const sent: string[] = [];
+    const other = () => deliverDueMessages(instance(everyShop(recordingClient(sent))), { worker: "instance-b", limit: 50, concurrency: 8 });
+
+    expect(await other()).toMatchObject({ done: 0 });
+    offsetMs += 30_001;
+    expect(await other()).toMatchObject({ done: 1 });
+    expect(sent).toEqual([`resolve ${payment.gid}`]);
+  });
+
+  it("one shop whose Shopify calls hang until they time out takes a share of a pass, and another shop's resolve goes in the same pass", async () => {
+    const hanging = await anotherShop();
+    // 60 paid payments of a shop whose Shopify calls time out (15 s each), stored first.
+    for (let i = 0; i < 60; i++) await paidWithResolve(hanging);
+    offsetMs += 1_000;
+    const waiting = await paidWithResolve();
+    const sent: string[] = [];
+    const hangingCalls: string[] = [];
+    const directory: ShopifyDirectory = {
+      forShop: async (shopDomain) =>
+        shopDomain === hanging.shopDomain
+          ? recordingClient(hangingCalls, async () => {
+              // 15 s a call, 8 calls at once: the pass's clock moves 15/8 s a call.
+              offsetMs += 15_000 / 8;
+              return timedOut();
+            })
+          : recordingClient(sent),
+    };
+    // The production batch and concurrency.
+    const counts = await deliverDueMessages(instance(directory), { worker: "instance-a", limit: 50, concurrency: 8 });
+
+    expect({ delivered: sent, hangingCalls: hangingCalls.length }).toEqual({ delivered: [`resolve ${waiting.gid}`], hangingCalls: 10 });
+    expect(counts).toEqual({ done: 1, failed: 0, retry: 10, skipped: 0 });
+    expect(await opened.db.outboxMessage.findUniqueOrThrow({ where: { dedupeKey: finalMessageKey(waiting.id) } })).toMatchObject({ status: "done" });
+  });
+
+  it("a call that timed out is not tried again while the pass that tried it still runs, and is given back when the pass ends", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const hanging = await anotherShop();
+    const payments = [];
+    for (let i = 0; i < 3; i++) payments.push(await paidWithResolve(hanging));
+    const sent: string[] = [];
+    let calls = 0;
+    let other: Record<string, number> | null = null;
+    // One call at a time, each timing out after 15 s; another instance's pass runs during the
+    // third, 30 s after the first timed out (long after its backoff of about a second).
+    const hangs = recordingClient(sent, async () => {
+      await elapse(15_000, "instance-a");
+      if (++calls === 3) other = await deliverDueMessages(instance(everyShop(recordingClient(sent))), { worker: "instance-b", limit: 50, concurrency: 8 });
+      return timedOut();
+    });
+    const counts = await deliverDueMessages(instance(everyShop(hangs)), { worker: "instance-a", limit: 50, concurrency: 1 });
+
+    expect(other).toEqual({ done: 0, failed: 0, retry: 0, skipped: 0 });
+    expect(counts).toEqual({ done: 0, failed: 0, retry: 3, skipped: 0 });
+    expect(sent).toEqual(payments.map((p) => `resolve ${p.gid}`));
+    const messages = await opened.db.outboxMessage.findMany({ where: { shopDomain: hanging.shopDomain } });
+    expect(messages.map(({ status, attempts, lockedBy, lockedUntil }) => ({ status, attempts, lockedBy, lockedUntil }))).toEqual(
+      payments.map(() => ({ status: "pending", attempts: 1, lockedBy: null, lockedUntil: null })),
+    );
+    expect(messages.every((m) => m.lastError?.includes("15000 ms"))).toBe(true);
+  });
+
+  it("a pass shared between shops still sends each payment's pending before its resolve, the resolve left for the next pass when the shop's share ends between them", async () => {
+    const other = await anotherShop();
+    const stored: { shop: string; gid: string }[] = [];
+    async function pendingThenResolve(shop: { shopDomain: string; id: string }) {
+      const payment = await opened.db.payment.create({ data: paymentColumns(shop.id, { state: "paid" }) });
+      await opened.db.$transaction(async (tx) => {
+        const now = clock.now();
+        const pendingExpiresAt = new Date(now.getTime() + 86_400_000).toISOString();
+        await enqueue(tx, { shopDomain: shop.shopDomain, paymentId: payment.id, dedupeKey: `pending:${payment.id}`, payload: { kind: "payment.pending", gid: payment.gid, reason: "BUYER_ACTION_REQUIRED", pendingExpiresAt }, now });
+        await enqueue(tx, { shopDomain: shop.shopDomain, paymentId: payment.id, dedupeKey: finalMessageKey(payment.id), payload: { kind: "payment.resolve", gid: payment.gid }, now });
+      });
+      stored.push({ shop: shop.shopDomain, gid: payment.gid });
+    }
+    const own = { shopDomain: SHOP, id: opened.shopId };
+    await pendingThenResolve(own);
+    await pendingThenResolve(own);
+    await pendingThenResolve(other);
+    const sent: string[] = [];
+    const deliver = () => deliverDueMessages(instance(everyShop(recordingClient(sent, () => new Promise((resolve) => setImmediate(resolve))))), { worker: "instance-a", concurrency: 8, perShop: 3 });
+
+    // Three of the first shop's four messages, both of the other shop's.
+    expect(await deliver()).toMatchObject({ done: 5 });
+    expect(await deliver()).toMatchObject({ done: 1 });
+    for (const { gid } of stored) expect(sent.filter((call) => call.endsWith(gid))).toEqual([`pending ${gid}`, `resolve ${gid}`]);
+  });
+
+  it("a pass that took a shop's whole share says more may be due, so the worker runs the next at once; the pass that empties the backlog says not", async () => {
+    for (let i = 0; i < 15; i++) await paidWithResolve();
+    const sent: string[] = [];
+    const deps = instance(everyShop(recordingClient(sent)));
+    expect(await deliveryPass(deps, { worker: "instance-a", concurrency: 8 })).toMatchObject({ counts: { done: 10 }, more: true });
+    expect(await deliveryPass(deps, { worker: "instance-a", concurrency: 8 })).toMatchObject({ counts: { done: 5 }, more: false });
+    expect(sent).toHaveLength(15);
+  });
+});
