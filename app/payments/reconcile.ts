@@ -192,10 +192,14 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
 
   // Sent to the app's own page but no coin was ever chosen: nothing can arrive any more.
   for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === 200 && p.gatewayOrderId === null && now.getTime() - p.createdAt.getTime() > NO_COIN_CHOSEN_AFTER_MS)) {
-    const finalised = await finaliseStalePayment(deps, payment, now, {
-      merchantMessage: "The shopper never chose a coin on the payment page.",
-      attention: null,
-    });
+    // Only if still coin-less when written: a pick may have made its order since the read.
+    const finalised = await finaliseStalePayment(
+      deps,
+      payment,
+      now,
+      { merchantMessage: "The shopper never chose a coin on the payment page.", attention: null },
+      { state: "started", gatewayOrderId: null },
+    );
     if (finalised) summary.finalised++;
   }
 
@@ -458,6 +462,8 @@ function unreadOrder(cause: string): FinaliseReason {
  * Shopify's pending window is about to close while the gateway has not finished: reject and
  * flag. Through the outbox under the payment's one final-message key, and only while the
  * payment is still open, so a settlement that got there first is never contradicted.
+ * `still`: what the payment must still be when written instead of merely open (a payment
+ * finalised for having no coin must not have had one picked since it was read).
  * Whether this call finalised it.
  */
 async function finaliseStalePayment(
@@ -468,13 +474,14 @@ async function finaliseStalePayment(
     merchantMessage: PENDING_WINDOW_CLOSED,
     attention: "pending_window_expired",
   },
+  still: { state: "started"; gatewayOrderId: null } | null = null,
 ): Promise<boolean> {
   const detail =
     reason.detail ??
     "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.";
   const finalised = await deps.db.$transaction(async (tx) => {
     const moved = await tx.payment.updateMany({
-      where: { id: payment.id, state: { in: [...OPEN_PAYMENT_STATES] } },
+      where: still ? { id: payment.id, ...still } : { id: payment.id, state: { in: [...OPEN_PAYMENT_STATES] } },
       data: {
         state: "failed",
         ...(reason.attention ? { attention: reason.attention, attentionDetail: detail, attentionResolvedAt: null } : {}),

@@ -659,7 +659,14 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
             state: "awaiting_payment",
             sessionClaimUntil: null,
             sessionClaimToken: null,
-            events: { create: { type: "order_created", detail: JSON.stringify({ currency: inputCurrency, page: "app", ...(adopted ? { adopted } : {}) }), at: now } },
+            // An adopted order (made by an earlier pick) records its own coin, not the one just picked.
+            events: {
+              create: {
+                type: "order_created",
+                detail: JSON.stringify({ currency: ("currency_id" in order ? order.currency_id : null) ?? inputCurrency, page: "app", ...(adopted ? { adopted } : {}) }),
+                at: now,
+              },
+            },
           },
         });
         return { ok: true, payment: updated };
@@ -695,9 +702,16 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
     const created = await sendWhileClaimed(deps, payment, claim, prepared);
     if (created === null) return busy;
     if (created.isErr()) {
+      // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up
+      // first; unless the gateway answered that it failed (a 5xx of its own, so it was done
+      // with the request) and the lookup proves no order exists: the next pick then creates
+      // the order at once, as nothing can duplicate it.
+      let provedNoOrder = false;
       if (created.error.kind === "outcome_unknown") {
         const found = await findOrderByReference(access, payment, { withCoin: true });
         if (found && found !== "unknown") return adopt(found, true);
+        const cause = created.error.cause as GatewayError;
+        provedNoOrder = found === null && cause.kind === "server_error" && !mayStillBeInProgress(cause);
       }
       const error = created.error;
       // Only the gateway's refusal of the amount for this coin rules the coin out: a failure
@@ -710,8 +724,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
           data: { paymentId: payment.id, type: COIN_REFUSED_EVENT, detail: JSON.stringify({ currency: inputCurrency, limit, cause }), at: deps.clock.now() },
         });
       }
-      // After an unknown outcome orderRequestedAt stays, so the next pick looks the order up first.
-      await releaseClaim(deps, payment, claim, error.kind === "outcome_unknown" ? {} : { orderRequestedAt: null });
+      await releaseClaim(deps, payment, claim, error.kind === "outcome_unknown" && !provedNoOrder ? {} : { orderRequestedAt: null });
       if (limit && cause) return { ok: false, reason: "out_of_limits", message: cause };
       if (error.kind === "rejected") return { ok: false, reason: "rejected", message: cause ?? error.message };
       if (error.kind === "invalid_request") return { ok: false, reason: "rejected", message: error.message };
