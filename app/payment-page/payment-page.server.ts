@@ -139,6 +139,15 @@ export function walletUriOf(uri: string | null): string | null {
   return scheme !== undefined && WALLET_SCHEMES.has(scheme) ? uri : null;
 }
 
+/**
+ * A Lightning invoice as a link a wallet app opens: the gateway gives a bare BOLT11 invoice
+ * (the QR code shows it so), which a phone hands to its Lightning wallet as lightning:<invoice>.
+ * Only an invoice's characters (bech32) are prefixed; a URI with a scheme is taken as any other.
+ */
+function lightningWalletUri(uri: string | null): string | null {
+  return walletUriOf(uri !== null && /^ln[a-z0-9]+$/i.test(uri) ? `lightning:${uri}` : uri);
+}
+
 export interface PaymentPageView {
   paymentId: string;
   language: PageLanguage;
@@ -223,7 +232,7 @@ async function instructions(services: AppServices, payment: PaymentWithShop, rem
     memoKind: kind ?? (payment.tagMemo ? "memo" : null),
     memoMissing: kind !== null && !payment.tagMemo,
     qrSvg: qrUri ? await paymentQrSvg(qrUri) : null,
-    walletUri: walletUriOf(qrUri),
+    walletUri: lightning ? lightningWalletUri(qrUri) : walletUriOf(qrUri),
   };
 }
 

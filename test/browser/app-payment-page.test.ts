@@ -221,6 +221,24 @@ describe("the app's own payment page", () => {
     expect(html).not.toContain('id="tag-memo"');
   });
 
+  it("gives a phone a link that opens the Lightning invoice in a wallet app (lightning:<invoice>), as it does the payment URI of an on-chain coin", async () => {
+    const picked = async (symbol: string) => {
+      const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
+      const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol }), redirect: "manual" });
+      expect(chosen.status).toBe(303);
+      const html = shown(await (await fetch(new URL(chosen.headers.get("location")!, delivery.redirectUrl!))).text());
+      return { payment: await paymentOf(session.id), html };
+    };
+    const onChain = await picked("BTC");
+    expect(onChain.html).toContain(`<a class="button" href="${onChain.payment.paymentUri!.replace(/&/g, "&amp;")}">${en.openInWallet}</a>`);
+
+    const lightning = await picked("BTCL");
+    // The gateway gives the bare invoice, which the QR code shows as it is.
+    expect(lightning.payment.paymentUri).toMatch(/^lnbc[0-9a-z]+$/);
+    expect(lightning.html).toContain('class="qr"');
+    expect(lightning.html).toContain(`<a class="button" href="lightning:${lightning.payment.paymentUri}">${en.openInWallet}</a>`);
+  });
+
   it("refuses a coin the page does not offer", async () => {
     await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { sandboxOfferedCurrencies: JSON.stringify(["XRP", "BTC"]) } });
     try {
