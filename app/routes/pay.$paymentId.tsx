@@ -10,7 +10,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/node";
 import type { ShouldRevalidateFunction } from "@remix-run/react";
 import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRevalidator, useRouteError } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { postedFields } from "~/admin/form-data";
 import { acceptedLanguage, pageLanguage, type PageLanguage } from "~/payment-page/language";
@@ -123,8 +123,11 @@ function isStatusView(value: unknown): value is PaymentStatusView {
   return typeof v.stage === "string" && typeof v.status === "string" && typeof v.nowMs === "number" && (v.redirectUrl === null || typeof v.redirectUrl === "string");
 }
 
-/** Follows the payment through the status route; reloads the page's data when it moved on. */
-function useLiveStatus(view: PaymentPageView): { redirecting: boolean } {
+/**
+ * Follows the payment through the status route; reloads the page's data when it moved on.
+ * Each answer's server time, with when it arrived, sets the countdown's clock (`rebase`).
+ */
+function useLiveStatus(view: PaymentPageView, rebase: (serverNowMs: number, receivedAtMs: number) => void): { redirecting: boolean } {
   const revalidator = useRevalidator();
   const [redirecting, setRedirecting] = useState(false);
   const { statusUrl, stage, status, percentage, expiresAtMs } = view;
@@ -133,9 +136,12 @@ function useLiveStatus(view: PaymentPageView): { redirecting: boolean } {
     const poll = async () => {
       try {
         const response = await fetch(statusUrl, { cache: "no-store", headers: { accept: "application/json" } });
+        // The server read its clock just before answering: when the answer arrived, not when its body was read.
+        const receivedAtMs = Date.now();
         if (!response.ok || stopped) return;
         const live: unknown = await response.json();
         if (!isStatusView(live) || stopped) return;
+        rebase(live.nowMs, receivedAtMs);
         if (live.redirectUrl) {
           stopped = true;
           setRedirecting(true);
@@ -155,7 +161,7 @@ function useLiveStatus(view: PaymentPageView): { redirecting: boolean } {
     };
     // revalidator changes identity on every render; the poll only needs the current snapshot.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [statusUrl, stage, status, percentage, expiresAtMs]);
+  }, [statusUrl, stage, status, percentage, expiresAtMs, rebase]);
   return { redirecting };
 }
 
@@ -166,20 +172,46 @@ function formatLeft(ms: number): string {
   return `${minutes}:${String(seconds).padStart(2, "0")}`;
 }
 
+/** The page data the document came with, by its server time: its clock is set from the document's arrival. */
+let documentServerNowMs: number | null = null;
+
+/**
+ * When the document's answer began to arrive, on the browser's clock: the server read its
+ * clock for the page data just before. Unlike the time the page's scripts run (hydration),
+ * it does not count the time they took to load. Null when the browser does not say.
+ */
+function documentReceivedAtMs(): number | null {
+  const entry = typeof performance.getEntriesByType === "function" ? performance.getEntriesByType("navigation")[0] : undefined;
+  const responseStart = entry && "responseStart" in entry ? (entry as PerformanceNavigationTiming).responseStart : 0;
+  return responseStart > 0 ? Math.round(performance.timeOrigin + responseStart) : null;
+}
+
 /**
  * The server's time, ticking every second in the browser while the order has an expiry.
- * Starts from the server's clock so the first client render matches the server's HTML.
+ * Starts from the server's clock so the first client render matches the server's HTML. The
+ * offset to the browser's clock is taken from when the page data arrived (the document's
+ * arrival on a first load, else the fetch that just ended), and again from every status
+ * answer (`rebase`), so a slow load or a stale start does not stay in the countdown.
  */
-function useServerNow(serverNowMs: number, expiresAtMs: number | null): number {
+function useServerNow(serverNowMs: number, expiresAtMs: number | null): { now: number; rebase: (serverNowMs: number, receivedAtMs: number) => void } {
   // Each tick remembers the server time it counts from: newer page data starts it over.
   const [tick, setTick] = useState({ from: serverNowMs, now: serverNowMs });
+  // The server's clock minus the browser's; null until the page data's arrival is known.
+  const offset = useRef<number | null>(null);
+  useEffect(() => {
+    documentServerNowMs ??= serverNowMs;
+    const receivedAtMs = (serverNowMs === documentServerNowMs ? documentReceivedAtMs() : null) ?? Date.now();
+    offset.current = serverNowMs - receivedAtMs;
+  }, [serverNowMs]);
   useEffect(() => {
     if (expiresAtMs === null) return;
-    const offset = serverNowMs - Date.now();
-    const timer = window.setInterval(() => setTick({ from: serverNowMs, now: Date.now() + offset }), 1000);
+    const timer = window.setInterval(() => setTick({ from: serverNowMs, now: Date.now() + (offset.current ?? 0) }), 1000);
     return () => window.clearInterval(timer);
   }, [serverNowMs, expiresAtMs]);
-  return tick.from === serverNowMs ? tick.now : serverNowMs;
+  const rebase = useCallback((nowMs: number, receivedAtMs: number) => {
+    offset.current = nowMs - receivedAtMs;
+  }, []);
+  return { now: tick.from === serverNowMs ? tick.now : serverNowMs, rebase };
 }
 
 function Countdown({ expiresAtMs, now, texts }: { expiresAtMs: number; now: number; texts: PageTexts }) {
@@ -371,9 +403,9 @@ function useFocusAfterPick(stage: PaymentPageView["stage"], result: unknown) {
 export default function PaymentPage() {
   const { view, texts } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
-  const { redirecting } = useLiveStatus(view);
   // The countdown reaching zero ends the asking at once; polling goes on, for the order's end.
-  const now = useServerNow(view.nowMs, view.expiresAtMs);
+  const { now, rebase } = useServerNow(view.nowMs, view.expiresAtMs);
+  const { redirecting } = useLiveStatus(view, rebase);
   const status = statusAt(view.status, view.expiresAtMs, now);
   const statusText = redirecting ? texts.redirecting : texts.statuses[status];
   const moneyArrived = view.receivedCrypto !== null || status === "partial" || status === "partial_expired" || status === "confirming";
