@@ -278,10 +278,10 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     // An order read but not recorded counts as unread: its payment is finalised as unread
     // ones are, once its time is up, rather than left open past Shopify's window.
     let order: typeof listed;
-    let unrecorded: string | null = null;
+    let unrecorded: GatewayOrder | null = null;
     if (listed) {
       const settled = await settleListed(deps, shop, env, payment.id, listed, readAt);
-      if ("error" in settled) unrecorded = settled.error;
+      if (settled === "unrecorded") unrecorded = listed;
       else {
         order = listed;
         state = settled.payment.state;
@@ -300,7 +300,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     if (order) finalised = await finaliseStalePayment(deps, current, now);
     else if (gone.has(orderId)) finalised = await finaliseStalePayment(deps, current, now, GONE_ORDER);
     else if (ageMs(payment, now) > FINALISE_UNREAD_AFTER_MS) {
-      finalised = await finaliseStalePayment(deps, current, now, unreadOrder(unrecorded ?? unreadCause(orderId, read.value)));
+      finalised = await finaliseStalePayment(deps, current, now, unrecorded ? unrecordedOrder(unrecorded) : unreadOrder(unreadCause(orderId, read.value)));
     }
     // Left out of the listing (or the listing failed), or its look-up failed: the next pass looks it up.
     else continue;
@@ -311,7 +311,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     const order = orders.get(orderId);
     if (order) {
       // Not recorded: it stays to be verified by the next listing.
-      if ("error" in (await settleListed(deps, shop, env, payment.id, order, readAt))) continue;
+      if ((await settleListed(deps, shop, env, payment.id, order, readAt)) === "unrecorded") continue;
     } else if (gone.has(orderId)) await flagUnlistedPayment(deps, payment, now);
     // Left out of the listing and not looked up this pass: it stays to be verified by the next.
     else continue;
@@ -326,7 +326,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   for (const payment of rejected) {
     const order = orders.get(payment.gatewayOrderId!);
     if (order && new Date(order.edited_at).getTime() !== payment.gatewayEditedAt?.getTime()) {
-      if ("error" in (await settleListed(deps, shop, env, payment.id, order, readAt))) unrecordedRejected.add(payment.id);
+      if ((await settleListed(deps, shop, env, payment.id, order, readAt)) === "unrecorded") unrecordedRejected.add(payment.id);
     }
   }
   // One whose order could not be recorded stays due, as one not read.
@@ -339,12 +339,12 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
  * refused, a row that kept changing): logged, and the shop's pass goes on with its other
  * payments, which one order must not hold back.
  */
-async function settleListed(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, paymentId: string, order: GatewayOrder, readAt: Date): Promise<SettleResult | { error: string }> {
+async function settleListed(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, paymentId: string, order: GatewayOrder, readAt: Date): Promise<SettleResult | "unrecorded"> {
   try {
     return await settleFromGatewayOrder(deps, paymentId, order, "reconcile", readAt);
   } catch (error) {
     deps.logger.error("A gateway order read by the reconciler could not be recorded", { shop: shop.shopDomain, env, paymentId, error });
-    return { error: "its order was read but the app could not record it (the app's log says why)" };
+    return "unrecorded";
   }
 }
 
@@ -450,6 +450,15 @@ const GONE_ORDER: FinaliseReason = {
 };
 
 /** The order could not be read at all before Shopify's window closes. */
+/** A payment whose order was read, but could not be recorded, until Shopify's window was about to close. */
+function unrecordedOrder(order: GatewayOrder): FinaliseReason {
+  return {
+    merchantMessage: PENDING_WINDOW_CLOSED,
+    attention: "pending_window_expired",
+    detail: `The gateway's order showed status ${order.status.code}, but the app could not record what it read (its log says why), so the payment was marked as not paid before Shopify's 3-day pending window closed. Check the order in the gateway dashboard: if the shopper paid, refund the crypto there or arrange the order with them.`,
+  };
+}
+
 function unreadOrder(cause: string): FinaliseReason {
   return {
     merchantMessage: PENDING_WINDOW_CLOSED,

@@ -108,13 +108,15 @@ function attentionFor(
  * Crypto paid to an authorization Shopify voided, with the app's consent: the gateway order
  * stays open after a void (the gateway has no way to cancel it), so a shopper can still pay
  * it. Shopify is told as for any payment, but the money is the shopper's and the order must
- * not ship: a person is told once, over any other flag (the timeline keeps the earlier one).
- * Money shown is a status on its way to paid or paid; an underpaid or late order's own flag
- * already says to refund it.
+ * not ship: a person is told over any other flag (the timeline keeps the earlier one), once,
+ * when the money first shows (a void is refused once it has: the app stored no status showing
+ * money before it). Money shown is a status on its way to paid or paid; an underpaid or late
+ * order's own flag already says to refund it.
  */
 function paidAfterVoid(payment: Payment, decision: SettlementDecision, status: string, voidedAt: Date | null): { reason: "paid_after_void"; detail: string } | null {
-  if (voidedAt === null || payment.attention === "paid_after_void") return null;
+  if (voidedAt === null) return null;
   if (decision.kind !== "confirming" && decision.kind !== "resolve") return null;
+  if (payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus)) return null;
   return {
     reason: "paid_after_void",
     detail: `Shopify voided this authorization on ${voidedAt.toISOString()}, and crypto arrived at the gateway since (status ${status}). It belongs to the shopper: refund it from the gateway dashboard before anything ships.`,

@@ -6,6 +6,7 @@
 // and PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { flagSeen, markAttentionHandled } from "../../app/admin/payments.server";
 import type { GatewayOrder } from "../../app/gateway/schemas";
 import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
@@ -120,5 +121,24 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const id = randomUUID();
     const payment = await createPayment(rows, { gatewayOrderId: id, state: "failed", gatewayStatus: "EX" });
     expect((await read(payment.id, order(id, "CO", 2, "2026-11-24T10:00:00Z"))).payment).toMatchObject({ state: "failed", attention: "late_payment" });
+  });
+
+  it("crypto paid after an accepted void is flagged once, when it first shows: handled, and followed by an overpayment's flag, it is not raised again by the next read", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { kind: "authorization", gatewayOrderId: id, gatewayStatus: "PE" });
+    await rows.db.sessionRequest.create({
+      data: { shopId: rows.shopId, kind: "void", shopifyId: randomUUID(), gid: `gid://shopify/VoidSession/${randomUUID()}`, paymentShopifyId: payment.shopifyPaymentId, amount: "0", currency: "", status: "resolved" },
+    });
+    const handle = async () => {
+      const row = await rows.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+      expect(await markAttentionHandled(rows.db, rows.shopId, payment.id, flagSeen(row), new Date())).toBe("handled");
+    };
+    expect((await read(payment.id, order(id, "AC", 1, "2026-11-25T10:00:00Z"))).payment.attention).toBe("paid_after_void");
+    await handle();
+    // Twice the amount arrived: the overpayment is news.
+    expect((await read(payment.id, order(id, "CO", 2, "2026-11-25T10:05:00Z"))).payment.attention).toBe("overpaid");
+    // The same order read again ("Check now").
+    expect((await read(payment.id, order(id, "CO", 2, "2026-11-25T10:05:00Z"))).payment.attention).toBe("overpaid");
+    expect(await attentionEvents(payment.id)).toEqual(["paid_after_void", "overpaid"]);
   });
 });

@@ -68,7 +68,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     await reconcileOnce(deps, { worker: "a", force: true });
     const finalised = await opened.db.payment.findUniqueOrThrow({ where: { id: failing.id } });
     expect(finalised).toMatchObject({ state: "failed", attention: "pending_window_expired" });
-    expect(finalised.attentionDetail).toContain("its order was read but the app could not record it");
+    expect(finalised.attentionDetail).toMatch(/^The gateway's order showed status CO, but the app could not record what it read \(its log says why\)/);
     expect(await opened.db.outboxMessage.count({ where: { paymentId: failing.id, kind: "payment.reject" } })).toBe(1);
   });
 });
