@@ -114,14 +114,15 @@ function followUpWrites(payment: NonNullable<FollowUpDelivery["payment"]>, at: D
 
 /**
  * The message's update after an attempt, made only while the claim still holds. It also gives
- * up the claim, unless asked to keep it (the pass that made the attempt gives it back when it ends).
+ * up the claim, unless asked to keep it under `keptClaim` (the pass that made the attempt
+ * gives it back when it ends).
  */
-function releasedMessage(attempt: { messageId: string; claim: string; attempts: number; keepClaim?: boolean }, columns: Record<string, unknown>) {
+function releasedMessage(attempt: { messageId: string; claim: string; attempts: number; keptClaim?: string | null }, columns: Record<string, unknown>) {
   const stillClaimed = Prisma.sql`"id" = ${attempt.messageId} AND "lockedBy" = ${attempt.claim} AND "status" = 'pending'`;
   const update = Prisma.sql`UPDATE "OutboxMessage" SET ${assignments({
     ...columns,
     attempts: attempt.attempts,
-    ...(attempt.keepClaim ? {} : { lockedBy: null, lockedUntil: null }),
+    ...(attempt.keptClaim ? { lockedBy: attempt.keptClaim } : { lockedBy: null, lockedUntil: null }),
     updatedAt: new Date(),
   })} WHERE ${stillClaimed}`;
   return { stillClaimed, update };
@@ -186,10 +187,11 @@ export interface RetryRecord {
   nextAttemptAt: Date;
   at: Date;
   /**
-   * Whether the message stays claimed after this attempt: a call that timed out in a worker's
-   * pass stays the pass's own until the pass ends, so it is not tried again meanwhile.
+   * The claim the message stays under after this attempt, when it stays claimed: a call that
+   * timed out in a worker's pass stays the pass's own until the pass ends, so no other pass
+   * tries it again meanwhile, under a claim of its own that tells it is not being sent.
    */
-  keepClaim?: boolean;
+  keptClaim?: string | null;
   /**
    * A payment's call that failed in a way waiting alone will not mend (Shopify refused the
    * shop's token or a permission, or the shop has no token): the payment is flagged so the

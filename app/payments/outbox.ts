@@ -7,7 +7,6 @@
 // shown to the merchant. The answers to refunds, captures and voids are told on their
 // payment's timeline, and a refused one flags the payment as a payment's own call does.
 import { randomUUID } from "node:crypto";
-import pMap from "p-map";
 import { z } from "zod";
 import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
 import { whileRenewing } from "~/lib/renewal";
@@ -134,14 +133,23 @@ async function currentPayload(deps: PaymentsDeps, shopDomain: string, payload: O
 const CLAIM_MS = 30_000;
 
 /**
+ * How a pass's claim on a call that timed out ends: the pass keeps the message until it ends,
+ * but is done with it and sends it no more (deliveryPass).
+ */
+const KEPT = "/kept";
+const keptClaimOf = (claimId: string): string => `${claimId}${KEPT}`;
+const isKept = (lockedBy: string | null): boolean => lockedBy?.endsWith(KEPT) ?? false;
+
+/**
  * Claims one message for an inline delivery, only while it is due: a message waiting out its
  * backoff (Shopify throttling or failing) is not sent again by every refresh of a shopper's
- * waiting page, only by the worker when its time comes.
+ * waiting page, only by the worker when its time comes. A message a pass kept after its call
+ * timed out is not being sent: it is claimed here once due, though that pass still runs.
  */
 async function claim(deps: PaymentsDeps, id: string, worker: string): Promise<OutboxMessage | null> {
   const now = deps.clock.now();
   const [claimed] = await deps.db.outboxMessage.updateManyAndReturn({
-    where: { id, status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] },
+    where: { id, status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }, { lockedBy: { endsWith: KEPT } }] },
     data: { lockedBy: worker, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
   });
   return claimed ?? null;
@@ -150,10 +158,11 @@ async function claim(deps: PaymentsDeps, id: string, worker: string): Promise<Ou
 export type DeliveryResult = "done" | "failed" | "retry" | "skipped";
 
 /**
- * Delivers one claimed message and records what happened. `inPass`: the delivery is part of a
- * worker's pass, which keeps a call that timed out claimed until it ends (deliverDueMessages).
+ * Delivers one claimed message and records what happened. `pass`: the delivery is part of a
+ * worker's pass, which keeps a call that timed out claimed (under `keptClaim`) until it ends,
+ * and is told so (deliverDueMessages).
  */
-async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, inPass = false): Promise<DeliveryResult> {
+async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?: { keptClaim: string; kept: () => void }): Promise<DeliveryResult> {
   const now = () => deps.clock.now();
   const payload = outboxPayloadSchema.parse(JSON.parse(message.payload));
   const log = deps.logger.child({ outboxId: message.id, kind: payload.kind, shop: message.shopDomain });
@@ -187,6 +196,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, inPass
     if (lasting) log.error("Shopify refused the call; will retry", { attempts, reason, retryInMs: delay });
     else log.warn("Shopify call failed; will retry", { attempts, reason, retryInMs: delay });
     const refused = result === null ? "The app holds no Shopify access token for this shop" : "Shopify refused the call";
+    const keep = pass !== undefined && result !== null && result.error.kind === "timeout";
     await recordRetry(deps.sql, {
       messageId: message.id,
       claim: message.lockedBy!,
@@ -194,7 +204,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, inPass
       lastError: reason,
       nextAttemptAt: new Date(now().getTime() + delay),
       at: now(),
-      keepClaim: inPass && result !== null && result.error.kind === "timeout",
+      keptClaim: keep ? pass.keptClaim : null,
       flagPayment:
         lasting && message.paymentId && PAYMENT_OUTCOMES[payload.kind]
           ? {
@@ -214,6 +224,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, inPass
             }
           : null,
     });
+    if (keep) pass.kept();
     return "retry";
   }
 
@@ -298,14 +309,16 @@ const PAYMENT_OUTCOMES: Partial<Record<OutboxPayload["kind"], "resolved" | "reje
 /**
  * Claims and delivers one message now (the shopper is waiting). Not claimed: "in_flight" while
  * another worker holds it (its answer is moments away), "skipped" while it waits out its
- * backoff, or how it ended.
+ * backoff (a call that timed out and that its pass keeps until it ends included: nothing is
+ * being sent), or how it ended.
  */
 export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise<DeliveryResult | "in_flight"> {
   const message = await claim(deps, messageId, `inline-${randomUUID()}`);
   if (!message) {
-    const current = await deps.db.outboxMessage.findUnique({ where: { id: messageId }, select: { status: true, lockedUntil: true } });
+    const current = await deps.db.outboxMessage.findUnique({ where: { id: messageId }, select: { status: true, lockedBy: true, lockedUntil: true } });
     if (current?.status === "done" || current?.status === "failed") return current.status;
-    return current?.status === "pending" && current.lockedUntil !== null && current.lockedUntil > deps.clock.now() ? "in_flight" : "skipped";
+    const sending = current?.status === "pending" && current.lockedUntil !== null && current.lockedUntil > deps.clock.now() && !isKept(current.lockedBy);
+    return sending ? "in_flight" : "skipped";
   }
   return deliverClaimed(deps, message);
 }
@@ -404,18 +417,62 @@ async function release(deps: PaymentsDeps, messages: OutboxMessage[], claimId: s
 }
 
 /**
+ * Runs `work` on each group in the order given, `concurrency` at once but, while other shops'
+ * groups wait, at most `perShop` of one shop at once (a group whose shop has its fill waits,
+ * and the next groups go first).
+ * Every group's work has ended when this ends; the first failure is thrown then.
+ */
+async function runShared<T>(groups: Iterable<T>, shopOf: (group: T) => string, concurrency: number, perShop: number, work: (group: T) => Promise<void>): Promise<void> {
+  const waiting = [...groups];
+  const busy = new Map<string, number>();
+  const failures: unknown[] = [];
+  let running = 0;
+  await new Promise<void>((resolve) => {
+    const startNext = () => {
+      for (let index = 0; index < waiting.length && running < concurrency; ) {
+        const shop = shopOf(waiting[index]!);
+        // Only while another shop's work waits: alone, a shop's backlog takes every slot.
+        if ((busy.get(shop) ?? 0) >= perShop && waiting.some((group) => shopOf(group) !== shop)) {
+          index++;
+          continue;
+        }
+        const [group] = waiting.splice(index, 1);
+        running++;
+        busy.set(shop, (busy.get(shop) ?? 0) + 1);
+        void work(group!)
+          .catch((error: unknown) => void failures.push(error))
+          .finally(() => {
+            running--;
+            busy.set(shop, busy.get(shop)! - 1);
+            startNext();
+          });
+      }
+      // Nothing running leaves nothing waiting: with every shop's count at zero, the first waiting group starts.
+      if (running === 0) resolve();
+    };
+    startNext();
+  });
+  if (failures.length > 0) throw failures[0];
+}
+
+/**
  * One pass of the outbox worker: claims up to `limit` due messages at once (at most `perShop`
  * of one shop) and delivers them, several payments at once (each Shopify call is a network
  * round trip) but one payment's messages in the order they were stored, so a pending never
  * overtakes the resolve or reject that follows it (a pending retried after a final call is
- * delivered is dropped as superseded).
+ * delivered is dropped as superseded). While other shops' calls wait, one shop's take at most
+ * half the pass's concurrency at once (at least one), so a shop whose calls hang leaves the
+ * other shops slots.
  *
  * The pass renews its claims every third of CLAIM_MS while it runs (Shopify answering slowly
  * makes a pass outlast one claim), and renews each message's claim again just before its
  * call, skipping the message when the claim is gone: another pass took it and sends the call.
  * A pass whose process dies stops renewing, and its claims expire after CLAIM_MS. A call that
- * timed out stays claimed until the pass ends, so it is not tried again while the pass that
- * tried it is still running; the pass gives back what it still holds when it ends.
+ * timed out stays claimed until the pass ends, under a claim that tells it is not being sent,
+ * so no other pass tries it again while the pass that tried it is still running (the pass
+ * itself does not either); a shopper's return or "Check now" may send it once it is due.
+ * Every delivery of the pass ends before the pass does, and the pass then gives back what it
+ * still holds (and only what is still its own), with no statement when it holds nothing.
  */
 export async function deliverDueMessages(
   deps: PaymentsDeps,
@@ -443,47 +500,69 @@ export async function deliveryPass(
   const clients = new Map<string, ReturnType<ShopifyDirectory["forShop"]>>();
   const forShop = (shopDomain: string) => clients.get(shopDomain) ?? clients.set(shopDomain, deps.shopify.forShop(shopDomain)).get(shopDomain)!;
   const pass: PaymentsDeps = { ...deps, shopify: { forShop } };
-  const held = { lockedBy: claimId, status: "pending" };
-  const deliverAll = () =>
-    pMap(
-      inOrder.values(),
-      async (messages) => {
-        for (const [index, message] of messages.entries()) {
-          try {
-            // Within the first half of the claim the pass took, nobody else can hold it: no write needed.
-            const claim = deps.clock.now().getTime() - claimedAt < CLAIM_MS / 2 ? message : await renewedClaim(deps, message);
-            if (!claim) {
-              deps.logger.info("Outbox message claimed by another pass before its call; left to it", { outboxId: message.id });
-              counts.skipped++;
-              await release(deps, messages.slice(index + 1), claimId);
-              return;
-            }
-            counts[await deliverClaimed(pass, claim, true)]++;
-          } catch (error) {
-            deps.logger.error("Outbox delivery crashed", { outboxId: message.id, error });
-            // Given back only while this pass still holds it: another worker may have claimed it since.
-            await deps.db.outboxMessage.updateMany({
-              where: { id: message.id, lockedBy: message.lockedBy, status: "pending" },
-              data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(deps.clock.now().getTime() + 5_000) },
-            });
-            counts.retry++;
-            await release(deps, messages.slice(index + 1), claimId);
-            return;
-          }
+  const keptClaim = keptClaimOf(claimId);
+  const ours = { lockedBy: { in: [claimId, keptClaim] }, status: "pending" };
+  // The messages the pass still holds: neither recorded nor given back yet, or kept after their call timed out.
+  const holding = new Set(claimed.map((message) => message.id));
+  const letGo = (messages: OutboxMessage[]) => messages.forEach((message) => holding.delete(message.id));
+  /** The messages of a payment the pass will not get to, given back; when that fails, the pass's end gives them back. */
+  const giveBack = async (messages: OutboxMessage[]) => {
+    try {
+      await release(deps, messages, claimId);
+      letGo(messages);
+    } catch (error) {
+      deps.logger.error("Could not give back the outbox messages a pass will not get to", { outboxIds: messages.map((m) => m.id), error });
+    }
+  };
+  const deliverPayment = async (messages: OutboxMessage[]) => {
+    for (const [index, message] of messages.entries()) {
+      try {
+        // Within the first half of the claim the pass took, nobody else can hold it: no write needed.
+        const claim = deps.clock.now().getTime() - claimedAt < CLAIM_MS / 2 ? message : await renewedClaim(deps, message);
+        if (!claim) {
+          deps.logger.info("Outbox message claimed by another pass before its call; left to it", { outboxId: message.id });
+          counts.skipped++;
+          letGo([message]);
+          await giveBack(messages.slice(index + 1));
+          return;
         }
-      },
-      { concurrency: options.concurrency ?? 1 },
-    );
+        let kept = false;
+        counts[await deliverClaimed(pass, claim, { keptClaim, kept: () => void (kept = true) })]++;
+        if (!kept) letGo([message]);
+      } catch (error) {
+        deps.logger.error("Outbox delivery crashed", { outboxId: message.id, error });
+        counts.retry++;
+        // Given back only while this pass still holds it: another worker may have claimed it since.
+        // When the give-back fails too, the claim is left to expire (CLAIM_MS after the pass ends).
+        letGo([message]);
+        try {
+          await deps.db.outboxMessage.updateMany({
+            where: { id: message.id, lockedBy: message.lockedBy, status: "pending" },
+            data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(deps.clock.now().getTime() + 5_000) },
+          });
+        } catch (giveBackError) {
+          deps.logger.error("Could not give back a crashed outbox delivery; its claim expires", { outboxId: message.id, error: giveBackError });
+        }
+        await giveBack(messages.slice(index + 1));
+        return;
+      }
+    }
+  };
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const giveBackAll = () => deps.db.outboxMessage.updateMany({ where: ours, data: { lockedBy: null, lockedUntil: null } });
   try {
     await whileRenewing(
-      () => deps.db.outboxMessage.updateMany({ where: held, data: { lockedUntil: new Date(deps.clock.now().getTime() + CLAIM_MS) } }),
+      () => deps.db.outboxMessage.updateMany({ where: ours, data: { lockedUntil: new Date(deps.clock.now().getTime() + CLAIM_MS) } }),
       CLAIM_MS / 3,
       (error) => deps.logger.warn("Could not renew the outbox pass's claims", { error }),
-      deliverAll,
+      () => runShared(inOrder.values(), (messages) => messages[0]!.shopDomain, concurrency, Math.max(1, Math.floor(concurrency / 2)), deliverPayment),
     );
-  } finally {
-    // The calls that timed out, kept until now, and any message the pass did not get to.
-    await deps.db.outboxMessage.updateMany({ where: held, data: { lockedBy: null, lockedUntil: null } });
+  } catch (error) {
+    // Every delivery has ended (runShared waits for them all): nothing the pass holds is on its way to Shopify.
+    await giveBackAll().catch((releaseError: unknown) => deps.logger.error("Could not give back the outbox pass's claims; they expire", { error: releaseError }));
+    throw error;
   }
+  // The calls that timed out, kept until now, and any message the pass did not get to.
+  if (holding.size > 0) await deps.db.outboxMessage.updateMany({ where: { ...ours, id: { in: [...holding] } }, data: { lockedBy: null, lockedUntil: null } });
   return { counts, more };
 }

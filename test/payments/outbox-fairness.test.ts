@@ -3,12 +3,14 @@
 // instance's pass never sends a call this one is still going to send; a claim no pass renews
 // any more expires, and another instance takes the message over. A pass is shared between the
 // shops, so one shop whose calls hang until they time out cannot keep another shop's calls
-// waiting, and a call that timed out is not tried again while the pass that tried it runs.
+// waiting, and a call that timed out is not tried again while the pass that tried it runs
+// (though a shopper's return or the merchant's "Check now" sends it once it is due). A pass
+// that fails ends only when its calls on their way to Shopify have been answered.
 // Shopify's slowness is simulated: each call moves the instances' clock (and, where the test
 // says so, the pass's renewal timer) forward instead of taking real time.
 import { err, ok } from "neverthrow";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { deliverDueMessages, deliveryPass, enqueue, finalMessageKey } from "../../app/payments/outbox";
+import { deliverDueMessages, deliverNow, deliveryPass, enqueue, finalMessageKey, retryFinalCallNow } from "../../app/payments/outbox";
 import type { PaymentsDeps, ShopifyDirectory } from "../../app/payments/deps";
 import type { PaymentsAppsClient, PaymentsAppsResult } from "../../app/shopify/payments-apps/client";
 import { silentLogger } from "../../app/lib/logger.server";
@@ -232,5 +234,156 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await deliveryPass(deps, { worker: "instance-a", concurrency: 8 })).toMatchObject({ counts: { done: 10 }, more: true });
     expect(await deliveryPass(deps, { worker: "instance-a", concurrency: 8 })).toMatchObject({ counts: { done: 5 }, more: false });
     expect(sent).toHaveLength(15);
+  });
+
+  it("a call that timed out, kept by its still running pass, is not told to be on its way: a shopper's return or \"Check now\" sends it once it is due", async () => {
+    const shop = await anotherShop();
+    const [a, b] = [await paidWithResolve(shop), await paidWithResolve(shop)];
+    offsetMs += 1;
+    const c = await paidWithResolve(shop);
+    const sent: string[] = [];
+    const inline = () => instance(everyShop(recordingClient(sent)));
+    const answers: Record<string, string | null> = {};
+    // One call at a time: a's and b's time out; during c's, a's shopper comes back before and
+    // after a's backoff (about a second), and the merchant asks to check b now.
+    const directory = everyShop(
+      recordingClient(sent, async (gid) => {
+        if (gid !== c.gid) return timedOut();
+        answers.returnBeforeDue = await deliverNow(inline(), (await opened.db.outboxMessage.findUniqueOrThrow({ where: { dedupeKey: finalMessageKey(a.id) } })).id);
+        answers.checkNow = await retryFinalCallNow(inline(), b.id);
+        offsetMs += 5_000;
+        answers.returnWhenDue = await deliverNow(inline(), (await opened.db.outboxMessage.findUniqueOrThrow({ where: { dedupeKey: finalMessageKey(a.id) } })).id);
+      }),
+    );
+    const counts = await deliverDueMessages(instance(directory), { worker: "instance-a", concurrency: 1 });
+
+    expect(answers).toEqual({ returnBeforeDue: "skipped", checkNow: "done", returnWhenDue: "done" });
+    expect(counts).toEqual({ done: 1, failed: 0, retry: 2, skipped: 0 });
+    expect(sent).toEqual([`resolve ${a.gid}`, `resolve ${b.gid}`, `resolve ${c.gid}`, `resolve ${b.gid}`, `resolve ${a.gid}`]);
+    const messages = await opened.db.outboxMessage.findMany({ where: { shopDomain: shop.shopDomain } });
+    expect(messages.map(({ status, lockedBy }) => ({ status, lockedBy }))).toEqual([a, b, c].map(() => ({ status: "done", lockedBy: null })));
+  });
+
+  it("one shop whose calls hang holds at most half a pass's slots at once: another shop's messages in the pass go while its calls hang", async () => {
+    const hanging = await anotherShop();
+    const other = await anotherShop();
+    for (let i = 0; i < 6; i++) await paidWithResolve(hanging);
+    offsetMs += 1;
+    for (let i = 0; i < 6; i++) await paidWithResolve(other);
+    const events: string[] = [];
+    let othersSent: () => void = () => undefined;
+    // The hanging shop's calls time out once the other shop's six are sent, or after 1 s.
+    const allOthersSent = new Promise<void>((resolve) => (othersSent = resolve));
+    const hang = Promise.race([allOthersSent, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    const directory: ShopifyDirectory = {
+      forShop: async (shopDomain) =>
+        shopDomain === hanging.shopDomain
+          ? recordingClient([], async () => {
+              await hang;
+              events.push("timed out");
+              return timedOut();
+            })
+          : recordingClient([], async () => {
+              events.push("other shop's call");
+              if (events.filter((event) => event === "other shop's call").length === 6) othersSent();
+            }),
+    };
+    const counts = await deliverDueMessages(instance(directory), { worker: "instance-a", concurrency: 4 });
+
+    expect(counts).toEqual({ done: 6, failed: 0, retry: 6, skipped: 0 });
+    expect(events.slice(0, 6)).toEqual(Array.from({ length: 6 }, () => "other shop's call"));
+  });
+
+  it("a pass whose crashed delivery cannot be given back (the database failed) waits for its calls still on their way, and no call is sent twice", async () => {
+    const other = await anotherShop();
+    const slow = await paidWithResolve();
+    offsetMs += 1;
+    const crashing = await paidWithResolve(other);
+    const sent: string[] = [];
+    let answerSlow: () => void = () => undefined;
+    const slowAnswered = new Promise<void>((resolve) => (answerSlow = resolve));
+    const client = recordingClient(sent, async (gid) => {
+      if (gid === crashing.gid) throw new Error("the client crashed");
+      if (sent.filter((call) => call === `resolve ${gid}`).length === 1) await slowAnswered;
+    });
+    // The database fails the crashed delivery's give-back (a dropped connection, say).
+    let giveBackFailed: () => void = () => undefined;
+    const failedGiveBack = new Promise<void>((resolve) => (giveBackFailed = resolve));
+    const outboxMessage = new Proxy(opened.db.outboxMessage, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as (...args: unknown[]) => unknown;
+        if (key !== "updateMany") return typeof value === "function" ? value.bind(target) : value;
+        return (args: { data: { lastError?: string } }) => {
+          if (args.data.lastError === undefined) return value.call(target, args);
+          giveBackFailed();
+          return Promise.reject(new Error("connection lost"));
+        };
+      },
+    });
+    const failing = { ...instance(everyShop(client)), db: new Proxy(opened.db, { get: (target, key) => (key === "outboxMessage" ? outboxMessage : (Reflect.get(target, key) as unknown)) }) };
+
+    const pass = deliverDueMessages(failing, { worker: "instance-a", concurrency: 4 });
+    const ended = pass.then(
+      (counts) => counts,
+      (error: unknown) => error,
+    );
+    await failedGiveBack;
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 200))]);
+    // The slow call is still on its way to Shopify; another instance's pass runs meanwhile.
+    const otherPass = await deliverDueMessages(instance(everyShop(client)), { worker: "instance-b", concurrency: 4 });
+    answerSlow();
+
+    const passEnded = await ended;
+    expect([slow, crashing].map((p) => sent.filter((call) => call === `resolve ${p.gid}`).length)).toEqual([1, 1]);
+    expect({ pass: passEnded, otherPass }).toEqual({
+      pass: { done: 1, failed: 0, retry: 1, skipped: 0 },
+      otherPass: { done: 0, failed: 0, retry: 0, skipped: 0 },
+    });
+    // The crashed call's claim, which could not be given back, expires.
+    const left = await opened.db.outboxMessage.findUniqueOrThrow({ where: { dedupeKey: finalMessageKey(crashing.id) } });
+    expect({ status: left.status, claimed: left.lockedBy?.startsWith("instance-a/") }).toEqual({ status: "pending", claimed: true });
+    expect(await opened.db.outboxMessage.findUniqueOrThrow({ where: { dedupeKey: finalMessageKey(slow.id) } })).toMatchObject({ status: "done", lockedBy: null });
+  });
+
+  it("a pass that delivers one message makes three statements: the claim's choice and update, and the delivery's record", async () => {
+    const payment = await paidWithResolve();
+    const statements: string[] = [];
+    const counted = <T extends object>(target: T, name: string): T =>
+      new Proxy(target, {
+        get(t, key, receiver) {
+          const value = Reflect.get(t, key, receiver) as unknown;
+          if (typeof value !== "function") return value;
+          return (...args: unknown[]) => {
+            statements.push(`${name}.${String(key)}`);
+            return (value as (...a: unknown[]) => unknown).apply(t, args);
+          };
+        },
+      });
+    const db = new Proxy(opened.db, {
+      get(t, key) {
+        const value = Reflect.get(t, key) as unknown;
+        return typeof key === "string" && !key.startsWith("$") && typeof value === "object" && value !== null ? counted(value, key) : value;
+      },
+    });
+    const sent: string[] = [];
+    const deps = { ...instance(everyShop(recordingClient(sent))), db, sql: counted(opened.sql, "sql") } as unknown as PaymentsDeps;
+
+    expect((await deliveryPass(deps, { worker: "instance-a", concurrency: 8 })).counts).toMatchObject({ done: 1 });
+    expect(sent).toEqual([`resolve ${payment.gid}`]);
+    expect(statements).toEqual(["sql.query", "outboxMessage.updateManyAndReturn", expect.stringMatching(/^sql\./)]);
+  });
+
+  it("a shop alone in a pass takes every slot: the half-concurrency cap holds only while another shop's calls wait", async () => {
+    for (let i = 0; i < 8; i++) await paidWithResolve();
+    let inFlight = 0;
+    let most = 0;
+    const sent: string[] = [];
+    const client = recordingClient(sent, async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      inFlight--;
+    });
+    expect(await deliverDueMessages(instance(everyShop(client)), { worker: "instance-a", concurrency: 4 })).toMatchObject({ done: 8 });
+    expect(most).toBe(4);
   });
 });
