@@ -354,7 +354,9 @@ async function retryFollowUpsNow(deps: PaymentsDeps, paymentId: string): Promise
 
 /**
  * The most messages of one shop a pass takes: a shop whose calls hang until they time out, or
- * that has a backlog, never fills a pass and keeps other shops' calls waiting.
+ * that has a backlog, never fills a pass and keeps other shops' calls waiting. A shop alone
+ * with calls due, none of them tried before (a burst of new payments), fills the pass: the
+ * share only lengthens its backlog then, and calls that hang are calls tried before.
  */
 const SHOP_SHARE = 10;
 
@@ -372,18 +374,20 @@ const byAge = (a: OutboxMessage, b: OutboxMessage): number => a.createdAt.getTim
  */
 async function claimDue(deps: PaymentsDeps, claimId: string, limit: number, perShop: number): Promise<{ claimed: OutboxMessage[]; more: boolean }> {
   const now = deps.clock.now();
-  const due = await deps.sql.query<{ id: string; turn: number | bigint }>(Prisma.sql`
-    SELECT "id", "turn" FROM (
-      SELECT "id", "createdAt", ROW_NUMBER() OVER (PARTITION BY "shopDomain" ORDER BY "createdAt", "id") AS "turn"
+  const due = await deps.sql.query<{ id: string; turn: number | bigint; alone: boolean | number; fresh: boolean | number }>(Prisma.sql`
+    SELECT "id", "turn", "alone", "fresh" FROM (
+      SELECT "id", "createdAt", ROW_NUMBER() OVER (PARTITION BY "shopDomain" ORDER BY "createdAt", "id") AS "turn",
+        MIN("shopDomain") OVER () = MAX("shopDomain") OVER () AS "alone",
+        MAX("attempts") OVER (PARTITION BY "shopDomain") = 0 AS "fresh"
       FROM "OutboxMessage"
       WHERE "status" = 'pending' AND "nextAttemptAt" <= ${now} AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})
     ) AS "due"
-    WHERE "turn" <= ${perShop}
+    WHERE "turn" <= ${perShop} OR ("alone" AND "fresh")
     ORDER BY "turn", "createdAt", "id"
     LIMIT ${limit}`);
   if (due.length === 0) return { claimed: [], more: false };
-  // A full batch, or a shop's whole share, may have left due messages behind.
-  const more = due.length >= limit || due.some((row) => Number(row.turn) >= perShop);
+  // A full batch, or a shop's whole share where the share held, may have left due messages behind.
+  const more = due.length >= limit || due.some((row) => Number(row.turn) >= perShop && !(Number(row.alone) && Number(row.fresh)));
   const claimed = await deps.db.outboxMessage.updateManyAndReturn({
     where: { status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }], id: { in: due.map((message) => message.id) } },
     data: { lockedBy: claimId, lockedUntil: new Date(now.getTime() + CLAIM_MS) },

@@ -227,13 +227,24 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     for (const { gid } of stored) expect(sent.filter((call) => call.endsWith(gid))).toEqual([`pending ${gid}`, `resolve ${gid}`]);
   });
 
-  it("a pass that took a shop's whole share says more may be due, so the worker runs the next at once; the pass that empties the backlog says not", async () => {
-    for (let i = 0; i < 15; i++) await paidWithResolve();
+  it("a shop's share holds while another shop has calls due, or once its calls were tried before; a pass that took a whole share says more may be due, so the worker runs the next at once", async () => {
     const sent: string[] = [];
     const deps = instance(everyShop(recordingClient(sent)));
-    expect(await deliveryPass(deps, { worker: "instance-a", concurrency: 8 })).toMatchObject({ counts: { done: 10 }, more: true });
-    expect(await deliveryPass(deps, { worker: "instance-a", concurrency: 8 })).toMatchObject({ counts: { done: 5 }, more: false });
-    expect(sent).toHaveLength(15);
+    const pass = () => deliveryPass(deps, { worker: "instance-a", concurrency: 8 });
+    // A burst of new payments of one shop, alone: one full pass.
+    for (let i = 0; i < 15; i++) await paidWithResolve();
+    expect(await pass()).toMatchObject({ counts: { done: 15 }, more: false });
+    // With another shop's call due: ten of the first shop's, the other's, then the rest at once.
+    for (let i = 0; i < 15; i++) await paidWithResolve();
+    await paidWithResolve(await anotherShop());
+    expect(await pass()).toMatchObject({ counts: { done: 11 }, more: true });
+    expect(await pass()).toMatchObject({ counts: { done: 5 }, more: false });
+    // One shop alone whose calls were tried before (they may hang): its share.
+    for (let i = 0; i < 15; i++) await paidWithResolve();
+    await opened.db.outboxMessage.updateMany({ where: { status: "pending" }, data: { attempts: 1 } });
+    expect(await pass()).toMatchObject({ counts: { done: 10 }, more: true });
+    expect(await pass()).toMatchObject({ counts: { done: 5 }, more: false });
+    expect(sent).toHaveLength(46);
   });
 
   it("a call that timed out, kept by its still running pass, is not told to be on its way: a shopper's return or \"Check now\" sends it once it is due", async () => {
