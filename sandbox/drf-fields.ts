@@ -19,10 +19,21 @@ export const MSG = {
   maxDecimals: (n: number) => `Ensure that there are no more than ${n} decimal places.`,
   maxWhole: (n: number) => `Ensure that there are no more than ${n} digits before the decimal point.`,
   minValue: (v: string) => `Ensure this value is greater than or equal to ${v}.`,
+  nullCharacters: "Null characters are not allowed.",
+  surrogate: (codePoint: number) => `Surrogate characters are not allowed: U+${codePoint.toString(16).toUpperCase()}.`,
 } as const;
 
 export function codePointLength(s: string): number {
   return [...s].length;
+}
+
+/**
+ * The first lone surrogate of a string (one not part of a pair), or null. JSON's "\ud83d\ude00"
+ * reaches Python as one character, so only an unpaired half is a surrogate to DRF.
+ */
+export function loneSurrogate(s: string): number | null {
+  const m = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(s);
+  return m ? m[0].charCodeAt(0) : null;
 }
 
 export interface CharFieldOptions {
@@ -32,7 +43,11 @@ export interface CharFieldOptions {
   maxLength?: number;
 }
 
-/** A DRF CharField: accepts strings and numbers, trims, checks blank/length. undefined when absent. */
+/**
+ * A DRF CharField: accepts strings and numbers, trims, checks blank, then runs its validators
+ * and reports every one that fails, in DRF's order: length, NUL (ProhibitNullCharactersValidator),
+ * lone surrogate (ProhibitSurrogateCharactersValidator). undefined when absent.
+ */
 export function charField(opts: CharFieldOptions = {}) {
   return z.unknown().transform((v, ctx): string | null | undefined => {
     if (v === undefined) {
@@ -53,8 +68,13 @@ export function charField(opts: CharFieldOptions = {}) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: MSG.blank });
       return z.NEVER;
     }
-    if (opts.maxLength !== undefined && codePointLength(s) > opts.maxLength) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: MSG.maxLength(opts.maxLength) });
+    const messages: string[] = [];
+    if (opts.maxLength !== undefined && codePointLength(s) > opts.maxLength) messages.push(MSG.maxLength(opts.maxLength));
+    if (s.includes("\u0000")) messages.push(MSG.nullCharacters);
+    const surrogate = loneSurrogate(s);
+    if (surrogate !== null) messages.push(MSG.surrogate(surrogate));
+    if (messages.length > 0) {
+      for (const message of messages) ctx.addIssue({ code: z.ZodIssueCode.custom, message });
       return z.NEVER;
     }
     return s;

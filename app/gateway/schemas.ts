@@ -121,7 +121,19 @@ export type GatewayCurrency = z.infer<typeof currencySchema>;
 
 export const currenciesResponseSchema = z.array(currencySchema);
 
-export const deviceCreateRequestSchema = z.object({ name: z.string().min(1).max(128) }).strict();
+/**
+ * Text the gateway's text fields take: Django REST framework's CharField always refuses a NUL
+ * (ProhibitNullCharactersValidator) and an unpaired surrogate (ProhibitSurrogateCharactersValidator)
+ * with a 400, which for an order is a final refusal; such a value is caught before sending.
+ */
+function gatewayText<T extends z.ZodTypeAny & z.ZodType<string>>(schema: T) {
+  return schema.refine(
+    (value: string) => !value.includes("\u0000") && !/\p{Cs}/u.test(value),
+    "must not contain a NUL character or an unpaired surrogate (the gateway refuses both)",
+  );
+}
+
+export const deviceCreateRequestSchema = z.object({ name: gatewayText(z.string().min(1).max(128)) }).strict();
 export type DeviceCreateRequest = z.infer<typeof deviceCreateRequestSchema>;
 
 export const deviceCreateResponseSchema = z.object({
@@ -262,11 +274,16 @@ export const orderInfoResponseSchema = z
 // ---------------------------------------------------------------------------
 // POST /orders/
 
-// Refinements run even after an earlier one failed, hence the guard.
-const positiveAmountSchema = decimalStringSchema.refine(
-  (v) => !isDecimalText(v) || new Decimal(v).greaterThan(0),
-  "must be greater than zero",
-);
+/** The significant digits a Python float (the gateway reads the amount into one) always keeps exactly. */
+const AMOUNT_MAX_SIGNIFICANT_DIGITS = 15;
+
+// Refinements run even after an earlier one failed, hence the guards.
+const positiveAmountSchema = decimalStringSchema
+  .refine((v) => !isDecimalText(v) || new Decimal(v).greaterThan(0), "must be greater than zero")
+  .refine(
+    (v) => !isDecimalText(v) || new Decimal(v).precision() <= AMOUNT_MAX_SIGNIFICANT_DIGITS,
+    `must have at most ${AMOUNT_MAX_SIGNIFICANT_DIGITS} significant digits (the gateway reads the amount as a float)`,
+  );
 
 /**
  * The e-mail addresses the gateway takes: its order serializer checks email_client with
@@ -286,25 +303,25 @@ export const gatewayEmailSchema = z.string().max(128).regex(GATEWAY_EMAIL, "must
 export const createOrderRequestSchema = z
   .object({
     expected_output_amount: positiveAmountSchema,
-    input_currency: z.string().min(1).max(24).optional(),
+    input_currency: gatewayText(z.string().min(1).max(24)).optional(),
     fiat: fiatCodeSchema.optional(),
-    language: z.string().min(1).max(6).optional(),
-    notes: z.string().max(512).optional(),
-    reference: z.string().min(1).max(256).optional(),
-    internal_data: z.string().min(1).max(1024).optional(),
-    merchant_urlok: httpUrlSchema.optional(),
-    merchant_urlko: httpUrlSchema.optional(),
-    merchant_url_standby: httpUrlSchema.nullable().optional(),
-    full_name: z.string().max(48).optional(),
+    language: gatewayText(z.string().min(1).max(6)).optional(),
+    notes: gatewayText(z.string().max(512)).optional(),
+    reference: gatewayText(z.string().min(1).max(256)).optional(),
+    internal_data: gatewayText(z.string().min(1).max(1024)).optional(),
+    merchant_urlok: gatewayText(httpUrlSchema).optional(),
+    merchant_urlko: gatewayText(httpUrlSchema).optional(),
+    merchant_url_standby: gatewayText(httpUrlSchema).nullable().optional(),
+    full_name: gatewayText(z.string().max(48)).optional(),
     email_client: gatewayEmailSchema.optional(),
-    phone_number: z.string().max(15).optional(),
-    nif: z.string().max(12).optional(),
-    home_address: z.string().max(256).optional(),
-    address_number: z.string().max(56).optional(),
-    address_additional: z.string().max(64).optional(),
-    city: z.string().max(28).optional(),
-    province: z.string().max(28).optional(),
-    zip_code: z.string().max(12).optional(),
+    phone_number: gatewayText(z.string().max(15)).optional(),
+    nif: gatewayText(z.string().max(12)).optional(),
+    home_address: gatewayText(z.string().max(256)).optional(),
+    address_number: gatewayText(z.string().max(56)).optional(),
+    address_additional: gatewayText(z.string().max(64)).optional(),
+    city: gatewayText(z.string().max(28)).optional(),
+    province: gatewayText(z.string().max(28)).optional(),
+    zip_code: gatewayText(z.string().max(12)).optional(),
     country: z.string().length(2).refine(isCountryCode, "must be an ISO 3166-1 alpha-2 code such as ES").optional(),
   })
   .strict()
@@ -424,3 +441,9 @@ export type GatewayWebhookPayload = z.infer<typeof gatewayWebhookPayloadSchema>;
 
 /** Body of an error answer, in the shape `{"detail": "..."}`; anything else yields no detail. */
 export const gatewayErrorBodySchema = z.object({ detail: z.string().max(2000) });
+
+/**
+ * Body of a Django REST framework validation error (400): `{"field": ["message", ...],
+ * "non_field_errors": ["message"]}`. Read leniently; the client keeps only what has this shape.
+ */
+export const gatewayFieldErrorsBodySchema = z.record(z.string(), z.unknown());

@@ -7,9 +7,13 @@ import type { PaymentSessionRequest } from "./shopify-requests";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** At most `max` UTF-16 code units (the gateway counts characters as Python does), never splitting a grapheme. */
+/**
+ * At most `max` UTF-16 code units (the gateway counts characters as Python does), never splitting a grapheme.
+ * Control characters (NUL among them) and unpaired surrogates, which the gateway refuses with a 400
+ * (DRF's CharField validators), become spaces, and runs of spaces one.
+ */
 export function cutText(value: string | null | undefined, max: number): string | undefined {
-  const text = value?.normalize("NFC").replace(/\s+/g, " ").trim();
+  const text = value?.replace(/[\p{Cc}\p{Cs}]/gu, " ").normalize("NFC").replace(/\s+/g, " ").trim();
   if (!text) return undefined;
   if (text.length <= max) return text;
   let out = "";

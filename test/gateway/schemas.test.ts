@@ -329,6 +329,36 @@ describe("create-order request bounds", () => {
     expect(accepts({ expected_output_amount: "0.01" })).toBe(true);
   });
 
+  it("expected_output_amount has at most 15 significant digits, which the gateway's float keeps exactly", () => {
+    expect(accepts({ expected_output_amount: "1234567890123.45", fiat: "EUR" })).toBe(true);
+    expect(accepts({ expected_output_amount: "12345678901234.56", fiat: "EUR" })).toBe(false);
+    expect(accepts({ expected_output_amount: "100000000000000000000", fiat: "JPY" })).toBe(true); // 1 significant digit
+    expect(accepts({ expected_output_amount: "1234567890123456", fiat: "JPY" })).toBe(false);
+    expect(accepts({ expected_output_amount: "123456789012345", fiat: "JPY" })).toBe(true);
+    expect(accepts({ expected_output_amount: "10.50", fiat: "EUR" })).toBe(true);
+    const refused = createOrderRequestSchema.safeParse({ ...valid, expected_output_amount: "12345678901234.56", fiat: "EUR" });
+    expect(refused.error?.issues.map((i) => i.message)).toContain("must have at most 15 significant digits (the gateway reads the amount as a float)");
+  });
+
+  it.each([...stringBounds.map(([field]) => field), "merchant_urlok", "merchant_urlko", "merchant_url_standby"])(
+    "%s refuses a NUL character and a lone surrogate, which the gateway answers with a 400",
+    (field) => {
+      const base = field.startsWith("merchant_") ? "https://shop.example/ok" : "ab";
+      expect(accepts({ [field]: base })).toBe(true);
+      expect(accepts({ [field]: `${base}\u0000` })).toBe(false);
+      expect(accepts({ [field]: `${base}\ud83d` })).toBe(false);
+      expect(accepts({ [field]: `${base}\ude00` })).toBe(false);
+    },
+  );
+
+  it("text fields take a paired surrogate (an emoji) and other control characters, as the gateway does", () => {
+    expect(accepts({ full_name: "Ann \ud83d\ude00", notes: "line 1\nline 2\t." })).toBe(true);
+    const refused = createOrderRequestSchema.safeParse({ ...valid, full_name: "Ann\u0000Lee" });
+    expect(refused.error?.issues).toEqual([
+      expect.objectContaining({ path: ["full_name"], message: "must not contain a NUL character or an unpaired surrogate (the gateway refuses both)" }),
+    ]);
+  });
+
   it("expected_output_amount may not carry more decimals than the fiat allows", () => {
     expect(accepts({ expected_output_amount: "10.005", fiat: "EUR" })).toBe(false);
     expect(accepts({ expected_output_amount: "10.005" })).toBe(false); // MXN by default

@@ -118,6 +118,33 @@ describe("field bounds (400 with {field: [message]})", () => {
     expect((await api.api("POST", "/orders/", { json: { ...BASE, merchant_url_standby: null } })).status).toBe(200);
   });
 
+  it.each(TEXT_BOUNDS.map(([field]) => field))("%s refuses a NUL character, as DRF's ProhibitNullCharactersValidator does", async (field) => {
+    const r = await api.api("POST", "/orders/", { json: { ...BASE, [field]: "a\u0000b" } });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ [field]: ["Null characters are not allowed."] });
+  });
+
+  it.each(TEXT_BOUNDS.map(([field]) => field))("%s refuses a lone surrogate, as DRF's ProhibitSurrogateCharactersValidator does", async (field) => {
+    const r = await api.api("POST", "/orders/", { json: { ...BASE, [field]: "a\ud83d" } });
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ [field]: ["Surrogate characters are not allowed: U+D83D."] });
+  });
+
+  it("names the first lone surrogate in upper-case hex, takes a paired one (an emoji), and reports every validator that fails", async () => {
+    const low = await api.api("POST", "/orders/", { json: { ...BASE, city: "a\udc0ab\ud800" } });
+    expect(low.json).toEqual({ city: ["Surrogate characters are not allowed: U+DC0A."] });
+    const reversed = await api.api("POST", "/orders/", { json: { ...BASE, city: "\ude00\ud83d" } });
+    expect(reversed.json).toEqual({ city: ["Surrogate characters are not allowed: U+DE00."] });
+    expect((await api.api("POST", "/orders/", { json: { ...BASE, city: "Madrid \ud83d\ude00" } })).status).toBe(200);
+    const all = await api.api("POST", "/orders/", { json: { ...BASE, zip_code: `\u0000${"1".repeat(12)}\udfff` } });
+    expect(all.json).toEqual({
+      zip_code: ["Ensure this field has no more than 12 characters.", "Null characters are not allowed.", "Surrogate characters are not allowed: U+DFFF."],
+    });
+    const device = await api.api("POST", "/device/", { json: { name: "till\u0000" } });
+    expect(device.status).toBe(400);
+    expect(device.json).toEqual({ name: ["Null characters are not allowed."] });
+  });
+
   it("reports every bad field at once", async () => {
     const r = await api.api("POST", "/orders/", { json: { expected_output_amount: "x", fiat: "???", zip_code: "1".repeat(13) } });
     expect(Object.keys(r.json).sort()).toEqual(["expected_output_amount", "fiat", "zip_code"]);

@@ -14,6 +14,32 @@ describe("customer fields for the gateway", () => {
     expect(cutText("", 10)).toBeUndefined();
   });
 
+  it("takes out control characters and lone surrogates, which the gateway refuses with a 400", () => {
+    expect(cutText("Ann\u0000Lee", 48)).toBe("Ann Lee");
+    expect(cutText("Calle\u0000 Mayor\u0007 1\u007f", 256)).toBe("Calle Mayor 1");
+    expect(cutText("Ma\ud83d", 28)).toBe("Ma");
+    expect(cutText("\ude00Madrid\ud83d\ud83d\ude00", 28)).toBe("Madrid \ud83d\ude00");
+    expect(cutText("\u0000\ud800", 10)).toBeUndefined();
+    const fields = gatewayCustomerFields({
+      email: "ann@example.com",
+      billing_address: { given_name: "Ann\u0000", family_name: "Lee", line1: "Calle\u0000 Mayor 1", city: "Ma\udc00drid", country_code: "ES" },
+    });
+    expect(fields).toEqual({ full_name: "Ann Lee", email_client: "ann@example.com", home_address: "Calle Mayor 1", city: "Ma drid", country: "ES" });
+  });
+
+  it("produces fields the gateway accepts from any code points, lone surrogates and NULs included", () => {
+    const text = fc.option(fc.string({ maxLength: 300, unit: "binary" }), { nil: undefined });
+    fc.assert(
+      fc.property(fc.record({ given_name: text, family_name: text, line1: text, line2: text, city: text, province: text, postal_code: text }), (address) => {
+        const fields = gatewayCustomerFields({ billing_address: address });
+        for (const value of Object.values(fields)) expect(value).not.toMatch(/[\p{Cc}\p{Cs}]/u);
+        const parsed = createOrderRequestSchema.safeParse({ expected_output_amount: "10.00", fiat: "EUR", input_currency: "BTC", ...fields });
+        expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("leaves out an e-mail that is too long rather than cutting it", () => {
     const fields = gatewayCustomerFields({ email: `${"a".repeat(120)}@example.com` });
     expect(fields.email_client).toBeUndefined();
