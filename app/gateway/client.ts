@@ -38,6 +38,7 @@ import {
   deviceCreateResponseSchema,
   deviceKeySchema,
   gatewayErrorBodySchema,
+  gatewayFieldErrorsBodySchema,
   gatewayOrderIdSchema,
   orderInfoResponseSchema,
   ordersListResponseSchema,
@@ -191,11 +192,39 @@ function parseRetryAfter(header: string | null, now: Date): number | null {
   return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
 }
 
+/** The longest detail made of a field-error body. */
+const FIELD_ERRORS_DETAIL_MAX = 500;
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * A DRF field-error body as one line, "field: message; other: message" (non_field_errors'
+ * messages without a name), at most FIELD_ERRORS_DETAIL_MAX characters. Only field names and
+ * the gateway's text messages are kept; anything else in the body (nested objects) is left out.
+ */
+function fieldErrorsDetail(value: unknown): string | null {
+  const body = gatewayFieldErrorsBodySchema.safeParse(value);
+  if (!body.success) return null;
+  const parts: string[] = [];
+  for (const [field, errors] of Object.entries(body.data)) {
+    if (!FIELD_NAME.test(field)) continue;
+    const messages = (Array.isArray(errors) ? errors : [errors])
+      .filter((message): message is string => typeof message === "string")
+      .map((message) => message.replace(/\s+/g, " ").trim())
+      .filter((message) => message !== "");
+    if (messages.length === 0) continue;
+    parts.push(field === "non_field_errors" ? messages.join(" ") : `${field}: ${messages.join(" ")}`);
+  }
+  if (parts.length === 0) return null;
+  const line = [...parts.join("; ")];
+  return line.length <= FIELD_ERRORS_DETAIL_MAX ? line.join("") : `${line.slice(0, FIELD_ERRORS_DETAIL_MAX - 1).join("")}…`;
+}
+
+/** The gateway's reason in an error body: its `detail`, or else its DRF field errors flattened; null when neither. */
 function errorDetail(text: string): string | null {
   const parsed = tryParseGatewayJson(text);
   if (!parsed.ok) return null;
   const body = gatewayErrorBodySchema.safeParse(parsed.value);
-  return body.success ? body.data.detail : null;
+  return body.success ? body.data.detail : fieldErrorsDetail(parsed.value);
 }
 
 function serialiseCreateOrder(request: z.output<typeof createOrderRequestSchema>): string {

@@ -1,7 +1,8 @@
 // Owns when a failed gateway call is tried again and how long to wait first,
 // following the service's guidance: on 429 start from Retry-After and double
-// on each consecutive 429; on 5xx, network failures and timeouts back off
-// exponentially; jitter every wait by ±20 %; stop at a cap on attempts and a
+// on each consecutive 429 and add up to 20 % jitter (upward only: Retry-After is
+// a minimum); on 5xx, network failures and timeouts back off exponentially,
+// jittered by ±20 %; stop at a cap on attempts and a
 // cap on total time. Which failures may be retried at all is the caller's
 // call (a POST /orders/ with an unknown outcome must never be resent).
 //
@@ -23,7 +24,7 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** Ceiling of the 5xx/network/timeout backoff (not of a 429's Retry-After). */
   maxDelayMs: number;
-  /** 0.2 spreads each wait uniformly over ±20 %. */
+  /** 0.2 spreads a backoff uniformly over ±20 %, and a 429's wait over +0 to +20 %. */
   jitterRatio: number;
   /** Used when a 429 carries no usable Retry-After. */
   defaultRetryAfterSeconds: number;
@@ -56,12 +57,18 @@ function jitter(ms: number, ratio: number, random: () => number): number {
   return Math.max(0, Math.round(ms * (1 + ratio * (2 * random() - 1))));
 }
 
+/** Jitter that only lengthens the wait: never shorter than `ms`. */
+function upwardJitter(ms: number, ratio: number, random: () => number): number {
+  return Math.max(Math.ceil(ms), Math.round(ms * (1 + ratio * random())));
+}
+
 /** How long to wait before the next attempt after `error`. */
 export function retryDelayMs(error: GatewayError, counters: RetryCounters, policy: RetryPolicy, random: () => number): number {
   if (error.kind === "throttled") {
     const seconds = error.retryAfterSeconds ?? policy.defaultRetryAfterSeconds;
     const doubled = seconds * 1000 * 2 ** Math.max(0, counters.consecutiveThrottles - 1);
-    return jitter(doubled, policy.jitterRatio, random);
+    // Retry-After is the least the gateway asks to wait: jitter may only add to it.
+    return upwardJitter(doubled, policy.jitterRatio, random);
   }
   const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, counters.consecutiveFailures - 1));
   return jitter(backoff, policy.jitterRatio, random);

@@ -272,14 +272,54 @@ describe("errors", () => {
     const error = (await client.createOrder(orderRequest))._unsafeUnwrapErr();
     expect(error.kind === "rejected" && error.status).toBe(400);
   });
+
+  it("a DRF field-error body (400) is rejected with its fields and messages on one line", async () => {
+    server.script(
+      json(400, {
+        full_name: ["Null characters are not allowed."],
+        city: ["Ensure this field has no more than 28 characters.", "Surrogate characters are not allowed: U+D83D."],
+        non_field_errors: ["The fields  are\ninconsistent."],
+      }),
+    );
+    const { client } = makeClient();
+    const error = (await client.createOrder(orderRequest))._unsafeUnwrapErr();
+    expect(error.kind === "rejected" ? error.detail : error.kind).toBe(
+      "full_name: Null characters are not allowed.; " +
+        "city: Ensure this field has no more than 28 characters. Surrogate characters are not allowed: U+D83D.; " +
+        "The fields are inconsistent.",
+    );
+  });
+
+  it("keeps only field names and text messages of a field-error body, bounded in length", async () => {
+    server.script(
+      json(400, { "bad key<>": ["x"], nested: { inner: ["y"] }, count: [3], language: "Not a valid string." }),
+      json(400, { notes: ["m".repeat(3_000)], city: ["c"] }),
+      json(400, { nested: { inner: ["y"] } }),
+      json(400, []),
+    );
+    const { client } = makeClient();
+    const detail = async () => {
+      const error = (await client.createOrder(orderRequest))._unsafeUnwrapErr();
+      return error.kind === "rejected" ? error.detail : error.kind;
+    };
+    expect(await detail()).toBe("language: Not a valid string.");
+    const long = await detail();
+    expect(long?.startsWith("notes: mmm")).toBe(true);
+    expect(long?.endsWith("…")).toBe(true);
+    expect([...(long ?? "")]).toHaveLength(500);
+    expect(await detail()).toBeNull();
+    expect(await detail()).toBeNull();
+  });
 });
 
+// makeClient's midpoint draw (0.5) leaves a backoff as it is and adds 10 % to a 429's wait
+// (its jitter only adds: Retry-After is a minimum).
 describe("retries", () => {
   it("429 waits Retry-After seconds, then succeeds", async () => {
     server.script(json(429, { detail: "throttled" }, { "Retry-After": "3" }), json(200, currencies));
     const { client, sleeps } = makeClient();
     expect((await client.currencies()).isOk()).toBe(true);
-    expect(sleeps).toEqual([3_000]);
+    expect(sleeps).toEqual([3_300]);
     expect(server.requests).toHaveLength(2);
   });
 
@@ -288,14 +328,18 @@ describe("retries", () => {
     server.script(throttled(), throttled(), throttled(), json(200, ordersList));
     const { client, sleeps } = makeClient();
     expect((await client.listOrders()).isOk()).toBe(true);
-    expect(sleeps).toEqual([2_000, 4_000, 8_000]);
+    expect(sleeps).toEqual([2_200, 4_400, 8_800]);
   });
 
-  it("the 429 wait is jittered by the injected randomness", async () => {
+  it("the 429 wait is jittered by the injected randomness, upward only: Retry-After is a minimum", async () => {
     server.script(json(429, {}, { "Retry-After": "10" }), json(200, currencies));
     const { client, sleeps } = makeClient({ random: () => 0 });
     expect((await client.currencies()).isOk()).toBe(true);
-    expect(sleeps).toEqual([8_000]);
+    expect(sleeps).toEqual([10_000]);
+    server.script(json(429, {}, { "Retry-After": "10" }), json(200, currencies));
+    const most = makeClient({ random: () => 0.999_999 });
+    expect((await most.client.currencies()).isOk()).toBe(true);
+    expect(most.sleeps).toEqual([12_000]);
   });
 
   it("500 then success on a GET", async () => {
@@ -346,7 +390,7 @@ describe("retries", () => {
     const { client, sleeps } = makeClient({ retry: { maxTotalMs: 25_000 } });
     const error = (await client.currencies())._unsafeUnwrapErr();
     expect(error.kind === "throttled" && error.retryAfterSeconds).toBe(10);
-    expect(sleeps).toEqual([10_000]);
+    expect(sleeps).toEqual([11_000]);
     expect(server.requests).toHaveLength(2);
   });
 
@@ -401,7 +445,7 @@ describe("POST /orders/ is never resent when it may have created an order", () =
     expect((await client.createOrder(orderRequest)).isOk()).toBe(true);
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]?.body).toBe(server.requests[0]?.body);
-    expect(sleeps).toEqual([1_000]);
+    expect(sleeps).toEqual([1_100]);
   });
 
   it("a prepared order is resent after a 429 only when the caller still allows it", async () => {
@@ -413,7 +457,7 @@ describe("POST /orders/ is never resent when it may have created an order", () =
     expect(allowedOnce._unsafeUnwrapErr().kind).toBe("throttled");
     expect(server.requests).toHaveLength(2);
     expect(asked).toBe(2);
-    expect(sleeps).toEqual([1_000, 2_000]);
+    expect(sleeps).toEqual([1_100, 2_200]);
   });
 
   it("a refused connection is resent, and ends as a plain network error", async () => {

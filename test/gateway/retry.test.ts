@@ -8,26 +8,47 @@ const policy = { ...DEFAULT_RETRY_POLICY };
 describe("retryDelayMs", () => {
   it("starts a 429 from Retry-After and doubles it on each consecutive 429", () => {
     const error = new GatewayThrottledError(3);
-    const mid = () => 0.5;
-    expect([1, 2, 3, 4].map((n) => retryDelayMs(error, { consecutiveThrottles: n, consecutiveFailures: 0 }, policy, mid))).toEqual([
+    const none = () => 0; // no jitter: a 429's jitter only adds
+    expect([1, 2, 3, 4].map((n) => retryDelayMs(error, { consecutiveThrottles: n, consecutiveFailures: 0 }, policy, none))).toEqual([
       3_000, 6_000, 12_000, 24_000,
     ]);
   });
 
-  it("jitters within ±20 %", () => {
+  it("jitters a 429's wait upward only, by up to 20 %", () => {
     const error = new GatewayThrottledError(10);
     const counters = { consecutiveThrottles: 1, consecutiveFailures: 0 };
-    expect(retryDelayMs(error, counters, policy, () => 0)).toBe(8_000);
+    expect(retryDelayMs(error, counters, policy, () => 0)).toBe(10_000);
+    expect(retryDelayMs(error, counters, policy, () => 0.5)).toBe(11_000);
     expect(retryDelayMs(error, counters, policy, () => 0.999_999)).toBe(12_000);
     for (let i = 0; i < 200; i += 1) {
       const ms = retryDelayMs(error, counters, policy, Math.random);
-      expect(ms).toBeGreaterThanOrEqual(8_000);
+      expect(ms).toBeGreaterThanOrEqual(10_000);
       expect(ms).toBeLessThanOrEqual(12_000);
     }
   });
 
+  it("never retries a 429 before its Retry-After, whatever the jitter draws (Retry-After is a minimum)", () => {
+    for (const seconds of [0.5, 1, 1.0005, 10]) {
+      for (const throttles of [1, 2, 3]) {
+        const least = seconds * 1000 * 2 ** (throttles - 1);
+        for (const draw of [0, 0.000_001, 0.25, 0.5, 0.999_999]) {
+          const ms = retryDelayMs(new GatewayThrottledError(seconds), { consecutiveThrottles: throttles, consecutiveFailures: 0 }, policy, () => draw);
+          expect(ms, `${seconds} s, ${throttles} in a row, draw ${draw}`).toBeGreaterThanOrEqual(least);
+        }
+      }
+    }
+  });
+
+  it("keeps ±20 % jitter for the 5xx, network and timeout backoff", () => {
+    const error = new GatewayServerError(503);
+    const counters = { consecutiveThrottles: 0, consecutiveFailures: 3 };
+    expect(retryDelayMs(error, counters, policy, () => 0)).toBe(1_600);
+    expect(retryDelayMs(error, counters, policy, () => 0.5)).toBe(2_000);
+    expect(retryDelayMs(error, counters, policy, () => 0.999_999)).toBe(2_400);
+  });
+
   it("uses the default when a 429 has no Retry-After", () => {
-    expect(retryDelayMs(new GatewayThrottledError(null), { consecutiveThrottles: 1, consecutiveFailures: 0 }, policy, () => 0.5)).toBe(1_000);
+    expect(retryDelayMs(new GatewayThrottledError(null), { consecutiveThrottles: 1, consecutiveFailures: 0 }, policy, () => 0)).toBe(1_000);
   });
 
   it("backs off exponentially after 5xx up to the ceiling", () => {
@@ -67,7 +88,8 @@ describe("runWithRetry", () => {
       { policy: { ...policy, maxAttempts: 10 }, env, shouldRetry: () => true },
     );
     expect(result._unsafeUnwrap()).toBe("done");
-    expect(sleeps).toEqual([1_000, 2_000, 500, 1_000]);
+    // The midpoint draw leaves a backoff as it is and adds 10 % to a 429's wait.
+    expect(sleeps).toEqual([1_100, 2_200, 500, 1_100]);
   });
 
   it("does not retry what shouldRetry refuses", async () => {

@@ -115,6 +115,17 @@ describe("the project's gateway client against the sandbox", () => {
     expect(created.isOk() ? "created" : `${created.error.kind}: ${created.error.message}`).toBe("created");
   });
 
+  it("an order the sandbox refuses field by field (DRF's 400 body) comes back with the field and its message", async () => {
+    // Valid for the client's schema (positive, two decimals, 11 significant digits); the
+    // sandbox's DecimalField (max_digits 12, decimal_places 2) answers {"expected_output_amount": ["..."]}.
+    const created = await gateway().createOrder({ expected_output_amount: "12345678901.00", input_currency: "BTC", fiat: "EUR" });
+    const error = created._unsafeUnwrapErr();
+    expect(error.kind).toBe("rejected");
+    expect(error.kind === "rejected" ? error.detail : "not rejected").toBe(
+      "expected_output_amount: Ensure that there are no more than 10 digits before the decimal point.",
+    );
+  });
+
   it("surfaces a throttle as a typed error with the Retry-After", async () => {
     await client(t.sandbox).control("POST", "/faults", { endpoint: "currencies", kind: "http_429", count: 1 });
     const r = await gateway().currencies();
