@@ -86,12 +86,17 @@ const webhookFaultSchema = z.object({
   count: z.number().int().min(1).max(1_000_000).optional(),
 });
 
-const gatewayFaultSchema = z.object({
-  endpoint: z.enum(FAULT_ENDPOINTS),
-  kind: z.enum(FAULT_KINDS),
-  count: z.number().int().min(1).max(1_000_000).default(1),
-  after_create: z.boolean().optional(),
-});
+const gatewayFaultSchema = z
+  .object({
+    endpoint: z.enum(FAULT_ENDPOINTS),
+    kind: z.enum(FAULT_KINDS),
+    count: z.number().int().min(1).max(1_000_000).default(1),
+    after_create: z.boolean().optional(),
+  })
+  .refine((f) => !(f.kind === "http_429" && f.after_create === true), {
+    path: ["after_create"],
+    message: "an http_429 cannot come after the work is done: the gateway's throttles answer before the view runs",
+  });
 
 function clockView(ctx: SandboxContext): Record<string, unknown> {
   return { now: isoDateTime(ctx.clock.now()), offset_seconds: ctx.clock.offset / 1000 };

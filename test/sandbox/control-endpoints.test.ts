@@ -145,6 +145,16 @@ describe("gateway faults", () => {
     expect((await api.api("POST", "/device/", { key: m.key, json: { name: "ok" } })).status).toBe(200);
     expect((await api.control("POST", "/faults", { endpoint: "nowhere", kind: "http_500" })).status).toBe(400);
   });
+
+  it("refuses an http_429 after_create: the real gateway's throttles answer before the view runs", async () => {
+    const armed = await api.control("POST", "/faults", { endpoint: "orders.create", kind: "http_429", count: 1, after_create: true });
+    expect(armed.status).toBe(400);
+    expect(armed.json.detail).toMatch(/after_create: .*throttles answer before the view runs/);
+    expect((await api.control("GET", "/faults")).json.faults).toEqual([]);
+    // Before the work, as the real gateway does, it is armed.
+    expect((await api.control("POST", "/faults", { endpoint: "orders.create", kind: "http_429", count: 1, after_create: false })).status).toBe(200);
+    await api.control("DELETE", "/faults");
+  });
 });
 
 describe("dashboard", () => {
