@@ -210,7 +210,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
           ? {
               id: message.paymentId,
               call: payload.kind,
-              detail: `${refused}, so this payment's outcome has not reached Shopify; the app tries again every 10 minutes. ${reason}`,
+              detail: `${refused}, so this payment's outcome has not reached Shopify; the app keeps trying, at most 10 minutes apart. ${reason}`,
             }
           : null,
       followUpRefused:
@@ -220,7 +220,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
               call: payload.kind,
               session: followUp.session,
               opening: followUpFlagOpening(followUp),
-              detail: `${followUpFlagOpening(followUp)} ${refused}, so the ${followUp.request} stays open in Shopify; the app tries again every 10 minutes. ${reason}`,
+              detail: `${followUpFlagOpening(followUp)} ${refused}, so the ${followUp.request} stays open in Shopify; the app keeps trying, at most 10 minutes apart. ${reason}`,
             }
           : null,
     });
@@ -355,8 +355,9 @@ async function retryFollowUpsNow(deps: PaymentsDeps, paymentId: string): Promise
 /**
  * The most messages of one shop a pass takes: a shop whose calls hang until they time out, or
  * that has a backlog, never fills a pass and keeps other shops' calls waiting. A shop alone
- * with calls due, none of them tried before (a burst of new payments), fills the pass: the
- * share only lengthens its backlog then, and calls that hang are calls tried before.
+ * with calls due and none pending that was tried before (a burst of new payments) fills the
+ * pass: the share only lengthens its backlog then. One whose calls hang has calls tried
+ * before, waiting out their backoff, so its share holds.
  */
 const SHOP_SHARE = 10;
 
@@ -378,7 +379,8 @@ async function claimDue(deps: PaymentsDeps, claimId: string, limit: number, perS
     SELECT "id", "turn", "alone", "fresh" FROM (
       SELECT "id", "createdAt", ROW_NUMBER() OVER (PARTITION BY "shopDomain" ORDER BY "createdAt", "id") AS "turn",
         MIN("shopDomain") OVER () = MAX("shopDomain") OVER () AS "alone",
-        MAX("attempts") OVER (PARTITION BY "shopDomain") = 0 AS "fresh"
+        NOT EXISTS (SELECT 1 FROM "OutboxMessage" AS "tried"
+          WHERE "tried"."shopDomain" = "OutboxMessage"."shopDomain" AND "tried"."status" = 'pending' AND "tried"."attempts" > 0) AS "fresh"
       FROM "OutboxMessage"
       WHERE "status" = 'pending' AND "nextAttemptAt" <= ${now} AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})
     ) AS "due"
@@ -435,8 +437,8 @@ async function runShared<T>(groups: Iterable<T>, shopOf: (group: T) => string, c
     const startNext = () => {
       for (let index = 0; index < waiting.length && running < concurrency; ) {
         const shop = shopOf(waiting[index]!);
-        // Only while another shop's work waits: alone, a shop's backlog takes every slot.
-        if ((busy.get(shop) ?? 0) >= perShop && waiting.some((group) => shopOf(group) !== shop)) {
+        // Only while another shop's waiting work could start: alone, a shop's backlog takes every slot.
+        if ((busy.get(shop) ?? 0) >= perShop && waiting.some((group) => shopOf(group) !== shop && (busy.get(shopOf(group)) ?? 0) < perShop)) {
           index++;
           continue;
         }
