@@ -39,7 +39,7 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
   shopify_error: {
     title: "Shopify refused an update",
     whatToDo:
-      "Shopify did not accept the payment's outcome, or the app's answer to a capture, void or refund it asked for. Check the order in Shopify and the details below. When Shopify refused the app's access or a permission, the app tries again every 10 minutes: once it is granted, press Check now on the payment to send it at once.",
+      "Shopify did not accept the payment's outcome, or the app's answer to a capture, void or refund it asked for. Check the order in Shopify and the details below. When Shopify refused the app's access or a permission, the app keeps trying, at most 10 minutes apart: once it is granted, press Check now on the payment to send it at once.",
   },
   webhook_mismatch: {
     title: "Gateway record disagrees with its webhook",

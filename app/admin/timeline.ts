@@ -126,7 +126,7 @@ function answeredEntry(d: Detail): TimelineEntry {
 /** Shopify refused a call: the payment's own, or the app's answer to a refund, capture or void (which then stays open in Shopify while the app retries). */
 function refusedEntry(d: Detail): TimelineEntry {
   const message = d.message ? asSentence(d.message) : "Shopify did not accept the call.";
-  const retrying = d.retrying ? " The app keeps trying every 10 minutes." : "";
+  const retrying = d.retrying ? " The app keeps trying, at most 10 minutes apart." : "";
   const followUp = followUpAnswerOf(d.call);
   if (!followUp) return { title: "Shopify refused an update", description: `${message}${retrying}` };
   const answered = `The app ${followUp.accepted ? "accepted" : "refused"} the ${followUp.request} Shopify asked for, and Shopify refused the call that tells it so`;

@@ -40,7 +40,7 @@ describe("a payment's page", () => {
       gatewayStatus: "CO",
       percentage: "100.0",
       attention: "shopify_error",
-      attentionDetail: "Shopify refused the call, so this payment's outcome has not reached Shopify; the app tries again every 10 minutes. Access denied.",
+      attentionDetail: "Shopify refused the call, so this payment's outcome has not reached Shopify; the app keeps trying, at most 10 minutes apart. Access denied.",
     });
     const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
     expect(page.status).toBe(200);

@@ -226,7 +226,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect((await post(h(), "capture", unknown)).status).toBe(201);
       h().standin.state.setFault({ mode: "http_403", count: 1 });
       expect(await deliver(unknown.gid)).toBe("retry");
-      expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).attentionDetail).toContain("the app tries again every 10 minutes");
+      expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).attentionDetail).toContain("the app keeps trying, at most 10 minutes apart");
       expect(await deliver(unknown.gid)).toBe("failed");
       const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
       expect(flagged).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null });
