@@ -377,12 +377,15 @@ async function claimDue(deps: PaymentsDeps, claimId: string, limit: number, perS
   const now = deps.clock.now();
   const due = await deps.sql.query<{ id: string; turn: number | bigint; alone: boolean | number; fresh: boolean | number }>(Prisma.sql`
     SELECT "id", "turn", "alone", "fresh" FROM (
-      SELECT "id", "createdAt", ROW_NUMBER() OVER (PARTITION BY "shopDomain" ORDER BY "createdAt", "id") AS "turn",
-        MIN("shopDomain") OVER () = MAX("shopDomain") OVER () AS "alone",
-        NOT EXISTS (SELECT 1 FROM "OutboxMessage" AS "tried"
-          WHERE "tried"."shopDomain" = "OutboxMessage"."shopDomain" AND "tried"."status" = 'pending' AND "tried"."attempts" > 0) AS "fresh"
-      FROM "OutboxMessage"
-      WHERE "status" = 'pending' AND "nextAttemptAt" <= ${now} AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})
+      SELECT "id", "createdAt", "fresh", ROW_NUMBER() OVER (PARTITION BY "shopDomain" ORDER BY "createdAt", "id") AS "turn",
+        MIN("shopDomain") OVER () = MAX("shopDomain") OVER () AS "alone"
+      FROM (
+        -- Whether any of the shop's pending calls was tried before, due or not: one pass over them.
+        SELECT "id", "createdAt", "shopDomain", "nextAttemptAt", "lockedUntil", MAX("attempts") OVER (PARTITION BY "shopDomain") = 0 AS "fresh"
+        FROM "OutboxMessage"
+        WHERE "status" = 'pending'
+      ) AS "pending"
+      WHERE "nextAttemptAt" <= ${now} AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})
     ) AS "due"
     WHERE "turn" <= ${perShop} OR ("alone" AND "fresh")
     ORDER BY "turn", "createdAt", "id"
