@@ -49,6 +49,9 @@ describe("removing credentials", () => {
     await page.getByRole("button", { name: "Connect the gateway sandbox" }).click();
     await page.getByText("Test mode is ready").waitFor();
     await page.getByRole("button", { name: "Remove the live credentials" }).waitFor();
+    // The page's data read again after the connection shows the new sandbox device (on a busy
+    // machine a moment after the connection's own answer).
+    await page.getByRole("button", { name: "Remove the sandbox credentials" }).waitFor();
 
     // The merchant has not asked to remove the new sandbox device.
     expect(await page.getByText("Remove the sandbox device's credentials?").count()).toBe(0);
@@ -65,6 +68,7 @@ describe("removing credentials", () => {
     await page.getByText("Test mode is ready").waitFor();
     // The page's data read again after the connection names other credentials: the question closes.
     await page.getByText("Remove the sandbox device's credentials?").waitFor({ state: "detached", timeout: 5_000 });
+    await page.getByRole("button", { name: "Remove the sandbox credentials" }).waitFor();
     expect(await page.getByRole("button", { name: "Yes, remove them" }).count()).toBe(0);
     expect(await page.getByRole("button", { name: "Remove the sandbox credentials" }).count()).toBe(1);
   }, 60_000);
