@@ -59,6 +59,11 @@ function stateOf(payment: Payment): PaymentState {
   return payment.state;
 }
 
+/** Whether the gateway status the payment already stores shows crypto received. */
+function storedStatusShowsFunds(payment: Pick<Payment, "gatewayStatus">): boolean {
+  return payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
+}
+
 /** Statuses that end an order without paying it: money on such an order arrived after it ended, or is held by it. */
 const ENDED_UNPAID = new Set<string>(["EX", "CA", "DE"]);
 
@@ -96,7 +101,7 @@ function attentionFor(
   // verifies a signed webhook's reject whose own flag (underpaid, out of condition) already
   // speaks for the money shown: its transactions were never stored, so they are not new.
   const fundsShown = order.status.known && statusShowsFundsReceived(order.status.code);
-  const fundsShownBefore = payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
+  const fundsShownBefore = storedStatusShowsFunds(payment);
   const lateFlagOpen = payment.attention === "late_payment" && payment.attentionResolvedAt === null;
   const verifiesOwnFlag = payment.unverifiedSince !== null && decision.kind === "reject" && decision.attention !== undefined && payment.attention === decision.attention;
   if (current === "failed" && !lateFlagOpen && !verifiesOwnFlag && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) return late;
@@ -116,7 +121,7 @@ function attentionFor(
 function paidAfterVoid(payment: Payment, decision: SettlementDecision, status: string, voidedAt: Date | null): { reason: "paid_after_void"; detail: string } | null {
   if (voidedAt === null) return null;
   if (decision.kind !== "confirming" && decision.kind !== "resolve") return null;
-  if (payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus)) return null;
+  if (storedStatusShowsFunds(payment)) return null;
   return {
     reason: "paid_after_void",
     detail: `Shopify voided this authorization on ${voidedAt.toISOString()}, and crypto arrived at the gateway since (status ${status}). It belongs to the shopper: refund it from the gateway dashboard before anything ships.`,
