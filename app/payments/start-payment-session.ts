@@ -485,7 +485,7 @@ async function createGatewayOrder(
     log.warn("Gateway order outcome unknown; looking it up by reference", { reason: error.message });
     const found = await findOrderByReference(access, payment);
     if (found && found !== "unknown") return adoptFoundOrder(deps, payment, claim, found);
-    if (found === null && cause.kind === "server_error") {
+    if (listingProvesNoOrder(cause, found)) {
       // The gateway answered that it failed, so it was done with the request, and the lookup
       // proves no order exists: creating once more cannot duplicate it.
       const retry = await sendWhileClaimed(deps, payment, claim, await access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)));
@@ -513,6 +513,15 @@ async function createGatewayOrder(
  */
 function mayStillBeInProgress(cause: GatewayError): boolean {
   return cause.kind === "timeout" || cause.kind === "network" || (cause.kind === "server_error" && (cause.status === 502 || cause.status === 504));
+}
+
+/**
+ * Whether a creation whose outcome is unknown surely made no order: the gateway answered that
+ * it failed (a 5xx of its own, so it was done with the request) and the lookup by reference,
+ * made after, found none (null; "unknown" when it could not tell).
+ */
+function listingProvesNoOrder(cause: GatewayError, found: unknown): boolean {
+  return found === null && cause.kind === "server_error" && !mayStillBeInProgress(cause);
 }
 
 /**
@@ -711,7 +720,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
         const found = await findOrderByReference(access, payment, { withCoin: true });
         if (found && found !== "unknown") return adopt(found, true);
         const cause = created.error.cause as GatewayError;
-        provedNoOrder = found === null && cause.kind === "server_error" && !mayStillBeInProgress(cause);
+        provedNoOrder = listingProvesNoOrder(cause, found);
       }
       const error = created.error;
       // Only the gateway's refusal of the amount for this coin rules the coin out: a failure
