@@ -361,9 +361,6 @@ async function retryFollowUpsNow(deps: PaymentsDeps, paymentId: string): Promise
  */
 const SHOP_SHARE = 10;
 
-/** Oldest first; ids break ties between messages stored in the same millisecond (they grow with time). */
-const byAge = (a: OutboxMessage, b: OutboxMessage): number => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
 /**
  * Claims up to `limit` due messages, shared between the shops: at most `perShop` of each
  * shop, oldest first, and every shop's first before any shop's second when there are more
@@ -397,14 +394,9 @@ async function claimDue(deps: PaymentsDeps, claimId: string, limit: number, perS
     where: { status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }], id: { in: due.map((message) => message.id) } },
     data: { lockedBy: claimId, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
   });
-  // Each claimed message's turn in its shop (1 for the shop's oldest this pass won).
-  const shopTurns = new Map<string, number>();
-  const turn = new Map<OutboxMessage, number>();
-  for (const message of claimed.sort(byAge)) {
-    shopTurns.set(message.shopDomain, (shopTurns.get(message.shopDomain) ?? 0) + 1);
-    turn.set(message, shopTurns.get(message.shopDomain)!);
-  }
-  return { claimed: claimed.sort((a, b) => turn.get(a)! - turn.get(b)! || byAge(a, b)), more };
+  // In the order the statement chose them: by turn, then age.
+  const place = new Map(due.map((row, index) => [row.id, index]));
+  return { claimed: claimed.sort((a, b) => place.get(a.id)! - place.get(b.id)!), more };
 }
 
 /**
