@@ -187,7 +187,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   if (payments.length === 0 && unverified.length === 0 && rejected.length === 0) return;
 
   for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === null && now.getTime() - p.createdAt.getTime() > ABANDON_STARTED_AFTER_MS)) {
-    await abandonSession(deps, payment, now);
+    await onePayment(deps, payment, "An abandoned payment session could not be ended", undefined, () => abandonSession(deps, payment, now));
   }
 
   // Sent to the app's own page but no coin was ever chosen: nothing can arrive any more.
@@ -292,7 +292,11 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     if (!closingOrders.has(orderId)) {
       // Not found by its identifier either: checked all the same, so it is looked up again
       // when next due rather than at every listing until the deadline.
-      if (gone.has(orderId)) await deps.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: now } });
+      if (gone.has(orderId)) {
+        await onePayment(deps, payment, "A payment's check could not be recorded", undefined, async () => {
+          await deps.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: now } });
+        });
+      }
       continue;
     }
     const current = { ...payment, state };
@@ -312,7 +316,10 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     if (order) {
       // Not recorded: it stays to be verified by the next listing.
       if ((await settleListed(deps, shop, env, payment.id, order, readAt)) === "unrecorded") continue;
-    } else if (gone.has(orderId)) await flagUnlistedPayment(deps, payment, now);
+    } else if (gone.has(orderId)) {
+      // Not flagged (the write failed, and is logged): it stays to be verified by the next listing.
+      if (!(await onePayment(deps, { ...payment, shop }, "A payment whose order is gone could not be flagged", false, () => flagUnlistedPayment(deps, payment, now)))) continue;
+    }
     // Left out of the listing and not looked up this pass: it stays to be verified by the next.
     else continue;
     summary.verified++;
@@ -340,11 +347,29 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
  * payments, which one order must not hold back.
  */
 async function settleListed(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, paymentId: string, order: GatewayOrder, readAt: Date): Promise<SettleResult | "unrecorded"> {
+  return onePayment<SettleResult | "unrecorded">(deps, { id: paymentId, gatewayEnv: env, shop }, "A gateway order read by the reconciler could not be recorded", "unrecorded", () =>
+    settleFromGatewayOrder(deps, paymentId, order, "reconcile", readAt),
+  );
+}
+
+/**
+ * One payment's write that fails (a value the column refuses, a lock not granted in time, a
+ * dropped connection) is logged with the payment and answered `skipped`, which leaves the
+ * payment as it was, for the next pass: the shop's other payments in this pass are not held
+ * back by it.
+ */
+async function onePayment<T>(
+  deps: PaymentsDeps,
+  payment: { id: string; gatewayEnv: string; shop: Pick<Shop, "shopDomain"> },
+  message: string,
+  skipped: T,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
-    return await settleFromGatewayOrder(deps, paymentId, order, "reconcile", readAt);
+    return await write();
   } catch (error) {
-    deps.logger.error("A gateway order read by the reconciler could not be recorded", { shop: shop.shopDomain, env, paymentId, error });
-    return "unrecorded";
+    deps.logger.error(message, { shop: payment.shop.shopDomain, env: payment.gatewayEnv, paymentId: payment.id, error });
+    return skipped;
   }
 }
 
@@ -417,8 +442,8 @@ async function finaliseUnread(
   }
 }
 
-/** The gateway no longer has the order a signed webhook settled: a person must look. */
-async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Date): Promise<void> {
+/** The gateway no longer has the order a signed webhook settled: a person must look. True once flagged (a failed write throws). */
+async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Date): Promise<true> {
   const detail = `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but the gateway does not return this order any more. Check it in the gateway dashboard before shipping or refunding.`;
   await deps.db.payment.update({
     where: { id: payment.id },
@@ -430,6 +455,7 @@ async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Da
       events: { create: { type: "attention", detail: JSON.stringify({ reason: "webhook_mismatch", detail }), at: now } },
     },
   });
+  return true;
 }
 
 interface FinaliseReason {
@@ -488,28 +514,30 @@ async function finaliseStalePayment(
   const detail =
     reason.detail ??
     "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.";
-  const finalised = await deps.db.$transaction(async (tx) => {
-    const moved = await tx.payment.updateMany({
-      where: still ? { id: payment.id, ...still } : { id: payment.id, state: { in: [...OPEN_PAYMENT_STATES] } },
-      data: {
-        state: "failed",
-        ...(reason.attention ? { attention: reason.attention, attentionDetail: detail, attentionResolvedAt: null } : {}),
-      },
+  const finalise = (): Promise<boolean> =>
+    deps.db.$transaction(async (tx) => {
+      const moved = await tx.payment.updateMany({
+        where: still ? { id: payment.id, ...still } : { id: payment.id, state: { in: [...OPEN_PAYMENT_STATES] } },
+        data: {
+          state: "failed",
+          ...(reason.attention ? { attention: reason.attention, attentionDetail: detail, attentionResolvedAt: null } : {}),
+        },
+      });
+      if (moved.count !== 1) return false;
+      await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "state", detail: JSON.stringify({ from: payment.state, to: "failed", source: "pending_window" }), at: now } });
+      if (reason.attention) {
+        await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "attention", detail: JSON.stringify({ reason: reason.attention, detail }), at: now } });
+      }
+      await enqueue(tx, {
+        shopDomain: payment.shop.shopDomain,
+        paymentId: payment.id,
+        dedupeKey: finalMessageKey(payment.id),
+        payload: { kind: "payment.reject", gid: payment.gid, code: reason.attention ? "PROCESSING_ERROR" : "CANCELLED_PAYMENT", merchantMessage: reason.merchantMessage },
+        now,
+      });
+      return true;
     });
-    if (moved.count !== 1) return false;
-    await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "state", detail: JSON.stringify({ from: payment.state, to: "failed", source: "pending_window" }), at: now } });
-    if (reason.attention) {
-      await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "attention", detail: JSON.stringify({ reason: reason.attention, detail }), at: now } });
-    }
-    await enqueue(tx, {
-      shopDomain: payment.shop.shopDomain,
-      paymentId: payment.id,
-      dedupeKey: finalMessageKey(payment.id),
-      payload: { kind: "payment.reject", gid: payment.gid, code: reason.attention ? "PROCESSING_ERROR" : "CANCELLED_PAYMENT", merchantMessage: reason.merchantMessage },
-      now,
-    });
-    return true;
-  });
+  const finalised = await onePayment(deps, payment, "A payment at the end of Shopify's pending window could not be finalised", false, finalise);
   if (finalised) deps.notify?.outbox();
   return finalised;
 }
