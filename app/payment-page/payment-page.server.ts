@@ -5,7 +5,6 @@
 // shopper still has something to pay and the order's time has not run out — and the rare
 // gateway read that keeps the page current where notifications do not.
 import { z } from "zod";
-import { formatMoney } from "~/admin/format";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
@@ -17,6 +16,7 @@ import { AMOUNT_LIMITS, COIN_REFUSED_EVENT, isLightning, memoKind, offerableCoin
 import { pageLanguage, type PageLanguage } from "./language";
 import { paidPercentage, paymentProgress, remainderPaymentUri } from "./progress";
 import { paymentQrSvg } from "./qr.server";
+import { shopperMoney } from "./shopper-money";
 import type { MemoKind, ShopperStatus } from "./texts";
 import { asksForPayment, statusAt } from "./timing";
 
@@ -248,17 +248,18 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
   const paying = asksForPayment(status);
   const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
   const remaining = status === "partial" && progress?.remaining.gt(0) ? progress.remaining.toFixed() : null;
+  const language = pageLanguage(payment.merchantLocale);
   return {
     paymentId: payment.id,
-    language: pageLanguage(payment.merchantLocale),
+    language,
     shopName: shopName(payment.shop.shopDomain),
-    amount: `${payment.amount} ${payment.currency}`,
+    amount: shopperMoney(payment.amount, payment.currency, payment.merchantLocale, language),
     stage,
     status,
     percentage: payment.percentage,
     coin: payment.inputCurrency,
     // The gateway states received_amount in the order's fiat, as a float ("24.5", "1000.0").
-    received: payment.receivedAmount ? formatMoney(payment.receivedAmount, payment.currency) : null,
+    received: payment.receivedAmount ? shopperMoney(payment.receivedAmount, payment.currency, payment.merchantLocale, language) : null,
     receivedCrypto: progress?.received.gt(0) ? progress.received.toFixed() : null,
     remaining,
     coins: stage === "choose" ? await coinsFor(services, payment) : null,

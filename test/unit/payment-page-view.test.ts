@@ -3,7 +3,7 @@
 // from the rounded percentage); short of that the page asks for the rest, exactly, with a
 // QR code of the gateway's payment URI for the remainder — until the order's time runs
 // out. Once received, or out of time, the page asks for nothing more. Fiat amounts read
-// as the admin writes them.
+// in the shopper's notation, with the fiat's minor digits.
 import { describe, expect, it } from "vitest";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { paymentPageView, paymentStatusView, shopperStatus, walletUriOf, type PaymentWithShop } from "../../app/payment-page/payment-page.server";
@@ -94,7 +94,7 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect(shopperStatus(payment, NOW)).toBe("partial");
     const view = await paymentPageView(services, payment);
     expect(view.status).toBe("partial");
-    expect(view.received).toBe("24.50 EUR");
+    expect(view.received).toBe("€24.50");
     expect(view.receivedCrypto).toBe("0.0079");
     expect(view.remaining).toBe("0.0079");
     expect(view.expiresAtMs).toBe(NOW.getTime() + 20 * 60_000);
@@ -132,10 +132,10 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect(view.receivedCrypto).toBeNull();
   });
 
-  it("writes the received fiat amount with its currency's minor digits, as the admin does", async () => {
-    expect((await paymentPageView(services, seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" }))).received).toBe("24.50 EUR");
+  it("writes the received fiat amount with its currency's minor digits, in the shopper's notation", async () => {
+    expect((await paymentPageView(services, seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" }))).received).toBe("€24.50");
     const yen = seen(["0.0161"], { amount: "2000", currency: "JPY", cryptoAmount: "0.0322", paymentUri: `ethereum:${ADDRESS}?amount=0.0322`, receivedAmount: "1000.0", percentage: "50.0" });
-    expect((await paymentPageView(services, yen)).received).toBe("1000 JPY");
+    expect((await paymentPageView(services, yen)).received).toBe("¥1,000");
   });
 });
 
@@ -150,7 +150,7 @@ describe("the payment page once the order's time has run out", () => {
     expect(view.remaining).toBeNull();
     expect(view.pay).toBeNull();
     expect(view.receivedCrypto).toBe("0.0079");
-    expect(view.received).toBe("24.50 EUR");
+    expect(view.received).toBe("€24.50");
     expect(view.coin).toBe("ETH");
     // The live status says so too, so an open page reloads into it.
     expect(paymentStatusView(services, payment).status).toBe("partial_expired");
