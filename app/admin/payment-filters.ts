@@ -8,6 +8,12 @@ import type { Prisma } from "../../generated/prisma/sqlite/client";
 
 export const PAGE_SIZE = 25;
 
+/**
+ * Years 0001 to 9999: PostgreSQL has no year 0000, and JavaScript's four-digit ISO form ends
+ * with 9999; a year outside them is malformed like any other.
+ */
+const YEAR = String.raw`(?!0000)\d{4}`;
+
 /** A day of the calendar: Date reads 2026-02-30 as March 2, which the field never said. */
 function isCalendarDay(v: string): boolean {
   const date = new Date(`${v}T00:00:00.000Z`);
@@ -16,7 +22,7 @@ function isCalendarDay(v: string): boolean {
 
 const day = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .regex(new RegExp(String.raw`^${YEAR}-\d{2}-\d{2}$`))
   .refine(isCalendarDay, "not a date");
 
 const filtersSchema = z.object({
@@ -47,7 +53,7 @@ export interface PageCursor {
   id: string;
 }
 
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~([A-Za-z0-9_-]{1,64})$/;
+const CURSOR = new RegExp(String.raw`^(${YEAR}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~([A-Za-z0-9_-]{1,64})$`);
 
 /** A payment as a cursor in a link: "2026-05-01T12:00:00.000Z~<id>". */
 export function cursorText(payment: { createdAt: Date; id: string }): string {
@@ -89,7 +95,9 @@ export function beyondCursor(cursor: PageCursor): Prisma.PaymentWhereInput {
 export function paymentWhere(shopId: string, filters: PaymentFilters): Prisma.PaymentWhereInput {
   const createdAt: Prisma.DateTimeFilter = {};
   if (filters.from) createdAt.gte = new Date(`${filters.from}T00:00:00.000Z`);
-  if (filters.to) createdAt.lt = new Date(new Date(`${filters.to}T00:00:00.000Z`).getTime() + 86_400_000);
+  // To the day's last millisecond (the stored precision), not before the next day: the day
+  // after 9999-12-31 is a year no database column takes.
+  if (filters.to) createdAt.lte = new Date(`${filters.to}T23:59:59.999Z`);
   return {
     shopId,
     ...(filters.state ? { state: filters.state } : {}),
