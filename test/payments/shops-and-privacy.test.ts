@@ -348,6 +348,11 @@ it("a shop's webhooks are handled while its offline token has expired and cannot
 
   expect((await shopifyWebhook("app/scopes_update", { current: ["write_payment_gateways", "write_payment_sessions"] }, shopDomain)).status).toBe(200);
   expect((await db().session.findUniqueOrThrow({ where: { id: offlineSessionId(shopDomain) } })).scope).toBe("write_payment_gateways,write_payment_sessions");
+  // A "current" that is not a list of scope names is refused, and the stored scopes stay.
+  for (const current of [[{ scope: "write_payment_gateways" }, null, 7], "write_payment_gateways", ["write payment"], undefined]) {
+    expect((await shopifyWebhook("app/scopes_update", { current }, shopDomain)).status, JSON.stringify(current)).toBe(400);
+  }
+  expect((await db().session.findUniqueOrThrow({ where: { id: offlineSessionId(shopDomain) } })).scope).toBe("write_payment_gateways,write_payment_sessions");
   expect((await shopifyWebhook("customers/data_request", { shop_domain: shopDomain, customer, orders_requested: [] }, shopDomain)).status).toBe(200);
   expect(await db().customerDataRequest.count({ where: { shop: { shopDomain } } })).toBe(1);
   expect((await shopifyWebhook("customers/redact", { shop_domain: shopDomain, customer, orders_to_redact: [] }, shopDomain)).status).toBe(200);
