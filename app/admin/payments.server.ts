@@ -276,13 +276,20 @@ export async function markAttentionHandled(db: Database, shopId: string, payment
   if (!open) return "nothing_to_handle";
   if (flagSeen(open) !== flag) return "flag_changed";
   // Written only if the flag is still the one compared: a new flag raised meanwhile stays open.
-  const updated = await db.payment.updateMany({
-    where: { id: paymentId, shopId, attention: open.attention, attentionDetail: open.attentionDetail, attentionResolvedAt: null },
-    data: { attentionResolvedAt: now },
+  const handled = await db.$transaction(async (tx) => {
+    const updated = await tx.payment.updateMany({
+      where: { id: paymentId, shopId, attention: open.attention, attentionDetail: open.attentionDetail, attentionResolvedAt: null },
+      data: { attentionResolvedAt: now },
+    });
+    if (updated.count === 0) return false;
+    await tx.paymentEvent.create({ data: { paymentId, type: "attention_handled", at: now } });
+    return true;
   });
-  if (updated.count === 0) return "flag_changed";
-  await db.paymentEvent.create({ data: { paymentId, type: "attention_handled", at: now } });
-  return "handled";
+  if (handled) return "handled";
+  // Changed since the read: flagged again only if a flag is open now; none open means the
+  // flag was handled meanwhile (the same press in another tab), and nothing is left to do.
+  const after = await db.payment.count({ where: { id: paymentId, shopId, attention: { not: null }, attentionResolvedAt: null } });
+  return after > 0 ? "flag_changed" : "nothing_to_handle";
 }
 
 /** What the admin answers a "Mark as handled", and with which status. */
