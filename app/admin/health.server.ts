@@ -4,7 +4,7 @@
 import type { GatewayEnv } from "~/payments/deps";
 import type { RecordedRefusal } from "~/payments/gateway-webhooks";
 import type { AppServices } from "~/services.server";
-import type { Shop } from "../../generated/prisma/sqlite/client";
+import type { Prisma, Shop } from "../../generated/prisma/sqlite/client";
 import { environmentConnection, type EnvironmentConnection } from "./connection.server";
 import { formatDateTime } from "./format";
 
@@ -34,8 +34,12 @@ export interface HealthView {
   inboxBacklog: number;
   inboxFailing: number;
   outboxBacklog: number;
-  outboxFailed: { id: string; kind: string; lastError: string; at: string }[];
+  /** The latest calls Shopify refused; `handled` once the merchant has dealt with them (`refusalHandled`). */
+  outboxFailed: { id: string; kind: string; lastError: string; at: string; handled: boolean }[];
+  /** Refused calls nobody has dealt with yet: the figure that stays red until someone does. */
   outboxFailedCount: number;
+  /** Refused calls dealt with since: kept (never deleted), counted apart. */
+  outboxFailedHandledCount: number;
   /** Calls that keep failing and are still being retried: the latest ones, with why. */
   outboxRetrying: { id: string; kind: string; lastError: string; attempts: number; nextAttemptAt: string }[];
   /** Each environment's connection, to say which stored credentials cannot be read. */
@@ -53,11 +57,33 @@ function ago(from: Date, now: Date): string {
   return `${Math.round(hours / 24)} days ago`;
 }
 
+/**
+ * Which refused calls are still open, as a filter and as a test of one call. A payment's call
+ * is dealt with once the payment's flag is marked handled (a refusal flags the payment, or
+ * leaves an open flag about the money in place) or the payment is gone; the shop's readiness
+ * call, once a later one was delivered. A refused call is never deleted: without this, one
+ * dealt with long ago would keep the page red for good.
+ */
+async function openRefusals(services: AppServices, shop: Shop) {
+  const [flagged, configured] = await Promise.all([
+    services.db.payment.findMany({ where: { shopId: shop.id, attention: { not: null }, attentionResolvedAt: null }, select: { id: true } }),
+    services.db.outboxMessage.aggregate({ where: { shopDomain: shop.shopDomain, kind: "app.configure", status: "done" }, _max: { createdAt: true } }),
+  ]);
+  const open = new Set(flagged.map((p) => p.id));
+  const configuredAt = configured._max.createdAt;
+  const readinessOpen = { paymentId: null, kind: "app.configure", ...(configuredAt ? { createdAt: { gt: configuredAt } } : {}) };
+  return {
+    where: [{ paymentId: { in: [...open] } }, readinessOpen] satisfies Prisma.OutboxMessageWhereInput[],
+    isOpen: (m: { paymentId: string | null; kind: string; createdAt: Date }) =>
+      m.paymentId !== null ? open.has(m.paymentId) : m.kind === "app.configure" && (!configuredAt || m.createdAt > configuredAt),
+  };
+}
+
 export async function shopHealth(services: AppServices, shop: Shop): Promise<HealthView> {
   const { db } = services;
   const now = services.clock.now();
   const since = new Date(now.getTime() - 7 * 86_400_000);
-  const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedCount, outboxRetrying] = await Promise.all([
+  const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedTotal, outboxRetrying, refusals] = await Promise.all([
     db.gatewayWebhook.aggregate({ where: { shopId: shop.id }, _max: { receivedAt: true } }),
     db.rejectedWebhook.groupBy({ by: ["reason"], where: { shopId: shop.id, at: { gte: since } }, _count: { _all: true } }),
     db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null } }),
@@ -70,7 +96,9 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
       orderBy: { updatedAt: "desc" },
       take: 10,
     }),
+    openRefusals(services, shop),
   ]);
+  const outboxFailedCount = await db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "failed", OR: refusals.where } });
   const quotas: HealthView["quotas"] = [];
   const connections = (["live", "sandbox"] as const).map((env) => environmentConnection(shop, env, services.gateways));
   for (const connection of connections) {
@@ -97,8 +125,9 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     inboxBacklog,
     inboxFailing,
     outboxBacklog,
-    outboxFailed: outboxFailed.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", at: formatDateTime(m.updatedAt) })),
+    outboxFailed: outboxFailed.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", at: formatDateTime(m.updatedAt), handled: !refusals.isOpen(m) })),
     outboxFailedCount,
+    outboxFailedHandledCount: outboxFailedTotal - outboxFailedCount,
     outboxRetrying: outboxRetrying.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", attempts: m.attempts, nextAttemptAt: formatDateTime(m.nextAttemptAt) })),
     connections,
     quotas,

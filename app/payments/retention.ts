@@ -19,7 +19,8 @@
 //   call's key names the moment it was made. So a message goes only once its payment is final
 //   (or gone), and a shop's newest readiness call stays (the next readiness check reads it).
 //   A message Shopify refused ("failed") is never deleted: the health page counts and lists
-//   every one, with nothing to mark it handled, and a person must act on it.
+//   every one, red until it is dealt with (its payment's flag marked handled, or a later
+//   readiness call delivered; app/admin/health.server.ts), and a person must act on it.
 //
 // - Retired gateway credentials (removed by the merchant, or replaced by connecting another
 //   device, while payments on them were still followed, app/shops/onboarding.server.ts):

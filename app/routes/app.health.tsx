@@ -46,7 +46,12 @@ export default function Health() {
               <Figure label="Updates waiting to be sent to Shopify" value={health.outboxBacklog} />
             </TitledCard>
             <TitledCard title="Shopify calls that failed">
-              <Figure label="Refused by Shopify" value={health.outboxFailedCount} tone={health.outboxFailedCount > 0 ? "critical" : "success"} />
+              <Figure label="Refused by Shopify, not yet handled" value={health.outboxFailedCount} tone={health.outboxFailedCount > 0 ? "critical" : "success"} />
+              {health.outboxFailedHandledCount > 0 ? (
+                <Text as="p" tone="subdued">
+                  {health.outboxFailedHandledCount} more handled since: their payments were marked as handled, or a later readiness call went through.
+                </Text>
+              ) : null}
             </TitledCard>
           </InlineGrid>
         </Layout.Section>
@@ -64,7 +69,11 @@ export default function Health() {
         {health.outboxFailed.length > 0 ? (
           <Layout.Section>
             <TitledCard title="Latest refused Shopify calls">
-              <DataTable columnContentTypes={["text", "text", "text"]} headings={["Call", "Shopify said", "When"]} rows={health.outboxFailed.map((m) => [m.kind, m.lastError, m.at])} />
+              <DataTable
+                columnContentTypes={["text", "text", "text", "text"]}
+                headings={["Call", "Shopify said", "When", "Handled"]}
+                rows={health.outboxFailed.map((m) => [m.kind, m.lastError, m.at, m.handled ? "Yes" : "Not yet"])}
+              />
             </TitledCard>
           </Layout.Section>
         ) : null}

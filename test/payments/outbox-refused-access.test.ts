@@ -3,11 +3,14 @@
 // the merchant is told at once: the payment is flagged with Shopify's reason and the health
 // page lists the call. A passing blip (HTTP 500) flags nothing. Once Shopify takes the call,
 // the flag is closed, and the merchant's Check now sends it at once instead of after its backoff.
+// A refused call stays on the health page, red only until it is dealt with.
 import { expect, it } from "vitest";
 import { shopHealth } from "../../app/admin/health.server";
 import { checkPaymentNow } from "../../app/payments/check-payment";
 import { deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
+import { connectSandbox } from "../../app/shops/onboarding.server";
 import { postAdminForm } from "../support/admin-pages";
+import { paymentColumns } from "../support/payment-rows";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
@@ -113,4 +116,41 @@ it("the merchant's Check now sends a refused resolve again at once, once the per
   const calls = standin.state.operationsFor(session.id).length;
   expect(await checkPaymentNow(services, shop.id, payment.id, { retryShopify: true })).toMatchObject({ ok: true, shopify: null });
   expect(standin.state.operationsFor(session.id)).toHaveLength(calls);
+});
+
+it("the health page counts a refused call as open until it is dealt with: its payment's flag marked handled, or a later readiness call delivered", async () => {
+  const { services } = stack();
+  const shopDomain = "health-refusals.myshopify.com";
+  expect((await connectSandbox(services, shopDomain)).ok).toBe(true);
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+  const flaggedPayment = (handled: boolean) =>
+    services.db.payment.create({ data: paymentColumns(shop.id, { state: "paid", attention: "shopify_error", attentionDetail: "Shopify refused the call.", attentionResolvedAt: handled ? new Date() : null }) });
+  const [open, handled] = [await flaggedPayment(false), await flaggedPayment(true)];
+  // Only the refusals; whatever the connection enqueued is delivered and counted apart.
+  await services.db.outboxMessage.updateMany({ where: { shopDomain }, data: { status: "done" } });
+  const at = (minutes: number) => new Date(Date.now() - (60 - minutes) * 60_000);
+  const refused = (dedupeKey: string, kind: string, paymentId: string | null, createdAt: Date, status = "failed") =>
+    services.db.outboxMessage.create({ data: { shopDomain, paymentId, kind, dedupeKey, payload: "{}", status, lastError: "Shopify said no.", createdAt } });
+  await refused("refused-open", "payment.resolve", open.id, at(1));
+  await refused("refused-handled", "payment.resolve", handled.id, at(2));
+  await refused("refused-payment-gone", "payment.reject", "no-such-payment", at(3));
+  await refused("readiness-refused-before", "app.configure", null, at(4));
+  await refused("readiness-delivered", "app.configure", null, at(5), "done");
+  await refused("readiness-refused-after", "app.configure", null, at(6));
+
+  const health = await shopHealth(services, shop);
+  expect(health).toMatchObject({ outboxFailedCount: 2, outboxFailedHandledCount: 3 });
+  const handledById = Object.fromEntries(health.outboxFailed.map((m) => [m.id, m.handled]));
+  const ids = Object.fromEntries((await services.db.outboxMessage.findMany({ where: { shopDomain, status: "failed" } })).map((m) => [m.dedupeKey, m.id]));
+  expect(handledById).toEqual({
+    [ids["refused-open"]!]: false,
+    [ids["refused-handled"]!]: true,
+    [ids["refused-payment-gone"]!]: true,
+    [ids["readiness-refused-before"]!]: true,
+    [ids["readiness-refused-after"]!]: false,
+  });
+
+  // The merchant marks the open one handled: nothing about a payment is left red.
+  await services.db.payment.update({ where: { id: open.id }, data: { attentionResolvedAt: new Date() } });
+  expect(await shopHealth(services, shop)).toMatchObject({ outboxFailedCount: 1, outboxFailedHandledCount: 4 });
 });
