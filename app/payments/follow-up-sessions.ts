@@ -68,6 +68,9 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
 export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: FollowUpKind; shopDomain: string; request: FollowUpRequest }): Promise<FollowUpAnswer> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain: input.shopDomain } });
   if (!shop) return { status: 404, body: { error: "unknown_shop", message: "This shop has not installed the app." } };
+  // The uninstall deleted the shop's Shopify token, so no answer could ever reach Shopify:
+  // refused as a payment session of the shop is, with nothing recorded or queued.
+  if (shop.uninstalledAt) return { status: 422, body: { error: "shop_not_configured", message: "This shop has uninstalled the app." } };
   const { request } = input;
   const now = deps.clock.now();
   try {

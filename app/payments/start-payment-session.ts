@@ -5,7 +5,7 @@ import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/c
 import { readSessionShop, shopRowUnchanged, type SessionShop } from "~/shops/shop-rows.server";
 import { customerEmailKey, customerPhoneKey } from "~/shops/customer-identity";
 import { shopGateway } from "~/shops/gateway-directory.server";
-import { formatFiatAmount } from "~/gateway/money";
+import { compareDecimal, formatFiatAmount, parseDecimal } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { listedOrderByReference, type CreateOrderRequest, type CreateOrderResponse, type GatewayOrder } from "~/gateway/schemas";
 import { err, type Result } from "neverthrow";
@@ -243,6 +243,30 @@ async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> 
   return [first.value, second.value];
 }
 
+/** While the shop's own test mode is on, only Shopify's test sessions are taken: a real checkout is declined. */
+function declinedInTestMode(shop: Pick<Shop, "testMode">, env: GatewayEnv): boolean {
+  return shop.testMode && env === "live";
+}
+
+const testModeRefusal = () => answer(422, "test_mode", "The shop's crypto payments are in test mode: only Shopify test orders are accepted.");
+
+/**
+ * What differs between a repeated session id's request and the session recorded under it, or
+ * null when it is the same session. Shopify retries with the same body, so one that differs is
+ * not a retry and must not get the first answer (an order for another amount, the sandbox's
+ * page for a real checkout). The amount is compared as the fiat's decimal: "49.9" is "49.90".
+ */
+function sessionMismatch(payment: Pick<Payment, "gid" | "amount" | "currency" | "test" | "gatewayEnv" | "kind">, request: PaymentSessionRequest): string | null {
+  if (request.gid !== payment.gid) return "gid";
+  if (request.currency !== payment.currency) return "currency";
+  if (request.test !== payment.test || gatewayEnvFor(request.test) !== payment.gatewayEnv) return "test flag";
+  if (request.kind !== payment.kind) return "kind";
+  const amount = isFiatCode(request.currency) ? formatFiatAmount(request.amount, request.currency).andThen(parseDecimal) : null;
+  const stored = parseDecimal(payment.amount);
+  if (!amount || amount.isErr() || stored.isErr() || compareDecimal(amount.value, stored.value) !== 0) return "amount";
+  return null;
+}
+
 /** Credentials sealed under a key this instance does not hold: the operator's to fix, so a 503 (Shopify retries it) and an error in the log. */
 const UNREADABLE_CREDENTIALS = "gateway_credentials_unreadable";
 
@@ -250,7 +274,7 @@ type SessionCheck = { ok: true; access: ShopGatewayAccess; amount: string } | { 
 
 function checkSession(deps: PaymentsDeps, shop: SessionShop, env: GatewayEnv, request: PaymentSessionRequest): SessionCheck {
   const refuse = (error: string, message: string, status = 422): SessionCheck => ({ ok: false, refusal: answer(status, error, message) });
-  if (shop.testMode && env === "live") return refuse("test_mode", "The shop's crypto payments are in test mode: only Shopify test orders are accepted.");
+  if (declinedInTestMode(shop, env)) return { ok: false, refusal: testModeRefusal() };
   const gateway = shopGateway(deps.gateways, shop, env);
   if (gateway.state === "not_connected") {
     return refuse("shop_not_configured", env === "sandbox" ? "Test payments are not set up: connect the gateway sandbox in the app." : "The shop has not connected its gateway device yet.");
@@ -283,6 +307,13 @@ function answerSession(
 }
 
 async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Payment, request: PaymentSessionRequest): Promise<SessionAnswer> {
+  // Compared before anything is replayed or resumed, and refused with nothing stored: the
+  // session recorded under this id keeps its own answer for its own retries.
+  const differs = sessionMismatch(payment, request);
+  if (differs) {
+    deps.logger.warn("A repeated payment session id came with another session's details: refused", { shop: shop.shopDomain, paymentId: payment.id, differs });
+    return answer(409, "session_mismatch", `This payment session id was already used with a different ${differs}; it is not started again.`);
+  }
   const waitUntil = Date.now() + DUPLICATE_WAIT_MS;
   let current = payment;
   let claim: Claim;
@@ -312,8 +343,11 @@ async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Pa
   }
   const held = claim;
   return whileHolding(deps, current, held, async () => {
-    const access = deps.gateways.forShop(shop, current.gatewayEnv as GatewayEnv);
     const fresh = await deps.db.payment.findUniqueOrThrow({ where: { id: current.id } });
+    // No answer was stored, so none was given: the session is answered as a new one would be
+    // now, and a real checkout is declined while the shop's test mode is on.
+    if (declinedInTestMode(shop, fresh.gatewayEnv as GatewayEnv)) return finish(deps, fresh, held, testModeRefusal(), "not_started");
+    const access = deps.gateways.forShop(shop, current.gatewayEnv as GatewayEnv);
     if (!access) return finish(deps, fresh, held, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
     return answerSession(deps, shop, access, fresh, request, held);
   });
@@ -641,14 +675,15 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
   const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
   if (!access) return { ok: false, reason: "no_credentials", message: "The shop cannot take crypto payments right now." };
   const now = deps.clock.now();
-  const claim = newClaim(now, payment.orderRequestedAt ? null : now);
+  const claim = newClaim(now);
   const busy = { ok: false as const, reason: "already_chosen" as const, message: "This payment is being prepared; reload the page." };
   // One creator at a time: the claim prevents a double click from creating two orders.
   // Only while the payment is still open: the reconciler rejects one whose coin was never
-  // chosen after a day, and a pick racing it must not bring it back.
+  // chosen after a day, and a pick racing it must not bring it back. orderRequestedAt is left as
+  // it is (the row was read before the claim): it is written just before the order is sent.
   const claimed = await deps.db.payment.updateMany({
     where: { id: payment.id, state: "started", gatewayOrderId: null, OR: [{ sessionClaimUntil: null }, { sessionClaimUntil: { lt: now } }] },
-    data: { sessionClaimUntil: claim.until, sessionClaimToken: claim.token, orderRequestedAt: payment.orderRequestedAt ?? now },
+    data: { sessionClaimUntil: claim.until, sessionClaimToken: claim.token },
   });
   /** Whether the payment is still open now: taken over by another pick, or ended meanwhile. */
   const stillOpen = async () => {
@@ -694,8 +729,11 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
     const unavailable = { ok: false as const, reason: "unavailable" as const, message: "The payment service is not reachable right now; try again in a moment." };
 
     // An earlier pick may have created the order without learning its answer: look it up first.
-    if (payment.orderRequestedAt !== null) {
-      const found = await lookUpRequestedOrder(deps, access, payment, { withCoin: true });
+    // Read again now that the claim is this pick's: that pick's whole attempt may have come
+    // between the read above and the claim, and the order it may have made is looked up too.
+    const { orderRequestedAt } = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { orderRequestedAt: true } });
+    if (orderRequestedAt !== null) {
+      const found = await lookUpRequestedOrder(deps, access, { ...payment, orderRequestedAt }, { withCoin: true });
       if (found === "unknown") {
         await releaseClaim(deps, payment, claim);
         return unavailable;

@@ -1,7 +1,8 @@
 // The coin pick on the app's own payment page against what happens around it: a pick that
 // completes while the reconciler is giving up the page as coin-less (read before the pick,
-// written after), the shopper's retry after the gateway answered 500 and made no order, and a
-// pick that adopts the order an earlier pick made without learning it (its own coin is recorded).
+// written after), the shopper's retry after the gateway answered 500 and made no order, a
+// pick that adopts the order an earlier pick made without learning it (its own coin is recorded),
+// and a pick that read the payment before such an earlier pick's whole attempt.
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { finalMessageKey } from "../../app/payments/outbox";
 import { reconcileOnce } from "../../app/payments/reconcile";
@@ -125,4 +126,39 @@ it("a pick that adopts the order an earlier pick made without learning it record
   expect(await gatewayOrdersOf(session.id)).toHaveLength(1);
   const events = await db().paymentEvent.findMany({ where: { paymentId: payment.id, type: "order_created" } });
   expect(events.map((e) => JSON.parse(e.detail) as unknown)).toEqual([{ currency: "BTC", page: "app", adopted: true }]);
+}, 60_000);
+
+it("a pick that read the payment just before another pick's whole attempt (its order made, the answer lost) looks that order up once it holds the payment, instead of making a second", async () => {
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
+  expect(delivery.status, delivery.body).toBe(200);
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+
+  // Pick B reads the payment (no order requested yet). Pick A's whole attempt comes between that
+  // read and B's claim: A claims, the gateway makes its BTC order but answers 500, the listing
+  // cannot be read, and A releases the payment keeping orderRequestedAt (the order may exist).
+  let first: Awaited<ReturnType<typeof createOrderWithCurrency>> | null = null;
+  const later = instance({ now: () => new Date(Date.now() + ORDER_MAY_STILL_APPEAR_MS + 5_000) });
+  const realPayments = later.db.payment;
+  const payments = new Proxy(realPayments, {
+    get(target, property, receiver) {
+      if (property !== "findUnique") return Reflect.get(target, property, receiver) as unknown;
+      return async (args: unknown) => {
+        const row = await (target.findUnique as (a: unknown) => Promise<unknown>)(args);
+        if (first === null) {
+          await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
+          await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.list", kind: "http_500", count: 1 });
+          first = await createOrderWithCurrency(instance(undefined, { once: true }), payment.id, "BTC");
+          await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
+        }
+        return row;
+      };
+    },
+  });
+  const db2 = new Proxy(later.db, { get: (target, property, receiver) => (property === "payment" ? payments : (Reflect.get(target, property, receiver) as unknown)) });
+  const picked = await createOrderWithCurrency({ ...later, db: db2 as typeof later.db }, payment.id, "ETH");
+
+  expect(first).toMatchObject({ ok: false, reason: "unavailable" });
+  // B found A's order and kept it: one gateway order for the payment, with A's coin.
+  expect((await gatewayOrdersOf(session.id)).map((order) => order.currency_id)).toEqual(["BTC"]);
+  expect(picked).toMatchObject({ ok: true, payment: { inputCurrency: "BTC", state: "awaiting_payment" } });
 }, 60_000);

@@ -147,6 +147,24 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
     });
   });
 
+  it("a refund, capture or void for a shop that uninstalled the app is refused as its payment sessions are (422 shop_not_configured), with nothing recorded or queued", async () => {
+    // The uninstall deleted the shop's Shopify token: an answer queued for it could never be delivered.
+    const shopDomain = `gone-${randomUUID().slice(0, 8)}.myshopify.com`;
+    const shop = await db().shop.create({ data: { shopDomain, webhookToken: randomUUID().replace(/-/g, ""), installedAt: new Date(Date.now() - 60_000), uninstalledAt: new Date() } });
+    const payment = await db().payment.create({ data: paymentColumns(shop.id, { state: "paid", kind: "authorization", gatewayOrderId: randomUUID(), gatewayStatus: "CO" }) });
+    for (const kind of ["refund", "capture", "void"] as const) {
+      const answer = await post(h(), kind, body(kind, payment.shopifyPaymentId), shopDomain);
+      expect({ kind, status: answer.status, body: answer.text ? (JSON.parse(answer.text) as unknown) : null }).toEqual({
+        kind,
+        status: 422,
+        body: { error: "shop_not_configured", message: "This shop has uninstalled the app." },
+      });
+    }
+    expect(await db().sessionRequest.count({ where: { shopId: shop.id } })).toBe(0);
+    expect(await db().outboxMessage.count({ where: { shopDomain } })).toBe(0);
+    expect(await db().paymentEvent.count({ where: { paymentId: payment.id } })).toBe(0);
+  });
+
   describe("the payment's page and the request's status", () => {
     it("shows the amount in the currency Shopify asked for", async () => {
       const { session, payment } = await paymentWithSession(h());
