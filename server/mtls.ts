@@ -138,15 +138,7 @@ function decodeEscapes(text: string): string {
  * checked; the few extra spellings it catches reach no route anyway.
  */
 function comparablePath(rawUrl: string): string {
-  let target = rawUrl.split(/[?#]/, 1)[0] ?? "";
-  if (!target.startsWith("/")) {
-    // Absolute-form request targets ("http://host/path").
-    try {
-      target = new URL(target).pathname;
-    } catch {
-      target = `/${target}`;
-    }
-  }
+  const target = rawUrl.split(/[?#]/, 1)[0] ?? "";
   const decoded = decodeEscapes(target).replace(/\\/g, "/");
   const segments: string[] = [];
   for (const segment of decoded.split("/")) {
@@ -194,7 +186,13 @@ export function shopifyMtlsGuard(options: ShopifyMtlsGuardOptions): RequestHandl
   const logger = options.logger;
 
   const isProtected = (req: Request): boolean => {
-    const path = comparablePath(req.originalUrl || req.url || "/");
+    const target = req.originalUrl || req.url || "/";
+    // A target that is not a path ("http://host:99999/payments/session", "*"): Shopify never
+    // sends one, and parsers read it differently (WHATWG URL refuses a port that the router's
+    // parser takes), so it is protected whatever it names rather than read one way here and
+    // another behind.
+    if (!target.startsWith("/")) return true;
+    const path = comparablePath(target);
     return prefixes.some((prefix) => path.startsWith(prefix));
   };
 

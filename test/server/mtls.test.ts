@@ -227,6 +227,11 @@ describe("direct mode over HTTPS", () => {
     ["/payments/%C5%BFession"],
     ["/payments/session.data"],
     ["/payments/session?_data=routes%2Fpayments.session"],
+    // Absolute-form targets: with a port WHATWG URL refuses and the router's parser takes, and a plain one.
+    ["http://127.0.0.1:99999/payments/session"],
+    ["http://x:65536/PAYMENTS/Session/"],
+    ["http://x/payments/session"],
+    ["http://x/app"],
   ])("refuses the spelling %s without a certificate (fail closed)", async (path) => {
     const refused = await httpsRequest(pki, server.port, "POST", path);
     expect(refused.status).toBe(403);
