@@ -14,9 +14,18 @@ type Level = "debug" | "info" | "warn" | "error" | "silent";
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const SECRET_FIELD = /(secret|token|password|passwd|authorization|cookie|device_?key|devicekey|api_?key|x-device-id|signature|credential)/i;
 const REDACTED = "[redacted]";
-const knownSecrets = new Set<string>();
-/** Secrets that replace one another (a shop's renewed access tokens): the latest few of each slot. */
-const slottedSecrets = new Map<string, string[]>();
+interface SecretRegistry {
+  known: Set<string>;
+  /** Secrets that replace one another (a shop's renewed access tokens): the latest few of each slot. */
+  slotted: Map<string, string[]>;
+}
+// One registry per process, shared by every copy of this module: the production server loads
+// it itself and again inside the Remix build, and a secret either copy registers must be
+// scrubbed from the lines of both.
+const registries = globalThis as unknown as Record<symbol, SecretRegistry | undefined>;
+const registry: SecretRegistry = (registries[Symbol.for("cryptopay-checkout.logger.secrets")] ??= { known: new Set(), slotted: new Map() });
+const knownSecrets = registry.known;
+const slottedSecrets = registry.slotted;
 /** A slot keeps its current value and the one before, which a call still in flight may use. */
 const VALUES_PER_SLOT = 2;
 
