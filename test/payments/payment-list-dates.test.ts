@@ -16,6 +16,8 @@ describe.each(["SQLite", "PostgreSQL"] as const)("the payment list on %s", (name
   beforeAll(async () => {
     database = name === "PostgreSQL" ? await createTestPostgresDatabase() : undefined;
     stack = await startStack({ databaseUrl: database?.url, workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
+    // The stack checks its log for secrets and wants a line to check.
+    stack.logger.info(`payment-list-dates on ${name}: started`);
     const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
     await stack.services.db.payment.create({ data: paymentColumns(shop.id, { createdAt: lastMoment }) });
   }, 60_000);
