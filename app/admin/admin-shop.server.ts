@@ -11,12 +11,22 @@ export interface AdminContext {
   shop: Shop;
 }
 
+/** The answer to an admin request for a shop the app was uninstalled from. */
+export const SHOP_UNINSTALLED_PAGE = "The app was uninstalled from this shop. Install it again from Shopify to use it.";
+
+/**
+ * The asking merchant's shop, as its row is now. A shop marked uninstalled is refused (409):
+ * Shopify's reinstall records the install before this runs (afterAuth, recordInstall), so a row
+ * still marked uninstalled here was uninstalled while this request was on its way, and nothing
+ * in it may make the shop look installed again.
+ */
 export async function adminShop(request: Request, services: AppServices): Promise<AdminContext> {
   const identity = await requireAdmin(request, services);
   const shop = await ensureShop(services.db, identity.shopDomain);
+  if (shop.uninstalledAt) throw new Response(SHOP_UNINSTALLED_PAGE, { status: 409, headers: { "content-type": "text/plain; charset=utf-8" } });
   // A new install starts not ready in Shopify (recordInstall), while the row may still hold
   // credentials that can take payments (its uninstall was never carried out): the readiness
   // pass is woken to tell Shopify now, not at its next round. Once it did, the row says ready.
-  if (!shop.uninstalledAt && !shop.paymentsAppReady && readyToTakePayments(services.gateways, shop)) services.notify?.readiness();
+  if (!shop.paymentsAppReady && readyToTakePayments(services.gateways, shop)) services.notify?.readiness();
   return { identity, shop };
 }

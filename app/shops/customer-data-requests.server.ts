@@ -5,6 +5,7 @@
 // for the same customer deletes the reports too and takes their payments out of other
 // customers' reports (shopify-webhooks.server.ts), and shop/redact deletes everything.
 import { z } from "zod";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
 import { customerEmailKey } from "./customer-identity";
@@ -58,9 +59,46 @@ function parsedAddress(json: string | null): unknown {
   }
 }
 
+const paymentColumns = {
+  shopifyPaymentId: true,
+  createdAt: true,
+  amount: true,
+  currency: true,
+  state: true,
+  gatewayStatus: true,
+  customerEmail: true,
+  customerName: true,
+  customerPhone: true,
+  billingAddress: true,
+  merchantLocale: true,
+  gatewayOrderId: true,
+  inputCurrency: true,
+  cryptoAmount: true,
+  receivedAmount: true,
+  transactions: { orderBy: { seenAt: "asc" }, select: { txHash: true, currency: true, amount: true, confirmed: true, seenAt: true } },
+} as const satisfies Prisma.PaymentSelect;
+
+/**
+ * The customer's payments as they are, each locked until the transaction ends. customers/redact
+ * erases these very rows (redactCustomer) in a transaction of its own: one that began first is
+ * waited for, and the rows are read as it left them (erased, so no longer the customer's); one
+ * that comes after waits for the report to be stored, and then deletes it. A report can then
+ * never hold what a redaction erased. The lock is a write that changes nothing (on PostgreSQL
+ * it holds the rows; on SQLite the transaction holds the one connection, and so the database).
+ * Only the rows locked are read: a payment that came to match in between, unlocked, is left out.
+ */
+async function lockedCustomerPayments(tx: Prisma.TransactionClient, where: Prisma.PaymentWhereInput) {
+  const ids = (await tx.payment.findMany({ where, select: { id: true } })).map((p) => p.id);
+  if (ids.length === 0) return [];
+  await tx.$executeRaw`UPDATE "Payment" SET "id" = "id" WHERE "id" IN (${Prisma.join(ids)})`;
+  return tx.payment.findMany({ where: { AND: [{ id: { in: ids } }, where] }, orderBy: { createdAt: "asc" }, select: paymentColumns });
+}
+
 /**
  * Stores the request with its report; a redelivery of the same webhook (same id) stores nothing
- * more. Null when the app holds nothing for the shop.
+ * more. Null when the app holds nothing for the shop. The payments are read and the report
+ * stored in one transaction, with the payments locked: a customers/redact for the same customer
+ * never lands between the two (lockedCustomerPayments).
  */
 export async function recordCustomerDataRequest(
   deps: { db: Database; logger: Logger; clock: { now(): Date } },
@@ -71,59 +109,38 @@ export async function recordCustomerDataRequest(
   const { customer } = input.payload;
   const identity: CustomerIdentity = { email: customer.email, phone: customer.phone };
   const where = customerFilter(shop.id, identity);
-  const payments = where
-    ? await deps.db.payment.findMany({
-        where,
-        orderBy: { createdAt: "asc" },
-        select: {
-          shopifyPaymentId: true,
-          createdAt: true,
-          amount: true,
-          currency: true,
-          state: true,
-          gatewayStatus: true,
-          customerEmail: true,
-          customerName: true,
-          customerPhone: true,
-          billingAddress: true,
-          merchantLocale: true,
-          gatewayOrderId: true,
-          inputCurrency: true,
-          cryptoAmount: true,
-          receivedAmount: true,
-          transactions: { orderBy: { seenAt: "asc" }, select: { txHash: true, currency: true, amount: true, confirmed: true, seenAt: true } },
-        },
-      })
-    : [];
-  const receivedAt = deps.clock.now();
-  const report: CustomerDataReport = {
-    shopDomain: input.shopDomain,
-    receivedAt: receivedAt.toISOString(),
-    dataRequestId: text(input.payload.data_request?.id),
-    customer: { shopifyCustomerId: text(customer.id), email: customer.email ?? null, phone: customer.phone ?? null },
-    ordersRequested: (input.payload.orders_requested ?? []).map(String),
-    payments: payments.map(({ merchantLocale, transactions, ...p }) => ({
-      ...p,
-      createdAt: p.createdAt.toISOString(),
-      billingAddress: parsedAddress(p.billingAddress),
-      locale: merchantLocale,
-      transactions: transactions.map((t) => ({ ...t, seenAt: t.seenAt.toISOString() })),
-    })),
-  };
-  const stored = await deps.db.customerDataRequest.upsert({
-    where: { shopId_webhookId: { shopId: shop.id, webhookId: input.webhookId } },
-    update: {},
-    create: {
-      shopId: shop.id,
-      webhookId: input.webhookId,
-      dataRequestId: report.dataRequestId,
-      customerEmail: customerEmailKey(report.customer.email),
-      customerPhone: report.customer.phone,
-      report: JSON.stringify(report),
-      paymentCount: payments.length,
-      receivedAt,
-    },
-    select: { id: true, paymentCount: true },
+  const stored = await deps.db.$transaction(async (tx) => {
+    const payments = where ? await lockedCustomerPayments(tx, where) : [];
+    const receivedAt = deps.clock.now();
+    const report: CustomerDataReport = {
+      shopDomain: input.shopDomain,
+      receivedAt: receivedAt.toISOString(),
+      dataRequestId: text(input.payload.data_request?.id),
+      customer: { shopifyCustomerId: text(customer.id), email: customer.email ?? null, phone: customer.phone ?? null },
+      ordersRequested: (input.payload.orders_requested ?? []).map(String),
+      payments: payments.map(({ merchantLocale, transactions, ...p }) => ({
+        ...p,
+        createdAt: p.createdAt.toISOString(),
+        billingAddress: parsedAddress(p.billingAddress),
+        locale: merchantLocale,
+        transactions: transactions.map((t) => ({ ...t, seenAt: t.seenAt.toISOString() })),
+      })),
+    };
+    return tx.customerDataRequest.upsert({
+      where: { shopId_webhookId: { shopId: shop.id, webhookId: input.webhookId } },
+      update: {},
+      create: {
+        shopId: shop.id,
+        webhookId: input.webhookId,
+        dataRequestId: report.dataRequestId,
+        customerEmail: customerEmailKey(report.customer.email),
+        customerPhone: report.customer.phone,
+        report: JSON.stringify(report),
+        paymentCount: payments.length,
+        receivedAt,
+      },
+      select: { id: true, paymentCount: true },
+    });
   });
   deps.logger.info("Customer data request stored for the merchant", { shop: input.shopDomain, payments: stored.paymentCount });
   return stored;

@@ -12,7 +12,15 @@ import { offeredCoinsOf } from "~/payment-page/coins";
 import type { CredentialCipher } from "./credential-cipher.server";
 import { paymentsOnCredentials } from "~/payments/payment-state";
 import { paymentsOnCurrentCredentials, paymentsOnRetiredCredentials } from "./credential-columns";
-import { deleteCredentials, ensureShop, replaceCredentials, retireCredentials, retiringReplacesEarlier, type ReplacedCredentials } from "./shop-credentials.server";
+import {
+  deleteCredentials,
+  ensureShop,
+  replaceCredentials,
+  retireCredentials,
+  retiringReplacesEarlier,
+  SHOP_UNINSTALLED_MESSAGE,
+  type ReplacedCredentials,
+} from "./shop-credentials.server";
 import { readyToTakePayments, shopGateway } from "./gateway-directory.server";
 
 export interface ShopsDeps extends PaymentsDeps {
@@ -38,7 +46,14 @@ export const credentialsInputSchema = z.object({
 });
 export type CredentialsInput = z.infer<typeof credentialsInputSchema>;
 
-export type OnboardingFailure = { ok: false; field?: "deviceKey" | "secretKeyHex"; message: string; kind: "invalid_input" | "unauthorized" | "unreachable" | "gateway_error" };
+export type OnboardingFailure = {
+  ok: false;
+  field?: "deviceKey" | "secretKeyHex";
+  message: string;
+  kind: "invalid_input" | "unauthorized" | "unreachable" | "gateway_error" | "uninstalled";
+};
+
+const UNINSTALLED: OnboardingFailure = { ok: false, kind: "uninstalled", message: SHOP_UNINSTALLED_MESSAGE };
 
 export function notificationUrl(appUrl: string, shop: Pick<Shop, "webhookToken">): string {
   return `${appUrl.replace(/\/+$/, "")}/gateway/webhooks/${shop.webhookToken}`;
@@ -70,7 +85,9 @@ export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Pro
   if (ready === shop.paymentsAppReady && !(await lastReadinessCallRefused(deps, shop))) return;
   const now = deps.clock.now();
   const message = await deps.db.$transaction(async (tx) => {
-    await tx.shop.update({ where: { id: shop.id }, data: { paymentsAppReady: ready } });
+    // Shopify takes no call for an uninstalled shop, and its next install starts not ready.
+    const written = await tx.shop.updateMany({ where: { id: shop.id, uninstalledAt: null }, data: { paymentsAppReady: ready } });
+    if (written.count === 0) return null;
     return enqueue(tx, {
       shopDomain: shop.shopDomain,
       dedupeKey: `configure:${shop.id}:${now.getTime()}:${ready}`,
@@ -78,7 +95,7 @@ export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Pro
       now,
     });
   });
-  await deliverNow(deps, message.id);
+  if (message) await deliverNow(deps, message.id);
 }
 
 /**
@@ -164,6 +181,7 @@ function paymentsFollowedInUse(deps: ShopsDeps, shop: Shop, env: GatewayEnv): Pr
 async function connectCredentials(deps: ShopsDeps, shop: Shop, env: GatewayEnv, credentials: { deviceKey: string; secretKeyHex: string }) {
   const followed = async (row: Shop) => (await paymentsFollowedInUse(deps, row, env)) > 0;
   const stored = await replaceCredentials(deps.db, deps.cipher, shop, env, credentials, deps.clock.now(), followed);
+  if (!stored) return null;
   if (stored.replaced === "retired_over_earlier" || stored.replaced === "unreadable") {
     deps.logger.warn("Gateway credentials still needed by payments in progress were deleted to connect a new device", { shop: shop.shopDomain, env, replaced: stored.replaced });
   }
@@ -187,10 +205,19 @@ export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: u
   });
   const check = await probe.currencies();
   if (check.isErr()) return describeKeyCheckFailure(check.error);
-  const { shop, replaced } = await connectCredentials(deps, await ensureShop(deps.db, shopDomain), input.env, input);
+  // Read after the check, which may take seconds: an uninstall handled meanwhile refuses the connection.
+  const stored = await connectCredentials(deps, await ensureShop(deps.db, shopDomain), input.env, input);
+  if (!stored) return UNINSTALLED;
+  const { shop, replaced } = stored;
   deps.logger.info("Gateway credentials connected", { shop: shopDomain, env: input.env, previous: replaced });
   await syncPaymentsAppReadiness(deps, shop);
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: replacementNotice(replaced) };
+}
+
+/** Whether the shop is marked uninstalled now (a conditional write found it so, or found it changed otherwise). */
+async function uninstalled(deps: ShopsDeps, shop: Shop): Promise<boolean> {
+  const row = await deps.db.shop.findUnique({ where: { id: shop.id }, select: { uninstalledAt: true } });
+  return row === null || row.uninstalledAt !== null;
 }
 
 export const CREDENTIALS_CHANGED_MESSAGE =
@@ -217,11 +244,12 @@ export async function removeGatewayCredentials(
   confirmedFor: string,
 ): Promise<{ ok: true; shop: Shop; notice: string | null } | { ok: false; message: string }> {
   const shop = await ensureShop(deps.db, shopDomain);
+  if (shop.uninstalledAt) return { ok: false, message: SHOP_UNINSTALLED_MESSAGE };
   if (credentialsVersion(shop, env) !== confirmedFor) return { ok: false, message: CREDENTIALS_CHANGED_MESSAGE };
   const followed = await paymentsFollowedInUse(deps, shop, env);
   const overEarlier = followed > 0 && (await paymentsOnEarlierCredentialsFollowed(deps, shop, env)) > 0;
   const written = followed > 0 ? await retireCredentials(deps.db, shop, env, deps.clock.now()) : await deleteCredentials(deps.db, shop, env);
-  if (!written) return { ok: false, message: CREDENTIALS_CHANGED_MESSAGE };
+  if (!written) return { ok: false, message: (await uninstalled(deps, shop)) ? SHOP_UNINSTALLED_MESSAGE : CREDENTIALS_CHANGED_MESSAGE };
   if (overEarlier) {
     deps.logger.warn("Gateway credentials still needed by payments in progress were deleted to keep those of a removed device", { shop: shopDomain, env, replaced: "retired_over_earlier" });
   }
@@ -236,6 +264,7 @@ const UNREADABLE_DEVICE = "The stored credentials of this device cannot be read 
 /** POST /device/ with the shop's key: the new key is returned once and never stored here. */
 export async function createDedicatedDevice(deps: ShopsDeps, shopDomain: string, env: GatewayEnv, name: string) {
   const shop = await ensureShop(deps.db, shopDomain);
+  if (shop.uninstalledAt) return { ok: false as const, message: SHOP_UNINSTALLED_MESSAGE };
   const gateway = shopGateway(deps.gateways, shop, env);
   if (gateway.state === "not_connected") return { ok: false as const, message: "Connect a device first: a new device is created with an existing device's key." };
   if (gateway.state === "unreadable") return { ok: false as const, message: UNREADABLE_DEVICE };
@@ -351,15 +380,17 @@ export async function updateShopSettings(
     return { ok: false, message: NO_FIXED_COIN_MESSAGE };
   }
   const shop = await ensureShop(deps.db, shopDomain);
+  if (shop.uninstalledAt) return { ok: false, message: SHOP_UNINSTALLED_MESSAGE };
   if (shownVersion !== undefined && shownVersion !== settingsVersion(shop)) return { ok: false, message: SETTINGS_CHANGED_MESSAGE };
   const refusal = (await Promise.all([coinsRefusal(deps, shop, "live", input), coinsRefusal(deps, shop, "sandbox", input)])).find((r) => r !== null);
   if (refusal) return { ok: false, message: refusal };
   // Written only over the settings just compared: a save that lands in between is not undone.
+  // Only while installed: the coins' check may take seconds, and an uninstall handled meanwhile stands.
   const written = await deps.db.shop.updateMany({
-    where: { id: shop.id, ...storedSettings(shop) },
+    where: { id: shop.id, uninstalledAt: null, ...storedSettings(shop) },
     data: { ...input, liveOfferedCurrencies: JSON.stringify(input.liveOfferedCurrencies), sandboxOfferedCurrencies: JSON.stringify(input.sandboxOfferedCurrencies) },
   });
-  if (written.count === 0) return { ok: false, message: SETTINGS_CHANGED_MESSAGE };
+  if (written.count === 0) return { ok: false, message: (await uninstalled(deps, shop)) ? SHOP_UNINSTALLED_MESSAGE : SETTINGS_CHANGED_MESSAGE };
   const updated = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
   await syncPaymentsAppReadiness(deps, updated);
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
@@ -371,6 +402,7 @@ export async function updateShopSettings(
  */
 export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promise<ConnectResult> {
   const shop = await ensureShop(deps.db, shopDomain);
+  if (shop.uninstalledAt) return UNINSTALLED;
   const origin = new URL(deps.gatewayBaseUrls.sandbox).origin;
   const doFetch = deps.fetch ?? fetch;
   const signupSchema = z.object({ device: z.object({ identifier: z.string().min(1), secret_key: z.string().regex(/^[0-9a-fA-F]+$/) }) });
@@ -392,6 +424,7 @@ export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promi
     });
     if (!settings.ok) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the notification URL." };
     const stored = await connectCredentials(deps, shop, "sandbox", { deviceKey: identifier, secretKeyHex: secret_key.toLowerCase() });
+    if (!stored) return UNINSTALLED;
     await syncPaymentsAppReadiness(deps, stored.shop);
     return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: replacementNotice(stored.replaced) };
   } catch {

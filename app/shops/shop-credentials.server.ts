@@ -18,15 +18,21 @@ export function newWebhookToken(): string {
   return randomBytes(24).toString("base64url");
 }
 
+/**
+ * The shop's row, made on first use. A row marked uninstalled is returned as it is: only an
+ * install Shopify proves (recordInstall) makes it installed again. A request that began before
+ * the uninstall was handled (a gateway key check takes seconds) is no sign of one, and taking it
+ * for one would leave the shop installed, with credentials, and its shop/redact ignored.
+ */
 export async function ensureShop(db: Database, shopDomain: string): Promise<Shop> {
   const existing = await db.shop.findUnique({ where: { shopDomain } });
-  if (existing) {
-    if (!existing.uninstalledAt) return existing;
-    // Installed again: from now on, an uninstall triggered earlier is about the old install.
-    return db.shop.update({ where: { id: existing.id }, data: { uninstalledAt: null, installedAt: new Date() } });
-  }
+  if (existing) return existing;
   return db.shop.upsert({ where: { shopDomain }, create: { shopDomain, webhookToken: newWebhookToken(), installedAt: new Date() }, update: {} });
 }
+
+/** What the merchant is told when the app was uninstalled from the shop before a change could be saved. */
+export const SHOP_UNINSTALLED_MESSAGE =
+  "Nothing was saved: the app was uninstalled from this shop. Install it again from Shopify to connect a device or change its settings.";
 
 /**
  * Shopify issued the shop a new offline token through OAuth or token exchange (the library's
@@ -196,6 +202,9 @@ const REPLACE_ATTEMPTS = 5;
  * Credentials no configured key opens are replaced without being kept: nothing in this
  * instance can verify or read with them, and a retired pair that cannot be opened would have
  * every notification the current Secret Key does not verify answered as unverifiable.
+ *
+ * Null, with nothing stored, when the shop is marked uninstalled, also when the uninstall is
+ * handled between the read and the write.
  */
 export async function replaceCredentials(
   db: Database,
@@ -205,9 +214,10 @@ export async function replaceCredentials(
   credentials: { deviceKey: string; secretKeyHex: string },
   now: Date,
   paymentsFollowed: (row: Shop) => Promise<boolean>,
-): Promise<{ shop: Shop; replaced: ReplacedCredentials }> {
+): Promise<{ shop: Shop; replaced: ReplacedCredentials } | null> {
   let row = shop;
   for (let attempt = 1; attempt <= REPLACE_ATTEMPTS; attempt++) {
+    if (row.uninstalledAt !== null) return null;
     // Asked of each row read: which payments began on its credentials in use depends on when its retired ones were retired.
     const followed = () => paymentsFollowed(row);
     const held = heldCredentials(row, env);
@@ -246,7 +256,8 @@ export async function replaceCredentials(
             ...(retire ? { sandboxRetiredDeviceKeyEnc: current.deviceKeyEnc, sandboxRetiredSecretKeyEnc: current.secretKeyEnc, sandboxRetiredAt: now } : {}),
           };
     // Only over the credentials just read: a pair stored or retired meanwhile is not lost unseen.
-    const written = await db.shop.updateMany({ where: { id: row.id, ...held }, data });
+    // Only while installed: an uninstall handled meanwhile deleted every credential for good.
+    const written = await db.shop.updateMany({ where: { id: row.id, uninstalledAt: null, ...held }, data });
     if (written.count > 0) return { shop: await db.shop.findUniqueOrThrow({ where: { id: row.id } }), replaced };
     row = await db.shop.findUniqueOrThrow({ where: { id: row.id } });
   }
@@ -273,7 +284,8 @@ export function retiringReplacesEarlier(cipher: CredentialCipher, shop: Shop, en
  * retired before, as connecting another device does: retiringReplacesEarlier says when that
  * loses a pair), with `now` as the time they were retired, for reading the orders and
  * verifying the notifications of the payments begun on them that are still followed. Only
- * while the row still holds the credentials `shop` was read with: whether it wrote.
+ * while the row still holds the credentials `shop` was read with, and the shop is installed:
+ * whether it wrote.
  */
 export async function retireCredentials(db: Database, shop: Shop, env: GatewayEnv, now: Date): Promise<boolean> {
   const retired =
@@ -281,16 +293,16 @@ export async function retireCredentials(db: Database, shop: Shop, env: GatewayEn
       ? { liveRetiredDeviceKeyEnc: shop.liveDeviceKeyEnc, liveRetiredSecretKeyEnc: shop.liveSecretKeyEnc, liveRetiredAt: now }
       : { sandboxRetiredDeviceKeyEnc: shop.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: shop.sandboxSecretKeyEnc, sandboxRetiredAt: now };
   const data = { ...NO_CREDENTIALS[env], ...retired };
-  const written = await db.shop.updateMany({ where: { id: shop.id, ...credentialsInUse(shop, env) }, data });
+  const written = await db.shop.updateMany({ where: { id: shop.id, uninstalledAt: null, ...credentialsInUse(shop, env) }, data });
   return written.count > 0;
 }
 
 /**
  * Deletes an environment's credentials in use (those retired before stay), only while the row
- * still holds the credentials `shop` was read with: whether it wrote.
+ * still holds the credentials `shop` was read with, and the shop is installed: whether it wrote.
  */
 export async function deleteCredentials(db: Database, shop: Shop, env: GatewayEnv): Promise<boolean> {
-  const written = await db.shop.updateMany({ where: { id: shop.id, ...credentialsInUse(shop, env) }, data: NO_CREDENTIALS[env] });
+  const written = await db.shop.updateMany({ where: { id: shop.id, uninstalledAt: null, ...credentialsInUse(shop, env) }, data: NO_CREDENTIALS[env] });
   return written.count > 0;
 }
 

@@ -1,12 +1,15 @@
 // The shop's install and uninstall as its row records them, on SQLite and PostgreSQL: the
 // install time the admin's session tokens raise (at most once a minute), an app/uninstalled
 // that leaves alone a reinstall recorded while it is handled, the readiness a new install
-// leaves to be sent again, and a shop/redact that deletes a shop only when it follows the
-// uninstall of the install the shop has (or when nothing tells which install it is about).
+// leaves to be sent again, a shop/redact that deletes a shop only when it follows the
+// uninstall of the install the shop has (or when nothing tells which install it is about), and
+// credentials never stored in a shop uninstalled meanwhile.
+import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import { createLogger } from "../../app/lib/logger.server";
-import { recordInstall, recordInstalledAsOf } from "../../app/shops/shop-credentials.server";
+import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
+import { ensureShop, recordInstall, recordInstalledAsOf, replaceCredentials } from "../../app/shops/shop-credentials.server";
 import { handleAppUninstalled, redactShop, SHOP_REDACT_DELAY_MS } from "../../app/shops/shopify-webhooks.server";
 import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
 
@@ -155,6 +158,30 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       liveCredentials: true,
       sessions: [{ accessToken: "shpat_reinstall" }],
     });
+  });
+
+  it("credentials stored across an uninstall are refused, and only Shopify's reinstall makes the shop installed again", async () => {
+    const shopDomain = newShop();
+    const cipher = createCredentialCipher([{ id: "k1", key: new Uint8Array(randomBytes(32)) }]);
+    const credentials = { deviceKey: "5b0f3c1e-8d2a-4c7b-9e61-2f4a7d9c0b13", secretKeyHex: randomBytes(32).toString("hex") };
+    const installedAt = new Date(Date.now() - HOUR);
+    const read = await recordInstall(db, shopDomain, installedAt);
+    // After the connection's read of the shop, before its write: the uninstall is handled.
+    const racing = withReinstallBeforeFirstWrite(db, () => handleAppUninstalled({ db, logger, clock: { now: () => new Date() } }, shopDomain, new Date()));
+
+    expect(await replaceCredentials(racing.db, cipher, read, "live", credentials, new Date(), async () => false)).toBeNull();
+    expect(racing.landed()).toBe(true);
+    // The admin's read of the shop (adminShop) leaves it as it is.
+    const after = await ensureShop(db, shopDomain);
+    expect({ uninstalled: after.uninstalledAt !== null, installedAt: after.installedAt, liveCredentials: after.liveDeviceKeyEnc !== null }).toEqual({
+      uninstalled: true,
+      installedAt,
+      liveCredentials: false,
+    });
+
+    const reinstalled = await recordInstall(db, shopDomain, new Date());
+    expect(reinstalled.uninstalledAt).toBeNull();
+    expect((await replaceCredentials(db, cipher, reinstalled, "live", credentials, new Date(), async () => false))?.shop.liveDeviceKeyEnc).not.toBeNull();
   });
 
   it("a new install leaves its readiness to be sent again, and so does an uninstall ignored for being from before it", async () => {
