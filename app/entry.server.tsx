@@ -17,15 +17,19 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
   context.services.logger.error("Page request failed", { method: request.method, path: new URL(request.url).pathname, error });
 };
 
+/** The routes Shopify's admin frames: the index, /app and its children, and the log-in pages. */
+const isEmbeddedAdminRoute = (id: string) => id === "routes/_index" || id === "routes/app" || id.startsWith("routes/auth.");
+
 export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
 ) {
-  // App Bridge headers belong to the embedded admin only, not to the shopper's pages.
-  const path = new URL(request.url).pathname;
-  if (path === "/" || path.startsWith("/app") || path.startsWith("/auth")) addDocumentResponseHeaders(request, responseHeaders);
+  // App Bridge headers belong to the embedded admin only, not to the shopper's pages. Told by
+  // the routes matched, not the path: the router matches /APP/… or /%61pp/… as /app/… too.
+  const routeIds = remixContext.staticHandlerContext.matches.map((match) => match.route.id);
+  if (routeIds.some(isEmbeddedAdminRoute)) addDocumentResponseHeaders(request, responseHeaders);
   const userAgent = request.headers.get("user-agent");
   const callbackName = isbot(userAgent ?? "") ? "onAllReady" : "onShellReady";
 

@@ -17,13 +17,39 @@ const ADMIN_PAGE_HEADERS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
 };
 
+/** A path that cannot be decoded gets both kinds' headers: it is never cached, framed or sent on. */
+const UNDECODABLE_PATH_HEADERS: Record<string, string> = { ...SHOPPER_PAGE_HEADERS, ...ADMIN_PAGE_HEADERS };
+
+/**
+ * The path as the router reads it, so that no other spelling of a page escapes its headers:
+ * the URL parser's (a backslash as "/", dot segments resolved), each segment percent-decoded, in lower
+ * case (routes match in any case), repeated slashes as one. Null when it cannot be decoded.
+ */
+export function routedPath(url: string): string | null {
+  try {
+    // Prefixed as Remix does, so "//pay/…" stays a path and is not read as a host.
+    const { pathname } = new URL(`http://localhost${url}`);
+    const decoded = pathname.split("/").map((segment) => decodeURIComponent(segment).replace(/\//g, "%2F")).join("/");
+    return decoded.toLowerCase().replace(/\/{2,}/g, "/");
+  } catch {
+    return null;
+  }
+}
+
 /** The admin's pages, their single-fetch data ("/app.data", "/app/payments.data") included. */
 const isAdminPath = (path: string) => path === "/app" || path.startsWith("/app/") || path.startsWith("/app.");
 const isShopperPath = (path: string) => path.startsWith("/pay/") || path.startsWith("/payments/return/");
 
+function headersFor(url: string): Record<string, string> | null {
+  const path = routedPath(url);
+  if (path === null) return UNDECODABLE_PATH_HEADERS;
+  return isShopperPath(path) ? SHOPPER_PAGE_HEADERS : isAdminPath(path) ? ADMIN_PAGE_HEADERS : null;
+}
+
 export function pageHeaders(): RequestHandler {
   return (req, res, next) => {
-    const headers = isShopperPath(req.path) ? SHOPPER_PAGE_HEADERS : isAdminPath(req.path) ? ADMIN_PAGE_HEADERS : null;
+    // The full address, as Remix reads it (req.path is relative to a mount point).
+    const headers = headersFor(req.originalUrl);
     if (headers) {
       // Added as the head is written, each only if the route did not set it: Remix appends a
       // route's headers, so setting them first would give "no-store, no-store" or worse.

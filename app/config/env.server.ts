@@ -108,16 +108,31 @@ const isOn = (value: string | undefined): boolean => booleanText.safeParse(value
 
 /** Rules across variables, in every environment. */
 function combinationIssues(raw: Record<string, string | undefined>): string[] {
-  return isOn(raw.WORKER_THREAD) && databaseKind(raw.DATABASE_URL ?? "") !== "postgresql" ? ["  WORKER_THREAD: needs PostgreSQL (SQLite allows one connection per process)"] : [];
+  const issues: string[] = [];
+  if (isOn(raw.WORKER_THREAD) && databaseKind(raw.DATABASE_URL ?? "") !== "postgresql") issues.push("  WORKER_THREAD: needs PostgreSQL (SQLite allows one connection per process)");
+  if (raw.MTLS_MODE === "direct") {
+    // The app itself checks Shopify's certificate: without HTTPS, or without the CA to ask for a
+    // client certificate, every call Shopify makes would be refused 403, and nothing said at start.
+    for (const name of ["TLS_CERT_FILE", "TLS_KEY_FILE", "MTLS_CA_FILE"]) {
+      if (!raw[name]) issues.push(`  ${name}: is required with MTLS_MODE=direct (the app serves HTTPS and checks Shopify's client certificate)`);
+    }
+  } else if (Boolean(raw.TLS_CERT_FILE) !== Boolean(raw.TLS_KEY_FILE)) {
+    // The app serves HTTPS only with both: one alone would quietly leave it on plain HTTP.
+    issues.push(`  ${raw.TLS_CERT_FILE ? "TLS_KEY_FILE" : "TLS_CERT_FILE"}: TLS_CERT_FILE and TLS_KEY_FILE go together (HTTPS needs both)`);
+  }
+  return issues;
 }
 
 const LOCAL_HOSTS = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])$/i;
 
 /** An https:// address others can reach: not this machine's own. */
 function isPublicHttps(value: string): boolean {
+  return isHttps(value) && !LOCAL_HOSTS.test(new URL(value).hostname);
+}
+
+function isHttps(value: string): boolean {
   try {
-    const url = new URL(value);
-    return url.protocol === "https:" && !LOCAL_HOSTS.test(url.hostname);
+    return new URL(value).protocol === "https:";
   } catch {
     return false;
   }
@@ -133,6 +148,22 @@ function developmentKeyIds(value: string | undefined): string[] {
     .map(([id]) => id ?? "");
 }
 
+/** Fewer distinct byte values than this in 32 bytes is not a random key (a random one has about 30). */
+const MIN_DISTINCT_KEY_BYTES = 16;
+
+/** The ids of the well-formed CREDENTIALS_ENCRYPTION_KEYS entries whose 32 bytes hold too few distinct values to be secret. */
+function weakKeyIds(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim().split(":"))
+    .filter(([, material]) => {
+      if (material === undefined) return false;
+      const bytes = Buffer.from(material, "base64");
+      return bytes.length === 32 && new Set(bytes).size < MIN_DISTINCT_KEY_BYTES;
+    })
+    .map(([id]) => id ?? "");
+}
+
 /** Production rules, checked on the raw values so every problem is reported at once. */
 function productionIssues(raw: Record<string, string | undefined>): string[] {
   if (raw.NODE_ENV !== "production") return [];
@@ -143,8 +174,17 @@ function productionIssues(raw: Record<string, string | undefined>): string[] {
   // Where Shopify, the gateway's notifications and shoppers' return links reach the app.
   if (!raw.SHOPIFY_APP_URL) issues.push("  SHOPIFY_APP_URL: is required in production (the app's public https:// address)");
   else if (!isPublicHttps(raw.SHOPIFY_APP_URL)) issues.push("  SHOPIFY_APP_URL: must be the app's public https:// address in production, not a local one");
-  for (const id of developmentKeyIds(raw.CREDENTIALS_ENCRYPTION_KEYS)) {
+  const developmentIds = developmentKeyIds(raw.CREDENTIALS_ENCRYPTION_KEYS);
+  for (const id of developmentIds) {
     issues.push(`  CREDENTIALS_ENCRYPTION_KEYS: the key "${id}" is the development key, published with the source: generate a key of your own`);
+  }
+  // An all-zero key, or one byte repeated, opens every stored credential to anyone who guesses it.
+  for (const id of weakKeyIds(raw.CREDENTIALS_ENCRYPTION_KEYS).filter((id) => !developmentIds.includes(id))) {
+    issues.push(`  CREDENTIALS_ENCRYPTION_KEYS: the key "${id}" has too few distinct bytes to be secret: generate one with openssl rand -base64 32`);
+  }
+  // Every call to the gateway carries a shop's device key: never in clear.
+  if (raw.GATEWAY_BASE_URL && !isHttps(raw.GATEWAY_BASE_URL)) {
+    issues.push("  GATEWAY_BASE_URL: must be an https:// address in production (every gateway call carries a device key)");
   }
   if (isOn(raw.DEV_ADMIN_LOGIN)) issues.push("  DEV_ADMIN_LOGIN: cannot be enabled in production");
   if (raw.SHOPIFY_PAYMENTS_APPS_ENDPOINT) issues.push("  SHOPIFY_PAYMENTS_APPS_ENDPOINT: is for local development only");

@@ -46,6 +46,62 @@ describe("configuration", () => {
     expect(parseEnv({ NODE_ENV: "development" }).CREDENTIALS_ENCRYPTION_KEYS.map((k) => k.id)).toEqual(["dev"]);
   });
 
+  it("refuses in production an encryption key with too few distinct bytes to be secret, naming only the id", () => {
+    const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
+    const fresh = randomBytes(32).toString("base64");
+    const patterned = Buffer.from(Array.from({ length: 32 }, (_, i) => i % 15)).toString("base64");
+    for (const [id, material] of [["zero", Buffer.alloc(32, 0).toString("base64")], ["same", Buffer.alloc(32, 0x41).toString("base64")], ["few", patterned]] as const) {
+      for (const keys of [`${id}:${material}`, `k2:${fresh},${id}:${material}`]) {
+        const refusal = (() => {
+          try {
+            parseEnv({ ...production, CREDENTIALS_ENCRYPTION_KEYS: keys });
+          } catch (error) {
+            return (error as Error).message;
+          }
+          return "";
+        })();
+        expect(refusal, keys).toContain(`CREDENTIALS_ENCRYPTION_KEYS: the key "${id}" has too few distinct bytes`);
+        expect(refusal).not.toContain(material);
+        expect(refusal).not.toContain(fresh);
+      }
+    }
+    // 16 distinct values pass, and random keys always do; outside production nothing is checked.
+    expect(() => parseEnv({ ...production, CREDENTIALS_ENCRYPTION_KEYS: `k:${Buffer.from(Array.from({ length: 32 }, (_, i) => i % 16)).toString("base64")}` })).not.toThrow();
+    expect(() => parseEnv({ ...production, CREDENTIALS_ENCRYPTION_KEYS: `k:${fresh}` })).not.toThrow();
+    expect(() => parseEnv({ CREDENTIALS_ENCRYPTION_KEYS: `zero:${Buffer.alloc(32, 0).toString("base64")}` })).not.toThrow();
+  });
+
+  it("refuses MTLS_MODE=direct without the TLS certificate, its key and Shopify's CA, in every environment", () => {
+    const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
+    const files = { TLS_CERT_FILE: "/etc/tls/server.crt", TLS_KEY_FILE: "/etc/tls/server.key", MTLS_CA_FILE: "/etc/tls/shopify-ca.pem" };
+    for (const base of [production, { NODE_ENV: "test" }, {}]) {
+      expect(() => parseEnv({ ...base, MTLS_MODE: "direct", ...files })).not.toThrow();
+      for (const missing of Object.keys(files)) {
+        const given = Object.fromEntries(Object.entries(files).filter(([name]) => name !== missing));
+        expect(() => parseEnv({ ...base, MTLS_MODE: "direct", ...given }), missing).toThrow(new RegExp(`${missing}: is required with MTLS_MODE=direct`));
+      }
+      expect(() => parseEnv({ ...base, MTLS_MODE: "direct" })).toThrow(/TLS_CERT_FILE: is required[^]*TLS_KEY_FILE: is required[^]*MTLS_CA_FILE: is required/);
+    }
+  });
+
+  it("refuses a TLS certificate without its key, or a key without its certificate, in every environment", () => {
+    const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
+    for (const base of [production, { NODE_ENV: "development" }]) {
+      expect(() => parseEnv({ ...base, TLS_CERT_FILE: "/etc/tls/server.crt" })).toThrow(/TLS_KEY_FILE: TLS_CERT_FILE and TLS_KEY_FILE go together/);
+      expect(() => parseEnv({ ...base, TLS_KEY_FILE: "/etc/tls/server.key" })).toThrow(/TLS_CERT_FILE: TLS_CERT_FILE and TLS_KEY_FILE go together/);
+      expect(() => parseEnv({ ...base, TLS_CERT_FILE: "/etc/tls/server.crt", TLS_KEY_FILE: "/etc/tls/server.key" })).not.toThrow();
+    }
+  });
+
+  it("refuses in production a gateway address that is not https://", () => {
+    const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
+    expect(() => parseEnv({ ...production, GATEWAY_BASE_URL: "http://pos.bitnovo.com/api/v1" })).toThrow(/GATEWAY_BASE_URL: must be an https:\/\/ address in production/);
+    expect(parseEnv(production).GATEWAY_BASE_URL).toBe("https://pos.bitnovo.com/api/v1");
+    expect(parseEnv({ ...production, GATEWAY_BASE_URL: "https://gateway.example.com/api/v1" }).GATEWAY_BASE_URL).toBe("https://gateway.example.com/api/v1");
+    // The test stacks talk to a local stand-in over plain HTTP.
+    expect(parseEnv({ NODE_ENV: "test", GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1" }).GATEWAY_BASE_URL).toBe("http://127.0.0.1:9/api/v1");
+  });
+
   it("refuses the development login in production", () => {
     const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
     expect(() => parseEnv(production)).not.toThrow();
