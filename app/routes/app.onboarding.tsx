@@ -22,6 +22,7 @@ import {
   credentialsVersion,
   paymentsOnEarlierCredentialsFollowed,
   removeGatewayCredentials,
+  type OnboardingFailure,
 } from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -59,6 +60,9 @@ type ActionResult =
 // earlier one closes); other refusals change nothing stored.
 export const shouldRevalidate: ShouldRevalidateFunction = ({ actionStatus, defaultShouldRevalidate }) => (actionStatus === 409 ? true : defaultShouldRevalidate);
 
+/** A refused connection's status: the form's fault, the shop uninstalled meanwhile, or the key check's answer. */
+const connectFailureStatus: Record<OnboardingFailure["kind"], number> = { invalid_input: 400, uninstalled: 409, unauthorized: 422, unreachable: 422, gateway_error: 422 };
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
@@ -69,7 +73,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     case "connect": {
       const result = await connectGateway(services, shop.shopDomain, { env: input.env, deviceKey: input.deviceKey, secretKeyHex: input.secretKeyHex });
       if (!result.ok) {
-        return data<ActionResult>({ intent: "connect", ok: false, message: result.message, ...(result.field ? { field: result.field } : {}) }, { status: result.kind === "invalid_input" ? 400 : 422 });
+        return data<ActionResult>({ intent: "connect", ok: false, message: result.message, ...(result.field ? { field: result.field } : {}) }, { status: connectFailureStatus[result.kind] });
       }
       const message = input.env === "live" ? "The live gateway device is connected." : "The gateway sandbox device is connected.";
       return data<ActionResult>({ intent: "connect", ok: true, message, ...(result.notice ? { detail: result.notice } : {}) });
@@ -81,7 +85,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     case "connect_sandbox": {
       const result = await connectSandbox(services, shop.shopDomain);
-      if (!result.ok) return data<ActionResult>({ intent: "connect_sandbox", ok: false, message: result.message }, { status: 502 });
+      if (!result.ok) return data<ActionResult>({ intent: "connect_sandbox", ok: false, message: result.message }, { status: result.kind === "uninstalled" ? 409 : 502 });
       const message = "Test mode is ready: the gateway sandbox is connected and sends its notifications to this shop.";
       return data<ActionResult>({ intent: "connect_sandbox", ok: true, message, ...(result.notice ? { detail: result.notice } : {}) });
     }
