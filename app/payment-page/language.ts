@@ -1,10 +1,17 @@
 // Which language the shopper's payment page speaks: the payment's Shopify locale
-// ("es", "pt-BR", "fr-CA"...) reduced to one of the page's six languages, English otherwise.
-export const PAGE_LANGUAGES = ["en", "es", "pt", "it", "fr", "de"] as const;
+// ("es", "pt-BR", "fr-CA"...) reduced to one of the page's languages, English otherwise.
+// Portuguese has two: Brazil's for a Brazilian locale, Portugal's for any other.
+export const PAGE_LANGUAGES = ["en", "es", "pt", "pt-BR", "it", "fr", "de"] as const;
 export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 
+/** The language's own subtag ("pt" of "pt-BR"). */
+export function primaryLanguage(language: PageLanguage): string {
+  return language.split("-")[0]!;
+}
+
 export function pageLanguage(locale: string | null | undefined): PageLanguage {
-  const primary = (locale ?? "").trim().toLowerCase().split(/[-_]/)[0] ?? "";
+  const [primary = "", region = ""] = (locale ?? "").trim().toLowerCase().split(/[-_]/);
+  if (primary === "pt" && region === "br") return "pt-BR";
   return (PAGE_LANGUAGES as readonly string[]).includes(primary) ? (primary as PageLanguage) : "en";
 }
 
@@ -20,9 +27,9 @@ export function acceptedLanguage(header: string | null | undefined): PageLanguag
       const [tag = "", ...parameters] = part.split(";").map((piece) => piece.trim());
       const q = parameters.find((parameter) => parameter.startsWith("q="));
       const weight = q ? Number(q.slice(2)) : 1;
-      return { primary: tag.toLowerCase().split(/[-_]/)[0] ?? "", weight: Number.isFinite(weight) ? weight : 0, index };
+      return { tag, primary: tag.toLowerCase().split(/[-_]/)[0] ?? "", weight: Number.isFinite(weight) ? weight : 0, index };
     })
     .filter(({ primary, weight }) => (PAGE_LANGUAGES as readonly string[]).includes(primary) && weight > 0)
     .sort((a, b) => b.weight - a.weight || a.index - b.index);
-  return asked[0] ? pageLanguage(asked[0].primary) : "en";
+  return asked[0] ? pageLanguage(asked[0].tag) : "en";
 }

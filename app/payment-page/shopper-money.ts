@@ -6,7 +6,7 @@
 import { formatMoney } from "~/admin/format";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { formatFiatAmount } from "~/gateway/money";
-import type { PageLanguage } from "./language";
+import { primaryLanguage, type PageLanguage } from "./language";
 
 export function shopperMoney(amount: string, currency: string, locale: string | null | undefined, language: PageLanguage): string {
   const fixed = isFiatCode(currency) ? formatFiatAmount(amount, currency) : null;
@@ -34,7 +34,7 @@ export function shopperMoney(amount: string, currency: string, locale: string | 
 function numberLocale(locale: string | null | undefined, language: PageLanguage): string {
   try {
     const [canonical] = Intl.getCanonicalLocales((locale ?? "").trim().replaceAll("_", "-") || language);
-    if (canonical && canonical.split("-")[0]!.toLowerCase() === language) return canonical;
+    if (canonical && canonical.split("-")[0]!.toLowerCase() === primaryLanguage(language)) return canonical;
   } catch {
     // Not a locale tag at all: the page's language decides.
   }

@@ -1,4 +1,4 @@
-// Every text of the shopper's payment page, in the six languages it speaks. One object
+// Every text of the shopper's payment page, in each language it speaks. One object
 // per language with the same keys, so a missing translation is a type error.
 import type { PageLanguage } from "./language";
 
@@ -272,6 +272,77 @@ const pt: PageTexts = {
   },
 };
 
+/** Brazilian Portuguese: the shoppers of Brazil, where most Portuguese speakers are. */
+const ptBR: PageTexts = {
+  pageTitle: "Pagar com criptomoedas",
+  amountDue: "Valor a pagar",
+  payingAt: "Pagamento para",
+  chooseCoin: "Escolha uma criptomoeda",
+  chooseHelp: "Escolha a moeda com que você quer pagar. Em seguida aparecem o valor exato e o endereço.",
+  payWith: "Pagar com",
+  network: "rede",
+  noCoins: "Nenhuma criptomoeda pode ser usada para este valor. Escolha outra forma de pagamento.",
+  scanQr: "Escaneie o QR code com a sua carteira ou copie os dados abaixo.",
+  qrLabel: "QR code do pedido de pagamento",
+  openInWallet: "Abrir em um app de carteira",
+  exactAmount: "Valor exato a enviar",
+  amountStillDue: "Valor que ainda falta enviar",
+  sendTheRest: "Envie apenas o valor que falta, para o mesmo endereço, antes que o tempo acabe.",
+  address: "Endereço",
+  sendOnly: "Envie apenas {coin} na rede {network} para este endereço.",
+  memoLabels: { destination_tag: "Tag de destino", memo: "Memo", note: "Nota" },
+  memoWarning: "Você precisa incluir o dado “{label}” no pagamento. Sem ele, seus fundos serão perdidos e não poderão ser recuperados.",
+  memoMissing: "Os dados do pagamento estão incompletos. Não envie nada; escolha outra forma de pagamento.",
+  lightningInvoice: "Fatura Lightning",
+  lightningHelp: "Pague esta fatura com uma carteira Lightning. Não é preciso endereço.",
+  copy: "Copiar",
+  copied: "Copiado",
+  timeLeft: "Tempo para pagar",
+  expiredShort: "Expirado",
+  status: "Situação",
+  statuses: {
+    choosing: "Aguardando você escolher uma criptomoeda.",
+    waiting: "Aguardando o seu pagamento.",
+    partial: "Parte do valor chegou. Por favor, envie o restante.",
+    partial_expired: "O tempo para pagar acabou antes de o valor completo chegar.",
+    confirming: "Pagamento recebido. Aguardando a confirmação da rede.",
+    paid: "Pagamento confirmado. Obrigado!",
+    expired: "O tempo para pagar acabou.",
+    failed: "Não foi possível concluir este pagamento.",
+  },
+  expiredHelp: "Não envie nada para este pagamento agora. Se você acabou de enviar, entre em contato com a loja.",
+  partialExpiredHelp: "Não envie mais nada: este pedido não pode mais ser pago aqui. A loja vê o que chegou e vai entrar em contato com você para devolver o valor ou concluir o seu pedido. Você também pode entrar em contato com a loja.",
+  received: "Recebido",
+  redirecting: "Voltando para a loja…",
+  backToShop: "Voltar para a loja",
+  confirmingReturn: "Você já pode voltar para a loja: o seu pedido será confirmado assim que a rede confirmar o pagamento.",
+  payAnotherWay: "Quero pagar de outra forma",
+  continueOnGateway: "Continuar para a página de pagamento",
+  errors: {
+    unavailable: "O serviço de pagamento não está disponível no momento. Tente novamente daqui a pouco.",
+    rejected: "Esta criptomoeda não pode ser usada neste pagamento. Escolha outra.",
+    outOfLimits: "Esta criptomoeda não pode ser usada para este valor.",
+    gatewaySaid: "O serviço de pagamento informa: {reason}",
+    closed: "Este pagamento não está mais aberto.",
+    unknownCoin: "Escolha uma das criptomoedas da lista.",
+  },
+  waitingForShop: {
+    title: "Confirmando o seu pagamento",
+    heading: "Confirmando o seu pagamento…",
+    body: "Estamos informando a loja sobre o seu pagamento. Esta página se atualiza sozinha; mantenha-a aberta.",
+  },
+  linkNotValid: {
+    title: "Link de pagamento inválido",
+    heading: "Este link de pagamento não é válido.",
+    body: "Ele pode estar incompleto ou ser de outro pedido. Volte ao checkout da loja e escolha de novo a forma de pagamento para receber um link novo.",
+  },
+  pageFailed: {
+    title: "Página de pagamento indisponível",
+    heading: "Não é possível mostrar a página de pagamento no momento.",
+    body: "Recarregue esta página daqui a pouco.",
+  },
+};
+
 const it: PageTexts = {
   pageTitle: "Paga con criptovalute",
   amountDue: "Importo da pagare",
@@ -482,7 +553,7 @@ const de: PageTexts = {
   },
 };
 
-export const PAGE_TEXTS: Record<PageLanguage, PageTexts> = { en, es, pt, it, fr, de };
+export const PAGE_TEXTS: Record<PageLanguage, PageTexts> = { en, es, pt, "pt-BR": ptBR, it, fr, de };
 
 export function pageTexts(language: PageLanguage): PageTexts {
   return PAGE_TEXTS[language];

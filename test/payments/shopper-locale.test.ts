@@ -44,3 +44,17 @@ it("without the shopper's locale, the shop's is spoken", async () => {
   const own = await sessionFor("app_page", "m", { merchant_locale: "de", customer: undefined });
   expect(await (await fetch(own.redirectUrl)).text()).toContain(pageTexts("de").chooseCoin);
 });
+
+it("a Brazilian shopper reads Brazil's Portuguese, and amounts as Brazil writes them; a shopper from Portugal reads Portugal's", async () => {
+  const brazil = await sessionFor("app_page", "br", { merchant_locale: "en", customer: "pt-BR" });
+  const html = await (await fetch(brazil.redirectUrl)).text();
+  expect(html).toContain(pageTexts("pt-BR").chooseHelp);
+  expect(html).not.toContain(pageTexts("pt").chooseHelp);
+  expect(html).toContain('lang="pt-BR"');
+  expect(html).toContain(`€\u00a0${brazil.payment.amount.replace(".", ",")}`);
+
+  const portugal = await sessionFor("app_page", "pt", { merchant_locale: "en", customer: "pt-PT" });
+  const page = await (await fetch(portugal.redirectUrl)).text();
+  expect(page).toContain(pageTexts("pt").chooseHelp);
+  expect(page).not.toContain(pageTexts("pt-BR").chooseHelp);
+});

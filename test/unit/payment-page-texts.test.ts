@@ -2,7 +2,7 @@
 // wording for every text (no English left behind, apart from words the languages share),
 // with the same {placeholders} as the English.
 import { describe, expect, it } from "vitest";
-import { PAGE_LANGUAGES } from "../../app/payment-page/language";
+import { acceptedLanguage, PAGE_LANGUAGES, pageLanguage } from "../../app/payment-page/language";
 import { PAGE_TEXTS, type PageTexts } from "../../app/payment-page/texts";
 
 /** Every text as "path = value". */
@@ -29,5 +29,31 @@ describe("the payment page's texts", () => {
     expect(untranslated).toEqual([]);
     const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
     for (const [path, value] of texts) expect(placeholders(value), path).toEqual(placeholders(english.get(path)!));
+  });
+});
+
+describe("the payment page's language", () => {
+  it("is the locale's language, Brazil's Portuguese for a Brazilian locale, English for one the page does not speak", () => {
+    const cases: [string | null, string][] = [
+      ["es", "es"],
+      ["fr-CA", "fr"],
+      ["pt-BR", "pt-BR"],
+      ["pt_br", "pt-BR"],
+      ["PT-BR", "pt-BR"],
+      ["pt-PT", "pt"],
+      ["pt", "pt"],
+      ["pt-AO", "pt"],
+      ["ja", "en"],
+      [null, "en"],
+    ];
+    for (const [locale, language] of cases) expect(pageLanguage(locale), String(locale)).toBe(language);
+  });
+
+  it("is the browser's first language the page speaks, by weight, with its region where that decides", () => {
+    expect(acceptedLanguage("pt-BR,pt;q=0.9,en;q=0.8")).toBe("pt-BR");
+    expect(acceptedLanguage("pt-PT,pt;q=0.9")).toBe("pt");
+    expect(acceptedLanguage("ja,pt-br;q=0.5,de;q=0.4")).toBe("pt-BR");
+    expect(acceptedLanguage("de-CH,de;q=0.9,en;q=0.8")).toBe("de");
+    expect(acceptedLanguage("ja")).toBe("en");
   });
 });
