@@ -38,7 +38,11 @@ export type WebhookRejection =
   | "future_nonce"
   | "bad_signature";
 
-export type WebhookVerification = { ok: true; nonceTime: Date } | { ok: false; reason: WebhookRejection };
+/**
+ * `signature`: the verified signature in one spelling (lower-case hex), the one a replay guard
+ * must key on: the header's own text may differ in case for the same signature.
+ */
+export type WebhookVerification = { ok: true; nonceTime: Date; signature: string } | { ok: false; reason: WebhookRejection };
 
 export interface VerifyWebhookInput {
   secretHex: string;
@@ -61,10 +65,12 @@ export const DEFAULT_WEBHOOK_MAX_FUTURE_SKEW_SECONDS = 5;
 export function verifyWebhookSignature(input: VerifyWebhookInput): WebhookVerification {
   const maxAge = input.maxAgeSeconds ?? DEFAULT_WEBHOOK_MAX_AGE_SECONDS;
   const maxSkew = input.maxFutureSkewSeconds ?? DEFAULT_WEBHOOK_MAX_FUTURE_SKEW_SECONDS;
-  const nonce = input.nonce?.trim();
-  const signature = input.signature?.trim();
-  if (nonce === undefined || nonce === "") return { ok: false, reason: "missing_nonce" };
-  if (signature === undefined || signature === "") return { ok: false, reason: "missing_signature" };
+  // Taken as they came: HTTP already strips the spaces and tabs around a header's value, and
+  // trimming more (JavaScript's trim takes a no-break space too) would let variants of one
+  // signature pass the check as different texts, each a "new" notification to a replay guard.
+  const { nonce, signature } = input;
+  if (nonce === undefined || nonce === null || nonce.trim() === "") return { ok: false, reason: "missing_nonce" };
+  if (signature === undefined || signature === null || signature.trim() === "") return { ok: false, reason: "missing_signature" };
   if (!NONCE.test(nonce)) return { ok: false, reason: "malformed_nonce" };
   if (!HEX_SIGNATURE.test(signature)) return { ok: false, reason: "malformed_signature" };
   if (!HEX_SECRET.test(input.secretHex)) return { ok: false, reason: "malformed_secret" };
@@ -76,5 +82,5 @@ export function verifyWebhookSignature(input: VerifyWebhookInput): WebhookVerifi
   const nowSeconds = input.now.getTime() / 1000;
   if (nonceSeconds < nowSeconds - maxAge) return { ok: false, reason: "stale_nonce" };
   if (nonceSeconds > nowSeconds + maxSkew) return { ok: false, reason: "future_nonce" };
-  return { ok: true, nonceTime: new Date(nonceSeconds * 1000) };
+  return { ok: true, nonceTime: new Date(nonceSeconds * 1000), signature: expected.toString("hex") };
 }

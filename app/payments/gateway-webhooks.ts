@@ -96,6 +96,7 @@ async function forPaymentOnRetiredCredentials(deps: PaymentsDeps, shop: ShopCred
 async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: WebhookIntakeInput, onlyIf?: Prisma.Sql): Promise<WebhookIntakeResult> {
   const refuse = (status: Refusal["status"], reason: Refusal["reason"]): Refusal => ({ status, reason }) as Refusal;
   let verifiedEnv: GatewayEnv | null = null;
+  let verifiedSignature = "";
   let lastReason: WebhookRejection | "no_secret_configured" = "no_secret_configured";
   let unreadable = false;
   let notification: ReturnType<typeof readNotification> | undefined;
@@ -123,8 +124,9 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
       notification ??= readNotification(input.rawBody);
       accepted = notification.payload !== null && (await forPaymentOnRetiredCredentials(deps, shop, env, notification.payload.identifier));
     }
-    if (accepted) {
+    if (accepted && verdict.ok) {
       verifiedEnv = env;
+      verifiedSignature = verdict.signature;
       break;
     }
     // Prefer the most telling reason: a header problem beats "bad signature" from the other key.
@@ -145,7 +147,8 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
     shopId: shop.id,
     gatewayEnv: verifiedEnv,
     nonce: input.nonce ?? "",
-    signature: (input.signature ?? "").toLowerCase(),
+    // The signature verified, in its one spelling: the replay guard's key (a unique index).
+    signature: verifiedSignature,
     rawBody: text,
     orderId: payload.identifier,
     status: payload.status?.code ?? null,

@@ -25,7 +25,12 @@ function input(overrides: Partial<VerifyWebhookInput> = {}): VerifyWebhookInput 
 
 describe("webhook signature", () => {
   it("the official test vector verifies", () => {
-    expect(verifyWebhookSignature(input())).toEqual({ ok: true, nonceTime: new Date(nonceMs) });
+    expect(verifyWebhookSignature(input())).toEqual({ ok: true, nonceTime: new Date(nonceMs), signature: vector.headers["X-SIGNATURE"].toLowerCase() });
+  });
+
+  it("names the verified signature in one spelling, whatever the case of the header's hex", () => {
+    const upper = verifyWebhookSignature(input({ signature: vector.headers["X-SIGNATURE"].toUpperCase() }));
+    expect(upper).toMatchObject({ ok: true, signature: vector.headers["X-SIGNATURE"].toLowerCase() });
   });
 
   it("signing reproduces the official signature", () => {
@@ -66,6 +71,11 @@ describe("webhook signature", () => {
     ["a negative nonce", { nonce: "-1645634942" }, "malformed_nonce"],
     ["a short signature", { signature: "ff2ac6c5" }, "malformed_signature"],
     ["a non-hex signature", { signature: "z".repeat(64) }, "malformed_signature"],
+    // Taken as they came (HTTP strips spaces and tabs itself): a signature or nonce with other
+    // white space around it would be a second spelling of one notification.
+    ["a signature padded with a no-break space", { signature: `${vector.headers["X-SIGNATURE"]}\u00a0` }, "malformed_signature"],
+    ["a signature padded with a space", { signature: ` ${vector.headers["X-SIGNATURE"]}` }, "malformed_signature"],
+    ["a nonce padded with a no-break space", { nonce: `${nonce}\u00a0` }, "malformed_nonce"],
     ["an odd-length secret", { secretHex: "abc" }, "malformed_secret"],
     ["a non-hex secret", { secretHex: "not-hex!" }, "malformed_secret"],
     ["an empty secret", { secretHex: "" }, "malformed_secret"],
