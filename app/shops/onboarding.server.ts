@@ -406,28 +406,29 @@ export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promi
   const origin = new URL(deps.gatewayBaseUrls.sandbox).origin;
   const doFetch = deps.fetch ?? fetch;
   const signupSchema = z.object({ device: z.object({ identifier: z.string().min(1), secret_key: z.string().regex(/^[0-9a-fA-F]+$/) }) });
-  try {
-    const response = await doFetch(`${origin}/sandbox/merchants`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: shopDomain }),
-      signal: AbortSignal.timeout(8_000),
-    });
-    const signup = signupSchema.safeParse(await response.json());
-    if (!response.ok || !signup.success) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the sign-up." };
-    const { identifier, secret_key } = signup.data.device;
-    const settings = await doFetch(`${origin}/sandbox/devices/${encodeURIComponent(identifier)}/settings`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ notification_url: notificationUrl(deps.appUrl, shop) }),
-      signal: AbortSignal.timeout(8_000),
-    });
-    if (!settings.ok) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the notification URL." };
-    const stored = await connectCredentials(deps, shop, "sandbox", { deviceKey: identifier, secretKeyHex: secret_key.toLowerCase() });
-    if (!stored) return UNINSTALLED;
-    await syncPaymentsAppReadiness(deps, stored.shop);
-    return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: replacementNotice(stored.replaced) };
-  } catch {
-    return { ok: false, kind: "unreachable", message: `The gateway sandbox cannot be reached at ${origin}. Start it with npm run sandbox.` };
-  }
+  const unreachable: OnboardingFailure = { ok: false, kind: "unreachable", message: `The gateway sandbox cannot be reached at ${origin}. Start it with npm run sandbox.` };
+  // Only the calls to the sandbox are caught, as unreachable: an answer that is not JSON is the
+  // sandbox refusing, and a failure of this app's own (its database) is not the sandbox's.
+  const post = async (path: string, body: unknown): Promise<{ ok: boolean; json: unknown } | null> => {
+    let response: Response;
+    try {
+      response = await doFetch(`${origin}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(8_000) });
+    } catch {
+      return null;
+    }
+    const json: unknown = await response.json().catch(() => null);
+    return { ok: response.ok, json };
+  };
+  const signup = await post("/sandbox/merchants", { name: shopDomain });
+  if (!signup) return unreachable;
+  const device = signupSchema.safeParse(signup.json);
+  if (!signup.ok || !device.success) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the sign-up." };
+  const { identifier, secret_key } = device.data.device;
+  const settings = await post(`/sandbox/devices/${encodeURIComponent(identifier)}/settings`, { notification_url: notificationUrl(deps.appUrl, shop) });
+  if (!settings) return unreachable;
+  if (!settings.ok) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the notification URL." };
+  const stored = await connectCredentials(deps, shop, "sandbox", { deviceKey: identifier, secretKeyHex: secret_key.toLowerCase() });
+  if (!stored) return UNINSTALLED;
+  await syncPaymentsAppReadiness(deps, stored.shop);
+  return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: replacementNotice(stored.replaced) };
 }
