@@ -88,11 +88,20 @@ const paymentColumns = {
  * Only the rows locked are read: a payment that came to match in between, unlocked, is left out.
  */
 async function lockedCustomerPayments(tx: Prisma.TransactionClient, where: Prisma.PaymentWhereInput) {
-  const ids = (await tx.payment.findMany({ where, select: { id: true } })).map((p) => p.id);
-  if (ids.length === 0) return [];
-  await tx.$executeRaw`UPDATE "Payment" SET "id" = "id" WHERE "id" IN (${Prisma.join(ids)})`;
-  return tx.payment.findMany({ where: { AND: [{ id: { in: ids } }, where] }, orderBy: { createdAt: "asc" }, select: paymentColumns });
+  const ids = (await tx.payment.findMany({ where, select: { id: true }, orderBy: { id: "asc" } })).map((p) => p.id);
+  const payments = [];
+  // In batches a statement can hold (SQLite takes about a thousand parameters), in the order of
+  // the ids, so two transactions locking the same rows take them in the same order.
+  for (let start = 0; start < ids.length; start += LOCK_BATCH) {
+    const batch = ids.slice(start, start + LOCK_BATCH);
+    await tx.$executeRaw`UPDATE "Payment" SET "id" = "id" WHERE "id" IN (${Prisma.join(batch)})`;
+    payments.push(...(await tx.payment.findMany({ where: { AND: [{ id: { in: batch } }, where] }, select: paymentColumns })));
+  }
+  return payments.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
 }
+
+/** Payments locked and read per statement. */
+const LOCK_BATCH = 500;
 
 /**
  * Stores the request with its report; a redelivery of the same webhook (same id) stores nothing
