@@ -4,7 +4,7 @@
 import type { GatewayEnv } from "~/payments/deps";
 import type { RecordedRefusal } from "~/payments/gateway-webhooks";
 import type { AppServices } from "~/services.server";
-import type { Prisma, Shop } from "../../generated/prisma/sqlite/client";
+import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
 import { environmentConnection, type EnvironmentConnection } from "./connection.server";
 import { formatDateTime } from "./format";
 
@@ -58,32 +58,37 @@ function ago(from: Date, now: Date): string {
 }
 
 /**
- * Which refused calls are still open, as a filter and as a test of one call. A payment's call
- * is dealt with once the payment's flag is marked handled (a refusal flags the payment, or
- * leaves an open flag about the money in place) or the payment is gone; the shop's readiness
- * call, once a later one was delivered. A refused call is never deleted: without this, one
- * dealt with long ago would keep the page red for good.
+ * Whether a refused call is still open, as SQL over a message row `m`. A payment's call is
+ * dealt with once the payment's flag is marked handled (a refusal flags the payment, or leaves
+ * an open flag about the money in place) or the payment is gone; the shop's readiness call,
+ * once a later one was delivered. Any other call (the answer to a refund or void of a payment
+ * the app does not know) stays open: nothing else says it was seen. A refused call is never
+ * deleted: without this, one dealt with long ago would keep the page red for good. One
+ * statement however many payments are flagged.
  */
-async function openRefusals(services: AppServices, shop: Shop) {
-  const [flagged, configured] = await Promise.all([
-    services.db.payment.findMany({ where: { shopId: shop.id, attention: { not: null }, attentionResolvedAt: null }, select: { id: true } }),
-    services.db.outboxMessage.aggregate({ where: { shopDomain: shop.shopDomain, kind: "app.configure", status: "done" }, _max: { createdAt: true } }),
+const REFUSAL_OPEN = Prisma.sql`(
+  (m."paymentId" IS NOT NULL AND EXISTS (
+    SELECT 1 FROM "Payment" p WHERE p."id" = m."paymentId" AND p."attention" IS NOT NULL AND p."attentionResolvedAt" IS NULL))
+  OR (m."paymentId" IS NULL AND (m."kind" <> 'app.configure' OR NOT EXISTS (
+    SELECT 1 FROM "OutboxMessage" d
+    WHERE d."shopDomain" = m."shopDomain" AND d."kind" = 'app.configure' AND d."status" = 'done' AND d."createdAt" > m."createdAt")))
+)`;
+
+/** How many of the shop's refused calls are open, and which of the listed ones are. */
+async function openRefusals(services: AppServices, shop: Shop, listed: readonly { id: string }[]) {
+  const failedOf = Prisma.sql`FROM "OutboxMessage" m WHERE m."shopDomain" = ${shop.shopDomain} AND m."status" = 'failed' AND ${REFUSAL_OPEN}`;
+  const [counted, open] = await Promise.all([
+    services.sql.query<{ open: number | bigint }>(Prisma.sql`SELECT COUNT(*) AS "open" ${failedOf}`),
+    listed.length === 0 ? [] : services.sql.query<{ id: string }>(Prisma.sql`SELECT m."id" ${failedOf} AND m."id" IN (${Prisma.join(listed.map((m) => m.id))})`),
   ]);
-  const open = new Set(flagged.map((p) => p.id));
-  const configuredAt = configured._max.createdAt;
-  const readinessOpen = { paymentId: null, kind: "app.configure", ...(configuredAt ? { createdAt: { gt: configuredAt } } : {}) };
-  return {
-    where: [{ paymentId: { in: [...open] } }, readinessOpen] satisfies Prisma.OutboxMessageWhereInput[],
-    isOpen: (m: { paymentId: string | null; kind: string; createdAt: Date }) =>
-      m.paymentId !== null ? open.has(m.paymentId) : m.kind === "app.configure" && (!configuredAt || m.createdAt > configuredAt),
-  };
+  return { count: Number(counted[0]?.open ?? 0), open: new Set(open.map((m) => m.id)) };
 }
 
 export async function shopHealth(services: AppServices, shop: Shop): Promise<HealthView> {
   const { db } = services;
   const now = services.clock.now();
   const since = new Date(now.getTime() - 7 * 86_400_000);
-  const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedTotal, outboxRetrying, refusals] = await Promise.all([
+  const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedTotal, outboxRetrying] = await Promise.all([
     db.gatewayWebhook.aggregate({ where: { shopId: shop.id }, _max: { receivedAt: true } }),
     db.rejectedWebhook.groupBy({ by: ["reason"], where: { shopId: shop.id, at: { gte: since } }, _count: { _all: true } }),
     db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null } }),
@@ -96,9 +101,8 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
       orderBy: { updatedAt: "desc" },
       take: 10,
     }),
-    openRefusals(services, shop),
   ]);
-  const outboxFailedCount = await db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "failed", OR: refusals.where } });
+  const refusals = await openRefusals(services, shop, outboxFailed);
   const quotas: HealthView["quotas"] = [];
   const connections = (["live", "sandbox"] as const).map((env) => environmentConnection(shop, env, services.gateways));
   for (const connection of connections) {
@@ -125,9 +129,9 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     inboxBacklog,
     inboxFailing,
     outboxBacklog,
-    outboxFailed: outboxFailed.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", at: formatDateTime(m.updatedAt), handled: !refusals.isOpen(m) })),
-    outboxFailedCount,
-    outboxFailedHandledCount: outboxFailedTotal - outboxFailedCount,
+    outboxFailed: outboxFailed.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", at: formatDateTime(m.updatedAt), handled: !refusals.open.has(m.id) })),
+    outboxFailedCount: refusals.count,
+    outboxFailedHandledCount: outboxFailedTotal - refusals.count,
     outboxRetrying: outboxRetrying.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", attempts: m.attempts, nextAttemptAt: formatDateTime(m.nextAttemptAt) })),
     connections,
     quotas,

@@ -118,7 +118,7 @@ it("the merchant's Check now sends a refused resolve again at once, once the per
   expect(standin.state.operationsFor(session.id)).toHaveLength(calls);
 });
 
-it("the health page counts a refused call as open until it is dealt with: its payment's flag marked handled, or a later readiness call delivered", async () => {
+it("the health page counts a refused call as open until it is dealt with: its payment's flag marked handled, or a later readiness call delivered; one for no payment stays open", async () => {
   const { services } = stack();
   const shopDomain = "health-refusals.myshopify.com";
   expect((await connectSandbox(services, shopDomain)).ok).toBe(true);
@@ -137,9 +137,11 @@ it("the health page counts a refused call as open until it is dealt with: its pa
   await refused("readiness-refused-before", "app.configure", null, at(4));
   await refused("readiness-delivered", "app.configure", null, at(5), "done");
   await refused("readiness-refused-after", "app.configure", null, at(6));
+  // The answer to a void of a payment the app does not know: nothing else tells anyone.
+  await refused("refused-unknown-payment", "void.reject", null, at(7));
 
   const health = await shopHealth(services, shop);
-  expect(health).toMatchObject({ outboxFailedCount: 2, outboxFailedHandledCount: 3 });
+  expect(health).toMatchObject({ outboxFailedCount: 3, outboxFailedHandledCount: 3 });
   const handledById = Object.fromEntries(health.outboxFailed.map((m) => [m.id, m.handled]));
   const ids = Object.fromEntries((await services.db.outboxMessage.findMany({ where: { shopDomain, status: "failed" } })).map((m) => [m.dedupeKey, m.id]));
   expect(handledById).toEqual({
@@ -148,9 +150,16 @@ it("the health page counts a refused call as open until it is dealt with: its pa
     [ids["refused-payment-gone"]!]: true,
     [ids["readiness-refused-before"]!]: true,
     [ids["readiness-refused-after"]!]: false,
+    [ids["refused-unknown-payment"]!]: false,
   });
 
   // The merchant marks the open one handled: nothing about a payment is left red.
   await services.db.payment.update({ where: { id: open.id }, data: { attentionResolvedAt: new Date() } });
-  expect(await shopHealth(services, shop)).toMatchObject({ outboxFailedCount: 1, outboxFailedHandledCount: 4 });
+  expect(await shopHealth(services, shop)).toMatchObject({ outboxFailedCount: 2, outboxFailedHandledCount: 4 });
+
+  // However many payments are flagged, the page is one statement's work.
+  await services.db.payment.createMany({
+    data: Array.from({ length: 1_500 }, () => paymentColumns(shop.id, { state: "paid", attention: "late_payment", attentionDetail: "Crypto arrived late." })),
+  });
+  expect(await shopHealth(services, shop)).toMatchObject({ outboxFailedCount: 2, outboxFailedHandledCount: 4 });
 });
