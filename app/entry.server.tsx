@@ -3,6 +3,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { RemixServer } from "@remix-run/react";
 import { createReadableStreamFromReadable, type EntryContext, type HandleErrorFunction } from "@remix-run/node";
 import { isbot } from "isbot";
+import { isAdminPath, routedPath } from "./lib/routed-path";
 import { addDocumentResponseHeaders } from "./shopify.server";
 
 export const streamTimeout = 5000;
@@ -27,9 +28,11 @@ export default async function handleRequest(
   remixContext: EntryContext,
 ) {
   // App Bridge headers belong to the embedded admin only, not to the shopper's pages. Told by
-  // the routes matched, not the path: the router matches /APP/… or /%61pp/… as /app/… too.
+  // the routes matched (the router matches /APP/… or /%61pp/… as /app/… too), and by the path
+  // as the router reads it, for a page under /app that no route matches (a stale link's 404).
   const routeIds = remixContext.staticHandlerContext.matches.map((match) => match.route.id);
-  if (routeIds.some(isEmbeddedAdminRoute)) addDocumentResponseHeaders(request, responseHeaders);
+  const path = routedPath(new URL(request.url).pathname);
+  if (routeIds.some(isEmbeddedAdminRoute) || (path !== null && isAdminPath(path))) addDocumentResponseHeaders(request, responseHeaders);
   const userAgent = request.headers.get("user-agent");
   const callbackName = isbot(userAgent ?? "") ? "onAllReady" : "onShellReady";
 

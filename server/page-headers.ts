@@ -3,6 +3,7 @@
 // another site and never sent on in a Referer; the admin's pages and their data (customers'
 // names and e-mails) are never cached. A route's own value of a header is kept.
 import type { RequestHandler } from "express";
+import { isAdminPath, routedPath } from "../app/lib/routed-path";
 
 const SHOPPER_PAGE_HEADERS: Record<string, string> = {
   "Cache-Control": "no-store",
@@ -20,24 +21,6 @@ const ADMIN_PAGE_HEADERS: Record<string, string> = {
 /** A path that cannot be decoded gets both kinds' headers: it is never cached, framed or sent on. */
 const UNDECODABLE_PATH_HEADERS: Record<string, string> = { ...SHOPPER_PAGE_HEADERS, ...ADMIN_PAGE_HEADERS };
 
-/**
- * The path as the router reads it, so that no other spelling of a page escapes its headers:
- * the URL parser's (a backslash as "/", dot segments resolved), each segment percent-decoded, in lower
- * case (routes match in any case), repeated slashes as one. Null when it cannot be decoded.
- */
-export function routedPath(url: string): string | null {
-  try {
-    // Prefixed as Remix does, so "//pay/…" stays a path and is not read as a host.
-    const { pathname } = new URL(`http://localhost${url}`);
-    const decoded = pathname.split("/").map((segment) => decodeURIComponent(segment).replace(/\//g, "%2F")).join("/");
-    return decoded.toLowerCase().replace(/\/{2,}/g, "/");
-  } catch {
-    return null;
-  }
-}
-
-/** The admin's pages, their single-fetch data ("/app.data", "/app/payments.data") included. */
-const isAdminPath = (path: string) => path === "/app" || path.startsWith("/app/") || path.startsWith("/app.");
 const isShopperPath = (path: string) => path.startsWith("/pay/") || path.startsWith("/payments/return/");
 
 function headersFor(url: string): Record<string, string> | null {

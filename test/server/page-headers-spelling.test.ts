@@ -3,7 +3,8 @@
 // so /PAY/…, /%70ay/… and /x/../pay/… are the shopper's page, and /APP/… the admin's.
 import http from "node:http";
 import { describe, expect, it } from "vitest";
-import { pageHeaders, routedPath } from "../../server/page-headers";
+import { routedPath } from "../../app/lib/routed-path";
+import { pageHeaders } from "../../server/page-headers";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
@@ -68,6 +69,14 @@ describe("the admin's pages under another spelling of their path", () => {
       expect(answer.status, path).toBe(200);
       expect(answer.headers.get("cache-control"), path).toBe("private, no-store");
       // Shopify's App Bridge headers: the admin may frame the page, no other site may.
+      expect(answer.headers.get("content-security-policy") ?? "(none)", path).toContain(`frame-ancestors https://${stack().shopDomain} https://admin.shopify.com`);
+    }
+  });
+
+  it("a page under /app that no route serves (a stale link's 404) is framed only by the shop's admin too", async () => {
+    for (const path of ["/app/no-such-page", "/APP/no-such-page"]) {
+      const answer = await fetch(`${stack().app.url}${path}?shop=${stack().shopDomain}`, { redirect: "manual" });
+      expect(answer.status, path).toBe(404);
       expect(answer.headers.get("content-security-policy") ?? "(none)", path).toContain(`frame-ancestors https://${stack().shopDomain} https://admin.shopify.com`);
     }
   });
