@@ -23,7 +23,11 @@ export const SHOP_UNINSTALLED_PAGE = "The app was uninstalled from this shop. In
 export async function adminShop(request: Request, services: AppServices): Promise<AdminContext> {
   const identity = await requireAdmin(request, services);
   const shop = await ensureShop(services.db, identity.shopDomain);
-  if (shop.uninstalledAt) throw new Response(SHOP_UNINSTALLED_PAGE, { status: 409, headers: { "content-type": "text/plain; charset=utf-8" } });
+  if (shop.uninstalledAt) {
+    // With the development login there is no Shopify to install the app again: its log-in page stands for it.
+    const page = identity.devLogin ? `${SHOP_UNINSTALLED_PAGE} In development, log in again at /auth/login?shop=${shop.shopDomain} to install it.` : SHOP_UNINSTALLED_PAGE;
+    throw new Response(page, { status: 409, headers: { "content-type": "text/plain; charset=utf-8" } });
+  }
   // A new install starts not ready in Shopify (recordInstall), while the row may still hold
   // credentials that can take payments (its uninstall was never carried out): the readiness
   // pass is woken to tell Shopify now, not at its next round. Once it did, the row says ready.

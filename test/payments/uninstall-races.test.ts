@@ -105,3 +105,23 @@ it("after Shopify's reinstall (recordInstall) the merchant connects again", asyn
   expect((await connectSandbox(services, shopDomain)).ok).toBe(true);
   expect(await held(shopDomain)).toMatchObject({ uninstalled: false, credentials: true });
 });
+
+it("with the development login, whose log-in page stands for Shopify's install, a shop uninstalled is installed again by logging in", async () => {
+  const { services, app } = stack();
+  const shopDomain = "dev-coming-back.myshopify.com";
+  expect((await connectSandbox(services, shopDomain)).ok).toBe(true);
+  await handleAppUninstalled(services, shopDomain, new Date());
+  const open = (path: string) => fetch(new URL(`${path}?shop=${shopDomain}`, app.url), { redirect: "manual" });
+
+  const refused = await open("/app");
+  expect(refused.status).toBe(409);
+  expect(await refused.text()).toContain(`log in again at /auth/login?shop=${shopDomain}`);
+  // Opening the admin installs nothing; the log-in page does.
+  expect(await held(shopDomain)).toMatchObject({ uninstalled: true });
+  const login = await open("/auth/login");
+  expect(login.status).toBe(302);
+  expect(login.headers.get("location")).toBe(`/app?shop=${shopDomain}`);
+  // Installed again, with no device (the uninstall deleted it): the connection page opens.
+  expect((await open("/app/onboarding")).status).toBe(200);
+  expect(await held(shopDomain)).toEqual({ uninstalled: false, credentials: false, ready: false });
+});

@@ -10,26 +10,32 @@ import enTranslations from "@shopify/polaris/locales/en.json";
 import { useState } from "react";
 import { postedForm } from "~/admin/form-data";
 import { devLoginEnabled, shopDomainSchema } from "~/shopify/admin-auth.server";
+import type { AppServices } from "~/services.server";
 import { login } from "~/shopify.server";
+import { recordInstall } from "~/shops/shop-credentials.server";
 import { loginErrorMessage } from "./login-errors.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: polarisStyles }];
 
-async function devLogin(request: Request): Promise<{ shop?: string } | null> {
+async function devLogin(request: Request, services: AppServices): Promise<{ shop?: string } | null> {
   const shop = request.method === "POST" ? ((await postedForm(request))?.get("shop") ?? null) : new URL(request.url).searchParams.get("shop");
   if (shop === null) return {};
   const parsed = shopDomainSchema.safeParse(typeof shop === "string" ? shop : "");
   if (!parsed.success) return { shop: "Enter a *.myshopify.com shop domain." };
+  // The development login stands for Shopify's install: a shop marked uninstalled (an
+  // app/uninstalled tried out) is installed again here, as Shopify's OAuth would do it.
+  const existing = await services.db.shop.findUnique({ where: { shopDomain: parsed.data }, select: { uninstalledAt: true } });
+  if (existing?.uninstalledAt) await recordInstall(services.db, parsed.data, services.clock.now());
   throw redirect(`/app?shop=${encodeURIComponent(parsed.data)}`);
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  if (devLoginEnabled(context.services)) return { errors: (await devLogin(request)) ?? {} };
+  if (devLoginEnabled(context.services)) return { errors: (await devLogin(request, context.services)) ?? {} };
   return { errors: loginErrorMessage(await login(request)) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  if (devLoginEnabled(context.services)) return { errors: (await devLogin(request)) ?? {} };
+  if (devLoginEnabled(context.services)) return { errors: (await devLogin(request, context.services)) ?? {} };
   return { errors: loginErrorMessage(await login(request)) };
 }
 
