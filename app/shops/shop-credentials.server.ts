@@ -57,6 +57,13 @@ export async function recordInstall(db: Database, shopDomain: string, now: Date)
 }
 
 /**
+ * How much later than a recorded uninstall a session token must be issued to prove a
+ * reinstall: more than a token's life (a minute: one issued before the uninstall may still be
+ * in use) and than any skew between Shopify's clock (the token's) and this app's (the uninstall's).
+ */
+export const REINSTALL_PROOF_AFTER_MS = 2 * 60_000;
+
+/**
  * A session token that authenticated an admin request: Shopify signs one only while the app is
  * installed, so the app was installed at its `issuedAt` (its iat, by Shopify's clock, the clock
  * of the webhooks' X-Shopify-Triggered-At too). The install time is raised to it, so an
@@ -69,6 +76,14 @@ export async function recordInstall(db: Database, shopDomain: string, now: Date)
  * merchant may uninstall and install again within seconds).
  */
 export async function recordInstalledAsOf(db: Database, shopDomain: string, issuedAt: Date): Promise<boolean> {
+  // A token issued well after the uninstall was recorded proves the app was installed again,
+  // even when afterAuth never ran (the library reused an offline token stored after the
+  // uninstall, by a renewal that was under way): as an install, it starts not ready.
+  const reinstalled = await db.shop.updateMany({
+    where: { shopDomain, uninstalledAt: { lt: new Date(issuedAt.getTime() - REINSTALL_PROOF_AFTER_MS) } },
+    data: { installedAt: issuedAt, uninstalledAt: null, paymentsAppReady: false },
+  });
+  if (reinstalled.count > 0) return true;
   const written = await db.shop.updateMany({
     where: { shopDomain, uninstalledAt: null, OR: [{ installedAt: null }, { installedAt: { lt: issuedAt } }] },
     data: { installedAt: issuedAt },

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import { createLogger } from "../../app/lib/logger.server";
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
-import { ensureShop, recordInstall, recordInstalledAsOf, replaceCredentials } from "../../app/shops/shop-credentials.server";
+import { ensureShop, recordInstall, recordInstalledAsOf, REINSTALL_PROOF_AFTER_MS, replaceCredentials } from "../../app/shops/shop-credentials.server";
 import { handleAppUninstalled, redactShop, SHOP_REDACT_DELAY_MS } from "../../app/shops/shopify-webhooks.server";
 import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
 
@@ -88,6 +88,16 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await recordInstalledAsOf(db, shopDomain, new Date())).toBe(false);
     expect((await shopRow(shopDomain))?.installedAt).toEqual(issuedAt);
     expect(await recordInstalledAsOf(db, newShop(), new Date())).toBe(false);
+
+    // A token issued well after the uninstall (more than a token's life and any clock skew)
+    // proves the app was installed again, even with no afterAuth: installed, and not ready.
+    const uninstalledAt = (await shopRow(shopDomain))!.uninstalledAt!;
+    await db.shop.update({ where: { shopDomain }, data: { paymentsAppReady: true } });
+    expect(await recordInstalledAsOf(db, shopDomain, new Date(uninstalledAt.getTime() + REINSTALL_PROOF_AFTER_MS - 1_000))).toBe(false);
+    expect((await shopRow(shopDomain))?.uninstalledAt).toEqual(uninstalledAt);
+    const reinstalledAt = new Date(uninstalledAt.getTime() + REINSTALL_PROOF_AFTER_MS + 1_000);
+    expect(await recordInstalledAsOf(db, shopDomain, reinstalledAt)).toBe(true);
+    expect(await shopRow(shopDomain)).toMatchObject({ uninstalledAt: null, installedAt: reinstalledAt, paymentsAppReady: false });
   });
 
   it("an uninstall triggered before the session token of a reinstall leaves the new install alone; one triggered after it is carried out", async () => {
