@@ -5,11 +5,11 @@
 // for the same customer deletes the reports too and takes their payments out of other
 // customers' reports (shopify-webhooks.server.ts), and shop/redact deletes everything.
 import { z } from "zod";
-import { Prisma } from "../../generated/prisma/sqlite/client";
+import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
 import { customerEmailKey } from "./customer-identity";
-import { customerFilter, type CustomerIdentity } from "./shopify-webhooks.server";
+import { customerFilter, lockShopForPrivacy, type CustomerIdentity } from "./shopify-webhooks.server";
 
 /** The parts of the webhook's payload the report uses; anything else in it is ignored. */
 export const dataRequestPayloadSchema = z
@@ -79,35 +79,10 @@ const paymentColumns = {
 } as const satisfies Prisma.PaymentSelect;
 
 /**
- * The customer's payments as they are, each locked until the transaction ends. customers/redact
- * erases these very rows (redactCustomer) in a transaction of its own: one that began first is
- * waited for, and the rows are read as it left them (erased, so no longer the customer's); one
- * that comes after waits for the report to be stored, and then deletes it. A report can then
- * never hold what a redaction erased. The lock is a write that changes nothing (on PostgreSQL
- * it holds the rows; on SQLite the transaction holds the one connection, and so the database).
- * Only the rows locked are read: a payment that came to match in between, unlocked, is left out.
- */
-async function lockedCustomerPayments(tx: Prisma.TransactionClient, where: Prisma.PaymentWhereInput) {
-  const ids = (await tx.payment.findMany({ where, select: { id: true }, orderBy: { id: "asc" } })).map((p) => p.id);
-  const payments = [];
-  // In batches a statement can hold (SQLite takes about a thousand parameters), in the order of
-  // the ids, so two transactions locking the same rows take them in the same order.
-  for (let start = 0; start < ids.length; start += LOCK_BATCH) {
-    const batch = ids.slice(start, start + LOCK_BATCH);
-    await tx.$executeRaw`UPDATE "Payment" SET "id" = "id" WHERE "id" IN (${Prisma.join(batch)})`;
-    payments.push(...(await tx.payment.findMany({ where: { AND: [{ id: { in: batch } }, where] }, select: paymentColumns })));
-  }
-  return payments.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-}
-
-/** Payments locked and read per statement. */
-const LOCK_BATCH = 500;
-
-/**
  * Stores the request with its report; a redelivery of the same webhook (same id) stores nothing
  * more. Null when the app holds nothing for the shop. The payments are read and the report
- * stored in one transaction, with the payments locked: a customers/redact for the same customer
- * never lands between the two (lockedCustomerPayments).
+ * stored in one transaction, under the shop's lock: a customers/redact for the same customer
+ * never lands between the two (lockShopForPrivacy).
  */
 export async function recordCustomerDataRequest(
   deps: { db: Database; logger: Logger; clock: { now(): Date } },
@@ -119,7 +94,8 @@ export async function recordCustomerDataRequest(
   const identity: CustomerIdentity = { email: customer.email, phone: customer.phone };
   const where = customerFilter(shop.id, identity);
   const stored = await deps.db.$transaction(async (tx) => {
-    const payments = where ? await lockedCustomerPayments(tx, where) : [];
+    await lockShopForPrivacy(tx, shop.id);
+    const payments = where ? await tx.payment.findMany({ where, orderBy: { createdAt: "asc" }, select: paymentColumns }) : [];
     const receivedAt = deps.clock.now();
     const report: CustomerDataReport = {
       shopDomain: input.shopDomain,

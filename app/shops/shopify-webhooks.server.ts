@@ -88,11 +88,22 @@ export function customerFilter(shopId: string, customer: CustomerIdentity) {
  * request that copied in one of these payments (a shared phone) is rebuilt without it rather
  * than deleted: that request stays answerable, with what the app still holds about its customer.
  */
+/**
+ * Takes the shop's row lock for the rest of the transaction: the customers/redact and the
+ * customers/data_request of one shop take it first, so one never lands in the middle of the
+ * other (a report stored with what a redaction erased, or two lock orders over the payments
+ * that deadlock). A write that changes nothing; on SQLite the transaction holds the database.
+ */
+export async function lockShopForPrivacy(tx: Prisma.TransactionClient, shopId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "Shop" SET "id" = "id" WHERE "id" = ${shopId}`;
+}
+
 export async function redactCustomer(deps: { db: Database; logger: Logger }, shopDomain: string, customer: CustomerIdentity): Promise<number> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain } });
   const where = shop ? customerFilter(shop.id, customer) : null;
   if (!shop || !where) return 0;
   const { payments, dataRequests, rebuilt } = await deps.db.$transaction(async (tx) => {
+    await lockShopForPrivacy(tx, shop.id);
     const redacted = await tx.payment.findMany({ where, select: { shopifyPaymentId: true } });
     const result = await tx.payment.updateMany({ where, data: NO_CUSTOMER_FIELDS });
     const reports = await tx.customerDataRequest.deleteMany({ where });

@@ -1,6 +1,6 @@
-// A customers/data_request for a customer with many payments stores its report whole: the
-// payments are locked and read in batches a statement can hold (SQLite refuses one of about a
-// thousand parameters). On SQLite and PostgreSQL.
+// A customers/data_request for a customer with many payments stores its report whole: no
+// statement lists every payment's id (SQLite refuses one of about a thousand parameters). On
+// SQLite and PostgreSQL.
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../app/lib/logger.server";
 import { recordCustomerDataRequest } from "../../app/shops/customer-data-requests.server";
