@@ -34,9 +34,14 @@ export function shopperMoney(amount: string, currency: string, locale: string | 
 function numberLocale(locale: string | null | undefined, language: PageLanguage): string {
   try {
     const [canonical] = Intl.getCanonicalLocales((locale ?? "").trim().replaceAll("_", "-") || language);
-    if (canonical && canonical.split("-")[0]!.toLowerCase() === primaryLanguage(language)) return canonical;
+    if (canonical && canonical.split("-")[0]!.toLowerCase() === primaryLanguage(language)) return regional(canonical);
   } catch {
     // Not a locale tag at all: the page's language decides.
   }
-  return language;
+  return regional(language);
+}
+
+/** Intl writes a bare "pt" as Brazil does; the page's "pt" is Portugal's, wording and notation. */
+function regional(locale: string): string {
+  return locale === "pt" ? "pt-PT" : locale;
 }
