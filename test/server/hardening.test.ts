@@ -8,6 +8,7 @@ import { API_ROUTES } from "../../app/api/api-routes.server";
 import type { ApiRequest } from "../../app/api/http.server";
 import type { AppServices } from "../../app/services.server";
 import { parseMutationData } from "../../app/shopify/payments-apps/outcome";
+import { SHOPPER_HEADERS } from "../support/page-headers";
 import { stackForFile } from "../support/stack";
 
 const compared = vi.hoisted(() => ({ count: 0 }));
@@ -18,14 +19,6 @@ vi.mock("node:crypto", async (original) => {
 const { shopifyMtlsGuard } = await import("../../server/mtls");
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
-
-const SHOPPER_HEADERS = {
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-  "content-security-policy": "frame-ancestors 'none'",
-  "x-frame-options": "DENY",
-  "x-content-type-options": "nosniff",
-};
 
 function headersOf(response: Response, names: readonly string[]): Record<string, string | null> {
   return Object.fromEntries(names.map((name) => [name, response.headers.get(name)]));

@@ -5,17 +5,10 @@ import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { routedPath } from "../../app/lib/routed-path";
 import { pageHeaders } from "../../server/page-headers";
+import { SHOPPER_HEADERS } from "../support/page-headers";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
-
-const SHOPPER_HEADERS = {
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-  "content-security-policy": "frame-ancestors 'none'",
-  "x-frame-options": "DENY",
-  "x-content-type-options": "nosniff",
-};
 
 const headersOf = (headers: Headers | http.IncomingHttpHeaders) =>
   Object.fromEntries(Object.keys(SHOPPER_HEADERS).map((name) => [name, headers instanceof Headers ? headers.get(name) : (headers[name] ?? null)]));

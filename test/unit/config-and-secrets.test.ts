@@ -6,6 +6,16 @@ import { createLogger, registeredSecretCount, registerSecret } from "../../app/l
 
 const key = (id: string) => ({ id, key: new Uint8Array(randomBytes(32)) });
 
+/** The message parseEnv refuses the variables with, or "" when it takes them. */
+function refusalOf(variables: Record<string, string | undefined>): string {
+  try {
+    parseEnv(variables);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return "";
+}
+
 describe("configuration", () => {
   it("names every missing or malformed variable", () => {
     try {
@@ -31,14 +41,7 @@ describe("configuration", () => {
     const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
     const material = "ZGV2LW9ubHkta2V5LW5ldmVyLWluLXByb2R1Y3Rpb24=";
     for (const keys of [`dev:${material}`, `k2:${randomBytes(32).toString("base64")},old:${material}`]) {
-      const refusal = (() => {
-        try {
-          parseEnv({ ...production, CREDENTIALS_ENCRYPTION_KEYS: keys });
-        } catch (error) {
-          return (error as Error).message;
-        }
-        return "";
-      })();
+      const refusal = refusalOf({ ...production, CREDENTIALS_ENCRYPTION_KEYS: keys });
       expect(refusal).toMatch(/CREDENTIALS_ENCRYPTION_KEYS: the key "(dev|old)" is the development key/);
       expect(refusal).not.toContain(material);
     }
@@ -52,14 +55,7 @@ describe("configuration", () => {
     const patterned = Buffer.from(Array.from({ length: 32 }, (_, i) => i % 15)).toString("base64");
     for (const [id, material] of [["zero", Buffer.alloc(32, 0).toString("base64")], ["same", Buffer.alloc(32, 0x41).toString("base64")], ["few", patterned]] as const) {
       for (const keys of [`${id}:${material}`, `k2:${fresh},${id}:${material}`]) {
-        const refusal = (() => {
-          try {
-            parseEnv({ ...production, CREDENTIALS_ENCRYPTION_KEYS: keys });
-          } catch (error) {
-            return (error as Error).message;
-          }
-          return "";
-        })();
+        const refusal = refusalOf({ ...production, CREDENTIALS_ENCRYPTION_KEYS: keys });
         expect(refusal, keys).toContain(`CREDENTIALS_ENCRYPTION_KEYS: the key "${id}" has too few distinct bytes`);
         expect(refusal).not.toContain(material);
         expect(refusal).not.toContain(fresh);
