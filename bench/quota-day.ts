@@ -3,9 +3,11 @@
 // pay, underpay or walk away; 30% of the gateway's webhooks are lost on the way; the app's
 // webhook processing and its reconciler (one pass per simulated minute, the app's default
 // cadence) settle everything. Every gateway call is counted at a proxy in front of the
-// sandbox. A run simulates some of the day's shops (`part` of `parts`): a shop's calls
-// depend on its own orders only, so parts run in parallel (one per database) and
-// lib/quota-day-summary.ts adds them up into the day.
+// sandbox. A shopper's browser tab on the gateway's page follows the page's redirect back to
+// the shop (the app's return route, which reads the order while its payment is not final),
+// unless the shopper closed it. A run simulates some of the day's shops (`part` of `parts`):
+// a shop's calls depend on its own orders only, so parts run in parallel (one per database)
+// and lib/quota-day-summary.ts adds them up into the day.
 import { performance } from "node:perf_hooks";
 import { startShopifyStandin, type ShopifyStandin } from "../dev/shopify-standin/server";
 import { isDue, isVerificationDue, reconcileOnce } from "../app/payments/reconcile";
@@ -25,6 +27,11 @@ import { startWebhookDropProxy, type DropProxyStats } from "./lib/webhook-drop-p
 
 const MINUTE = 60_000;
 export const DROP_SHARE = 0.3;
+/**
+ * Shoppers who keep the gateway's page open until it sends them back to the shop: most who
+ * pay wait for it; most who walk away close it, and the rest see it expire there.
+ */
+export const TAB_KEPT_OPEN_SHARE: Record<Fate, number> = { paid: 0.9, underpaid: 0.9, abandoned: 0.2 };
 /** The app's default RECONCILE_INTERVAL_MS. */
 const RECONCILE_EVERY_MS = 60_000;
 const WORKER = "bench-day";
@@ -59,6 +66,8 @@ export interface QuotaDayPart {
   realSecondsBySpending: Record<string, number>;
   /** CPU seconds used by this process over the whole part. */
   cpuSeconds: number;
+  /** Shoppers' tabs: sent back to the shop by the gateway's page, or closed before that. */
+  shopperTabs: { returned: number; closed: number; returnReads: number };
   /** Memory of this process (sandbox, stand-ins, proxies and app together), after a full GC. */
   memoryCheckpointsMiB: Record<string, Record<string, number>>;
   problems: string[];
@@ -72,10 +81,26 @@ function lost(orderIndex: number, status: string): boolean {
   return seededRandom(orderIndex * 7919 + salt)() < DROP_SHARE;
 }
 
+/** Whether this order's shopper keeps the gateway's page open: a fixed draw per order. */
+function tabKeptOpen(orderIndex: number, fate: Fate): boolean {
+  return seededRandom(orderIndex * 104_729 + 17)() < TAB_KEPT_OPEN_SHARE[fate];
+}
+
+/** Where the gateway's page sends the shopper for a status (sandbox/pay-page.ts redirectTarget); null: it stays. */
+function redirectOutcome(status: string): "ok" | "ko" | "standby" | null {
+  if (status === "CO" || status === "CM") return "ok";
+  if (["EX", "CA", "FA", "IA", "OC", "DE"].includes(status)) return "ko";
+  if (status === "AC") return "standby";
+  return null;
+}
+
 interface Tracked {
   plan: PlannedOrder;
   sessionId: string | null;
   gid: string | null;
+  payment: { id: string; shopId: string } | null;
+  /** The shopper's tab on the gateway's page: open, closed by the shopper, or gone back to the shop. */
+  tab: "open" | "closed" | "left";
   orderId: string | null;
   status: string;
   expiresAt: number | null;
@@ -147,13 +172,16 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
   mark("afterSetup");
 
   const slotOf = new Map(myShops.map((shop, slot) => [shop, slot]));
-  const tracked: Tracked[] = plan.map((p) => ({ plan: p, sessionId: null, gid: null, orderId: null, status: "none", expiresAt: null, gatewayFinalAt: null }));
+  const tracked: Tracked[] = plan.map((p) => ({ plan: p, sessionId: null, gid: null, payment: null, tab: tabKeptOpen(p.index, p.fate) ? "open" : "closed", orderId: null, status: "none", expiresAt: null, gatewayFinalAt: null }));
   // Every status change in the sandbox sends exactly one webhook: the driver counts them to know when all have arrived.
   let expectedWebhooks = 0;
   let waitTimeouts = 0;
   let reconcilePasses = 0;
   let skippedPasses = 0;
-  const realMs: Record<string, number> = { create: 0, actions: 0, ticks: 0, waits: 0, reconcile: 0 };
+  /** Tabs the gateway's page is about to send back to the shop, with the outcome it sends. */
+  const returning: { t: Tracked; outcome: "ok" | "ko" | "standby" }[] = [];
+  let returned = 0;
+  const realMs: Record<string, number> = { create: 0, actions: 0, ticks: 0, waits: 0, reconcile: 0, returns: 0 };
   const timed = async <T>(bucket: string, work: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
     try {
@@ -176,6 +204,7 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
     for (const t of due) {
       t.status = "EX";
       t.gatewayFinalAt = t.expiresAt;
+      tabFollows(t);
     }
     return true;
   }
@@ -195,7 +224,39 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
     return unverified.some((p) => isVerificationDue(p, now));
   }
 
+  /** The status changed: a tab still on the gateway's page follows its redirect, if it gives one. */
+  function tabFollows(t: Tracked): void {
+    const outcome = redirectOutcome(t.status);
+    if (t.tab !== "open" || outcome === null || t.payment === null) return;
+    t.tab = "left";
+    returning.push({ t, outcome });
+  }
+
+  /**
+   * The tabs sent back follow the redirect: the app's return URL for that outcome, as the app
+   * gave it to the gateway, at the simulated time. The page polls its status every 2 s; the
+   * webhook of the change has been delivered and processed by then (quiesce), as it usually is.
+   */
+  async function followReturns(): Promise<void> {
+    const phase = counting.phase;
+    counting.phase = "return";
+    try {
+      for (const { t, outcome } of returning.splice(0)) {
+        const response = await fetch(bench.services.links.returnUrl(t.payment!, outcome), { redirect: "manual" });
+        await response.arrayBuffer();
+        returned++;
+        if (response.status !== 200 && response.status !== 303 && response.status !== 302) problems.push(`order ${t.plan.index}: the shopper's return (${outcome}) answered ${response.status}`);
+      }
+    } finally {
+      counting.phase = phase;
+    }
+  }
+
   async function quiesce(): Promise<void> {
+    await timed("waits", waitIdle);
+    if (returning.length === 0) return;
+    await timed("returns", followReturns);
+    // A return may queue messages for Shopify or settle the payment: run the passes again.
     await timed("waits", waitIdle);
   }
 
@@ -229,10 +290,7 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
         problems.push(`order ${p.index}: no gateway order recorded`);
         return;
       }
-      // The app records Payment.createdAt with the database's wall clock, not its injected
-      // clock; the reconciler's schedule is based on it, so it is set to the simulated time.
-      await db.payment.update({ where: { id: payment.id }, data: { createdAt: clock.now() } });
-      Object.assign(t, { sessionId: session.id, gid: session.gid, orderId: payment.gatewayOrderId, status: "NR" });
+      Object.assign(t, { sessionId: session.id, gid: session.gid, payment: { id: payment.id, shopId: payment.shopId }, orderId: payment.gatewayOrderId, status: "NR" });
       orderIndexById.set(payment.gatewayOrderId, p.index);
       return;
     }
@@ -245,8 +303,10 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
           : { action: "confirm" };
     const order = await control(`/sandbox/orders/${t.orderId}/actions`, body);
     const status = String(order.status);
-    if (status !== t.status) expectedWebhooks++;
+    const changed = status !== t.status;
+    if (changed) expectedWebhooks++;
     t.status = status;
+    if (changed) tabFollows(t);
     if (event.kind === "choose" && typeof order.expired_time === "string") t.expiresAt = Date.parse(order.expired_time);
     if (["CO", "IA", "OC", "EX", "FA"].includes(status) && t.gatewayFinalAt === null) t.gatewayFinalAt = clock.millis;
   }
@@ -323,6 +383,7 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
     settledBySource,
     webhooks: { ...drop.stats },
     reconcilerPasses: { run: reconcilePasses, skippedWithNothingDue: skippedPasses },
+    shopperTabs: { returned, closed: tracked.filter((t) => slotOf.has(t.plan.shop) && t.orderId !== null && t.tab === "closed").length, returnReads: counting.calls.filter((c) => c.phase === "return").length },
     appLogs: bench.logs,
     realSeconds: round((performance.now() - realStart) / 1000, 1),
     realSecondsBySpending: Object.fromEntries(Object.entries(realMs).map(([k, v]) => [k, round(v / 1000, 1)])),

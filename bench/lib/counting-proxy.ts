@@ -11,6 +11,7 @@ export interface GatewayCallRecord {
   at: number;
   device: string;
   endpoint: "orders.create" | "orders.list" | "orders.info" | "currencies" | "device.create" | "other";
+  /** The answer's status; 0 while under way, or when the call ended without an answer. */
   status: number;
   phase: string;
   /** Real milliseconds from the request to the end of the sandbox's answer. */
@@ -44,27 +45,39 @@ export async function startCountingProxy(targetOrigin: string, now: () => number
   const server = createServer((req, res) => {
     const t0 = performance.now();
     const path = (req.url ?? "/").split("?")[0]!;
+    // Recorded when sent on, not when answered: the gateway counts a call against the device's
+    // quota even when its answer never comes back (a reset, a timeout). Status 0 marks that.
+    let record: GatewayCallRecord | null = null;
+    if (path.startsWith("/api/v1/")) {
+      const key = req.headers["x-device-id"];
+      record = {
+        at: now(),
+        device: typeof key === "string" ? deviceTag(key) : "none",
+        endpoint: endpointOf(req.method ?? "GET", path),
+        status: 0,
+        phase: proxy.phase,
+        ms: 0,
+      };
+      proxy.calls.push(record);
+    }
+    let done = false;
+    const ended = (status: number) => {
+      if (done) return;
+      done = true;
+      if (record) Object.assign(record, { status, ms: performance.now() - t0 });
+    };
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
-        if (path.startsWith("/api/v1/")) {
-          const key = req.headers["x-device-id"];
-          const record: GatewayCallRecord = {
-            at: now(),
-            device: typeof key === "string" ? deviceTag(key) : "none",
-            endpoint: endpointOf(req.method ?? "GET", path),
-            status: answer.statusCode ?? 0,
-            phase: proxy.phase,
-            ms: 0,
-          };
-          proxy.calls.push(record);
-          answer.on("end", () => (record.ms = performance.now() - t0));
-        }
+        answer.on("end", () => ended(answer.statusCode ?? 0));
+        // Cut off mid-answer: the call got no usable answer.
+        answer.on("close", () => ended(answer.complete ? (answer.statusCode ?? 0) : 0));
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
     );
     upstream.on("error", () => {
+      ended(0);
       if (!res.headersSent) res.writeHead(502);
       res.end();
     });

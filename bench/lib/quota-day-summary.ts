@@ -2,7 +2,7 @@
 // and database) into the day's figures, and computes the naive approach on the same
 // timeline: a create per order, then one read per open order every minute until final.
 import { peakPerMinute, type Fate } from "./day-schedule";
-import { DROP_SHARE, type QuotaDayPart } from "../quota-day";
+import { DROP_SHARE, TAB_KEPT_OPEN_SHARE, type QuotaDayPart } from "../quota-day";
 import { round, summarize, type LatencySummary } from "./stats";
 import type { DropProxyStats } from "./webhook-drop-proxy";
 
@@ -11,12 +11,14 @@ const TARGET_CALLS_PER_ORDER = 1.2;
 const GATEWAY_LIMIT_PER_MINUTE = 60;
 
 export interface QuotaDaySummary {
-  plan: { orders: number; shops: number; simulatedHours: number; dropShare: number; fates: Record<Fate, number>; reconcileEverySimSeconds: number };
+  plan: { orders: number; shops: number; simulatedHours: number; dropShare: number; tabKeptOpenShare: Record<Fate, number>; fates: Record<Fate, number>; reconcileEverySimSeconds: number };
   parts: { database: string; shops: number[]; orders: number; calls: number; reconcilerPasses: { run: number; skippedWithNothingDue: number }; realSeconds: number; cpuSeconds: number; realSecondsBySpending: Record<string, number>; memoryCheckpointsMiB: Record<string, Record<string, number>>; appWarnings: Record<string, number>; problems: string[] }[];
   settled: { orders: number; settled: number; asExpected: number; unsettled: number; byWebhook: number; byReconciler: number; other: number };
   /** Simulated seconds from the gateway's final status to Shopify's resolve or reject. */
   gatewayFinalToShopifySimSeconds: LatencySummary;
-  app: { calls: number; callsPerOrder: number; byEndpoint: Record<string, number>; byCause: Record<string, number>; peakPerDeviceMinute: number; status429: number; otherErrors: number };
+  /** Shoppers' tabs on the gateway's page: sent back to the shop (reads counted under app.byCause.return), or closed. */
+  shopperTabs: { returned: number; closed: number; returnReads: number };
+  app: { calls: number; callsPerOrder: number; byEndpoint: Record<string, number>; byCause: Record<string, number>; peakPerDeviceMinute: number; status429: number; otherErrors: number; unanswered: number };
   naive: { calls: number; callsPerOrder: number; polls: number; peakPerDeviceMinute: number };
   webhooks: Omit<DropProxyStats, "inFlight">;
   targets: { callsPerOrder: number; callsPerOrderMet: boolean; everyOrderSettled: boolean; no429: boolean; peakWithinLimit: boolean };
@@ -45,6 +47,7 @@ export function summarizeQuotaDay(parts: readonly QuotaDayPart[]): QuotaDaySumma
   }
   const status429 = calls.filter((c) => c.status === 429).length;
   const otherErrors = calls.filter((c) => c.status !== 429 && c.status >= 400).length;
+  const unanswered = calls.filter((c) => c.status === 0).length;
 
   const naiveByDevice = new Map<string, number[]>();
   let polls = 0;
@@ -81,6 +84,7 @@ export function summarizeQuotaDay(parts: readonly QuotaDayPart[]): QuotaDaySumma
       shops: shape.shops,
       simulatedHours: round(Math.max(...parts.map((p) => (p.simulatedEndMs - p.startMs) / 3_600_000)), 2),
       dropShare: DROP_SHARE,
+      tabKeptOpenShare: TAB_KEPT_OPEN_SHARE,
       fates,
       reconcileEverySimSeconds: 60,
     },
@@ -97,9 +101,14 @@ export function summarizeQuotaDay(parts: readonly QuotaDayPart[]): QuotaDaySumma
       appWarnings: p.appLogs.messages,
       problems: p.problems,
     })),
+    shopperTabs: {
+      returned: parts.reduce((n, p) => n + p.shopperTabs.returned, 0),
+      closed: parts.reduce((n, p) => n + p.shopperTabs.closed, 0),
+      returnReads: parts.reduce((n, p) => n + p.shopperTabs.returnReads, 0),
+    },
     settled: { orders: orders.length, settled: settled.length, asExpected, unsettled, ...bySource },
     gatewayFinalToShopifySimSeconds: summarize(finalDelays),
-    app: { calls: calls.length, callsPerOrder: round(calls.length / orders.length), byEndpoint, byCause, peakPerDeviceMinute: appPeak, status429, otherErrors },
+    app: { calls: calls.length, callsPerOrder: round(calls.length / orders.length), byEndpoint, byCause, peakPerDeviceMinute: appPeak, status429, otherErrors, unanswered },
     naive: { calls: naiveCalls, callsPerOrder: round(naiveCalls / orders.length), polls, peakPerDeviceMinute: peakPerMinute(naiveByDevice).peak },
     webhooks,
     targets: {
