@@ -34,7 +34,7 @@ function notFound(request: Request) {
   return data({ language: acceptedLanguage(request.headers.get("accept-language")) }, { status: 404 });
 }
 
-/** The error page's language: the one a "not valid" answer carries, English otherwise. */
+/** The error page's language: the one a "not valid" or "unavailable" answer carries, English otherwise. */
 function errorLanguage(error: unknown): PageLanguage {
   if (!isRouteErrorResponse(error) || typeof error.data !== "object" || error.data === null) return "en";
   const language: unknown = (error.data as Record<string, unknown>).language;
@@ -62,7 +62,27 @@ export const handle = {
 export const shouldRevalidate: ShouldRevalidateFunction = ({ formMethod, defaultShouldRevalidate }) =>
   formMethod !== undefined && formMethod.toUpperCase() !== "GET" ? true : defaultShouldRevalidate;
 
-export async function loader({ request, params, context }: LoaderFunctionArgs) {
+/**
+ * An unexpected failure of the page (its database, say) is logged as every failed page is,
+ * and answered 500 with the page's "unavailable" text in the language the browser asks for:
+ * the payment, and so its shopper's locale, may be what could not be read. Answers the route
+ * throws on purpose (a redirect, a link that leads nowhere) pass as they are.
+ */
+async function inShoppersLanguage<T>({ request, context }: { request: Request; context: LoaderFunctionArgs["context"] }, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    context.services.logger.error("Page request failed", { method: request.method, path: new URL(request.url).pathname, error });
+    throw data({ language: acceptedLanguage(request.headers.get("accept-language")) }, { status: 500 });
+  }
+}
+
+export function loader(args: LoaderFunctionArgs) {
+  return inShoppersLanguage(args, () => loadPage(args));
+}
+
+async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) throw notFound(request);
@@ -75,7 +95,11 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 const chooseSchema = z.object({ symbol: z.string().min(1).max(24) });
 
-export async function action({ request, params, context }: ActionFunctionArgs) {
+export function action(args: ActionFunctionArgs) {
+  return inShoppersLanguage(args, () => pickCoin(args));
+}
+
+async function pickCoin({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
   const payment = await paymentForLink(services, params, new URL(request.url));
   if (!payment) throw notFound(request);

@@ -17,3 +17,22 @@ it("a request a page cannot take is answered and logged by the app's logger, wit
   expect(logged).toEqual([expect.objectContaining({ level: "error", method: "POST", path: "/app/payments" })]);
   expect(printed).not.toHaveBeenCalled();
 });
+
+it("the shopper's payment page that fails unexpectedly says so in the browser's language, and is logged once by the app's logger", async () => {
+  const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
+  const { session } = await stack().standin.state.startPayment({ test: true });
+  const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  const page = stack().services.links.paymentPageUrl(payment);
+  vi.spyOn(stack().services.links, "verify").mockImplementation(() => {
+    throw new Error("the link check failed");
+  });
+  const before = lines.length;
+  const answer = await fetch(page, { headers: { "accept-language": "es-ES,es;q=0.9,en;q=0.5" } });
+  expect(answer.status).toBe(500);
+  const html = await answer.text();
+  expect(html).toContain("La página de pago no se puede mostrar en este momento.");
+  expect(html).toContain('lang="es"');
+  const logged = lines.slice(before).filter((line) => line.includes("Page request failed")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(logged).toEqual([expect.objectContaining({ level: "error", method: "GET", path: new URL(page).pathname })]);
+  expect(printed).not.toHaveBeenCalled();
+});
