@@ -35,12 +35,19 @@ const HISTORY_SQLITE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
   "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
   "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`;
+/** One history row per migration applied: what keeps two migrators from applying one twice. */
+const HISTORY_SQLITE_APPLIED_ONCE = `CREATE UNIQUE INDEX IF NOT EXISTS "_prisma_migrations_applied_once" ON "_prisma_migrations" ("migration_name") WHERE "rolled_back_at" IS NULL`;
 const HISTORY_POSTGRES = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "id" VARCHAR(36) PRIMARY KEY NOT NULL, "checksum" VARCHAR(64) NOT NULL, "finished_at" TIMESTAMPTZ,
   "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ,
   "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`;
 
-/** Applies every migration not applied yet; returns the names applied now. Safe to run from several processes. */
+/** A text literal for SQLite: in single quotes, each quote doubled. */
+function sqlText(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** Applies every migration not applied yet; returns the names this call applied. Safe to run from several processes. */
 export async function applyMigrations(url: string, options: { root?: string } = {}): Promise<string[]> {
   const migrations = loadMigrations(migrationsDir(url, options.root));
   return databaseKind(url) === "postgresql" ? applyPostgres(url, migrations) : applySqlite(url, migrations);
@@ -67,17 +74,33 @@ async function applySqlite(url: string, migrations: Migration[]): Promise<string
     // rollback journal. The setting is kept in the file, for every connection and process.
     if (file !== ":memory:") await client.execute("PRAGMA journal_mode = WAL");
     await client.execute(HISTORY_SQLITE);
+    // A history written before this index may hold a migration twice (two migrators raced):
+    // then it cannot be made, and the history is taken as it is.
+    await client.execute(HISTORY_SQLITE_APPLIED_ONCE).catch(() => undefined);
     const rows = await client.execute(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
     const applied = new Map(rows.rows.map((r) => [String(r.migration_name), String(r.checksum)]));
     const pending = checkHistory(applied, migrations);
+    const appliedNow: string[] = [];
     for (const migration of pending) {
-      await client.executeMultiple(`BEGIN;\n${migration.sql}\nCOMMIT;`);
-      await client.execute({
-        sql: `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (?, ?, current_timestamp, ?, 1)`,
-        args: [randomUUID(), migration.checksum, migration.name],
-      });
+      // The migration and its history row in one write transaction: a crash leaves neither. The
+      // row goes first: a migrator that applied it since this one read the history recorded it,
+      // and the unique index then refuses this one's row before anything is applied twice.
+      const record = `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES (${sqlText(randomUUID())}, ${sqlText(migration.checksum)}, current_timestamp, ${sqlText(migration.name)}, 1);`;
+      try {
+        await client.executeMultiple(`BEGIN IMMEDIATE;\n${record}\n${migration.sql}\n;\nCOMMIT;`);
+        appliedNow.push(migration.name);
+      } catch (error) {
+        // Another migrator, started at the same time, applied it since the history was read
+        // (this one's transaction was rolled back): taken as applied, if it is the same one.
+        const since = await client.execute({
+          sql: `SELECT checksum FROM "_prisma_migrations" WHERE migration_name = ? AND finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+          args: [migration.name],
+        });
+        if (since.rows.length === 0) throw error;
+        checkHistory(new Map([[migration.name, String(since.rows[0]!.checksum)]]), [migration]);
+      }
     }
-    return pending.map((m) => m.name);
+    return appliedNow;
   } finally {
     client.close();
   }
