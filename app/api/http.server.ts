@@ -101,25 +101,31 @@ export async function readJsonBody(request: ApiRequest, maxBytes = MAX_JSON_BODY
   // No text column can hold one on PostgreSQL: refused here, alike on both databases, rather
   // than failing at the write.
   if (flaw === "nul_character") return { ok: false, answer: apiError(400, "nul_character", "No value in the body may contain a NUL character (\\u0000).") };
+  if (flaw === "lone_surrogate") return { ok: false, answer: apiError(400, "lone_surrogate", "No value in the body may contain an unpaired UTF-16 surrogate (\\ud800-\\udfff alone).") };
   return { ok: true, value };
 }
 
 /**
- * What makes a parsed body unusable: nesting past MAX_JSON_DEPTH, or a NUL character in a key
- * or a string. Walked with a stack of its own, so no nesting can exhaust the call stack.
+ * What makes a parsed body unusable: nesting past MAX_JSON_DEPTH, or a NUL character or an
+ * unpaired surrogate in a key or a string (refused alike on both databases). Walked with a stack of its own, so no nesting can exhaust the call stack.
  */
-function jsonFlaw(value: unknown): "too_deep" | "nul_character" | null {
+/** A UTF-16 surrogate with no partner: JSON can carry one escaped, no text column can store it on PostgreSQL. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function jsonFlaw(value: unknown): "too_deep" | "nul_character" | "lone_surrogate" | null {
   const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value: current, depth } = next;
     if (typeof current === "string") {
       if (current.includes("\0")) return "nul_character";
+      if (LONE_SURROGATE.test(current)) return "lone_surrogate";
       continue;
     }
     if (current === null || typeof current !== "object") continue;
     if (depth >= MAX_JSON_DEPTH) return "too_deep";
     for (const [key, inner] of Object.entries(current)) {
       if (key.includes("\0")) return "nul_character";
+      if (LONE_SURROGATE.test(key)) return "lone_surrogate";
       pending.push({ value: inner, depth: depth + 1 });
     }
   }
