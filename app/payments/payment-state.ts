@@ -32,8 +32,15 @@ export const OPEN_PAYMENT_STATES: readonly PaymentState[] = ["started", "awaitin
  */
 export const LATE_PAYMENT_WATCH_MS = 7 * 24 * 3_600_000;
 
+/**
+ * A settlement from a signed notification alone that a read is still to check: unverifiedSince
+ * set, written as a range (every such time is after 1970), which SQLite searches its index for,
+ * where it scans every payment for IS NOT NULL.
+ */
+export const AWAITING_VERIFICATION = { unverifiedSince: { gt: new Date(0) } };
+
 /** Payments not finished at the gateway, or settled from a signed notification alone that a read is still to check. */
-export const PAYMENTS_IN_PROGRESS = { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, { unverifiedSince: { not: null } }] };
+export const PAYMENTS_IN_PROGRESS = { OR: [{ state: { in: [...OPEN_PAYMENT_STATES] } }, AWAITING_VERIFICATION] };
 
 /** Rejected payments whose orders are still read for crypto arriving late (LATE_PAYMENT_WATCH_MS). */
 export function watchedRejectedPayments(now: Date) {

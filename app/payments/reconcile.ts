@@ -24,7 +24,7 @@ import { orderReaderAccess, type OrderReaderAccess } from "~/shops/gateway-direc
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { enqueue, finalMessageKey } from "./outbox";
-import { isOpenPaymentState, OPEN_PAYMENT_STATES, paymentsOnCredentials, watchedRejectedPayments } from "./payment-state";
+import { AWAITING_VERIFICATION, isOpenPaymentState, OPEN_PAYMENT_STATES, paymentsOnCredentials, watchedRejectedPayments } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
 import { readWantedOrders, type WantedOrdersRead } from "./read-orders";
 import { settleFromGatewayOrder, type SettleResult } from "./settle-payment";
@@ -178,7 +178,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   const now = deps.clock.now();
   const [payments, unverified, rejected] = await Promise.all([
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] } }, include: { shop: true } }),
-    deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, unverifiedSince: { not: null }, gatewayOrderId: { not: null } } }),
+    deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, ...AWAITING_VERIFICATION, gatewayOrderId: { not: null } } }),
     deps.db.payment.findMany({
       where: { shopId: shop.id, gatewayEnv: env, ...watchedRejectedPayments(now) },
       select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true },
