@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
-import { RemixServer } from "@remix-run/react";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { createReadableStreamFromReadable, type EntryContext, type HandleErrorFunction } from "@remix-run/node";
 import { isbot } from "isbot";
 import { isAdminPath, routedPath } from "./lib/routed-path";
@@ -11,11 +11,18 @@ export const streamTimeout = 5000;
 /**
  * An error a loader, an action or the rendering threw (a thrown Response is an answer, not an
  * error): logged through the app's logger, which scrubs secrets and which the tests check,
- * instead of Remix's own console.error. A request its client abandoned is not logged.
+ * instead of Remix's own console.error. A request its client abandoned is not logged. One the
+ * client got wrong (Remix's own 4xx: a post to a page with no action) is logged as information,
+ * so that no one can fill the error log, or set off its alerts, from outside.
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
-  context.services.logger.error("Page request failed", { method: request.method, path: new URL(request.url).pathname, error });
+  const where = { method: request.method, path: new URL(request.url).pathname };
+  if (isRouteErrorResponse(error) && error.status < 500) {
+    context.services.logger.info("Page request refused", { ...where, status: error.status });
+    return;
+  }
+  context.services.logger.error("Page request failed", { ...where, error });
 };
 
 /** The routes Shopify's admin frames: the index, /app and its children, and the log-in pages. */

@@ -35,6 +35,11 @@ export function boundedBodies(maxBytes: number): express.RequestHandler {
       return refuse(req, res, 411, "length_required", "Send the body with its Content-Length.");
     }
     if (Number(declared) > maxBytes) return refuse(req, res, 413, "body_too_large", `The body must be at most ${maxBytes} bytes.`);
+    // The old way of asking a route for its data: the app asks with ".data" paths, and Remix
+    // answers "?_data=" with an action's status lost (200 for a refused form) and a warning.
+    if (new URL(req.originalUrl, "http://localhost").searchParams.has("_data")) {
+      return refuse(req, res, 400, "unsupported_data_request", "Ask for a page's data with its .data path, not ?_data=.");
+    }
     next();
   };
 }

@@ -8,13 +8,14 @@ const stack = stackForFile({ workers: false, logLines: lines, env: { DEV_ADMIN_L
 
 afterEach(() => vi.restoreAllMocks());
 
-it("a request a page cannot take is answered and logged by the app's logger, with its method and path, and nothing on the console", async () => {
+it("a request a page cannot take is answered and logged by the app's logger as information, with its method, path and status, and nothing on the console", async () => {
   const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
-  // The payments list has no action: Remix answers 405 and reports it as an error.
+  // The payments list has no action: Remix answers 405 and reports it; the client's doing, not an error.
   const answer = await fetch(`${stack().app.url}/app/payments?shop=${stack().shopDomain}`, { method: "POST", body: new URLSearchParams({ anything: "1" }) });
   expect(answer.status).toBe(405);
-  const logged = lines.filter((line) => line.includes("Page request failed")).map((line) => JSON.parse(line) as Record<string, unknown>);
-  expect(logged).toEqual([expect.objectContaining({ level: "error", method: "POST", path: "/app/payments" })]);
+  const logged = lines.filter((line) => line.includes("Page request refused")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(logged).toEqual([expect.objectContaining({ level: "info", method: "POST", path: "/app/payments", status: 405 })]);
+  expect(lines.filter((line) => line.includes("Page request failed"))).toEqual([]);
   expect(printed).not.toHaveBeenCalled();
 });
 
