@@ -25,21 +25,17 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
   context.services.logger.error("Page request failed", { ...where, error });
 };
 
-/** The routes Shopify's admin frames: the index, /app and its children, and the log-in pages. */
-const isEmbeddedAdminRoute = (id: string) => id === "routes/_index" || id === "routes/app" || id.startsWith("routes/auth.");
-
 export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
 ) {
-  // App Bridge headers belong to the embedded admin only, not to the shopper's pages. Told by
-  // the routes matched (the router matches /APP/… or /%61pp/… as /app/… too), and by the path
-  // as the router reads it, for a page under /app that no route matches (a stale link's 404).
-  const routeIds = remixContext.staticHandlerContext.matches.map((match) => match.route.id);
+  // App Bridge headers belong to the embedded admin only (the index, /app and what lies below
+  // it, a stale link's 404 included, and the log-in pages), not to the shopper's pages. Told by
+  // the path as the router reads it: it matches /APP/… or /%61pp/… as /app/… too.
   const path = routedPath(new URL(request.url).pathname);
-  if (routeIds.some(isEmbeddedAdminRoute) || (path !== null && isAdminPath(path))) addDocumentResponseHeaders(request, responseHeaders);
+  if (path !== null && (path === "/" || isAdminPath(path) || path.startsWith("/auth"))) addDocumentResponseHeaders(request, responseHeaders);
   const userAgent = request.headers.get("user-agent");
   const callbackName = isbot(userAgent ?? "") ? "onAllReady" : "onShellReady";
 
