@@ -34,7 +34,7 @@ export interface HealthView {
   inboxBacklog: number;
   inboxFailing: number;
   outboxBacklog: number;
-  /** The latest calls Shopify refused; `handled` once the merchant has dealt with them (`refusalHandled`). */
+  /** The latest calls Shopify refused; `handled` once the merchant has dealt with them (REFUSAL_OPEN no longer holds). */
   outboxFailed: { id: string; kind: string; lastError: string; at: string; handled: boolean }[];
   /** Refused calls nobody has dealt with yet: the figure that stays red until someone does. */
   outboxFailedCount: number;

@@ -318,7 +318,11 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
       if ((await settleListed(deps, shop, env, payment.id, order, readAt)) === "unrecorded") continue;
     } else if (gone.has(orderId)) {
       // Not flagged (the write failed, and is logged): it stays to be verified by the next listing.
-      if (!(await onePayment(deps, { ...payment, shop }, "A payment whose order is gone could not be flagged", false, () => flagUnlistedPayment(deps, payment, now)))) continue;
+      const flagged = await onePayment(deps, { ...payment, shop }, "A payment whose order is gone could not be flagged", false, async () => {
+        await flagUnlistedPayment(deps, payment, now);
+        return true;
+      });
+      if (!flagged) continue;
     }
     // Left out of the listing and not looked up this pass: it stays to be verified by the next.
     else continue;
@@ -442,8 +446,8 @@ async function finaliseUnread(
   }
 }
 
-/** The gateway no longer has the order a signed webhook settled: a person must look. True once flagged (a failed write throws). */
-async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Date): Promise<true> {
+/** The gateway no longer has the order a signed webhook settled: a person must look. */
+async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Date): Promise<void> {
   const detail = `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but the gateway does not return this order any more. Check it in the gateway dashboard before shipping or refunding.`;
   await deps.db.payment.update({
     where: { id: payment.id },
@@ -455,7 +459,6 @@ async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Da
       events: { create: { type: "attention", detail: JSON.stringify({ reason: "webhook_mismatch", detail }), at: now } },
     },
   });
-  return true;
 }
 
 interface FinaliseReason {
