@@ -1,11 +1,18 @@
 // Flow 3: the shopper comes back from the gateway (url_ok, url_ko, url_standby). The order
 // is read, settled if that has not happened yet, and the shopper is sent where Shopify
-// says (nextAction), or to cancel_url when they gave up before paying.
+// says (nextAction), or to cancel_url when they gave up before paying. A return to wait
+// (url_standby, where the gateway's page sends the shopper once it has seen money) reads
+// nothing when what the app already holds shows the shopper chose a coin: Shopify is told
+// the payment is pending either way, and the order's signed webhooks and the reconciler
+// settle it. Those returns were most of the gateway calls a day makes beyond order creation.
+import type { Payment } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { SHOPPER_WAITING_READ } from "./check-payment";
 import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
+import { agreedStatus } from "./process-webhooks";
 import { settleFromGatewayOrder } from "./settle-payment";
+import type { PendingReason } from "~/shopify/payments-apps/outcome";
 import { orderReader } from "~/shops/gateway-directory.server";
 
 export type ReturnOutcome = "ok" | "ko" | "standby";
@@ -48,6 +55,34 @@ async function claimReturnRead(deps: PaymentsDeps, paymentId: string): Promise<b
   return claimed.count === 1;
 }
 
+type Progress = "PE" | "AC";
+
+/**
+ * How far the order has gone by what the app holds, without reading it: AC (money seen) or
+ * PE (a coin chosen), from the payment's own state and status (a read, or the order's
+ * creation with a coin) and from the shop's webhooks of the order, each verified at the door
+ * with its Secret Key and agreeing with the payment (order, amount, fiat). Null when nothing
+ * shows the shopper got that far, and when a webhook may say more than a wait: a final or
+ * unknown status (the inbox may not have taken it in yet), or one that disagrees. The order
+ * is read then.
+ */
+async function heldProgress(deps: PaymentsDeps, payment: Payment): Promise<Progress | null> {
+  const hooks = await deps.db.gatewayWebhook.findMany({
+    where: { shopId: payment.shopId, gatewayEnv: payment.gatewayEnv, orderId: payment.gatewayOrderId },
+    select: { rawBody: true, orderId: true },
+  });
+  let progress: Progress | null = payment.state === "confirming" || payment.gatewayStatus === "AC" ? "AC" : payment.gatewayStatus === "PE" ? "PE" : null;
+  for (const hook of hooks) {
+    const status = agreedStatus(hook, payment)?.code;
+    if (status === "NR") continue;
+    if (status !== "PE" && status !== "AC") return null;
+    if (status === "AC" || progress === null) progress = status;
+  }
+  return progress;
+}
+
+const PENDING_REASON: Record<Progress, PendingReason> = { AC: "NETWORK_ACTION_REQUIRED", PE: "BUYER_ACTION_REQUIRED" };
+
 export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId: string; signature: string; outcome: ReturnOutcome }): Promise<ReturnResult> {
   const payment = await deps.db.payment.findUnique({ where: { id: input.paymentId }, include: { shop: true } });
   // The signature binds the link to this payment and its shop: no other payment can be settled with it.
@@ -59,6 +94,11 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
     if (payment.nextActionUrl) return { kind: "redirect", url: payment.nextActionUrl };
   }
   if (!payment.gatewayOrderId) return { kind: "redirect", url: payment.cancelUrl };
+
+  if (input.outcome === "standby" && (payment.state === "awaiting_payment" || payment.state === "confirming")) {
+    const progress = await heldProgress(deps, payment);
+    if (progress) return nextActionFor(deps, payment, (await enqueuePending(deps, payment, PENDING_REASON[progress])).id);
+  }
 
   let state = payment.state;
   let gatewayStatus = payment.gatewayStatus;

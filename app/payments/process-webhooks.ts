@@ -48,7 +48,7 @@ export interface InboxPassResult {
   duplicates: number;
 }
 
-type FinalStatus = Extract<ParsedGatewayStatus, { known: true }>;
+type KnownStatus = Extract<ParsedGatewayStatus, { known: true }>;
 
 /** The parsed body of a stored webhook; null when it does not parse. */
 function webhookBody(hook: Pick<GatewayWebhook, "rawBody">): GatewayWebhookPayload | null {
@@ -59,20 +59,27 @@ function webhookBody(hook: Pick<GatewayWebhook, "rawBody">): GatewayWebhookPaylo
 }
 
 /**
- * The final status a stored webhook reports for this open payment, when it carries the
- * order's fiat amount and every field it carries agrees with the payment (the amount and
- * fiat the app asked for); null when the order must be read from the gateway instead.
+ * The known status a stored webhook reports for this payment's order, when it carries the
+ * order's fiat amount and every field it carries agrees with the payment (the order, amount
+ * and fiat the app asked for); null when it does not parse, reports a status this project
+ * does not know, or disagrees.
  */
-export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): FinalStatus | null {
+export function agreedStatus(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): KnownStatus | null {
   const body = webhookBody(hook);
   if (!body) return null;
   if (body.identifier !== payment.gatewayOrderId || hook.orderId !== payment.gatewayOrderId) return null;
   const status = body.status;
-  if (!status?.known || !isFinalGatewayStatus(status.code)) return null;
+  if (!status?.known) return null;
   // The gateway's webhooks always carry the order's fiat amount: one without it is read instead.
   if (body.fiat_amount === undefined || !new Decimal(body.fiat_amount).equals(new Decimal(payment.amount))) return null;
   if (body.fiat_currency !== undefined && body.fiat_currency.toUpperCase() !== payment.currency.toUpperCase()) return null;
   return status;
+}
+
+/** The final status a stored webhook reports for this open payment (agreedStatus); null when the order must be read from the gateway instead. */
+export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): KnownStatus | null {
+  const status = agreedStatus(hook, payment);
+  return status && isFinalGatewayStatus(status.code) ? status : null;
 }
 
 /**
@@ -218,7 +225,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   outcome.processed += noAction.length;
 
   const known: GatewayWebhook[] = [];
-  const trusted: { hook: GatewayWebhook; payment: Payment; status: FinalStatus }[] = [];
+  const trusted: { hook: GatewayWebhook; payment: Payment; status: KnownStatus }[] = [];
   const unknown: GatewayWebhook[] = [];
   for (const hook of needRead) {
     const payment = hook.orderId ? byOrder.get(hook.orderId) : undefined;

@@ -30,6 +30,12 @@ export function checkoutScenarios(getStack: () => Stack): void {
   const webhookFaults = async (mode: string, extra: Record<string, unknown> = {}) =>
     stack().sandboxControl(`/sandbox/devices/${await deviceKey()}/webhook-faults`, { mode, ...extra });
 
+  /** A counter of the gateway calls made with the shop's sandbox device key. */
+  async function gatewayReads() {
+    const hash = hashDeviceKey(await deviceKey());
+    return () => db().gatewayCall.count({ where: { deviceHash: hash } });
+  }
+
   function returnUrl(payment: { id: string; shopId: string }, outcome: "ok" | "ko" | "standby") {
     return stack().services.links.returnUrl(payment, outcome);
   }
@@ -105,15 +111,97 @@ export function checkoutScenarios(getStack: () => Stack): void {
   it("a return link opened again and again reads the order once per spacing interval, not once per hit", async () => {
     const { payment, orderId } = await startPayment();
     await act(orderId, { action: "choose_currency", currency: "BTC" });
-    const hash = hashDeviceKey(await deviceKey());
-    const reads = () => db().gatewayCall.count({ where: { deviceHash: hash } });
+    const reads = await gatewayReads();
     const before = await reads();
     for (let hit = 0; hit < 20; hit++) {
-      const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
+      // Sent back as paid while the app still holds it open: the return reads the order.
+      const back = await fetch(returnUrl(payment, "ok"), { redirect: "manual" });
       expect(back.status).toBeLessThan(400);
       await back.body?.cancel();
     }
     expect(await reads()).toBe(before + 1);
+  });
+
+  /** Waits until the shop's webhooks of the order report these statuses (stored at the door, verified). */
+  async function webhooksStored(orderId: string, statuses: string[]) {
+    await waitFor(async () => {
+      const stored = await db().gatewayWebhook.findMany({ where: { orderId }, select: { status: true } });
+      return statuses.every((status) => stored.some((hook) => hook.status === status)) || null;
+    }, `webhooks ${statuses.join(", ")} stored`);
+  }
+
+  it("a return to wait after the payment's webhook reads nothing: pending (network) from the signed AC, then CO resolves", async () => {
+    const { session, payment, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "ETH" });
+    await act(orderId, { action: "pay", amount: "exact" });
+    await webhooksStored(orderId, ["PE", "AC"]);
+    const reads = await gatewayReads();
+    const before = await reads();
+    const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect(back.headers.get("location")).toBe((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).nextActionUrl);
+    expect(await reads()).toBe(before);
+    const pending = stack().standin.state.session(session.id)!.state;
+    expect(pending.code === "PENDING" && pending.reason).toBe("NETWORK_ACTION_REQUIRED");
+    await act(orderId, { action: "confirm" });
+    await waitFor(async () => shopifyState(session.id) === "RESOLVED", "Shopify resolve after pending");
+    expect(calls(session.id, "PaymentSessionPending")).toBe(1);
+  });
+
+  it("a return to wait with only the coin's webhook (the payment's lost) reads nothing and tells Shopify the buyer is paying", async () => {
+    const { session, payment, orderId } = await startPayment();
+    await act(orderId, { action: "choose_currency", currency: "ETH" });
+    await webhooksStored(orderId, ["PE"]);
+    await webhookFaults("drop");
+    try {
+      await act(orderId, { action: "pay", amount: "exact" });
+      const reads = await gatewayReads();
+      const before = await reads();
+      const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
+      expect(back.status).toBe(303);
+      expect(await reads()).toBe(before);
+      const pending = stack().standin.state.session(session.id)!.state;
+      expect(pending.code === "PENDING" && pending.reason).toBe("BUYER_ACTION_REQUIRED");
+    } finally {
+      await webhookFaults("deliver");
+    }
+  });
+
+  it("a return to wait with every webhook of the order lost reads the order once", async () => {
+    await webhookFaults("drop");
+    try {
+      const { session, payment, orderId } = await startPayment();
+      await act(orderId, { action: "choose_currency", currency: "ETH" });
+      await act(orderId, { action: "pay", amount: "exact" });
+      const reads = await gatewayReads();
+      const before = await reads();
+      const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
+      expect(back.status).toBe(303);
+      expect(await reads()).toBe(before + 1);
+      expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).state).toBe("confirming");
+      const pending = stack().standin.state.session(session.id)!.state;
+      expect(pending.code === "PENDING" && pending.reason).toBe("NETWORK_ACTION_REQUIRED");
+    } finally {
+      await webhookFaults("deliver");
+    }
+  });
+
+  it("a return to wait reads the order when a webhook of it may say more than a wait (a final status, or one that disagrees with the payment)", async () => {
+    for (const [status, amount] of [["CO", null], ["AC", "1.00"]] as const) {
+      const { session, payment, orderId } = await startPayment();
+      await act(orderId, { action: "choose_currency", currency: "ETH" });
+      await act(orderId, { action: "pay", amount: "exact" });
+      await webhooksStored(orderId, ["PE", "AC"]);
+      // A verified webhook the inbox has taken (or is taking) in: stored as the door stores one.
+      const rawBody = JSON.stringify({ identifier: orderId, status, fiat_amount: Number(amount ?? payment.amount), fiat_currency: payment.currency });
+      await db().gatewayWebhook.create({ data: { shopId: payment.shopId, gatewayEnv: payment.gatewayEnv, nonce: "1", signature: randomUUID(), rawBody, orderId, status, processedAt: new Date() } });
+      const reads = await gatewayReads();
+      const before = await reads();
+      const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
+      expect(back.status).toBe(303);
+      expect(await reads(), status).toBe(before + 1);
+      expect(shopifyState(session.id)).toBe("PENDING");
+    }
   });
 
   it("expiry: EX rejects the Shopify session as cancelled", async () => {
