@@ -1,6 +1,8 @@
 // When to try a failed background job again: the delay doubles with each attempt from a base
 // up to a cap, with ±20% jitter so that jobs that failed together do not return together,
-// and never sooner than the other side asked (Retry-After).
+// and never sooner than the other side asked (Retry-After), up to the cap: a wait asked for
+// beyond it (a Retry-After of a year from a proxy, a cost-based wait from a tiny restore
+// rate) would park the job, a paid order's call to Shopify say, for that long unseen.
 export interface BackoffPolicy {
   baseMs: number;
   capMs: number;
@@ -11,5 +13,7 @@ export function backoffMs(attempt: number, policy: BackoffPolicy, random: () => 
   const exponent = Math.min(30, Math.max(0, attempt - 1));
   const base = Math.min(policy.capMs, policy.baseMs * 2 ** exponent);
   const jittered = base * (0.8 + random() * 0.4);
-  return Math.max(retryAfterMs ?? 0, Math.round(jittered));
+  // A wait that is no number at all asks for nothing.
+  const asked = retryAfterMs === null || retryAfterMs === undefined || Number.isNaN(retryAfterMs) ? 0 : Math.min(policy.capMs, retryAfterMs);
+  return Math.max(asked, Math.round(jittered));
 }

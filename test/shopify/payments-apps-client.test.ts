@@ -183,10 +183,16 @@ describe("classifyUserErrors", () => {
     expect(classifyUserErrors(base)).toEqual({ ok: true, alreadyInState: true });
   });
 
-  it("counts an 'already resolved' error without a session as a success only for a resolve", () => {
+  // Shopify answers a repeated call on a session already in that state with no user errors;
+  // a refusal without the session may be about another one (a second payment of a checkout).
+  it("counts any refusal without a session as a failure, whatever its words say", () => {
     const withoutSession = { ...base, sessionId: null, state: null };
-    expect(classifyUserErrors(withoutSession)).toEqual({ ok: true, alreadyInState: true });
+    expect(classifyUserErrors(withoutSession)).toMatchObject({ ok: false, kind: "user_error" });
     expect(classifyUserErrors({ ...withoutSession, operation: "PaymentSessionReject" })).toMatchObject({ ok: false, kind: "user_error" });
+    const sibling = { ...withoutSession, userErrors: [{ field: ["id"], message: "Another payment session of this checkout has already been resolved.", code: null }] };
+    const verdict = classifyUserErrors(sibling);
+    expect(verdict).toMatchObject({ ok: false, kind: "user_error" });
+    if (!verdict.ok) expect(verdict.message).toContain("Another payment session of this checkout has already been resolved.");
   });
 
   it("counts a session in the other final state as a conflict", () => {

@@ -1,7 +1,10 @@
-// Decides what a mutation's userErrors mean for the caller. A session already in the
+// Decides what a mutation's userErrors mean for the caller. A session Shopify returns in the
 // state we asked for is a success (Shopify's "already done"), whatever the errors say;
 // a session in a conflicting final state, or any other user error, is a failure that the
-// merchant must see.
+// merchant must see. So is a refusal that returns no session: its words alone cannot tell
+// which session they are about (Shopify refuses a second payment of one checkout with
+// "another payment session of this checkout has already been resolved"), and a repeated
+// call on a session already in that state is answered with no user errors at all.
 
 import type { PaymentsAppsOperationName } from "./documents";
 import type { MutationOutcome, PaymentsAppsUserError, SessionState, SessionStateCode } from "./outcome";
@@ -43,10 +46,6 @@ const SESSION_NOUN: Record<PaymentsAppsOperationName, string> = {
   PaymentsAppConfigure: "payments app configuration",
 };
 
-// When Shopify returns no session, an "already resolved/rejected" message is the only
-// sign of the state; it counts only when it names the state that was asked for.
-const ALREADY_PATTERN = /\balready\s+(?:been\s+)?(resolved|rejected|pending)\b/i;
-
 export function classifyUserErrors(outcome: MutationOutcome): UserErrorClassification {
   if (outcome.userErrors.length === 0) return { ok: true, alreadyInState: false };
 
@@ -56,10 +55,6 @@ export function classifyUserErrors(outcome: MutationOutcome): UserErrorClassific
   const noun = SESSION_NOUN[outcome.operation];
 
   if (requested !== null && current?.code === requested) return { ok: true, alreadyInState: true };
-  if (requested !== null && current === null) {
-    const said = ALREADY_PATTERN.exec(shopifySays)?.[1]?.toUpperCase();
-    if (said === requested) return { ok: true, alreadyInState: true };
-  }
 
   if (requested !== null && current !== null && (current.code === "RESOLVED" || current.code === "REJECTED")) {
     return {

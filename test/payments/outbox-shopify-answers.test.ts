@@ -1,0 +1,120 @@
+// How the outbox reads Shopify's answers to a payment's final call, on SQLite and PostgreSQL,
+// with the real Payments Apps client over a fetch whose answer each test chooses. A refusal
+// that comes back without the session is a refusal whatever its words (Shopify's refusal of a
+// second payment of one checkout says "already been resolved" of the other session): the
+// payment is flagged, with the paid-twice note when another payment of the checkout was
+// accepted. A wait Shopify asks for (Retry-After, or its cost limit's restore time) is obeyed
+// up to the outbox's own cap of 10 minutes, never longer: a paid resolve is not parked unseen.
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../app/lib/logger.server";
+import type { PaymentsDeps } from "../../app/payments/deps";
+import { deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
+import { createPaymentsAppsClient } from "../../app/shopify/payments-apps/client";
+import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+
+const SHOP = "outbox-shopify-answers.myshopify.com";
+/** The outbox's longest wait between two attempts. */
+const CAP_MS = 600_000;
+
+describe.each(ROW_DATABASES)("on $name", (database) => {
+  const rows = rowsDatabaseForFile(database, { shopDomain: SHOP, webhookToken: "outbox-answers-webhook-01" });
+  let opened: OpenedRows;
+  beforeAll(() => void (opened = rows()));
+
+  let at = new Date();
+  const clock = { now: () => at };
+  afterEach(() => void (at = new Date()));
+
+  /** What Shopify answers the next call. */
+  let answer: { status: number; headers?: Record<string, string>; body: unknown };
+  const deps = (): PaymentsDeps =>
+    ({
+      db: opened.db,
+      sql: opened.sql,
+      clock,
+      logger: silentLogger,
+      shopify: {
+        forShop: async (shopDomain: string) =>
+          createPaymentsAppsClient({
+            shopDomain,
+            accessToken: "shpat_outbox_answers",
+            fetch: (async () =>
+              new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "Content-Type": "application/json", ...answer.headers } })) as typeof fetch,
+          }),
+      },
+    }) as unknown as PaymentsDeps;
+
+  /** A paid payment with its resolve stored, due now. */
+  async function paidWithResolve(columns: Parameters<typeof createPayment>[1] = {}) {
+    const payment = await createPayment(opened, { state: "paid", ...columns });
+    const message = await opened.db.$transaction((tx) =>
+      enqueue(tx, { shopDomain: SHOP, paymentId: payment.id, dedupeKey: finalMessageKey(payment.id), payload: { kind: "payment.resolve", gid: payment.gid }, now: at }),
+    );
+    return { payment, message };
+  }
+
+  const refusedWithoutSession = (message: string) => ({
+    status: 200,
+    body: { data: { paymentSessionResolve: { paymentSession: null, userErrors: [{ field: ["id"], message }] } } },
+  });
+
+  it("a second payment of one checkout, refused without its session: flagged with the paid-twice note, not recorded as resolved", async () => {
+    const group = `group-${Math.random()}`;
+    const first = await createPayment(opened, { state: "paid", groupId: group, shopifyOutcome: "resolved" });
+    const { payment, message } = await paidWithResolve({ groupId: group });
+    answer = refusedWithoutSession("Another payment session of this checkout has already been resolved.");
+
+    expect(await deliverNow(deps(), message.id)).toBe("failed");
+    const after = await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(after).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null, shopifyOutcome: null, finalizedAt: null });
+    expect(after.attentionDetail).toContain(`(Shopify payment ${first.shopifyPaymentId}) was already accepted, so the shopper paid twice`);
+    expect(after.attentionDetail).toContain("Another payment session of this checkout has already been resolved.");
+    const events = await opened.db.paymentEvent.findMany({ where: { paymentId: payment.id }, select: { type: true } });
+    expect(events.map((event) => event.type)).toEqual(["shopify_refused"]);
+    expect(await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "failed" });
+  });
+
+  it("an 'already resolved' refusal without the session is a refusal the merchant sees, even with no other payment of the checkout", async () => {
+    const { payment, message } = await paidWithResolve();
+    answer = refusedWithoutSession("Payment session has already been resolved");
+
+    expect(await deliverNow(deps(), message.id)).toBe("failed");
+    const after = await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(after).toMatchObject({ attention: "shopify_error", shopifyOutcome: null });
+    expect(after.attentionDetail).toContain("Payment session has already been resolved");
+  });
+
+  it("a Retry-After of a year waits the outbox's cap, unflagged", async () => {
+    const { payment, message } = await paidWithResolve();
+    answer = { status: 429, headers: { "Retry-After": String(365 * 86_400) }, body: { errors: "Exceeded 2 calls per second for api client." } };
+
+    expect(await deliverNow(deps(), message.id)).toBe("retry");
+    const stored = await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
+    expect(stored.nextAttemptAt.getTime() - at.getTime()).toBe(CAP_MS);
+    expect(await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: null });
+  });
+
+  it("a cost-limit wait from a tiny restore rate waits the outbox's cap", async () => {
+    const { message } = await paidWithResolve();
+    answer = {
+      status: 200,
+      body: {
+        errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+        extensions: { cost: { requestedQueryCost: 10, throttleStatus: { currentlyAvailable: 0, restoreRate: 1e-9 } } },
+      },
+    };
+
+    expect(await deliverNow(deps(), message.id)).toBe("retry");
+    const stored = await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
+    expect(stored.nextAttemptAt.getTime() - at.getTime()).toBe(CAP_MS);
+  });
+
+  it("a Retry-After within the cap is still obeyed in full", async () => {
+    const { message } = await paidWithResolve();
+    answer = { status: 429, headers: { "Retry-After": "120" }, body: { errors: "Exceeded 2 calls per second for api client." } };
+
+    expect(await deliverNow(deps(), message.id)).toBe("retry");
+    const stored = await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
+    expect(stored.nextAttemptAt.getTime() - at.getTime()).toBe(120_000);
+  });
+});
