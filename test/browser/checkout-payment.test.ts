@@ -1,8 +1,9 @@
 // A whole payment in real Chromium: the shopper pays from the checkout simulator on the
 // gateway sandbox's page (chooses a coin, pays exactly), the network confirms it, the
-// stand-in's order page ends paid, and the merchant sees it paid in the admin's payment
-// list and detail.
+// stand-in's order page ends paid, the reconciler's listing verifies it, and the merchant
+// sees it paid in the admin's payment list and detail.
 import { describe, expect, it } from "vitest";
+import { reconcileOnce } from "../../app/payments/reconcile";
 import { browserForFile, saveScreenshot } from "../support/browser";
 import { stackForFile, waitFor } from "../support/stack";
 import { DESKTOP, openAdmin, PHONE } from "./support/admin";
@@ -37,9 +38,15 @@ describe("a payment from checkout to paid", () => {
     await saveScreenshot(shopper, "checkout-payment-paid-order-page");
     expect(stack().standin.state.invalidOperations()).toEqual([]);
 
+    // Settled from the signed webhooks alone (the shopper's return to wait read nothing): the
+    // reconciler's next listing of the shop's orders verifies it and records the coin, its
+    // amount and its transactions, as it does within the hour.
+    expect((await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).unverifiedSince).not.toBeNull();
+    await reconcileOnce(stack().services, { worker: "test", force: true });
     const paid = await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(paid.state).toBe("paid");
     expect(paid.gatewayStatus).toBe("CO");
+    expect(paid.unverifiedSince).toBeNull();
 
     const merchant = await browser().newPage({ viewport: DESKTOP });
     await openAdmin(merchant, stack(), "/app/payments");
