@@ -12,7 +12,8 @@ export interface BackoffPolicy {
 export function backoffMs(attempt: number, policy: BackoffPolicy, random: () => number = Math.random, retryAfterMs?: number | null): number {
   const exponent = Math.min(30, Math.max(0, attempt - 1));
   const base = Math.min(policy.capMs, policy.baseMs * 2 ** exponent);
-  const jittered = base * (0.8 + random() * 0.4);
+  // Jittered within the cap: at the cap only downwards, so no wait is ever longer than it.
+  const jittered = Math.min(policy.capMs, base * (0.8 + random() * 0.4));
   // A wait that is no number at all asks for nothing.
   const asked = retryAfterMs === null || retryAfterMs === undefined || Number.isNaN(retryAfterMs) ? 0 : Math.min(policy.capMs, retryAfterMs);
   return Math.max(asked, Math.round(jittered));
