@@ -108,7 +108,7 @@ export interface GatewayClient {
    * The device's orders. An element that is not a readable order is logged and set aside in
    * `unreadable` (see GatewayOrderListing): the others are still returned.
    */
-  listOrders(range?: ListOrdersRange): Promise<Result<GatewayOrderListing, GatewayError>>;
+  listOrders(range?: ListOrdersRange, budget?: CallBudget): Promise<Result<GatewayOrderListing, GatewayError>>;
   /** Never resent once it may have reached the service: see GatewayOutcomeUnknownError. */
   createOrder(request: CreateOrderRequest): Promise<Result<CreateOrderResponse, GatewayError>>;
   /**
@@ -412,7 +412,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       });
     },
 
-    async listOrders(range = {}) {
+    async listOrders(range = {}, budget) {
       const query: string[] = [];
       const dates: Partial<Record<"start" | "end", string>> = {};
       for (const field of ["start", "end"] as const) {
@@ -428,14 +428,19 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       if (dates.start !== undefined && dates.end !== undefined && dates.start > dates.end) {
         return err(new GatewayInvalidRequestError(["start"], "start is after end"));
       }
-      const listed = await call({
-        operation: "list_orders",
-        method: "GET",
-        path: `/orders/${query.length === 0 ? "" : `?${query.join("&")}`}`,
-        quotaClass: "general",
-        schema: ordersListResponseSchema,
-        creates: false,
-      });
+      const listed = await call(
+        {
+          operation: "list_orders",
+          method: "GET",
+          path: `/orders/${query.length === 0 ? "" : `?${query.join("&")}`}`,
+          quotaClass: "general",
+          schema: ordersListResponseSchema,
+          creates: false,
+        },
+        false,
+        undefined,
+        budget,
+      );
       // Its identifier and where the schema refused it, as an invalid_response error would tell.
       for (const element of listed.isOk() ? listed.value.unreadable : []) {
         logger?.warn("gateway listing: an order could not be read; set aside", {

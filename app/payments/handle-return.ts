@@ -6,12 +6,15 @@
 // learnt in the last minutes shows the shopper chose a coin: Shopify is told the payment is
 // pending either way, and the order's signed webhooks and the reconciler settle it. Those
 // returns were most of the gateway calls a day makes beyond order creation.
-import type { Payment } from "../../generated/prisma/sqlite/client";
-import type { GatewayEnv, PaymentsDeps } from "./deps";
+import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
+import { isFinalGatewayStatus, type GatewayStatus } from "~/gateway/statuses";
+import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { SHOPPER_WAITING_READ } from "./check-payment";
 import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
 import { agreedStatus } from "./process-webhooks";
+import { readShopOrdersAtReturn } from "./reconcile";
+import { decideForGatewayStatus } from "./status-mapping";
 import { settleFromGatewayOrder } from "./settle-payment";
 import type { PendingReason } from "~/shopify/payments-apps/outcome";
 import { orderReader } from "~/shops/gateway-directory.server";
@@ -59,37 +62,59 @@ async function claimReturnRead(deps: PaymentsDeps, paymentId: string): Promise<b
 type Progress = "PE" | "AC";
 
 /**
- * How long what the app holds of an order's progress stands for the order without a read at a
- * return to wait: the gateway's shortest expiry window, within which an order that reached PE
- * cannot have expired. A return to wait comes seconds after the status it follows; a link
- * opened again later reads.
+ * How long what the app learnt of an order's progress (the payment's own last read, or a
+ * webhook's arrival) stands for the order without a read at a return to wait. An order at PE
+ * expires 15 minutes at the soonest after its coin was fixed; the window leaves 5 of them for
+ * the webhook's way and the clocks, and a PE whose stored expiry is that close counts for
+ * nothing. A return to wait comes seconds after the status it follows; a link opened again
+ * later reads.
  */
-export const HELD_PROGRESS_FRESH_MS = 15 * 60_000;
+export const HELD_PROGRESS_FRESH_MS = 10 * 60_000;
+/** A PE whose stored expiry is this close, or past, may be an EX whose webhook was lost. */
+const EXPIRY_MARGIN_MS = 5 * 60_000;
+
+/** What the app holds of the order, without reading it. */
+type Held =
+  /** AC (money seen) or PE (a coin chosen) as the latest the app knows of the order. */
+  | { kind: "progress"; progress: Progress }
+  /** A final status of a verified webhook the payment has not taken in yet (the inbox's turn may not have come). */
+  | { kind: "final"; status: GatewayStatus }
+  /** A webhook of the order the app cannot take at its word: an unknown status, or one that disagrees with the payment. */
+  | { kind: "unclear" }
+  /** Nothing shows the shopper chose a coin. */
+  | { kind: "nothing" };
 
 /**
- * How far the order has gone by what the app holds, without reading it: AC (money seen) or
- * PE (a coin chosen), from the payment's own state and status (a read, or the order's
- * creation with a coin) and from the shop's webhooks of the order, each verified at the door
- * with its Secret Key and agreeing with the payment (order, amount, fiat). With `freshSince`,
- * only what was learnt since then counts. Null when nothing shows the shopper got that far,
- * and when a webhook may say more than a wait: a final or unknown status (the inbox may not
- * have taken it in yet), or one that disagrees.
+ * How far the order has gone by what the app holds: the payment's own state and status (a
+ * read, or the order's creation with a coin), and the shop's webhooks of the order, each
+ * verified at the door with its Secret Key and agreeing with the payment (order, amount,
+ * fiat). With `fresh`, progress counts only if learnt in the last HELD_PROGRESS_FRESH_MS, and a
+ * PE only while its stored expiry is not close. A final, unknown or disagreeing webhook says
+ * more than progress, whatever its age.
  */
-async function heldProgress(deps: PaymentsDeps, payment: Payment, freshSince: Date | null): Promise<Progress | null> {
+async function heldState(deps: PaymentsDeps, payment: Payment, fresh: boolean): Promise<Held> {
   const hooks = await deps.db.gatewayWebhook.findMany({
     where: { shopId: payment.shopId, gatewayEnv: payment.gatewayEnv, orderId: payment.gatewayOrderId },
     select: { rawBody: true, orderId: true, receivedAt: true },
+    orderBy: { receivedAt: "asc" },
   });
-  const fresh = (at: Date) => freshSince === null || at.getTime() >= freshSince.getTime();
+  const now = deps.clock.now().getTime();
+  const counts = (progress: Progress, learntAt: Date) => {
+    if (!fresh) return true;
+    if (now - learntAt.getTime() >= HELD_PROGRESS_FRESH_MS) return false;
+    return progress === "AC" || payment.expiresAt === null || payment.expiresAt.getTime() - now > EXPIRY_MARGIN_MS;
+  };
   const own = payment.state === "confirming" || payment.gatewayStatus === "AC" ? "AC" : payment.gatewayStatus === "PE" ? "PE" : null;
-  let progress: Progress | null = own !== null && fresh(payment.lastCheckedAt ?? payment.createdAt) ? own : null;
+  let progress: Progress | null = own !== null && counts(own, payment.lastCheckedAt ?? payment.createdAt) ? own : null;
+  let final: GatewayStatus | null = null;
   for (const hook of hooks) {
     const status = agreedStatus(hook, payment)?.code;
-    if (status === "NR") continue;
-    if (status !== "PE" && status !== "AC") return null;
-    if (fresh(hook.receivedAt) && (status === "AC" || progress === null)) progress = status;
+    if (status === undefined) return { kind: "unclear" };
+    if (isFinalGatewayStatus(status)) final = status;
+    else if ((status === "PE" || status === "AC") && counts(status, hook.receivedAt) && (status === "AC" || progress === null)) progress = status;
   }
-  return progress;
+  if (final) return { kind: "final", status: final };
+  return progress ? { kind: "progress", progress } : { kind: "nothing" };
 }
 
 const PENDING_REASON: Record<Progress, PendingReason> = { AC: "NETWORK_ACTION_REQUIRED", PE: "BUYER_ACTION_REQUIRED" };
@@ -97,6 +122,32 @@ const PENDING_REASON: Record<Progress, PendingReason> = { AC: "NETWORK_ACTION_RE
 async function pendingThenNextAction(deps: PaymentsDeps, payment: Payment & { shop: { shopDomain: string } }, reason: PendingReason): Promise<ReturnResult> {
   const pending = await enqueuePending(deps, payment, reason);
   return nextActionFor(deps, payment, pending.id);
+}
+
+/**
+ * Reads the order for a return: through the shop's listing when the shop can be taken at once
+ * (one call, which settles the shop's other open payments too and stands for the reconciler's
+ * next listing), else by itself. The payment's state and status after it; null when no read
+ * succeeded.
+ */
+async function readAtReturn(deps: PaymentsDeps, payment: Payment & { shop: Shop }, access: ShopGatewayAccess): Promise<Pick<Payment, "state" | "gatewayStatus"> | null> {
+  const orderId = payment.gatewayOrderId!;
+  const listing = await readShopOrdersAtReturn(deps, payment.shop, payment.gatewayEnv as GatewayEnv, orderId, SHOPPER_WAITING_READ).catch((error: unknown) => {
+    deps.logger.error("The shop's orders could not be read on the shopper's return", { paymentId: payment.id, error });
+    return "failed" as const;
+  });
+  if (listing === "recorded") return deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { state: true, gatewayStatus: true } });
+  if (listing !== "not_listed") {
+    if (listing === "unread") deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: "listing" });
+    return null;
+  }
+  const readAt = deps.clock.now();
+  const read = await access.client.orderInfo(orderId, SHOPPER_WAITING_READ);
+  if (read.isErr()) {
+    deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: read.error.kind });
+    return null;
+  }
+  return (await settleFromGatewayOrder(deps, payment.id, read.value, "return", readAt)).payment;
 }
 
 export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId: string; signature: string; outcome: ReturnOutcome }): Promise<ReturnResult> {
@@ -112,9 +163,8 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   if (!payment.gatewayOrderId) return { kind: "redirect", url: payment.cancelUrl };
 
   if (input.outcome === "standby" && (payment.state === "awaiting_payment" || payment.state === "confirming")) {
-    const freshSince = new Date(deps.clock.now().getTime() - HELD_PROGRESS_FRESH_MS);
-    const progress = await heldProgress(deps, payment, freshSince);
-    if (progress) return pendingThenNextAction(deps, payment, PENDING_REASON[progress]);
+    const held = await heldState(deps, payment, true);
+    if (held.kind === "progress") return pendingThenNextAction(deps, payment, PENDING_REASON[held.progress]);
   }
 
   let state = payment.state;
@@ -124,16 +174,9 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   const gateway = orderReader(deps.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   const access = gateway.state === "connected" ? gateway.access : null;
   if (access && state !== "paid" && state !== "failed" && (await claimReturnRead(deps, payment.id))) {
-    const readAt = deps.clock.now();
-    const read = await access.client.orderInfo(payment.gatewayOrderId, SHOPPER_WAITING_READ);
-    if (read.isOk()) {
-      const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "return", readAt);
-      state = settled.payment.state;
-      gatewayStatus = settled.payment.gatewayStatus;
-      readHere = true;
-    } else {
-      deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: read.error.kind });
-    }
+    const read = await readAtReturn(deps, payment, access);
+    if (read) ({ state, gatewayStatus } = read);
+    readHere = read !== null;
   }
 
   if (state === "paid" || state === "failed") return nextActionFor(deps, payment, (await finalMessage())?.id);
@@ -148,13 +191,20 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   if (state === "awaiting_payment" && gatewayStatus === "NR") {
     // NR as this return read it: the shopper never chose a coin.
     if (readHere) return abandoned();
-    // NR only as the order was created: the order was not read here (its read failed, or another
-    // return is reading it now), and a shopper sent back as paid or to wait may well have paid.
-    // Sending them to choose another payment method could make them pay twice: what the app
-    // holds decides, else they wait a moment for the read.
-    const progress = await heldProgress(deps, payment, null);
-    if (progress) return pendingThenNextAction(deps, payment, PENDING_REASON[progress]);
-    if (!access) return abandoned();
+    // NR only as the order was created: the order was not read here (its read failed, another
+    // return is reading it now, or the credentials cannot be read), and a shopper sent back as
+    // paid or to wait may well have paid. Sending them to choose another payment method could
+    // make them pay twice: what the app holds decides, else they wait a moment for the read.
+    const held = await heldState(deps, payment, false);
+    if (held.kind === "progress") return pendingThenNextAction(deps, payment, PENDING_REASON[held.progress]);
+    if (held.kind === "final") {
+      const decision = decideForGatewayStatus(held.status);
+      // Paid by the signed webhook the inbox has yet to settle: Shopify hears pending until it does.
+      if (decision.kind === "resolve") return pendingThenNextAction(deps, payment, "NETWORK_ACTION_REQUIRED");
+      // Ended unpaid: the rejection to come sends the shopper to choose again all the same.
+      if (decision.kind === "reject") return abandoned();
+    }
+    if (held.kind === "nothing" && !access) return abandoned();
     return { kind: "wait", retryAfterSeconds: 3, locale: payment.merchantLocale };
   }
   return pendingThenNextAction(deps, payment, state === "confirming" ? "NETWORK_ACTION_REQUIRED" : "BUYER_ACTION_REQUIRED");

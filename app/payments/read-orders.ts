@@ -12,7 +12,7 @@
 // see that device's orders (another merchant's), the retired device's own listing is read once,
 // in place of two calls per order.
 import { err, ok, type Result } from "neverthrow";
-import type { ListOrdersRange } from "~/gateway/client";
+import type { CallBudget, ListOrdersRange } from "~/gateway/client";
 import type { GatewayError, GatewayErrorKind } from "~/gateway/errors";
 import type { GatewayOrder, GatewayOrderListing } from "~/gateway/schemas";
 import type { RetiredOrderReader } from "~/shops/gateway-directory.server";
@@ -83,6 +83,8 @@ export async function readWantedOrders(
   wanted: readonly WantedOrder[],
   now: Date,
   lookUps: OrderLookUps = NO_LOOK_UPS,
+  /** The read's limits when someone waits on it; the client's own otherwise. */
+  budget?: CallBudget,
 ): Promise<Result<WantedOrdersRead, GatewayError>> {
   const read: WantedOrdersRead = {
     orders: new Map(),
@@ -99,7 +101,7 @@ export async function readWantedOrders(
   const fallbacksBefore = retired?.fallbacks ?? 0;
   if (wanted.length === 1) {
     const only = wanted[0]!;
-    const info = await access.client.orderInfo(only.gatewayOrderId);
+    const info = await access.client.orderInfo(only.gatewayOrderId, budget);
     read.retiredCalls = (retired?.fallbacks ?? 0) - fallbacksBefore;
     if (info.isErr()) {
       if (info.error.kind !== "not_found") return err(info.error);
@@ -112,7 +114,7 @@ export async function readWantedOrders(
   const earliest = Math.min(...wanted.map((w) => w.createdAt.getTime()));
   // A day of margin on both sides: the gateway dates orders in UTC, ours may straddle midnight.
   const range = { start: new Date(earliest - DAY_MS), end: new Date(now.getTime() + DAY_MS) };
-  const listed = await access.client.listOrders(range);
+  const listed = await access.client.listOrders(range, budget);
   const ids = new Set(wanted.map((w) => w.gatewayOrderId));
   if (listed.isOk()) keepListed(read, listed.value, ids);
   else if (mayLookUpWithoutListing(listed.error, lookUps, ids)) read.failedListing = listed.error;

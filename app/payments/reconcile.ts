@@ -16,7 +16,9 @@
 // to refund it. Shops are claimed atomically, so several instances can run it at once, and
 // one instance reconciles a few shops at a time, so a device that answers slowly or fails
 // (each read waits out the client's retries) does not hold up every other shop's pass.
+import { randomUUID } from "node:crypto";
 import pMap from "p-map";
+import type { CallBudget } from "~/gateway/client";
 import type { QuotaRemaining } from "~/gateway/quota";
 import type { GatewayOrder } from "~/gateway/schemas";
 import { whileRenewing } from "~/lib/renewal";
@@ -27,7 +29,7 @@ import { enqueue, finalMessageKey } from "./outbox";
 import { AWAITING_VERIFICATION, isOpenPaymentState, OPEN_PAYMENT_STATES, paymentsOnCredentials, watchedRejectedPayments } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
 import { readWantedOrders, type WantedOrdersRead } from "./read-orders";
-import { settleFromGatewayOrder, type SettleResult } from "./settle-payment";
+import { settleFromGatewayOrder, type SettleResult, type SettleSource } from "./settle-payment";
 
 const LEASE_MS = 60_000;
 /**
@@ -174,17 +176,69 @@ export async function reconcileOnce(
   return summary;
 }
 
-async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, summary: ReconcileSummary, force: boolean): Promise<void> {
+/** How a shopper's return's read of the shop's orders went. */
+export type ReturnListing =
+  /** The order was read and recorded, with every other open or unverified payment of the shop. */
+  | "recorded"
+  /** The gateway answered for the order (gone, or in a shape the app cannot read) or the listing failed: the order was not read, and reading it again now would meet the same. */
+  | "unread"
+  /** No read was made for it (another pass holds the shop, the quota keeps its reserve for new orders), or the listing left it out (an earlier device's order): read it by itself. */
+  | "not_listed";
+
+/**
+ * A shopper's return that must read its order (nothing the app holds tells where the payment
+ * stands) reads the shop's orders in its place, as the reconciler's pass would: one call either
+ * way, and every open or unverified payment of the shop is settled or verified from it, so the
+ * reconciler's next listing waits its hour from now. Lost webhooks come together more often
+ * than not (the gateway was not delivering for a while): the shopper's missing one is a sign of
+ * others. Only when the shop can be claimed at once; on the shopper's budget (one short attempt).
+ */
+export async function readShopOrdersAtReturn(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, orderId: string, budget: CallBudget): Promise<ReturnListing> {
+  const worker = `return-${randomUUID()}`;
+  if (!(await claimShop(deps, shop.id, worker, LEASE_MS))) return "not_listed";
+  const summary: ReconcileSummary = { shops: 1, gatewayCalls: 0, settled: 0, verified: 0, finalised: 0, skippedForQuota: 0 };
+  try {
+    const read = await reconcileShopEnv(deps, shop, env, summary, true, { orderId, budget });
+    if (read === "failed") return "unread";
+    if (read === "no_read") return "not_listed";
+    return read.recorded.has(orderId) ? "recorded" : read.answered.has(orderId) ? "unread" : "not_listed";
+  } finally {
+    await deps.db.shop.updateMany({ where: { id: shop.id, reconcileLockedBy: worker }, data: { reconcileLockedBy: null, reconcileLockedUntil: null } });
+  }
+}
+
+/**
+ * A pass made in place of a shopper's return's read of its order (readShopOrdersAtReturn): it
+ * lists at once, on the shopper's budget, with no look-ups, and leaves the watched rejected
+ * payments (whose late checks are due only twice a day) out of the listing's dates.
+ */
+interface ReturnPass {
+  /** The returning shopper's order: settled as read at the return. */
+  orderId: string;
+  budget: CallBudget;
+}
+
+/** What a pass read: the wanted orders recorded from the gateway's answer, and those it answered for (read, gone or unreadable). */
+interface PassRead {
+  recorded: Set<string>;
+  answered: Set<string>;
+}
+
+type PassOutcome = PassRead | "no_read" | "failed";
+
+async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, summary: ReconcileSummary, force: boolean, atReturn: ReturnPass | null = null): Promise<PassOutcome> {
   const now = deps.clock.now();
   const [payments, unverified, rejected] = await Promise.all([
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] } }, include: { shop: true } }),
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, ...AWAITING_VERIFICATION, gatewayOrderId: { not: null } } }),
-    deps.db.payment.findMany({
-      where: { shopId: shop.id, gatewayEnv: env, ...watchedRejectedPayments(now) },
-      select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true },
-    }),
+    atReturn
+      ? []
+      : deps.db.payment.findMany({
+          where: { shopId: shop.id, gatewayEnv: env, ...watchedRejectedPayments(now) },
+          select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true },
+        }),
   ]);
-  if (payments.length === 0 && unverified.length === 0 && rejected.length === 0) return;
+  if (payments.length === 0 && unverified.length === 0 && rejected.length === 0) return "no_read";
 
   for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === null && now.getTime() - p.createdAt.getTime() > ABANDON_STARTED_AFTER_MS)) {
     await onePayment(deps, payment, "An abandoned payment session could not be ended", undefined, () => abandonSession(deps, payment, now));
@@ -208,33 +262,34 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   const closing = withOrder.filter((p) => ageMs(p, now) > FINALISE_AFTER_MS).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   const due =
     force ||
+    atReturn !== null ||
     closing.length > 0 ||
     withOrder.some((p) => isDue(p, now)) ||
     unverified.some((p) => isVerificationDue(p, now)) ||
     rejected.some((p) => isLateCheckDue(p, now));
-  if (!due) return;
+  if (!due) return "no_read";
   const listedAt = env === "live" ? shop.listedLiveAt : shop.listedSandboxAt;
   const spacing = closing.length > 0 ? CLOSING_LIST_SPACING_MS : LIST_SPACING_MS;
   // Payments at the finalise point whose orders could not be read are given until
   // FINALISE_UNREAD_AFTER_MS: a gateway failing once is asked again (CLOSING_LIST_SPACING_MS)
   // before anything is rejected unread.
   const overdue = closing.filter((p) => ageMs(p, now) > FINALISE_UNREAD_AFTER_MS);
-  if (!force && listedAt && now.getTime() - listedAt.getTime() < spacing) {
+  if (!force && !atReturn && listedAt && now.getTime() - listedAt.getTime() < spacing) {
     await finaliseUnread(deps, shop, env, overdue, now, summary, "no read of its order succeeded in time");
-    return;
+    return "no_read";
   }
   const gateway = gatewayFor(deps, shop, env);
   if ("cause" in gateway) {
     // Removed credentials, an uninstall, a key that no longer opens: nothing can be read, and
     // the payments already started are still brought to an end before Shopify's window closes.
     await finaliseUnread(deps, shop, env, closing, now, summary, gateway.cause);
-    return;
+    return "no_read";
   }
   const { access } = gateway;
 
   if (closing.length === 0 && !keepsReserve(await access.client.quotaRemaining())) {
     summary.skippedForQuota++;
-    return;
+    return "no_read";
   }
 
   const closingOrders = new Set(closing.map((p) => p.gatewayOrderId!));
@@ -254,19 +309,29 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   // make a read look older than it is: one that misses a webhook acted on meanwhile is taken
   // as predating it (the next listing verifies), never as contradicting it.
   const readAt = deps.clock.now();
-  const read = await readWantedOrders(access, wanted, now, {
-    candidates,
-    limit: MAX_LOOK_UPS,
-    affordable: async (id) => closingOrders.has(id) || keepsReserve(await access.client.quotaRemaining()),
-  });
+  const read = await readWantedOrders(
+    access,
+    wanted,
+    now,
+    atReturn
+      ? { candidates: [], limit: 0, affordable: () => Promise.resolve(false) }
+      : {
+          candidates,
+          limit: MAX_LOOK_UPS,
+          affordable: async (id) => closingOrders.has(id) || keepsReserve(await access.client.quotaRemaining()),
+        },
+    atReturn?.budget,
+  );
   summary.gatewayCalls++;
   if (read.isErr()) {
-    deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind });
+    deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind, atReturn: atReturn !== null });
     // listedAt was set above, so the next attempt waits CLOSING_LIST_SPACING_MS at least.
     await finaliseUnread(deps, shop, env, overdue, now, summary, read.error.message);
-    return;
+    return "failed";
   }
   const { orders, gone, lookUps, retiredCalls, failedLookUp, failedListing, failedRetiredListing } = read.value;
+  const passRead: PassRead = { recorded: new Set(), answered: new Set([...orders.keys(), ...gone, ...read.value.unreadable]) };
+  const sourceOf = (orderId: string): SettleSource => (orderId === atReturn?.orderId ? "return" : "reconcile");
   summary.gatewayCalls += lookUps + retiredCalls;
   if (failedListing) deps.logger.warn("Reconciliation listing failed; orders looked up one by one", { shop: shop.shopDomain, env, kind: failedListing.kind, lookUps });
   if (failedRetiredListing) deps.logger.warn("Reconciliation listing of the retired device failed; its orders looked up one by one", { shop: shop.shopDomain, env, kind: failedRetiredListing.kind });
@@ -280,9 +345,10 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     let order: typeof listed;
     let unrecorded: GatewayOrder | null = null;
     if (listed) {
-      const settled = await settleListed(deps, shop, env, payment.id, listed, readAt);
+      const settled = await settleListed(deps, shop, env, payment.id, listed, readAt, sourceOf(orderId));
       if (settled === "unrecorded") unrecorded = listed;
       else {
+        passRead.recorded.add(orderId);
         order = listed;
         state = settled.payment.state;
         if (settled.payment.state !== payment.state) summary.settled++;
@@ -343,6 +409,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   // One whose order could not be recorded stays due, as one not read.
   const checked = rejected.filter((p) => !unrecordedRejected.has(p.id) && [orders, gone, read.value.unreadable].some((seen) => seen.has(p.gatewayOrderId!)));
   if (checked.length > 0) await deps.db.payment.updateMany({ where: { id: { in: checked.map((p) => p.id) }, state: "failed" }, data: { lastCheckedAt: now } });
+  return passRead;
 }
 
 /**
@@ -350,9 +417,17 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
  * refused, a row that kept changing): logged, and the shop's pass goes on with its other
  * payments, which one order must not hold back.
  */
-async function settleListed(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, paymentId: string, order: GatewayOrder, readAt: Date): Promise<SettleResult | "unrecorded"> {
+async function settleListed(
+  deps: PaymentsDeps,
+  shop: Shop,
+  env: GatewayEnv,
+  paymentId: string,
+  order: GatewayOrder,
+  readAt: Date,
+  source: SettleSource = "reconcile",
+): Promise<SettleResult | "unrecorded"> {
   return onePayment<SettleResult | "unrecorded">(deps, { id: paymentId, gatewayEnv: env, shop }, "A gateway order read by the reconciler could not be recorded", "unrecorded", () =>
-    settleFromGatewayOrder(deps, paymentId, order, "reconcile", readAt),
+    settleFromGatewayOrder(deps, paymentId, order, source, readAt),
   );
 }
 

@@ -189,7 +189,7 @@ function readingThroughRetired(current: ShopGatewayAccess, openRetired: () => Sh
   const client: GatewayClient = {
     currencies: () => current.client.currencies(),
     createDevice: (name) => current.client.createDevice(name),
-    listOrders: (range) => current.client.listOrders(range),
+    listOrders: (range, budget) => current.client.listOrders(range, budget),
     createOrder: (request) => current.client.createOrder(request),
     prepareOrder: (request) => current.client.prepareOrder(request),
     async orderInfo(identifier, budget) {

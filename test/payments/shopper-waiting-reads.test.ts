@@ -30,12 +30,13 @@ async function openOrder() {
   return { payment, pageUrl: new URL(delivery.redirectUrl!) };
 }
 
-/** Order reads fail with `kind` from now on; returns how many attempts the reads made since. */
+/** Order reads (by identifier and by listing, as a return may read the shop's orders) fail with `kind` from now on; returns how many attempts the reads made since. */
 async function failingReads(kind: "timeout" | "http_500"): Promise<() => Promise<number>> {
-  await stack().sandboxControl("/sandbox/faults", { endpoint: "orders.info", kind, count: FAULTS });
+  const endpoints = ["orders.info", "orders.list"] as const;
+  for (const endpoint of endpoints) await stack().sandboxControl("/sandbox/faults", { endpoint, kind, count: FAULTS });
   return async () => {
     const { faults } = (await stack().sandboxControl("/sandbox/faults", undefined, "GET")) as { faults: { remaining: number }[] };
-    return FAULTS - (faults[0]?.remaining ?? 0);
+    return endpoints.length * FAULTS - faults.reduce((left, fault) => left + fault.remaining, 0);
   };
 }
 
