@@ -56,6 +56,11 @@ export interface PageTexts {
   };
   /** The return link's page while Shopify is being told about the payment. */
   waitingForShop: { title: string; heading: string; body: string };
+  /**
+   * The return link's page once Shopify refused to take a paid payment's outcome: no order
+   * page will follow until the merchant sees to it, and the shopper must not pay again.
+   */
+  shopNotified: { title: string; heading: string; body: string };
   /** The page for a link that leads to no payment (altered, cut short, or another payment's). */
   linkNotValid: { title: string; heading: string; body: string };
   /** The page when the payment page itself failed; it says nothing of why. */
@@ -119,6 +124,11 @@ const en: PageTexts = {
     title: "Confirming your payment",
     heading: "Confirming your payment…",
     body: "We are letting the shop know about your payment. This page refreshes by itself; please keep it open.",
+  },
+  shopNotified: {
+    title: "Payment received",
+    heading: "Your payment was received",
+    body: "The shop could not confirm your order automatically and has been notified: it will complete your order or contact you. Do not pay again. You can close this page.",
   },
   linkNotValid: {
     title: "Payment link not valid",
@@ -190,6 +200,11 @@ const es: PageTexts = {
     heading: "Confirmando tu pago…",
     body: "Estamos informando a la tienda de tu pago. Esta página se actualiza sola; no la cierres.",
   },
+  shopNotified: {
+    title: "Pago recibido",
+    heading: "Hemos recibido tu pago",
+    body: "La tienda no ha podido confirmar tu pedido automáticamente y ya está avisada: completará tu pedido o se pondrá en contacto contigo. No vuelvas a pagar. Puedes cerrar esta página.",
+  },
   linkNotValid: {
     title: "Enlace de pago no válido",
     heading: "Este enlace de pago no es válido.",
@@ -259,6 +274,11 @@ const pt: PageTexts = {
     title: "A confirmar o seu pagamento",
     heading: "A confirmar o seu pagamento…",
     body: "Estamos a informar a loja sobre o seu pagamento. Esta página atualiza-se sozinha; mantenha-a aberta.",
+  },
+  shopNotified: {
+    title: "Pagamento recebido",
+    heading: "Recebemos o seu pagamento",
+    body: "A loja não conseguiu confirmar a sua encomenda automaticamente e já foi avisada: vai concluir a sua encomenda ou contactá-lo. Não pague novamente. Pode fechar esta página.",
   },
   linkNotValid: {
     title: "Link de pagamento inválido",
@@ -331,6 +351,11 @@ const ptBR: PageTexts = {
     heading: "Confirmando o seu pagamento…",
     body: "Estamos informando a loja sobre o seu pagamento. Esta página se atualiza sozinha; mantenha-a aberta.",
   },
+  shopNotified: {
+    title: "Pagamento recebido",
+    heading: "Recebemos o seu pagamento",
+    body: "A loja não conseguiu confirmar o seu pedido automaticamente e já foi avisada: ela vai concluir o seu pedido ou entrar em contato com você. Não pague de novo. Você pode fechar esta página.",
+  },
   linkNotValid: {
     title: "Link de pagamento inválido",
     heading: "Este link de pagamento não é válido.",
@@ -400,6 +425,11 @@ const it: PageTexts = {
     title: "Conferma del pagamento in corso",
     heading: "Conferma del pagamento in corso…",
     body: "Stiamo informando il negozio del tuo pagamento. Questa pagina si aggiorna da sola; tienila aperta.",
+  },
+  shopNotified: {
+    title: "Pagamento ricevuto",
+    heading: "Abbiamo ricevuto il tuo pagamento",
+    body: "Il negozio non è riuscito a confermare il tuo ordine automaticamente ed è stato avvisato: completerà l'ordine o ti contatterà. Non pagare di nuovo. Puoi chiudere questa pagina.",
   },
   linkNotValid: {
     title: "Link di pagamento non valido",
@@ -471,6 +501,11 @@ const fr: PageTexts = {
     heading: "Confirmation de votre paiement…",
     body: "Nous informons la boutique de votre paiement. Cette page s'actualise toute seule ; gardez-la ouverte.",
   },
+  shopNotified: {
+    title: "Paiement reçu",
+    heading: "Votre paiement a bien été reçu",
+    body: "La boutique n'a pas pu confirmer votre commande automatiquement et a été prévenue : elle finalisera votre commande ou vous contactera. Ne payez pas une seconde fois. Vous pouvez fermer cette page.",
+  },
   linkNotValid: {
     title: "Lien de paiement non valide",
     heading: "Ce lien de paiement n'est pas valide.",
@@ -540,6 +575,11 @@ const de: PageTexts = {
     title: "Ihre Zahlung wird bestätigt",
     heading: "Ihre Zahlung wird bestätigt…",
     body: "Wir informieren den Shop über Ihre Zahlung. Diese Seite aktualisiert sich von selbst; bitte lassen Sie sie geöffnet.",
+  },
+  shopNotified: {
+    title: "Zahlung erhalten",
+    heading: "Ihre Zahlung ist eingegangen",
+    body: "Der Shop konnte Ihre Bestellung nicht automatisch bestätigen und wurde benachrichtigt: Er schließt Ihre Bestellung ab oder meldet sich bei Ihnen. Bitte zahlen Sie nicht erneut. Sie können diese Seite schließen.",
   },
   linkNotValid: {
     title: "Ungültiger Zahlungslink",

@@ -24,7 +24,16 @@ export type ReturnResult =
   | { kind: "redirect"; url: string }
   /** Shopify could not be told yet: show a page, in the payment's locale, that checks again shortly. */
   | { kind: "wait"; retryAfterSeconds: number; locale: string | null }
+  /**
+   * Paid, but Shopify refused to take the outcome (the merchant's flag says why): no order page
+   * follows until the merchant sees to it. The shopper is told the payment was received and
+   * not to pay again; the page still checks now and then, for when the merchant has.
+   */
+  | { kind: "shop_notified"; retryAfterSeconds: number; locale: string | null }
   | { kind: "not_found" };
+
+/** How often the page of a paid payment whose outcome Shopify refused checks again. */
+const SHOP_NOTIFIED_RECHECK_SECONDS = 60;
 
 /** How long a return waits for a call another worker is delivering, before showing the waiting page. */
 const DELIVERY_WAIT_MS = 3_000;
@@ -179,7 +188,18 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
     readHere = read !== null;
   }
 
-  if (state === "paid" || state === "failed") return nextActionFor(deps, payment, (await finalMessage())?.id);
+  if (state === "paid" || state === "failed") {
+    const message = await finalMessage();
+    const next = await nextActionFor(deps, payment, message?.id);
+    if (next.kind !== "wait" || !message) return next;
+    // Refused by Shopify (a second payment of one checkout, say): no nextAction comes until the
+    // merchant sees to the flag. A shopper who paid must not be left to think it failed.
+    const refused = (await deps.db.outboxMessage.findUnique({ where: { id: message.id }, select: { status: true } }))?.status === "failed";
+    if (!refused) return next;
+    if (state === "paid") return { kind: "shop_notified", retryAfterSeconds: SHOP_NOTIFIED_RECHECK_SECONDS, locale: payment.merchantLocale };
+    // Ended unpaid: the shopper goes back to the checkout, as a delivered rejection would send them.
+    return { kind: "redirect", url: payment.cancelUrl };
+  }
   if (state === "started") return { kind: "redirect", url: payment.cancelUrl };
   // Sent back without paying, or back before even choosing a coin (NR: nothing is under way,
   // so Shopify is not told "pending"): Shopify lets the shopper choose again.

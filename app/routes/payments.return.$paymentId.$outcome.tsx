@@ -1,5 +1,6 @@
 // Where the gateway sends the shopper back (url_ok, url_ko, url_standby). While Shopify
-// cannot be told yet, a page in the payment page's language checks again by itself.
+// cannot be told yet, a page in the payment page's language checks again by itself; once
+// Shopify refused a paid payment's outcome, the page says the payment was received.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { z } from "zod";
@@ -29,9 +30,9 @@ function shopperPage(language: PageLanguage, texts: { title: string; heading: st
   return new Response(html, { status: answer.status, headers });
 }
 
-function waitingPage(retryAfterSeconds: number, locale: string | null): Response {
+function waitingPage(page: "waitingForShop" | "shopNotified", retryAfterSeconds: number, locale: string | null): Response {
   const language = pageLanguage(locale);
-  return shopperPage(language, pageTexts(language).waitingForShop, { status: 200, refreshSeconds: retryAfterSeconds });
+  return shopperPage(language, pageTexts(language)[page], { status: 200, refreshSeconds: retryAfterSeconds });
 }
 
 /** A link that leads to no payment: said so, and what to do, in the language the browser asks for. */
@@ -48,7 +49,9 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     case "redirect":
       return redirect(result.url, 303);
     case "wait":
-      return waitingPage(result.retryAfterSeconds, result.locale);
+      return waitingPage("waitingForShop", result.retryAfterSeconds, result.locale);
+    case "shop_notified":
+      return waitingPage("shopNotified", result.retryAfterSeconds, result.locale);
     case "not_found":
       return notValidPage(request);
   }
