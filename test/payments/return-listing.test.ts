@@ -5,26 +5,14 @@
 // another pass holds the shop, the order is read by itself; when the listing fails, nothing
 // more is spent while the shopper waits. Gateway calls are counted on the app's shared quota
 // record (one row per call). On SQLite and on PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { LIST_SPACING_MS, reconcileOnce } from "../../app/payments/reconcile";
-import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { createTestPostgresDatabase } from "../support/postgres";
-import { startStack, type Stack } from "../support/stack";
+import { setWebhookFaults, stackOnDatabase } from "../support/stack";
 
 describe.each(["sqlite", "postgresql"] as const)("a return that reads, on %s", (kind) => {
-  let stack: Stack;
-  let database: Awaited<ReturnType<typeof createTestPostgresDatabase>> | null = null;
-
-  beforeAll(async () => {
-    database = kind === "postgresql" ? await createTestPostgresDatabase() : null;
-    stack = await startStack(database ? { databaseUrl: database.url } : {});
-    stack.logger.info(`return listing on ${kind}`);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-    await database?.drop();
-  });
+  const started = stackOnDatabase(kind);
+  let stack: ReturnType<typeof started>;
+  beforeEach(() => void (stack = started()));
 
   const db = () => stack.services.db;
   const act = (orderId: string, body: Record<string, unknown>) => stack.sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
@@ -32,11 +20,7 @@ describe.each(["sqlite", "postgresql"] as const)("a return that reads, on %s", (
   const gatewayCalls = () => db().gatewayCall.count();
   const shop = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
 
-  async function webhookFaults(mode: "drop" | "deliver") {
-    const row = await shop();
-    const key = stack.services.cipher.decrypt(row.sandboxDeviceKeyEnc!, credentialContext(row.id, "sandbox", "device-key"));
-    await stack.sandboxControl(`/sandbox/devices/${key}/webhook-faults`, { mode });
-  }
+  const webhookFaults = (mode: "drop" | "deliver") => setWebhookFaults(stack, mode);
 
   /** A payment the shopper paid in full at the gateway, every webhook of it lost: the app still shows the order as created. */
   async function paidUnseen() {

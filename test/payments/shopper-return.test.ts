@@ -3,39 +3,23 @@
 // the return did not read itself; what a return to wait answers from what it holds is recent
 // (a link opened again later reads); and returns at once are all answered. On SQLite and on
 // PostgreSQL, where two returns race on their own connections.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { HELD_PROGRESS_FRESH_MS } from "../../app/payments/handle-return";
-import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { createTestPostgresDatabase } from "../support/postgres";
-import { startStack, waitFor, type Stack } from "../support/stack";
+import { setWebhookFaults, stackOnDatabase, waitFor, type Stack } from "../support/stack";
 
 describe.each(["sqlite", "postgresql"] as const)("the shopper's return on %s", (kind) => {
-  let stack: Stack;
-  let database: Awaited<ReturnType<typeof createTestPostgresDatabase>> | null = null;
   let offsetMs = 0;
   const clock = { now: () => new Date(Date.now() + offsetMs) };
-
-  beforeAll(async () => {
-    database = kind === "postgresql" ? await createTestPostgresDatabase() : null;
-    stack = await startStack({ clock, ...(database ? { databaseUrl: database.url } : {}) });
-    stack.logger.info(`shopper returns on ${kind}`);
-  }, 60_000);
-
-  afterAll(async () => {
-    await stack?.close();
-    await database?.drop();
-  });
+  const started = stackOnDatabase(kind, { clock });
+  let stack: Stack;
+  beforeEach(() => void (stack = started()));
 
   const db = () => stack.services.db;
   const act = (orderId: string, body: Record<string, unknown>) => stack.sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
   const shopifyState = (sessionId: string) => stack.standin.state.session(sessionId)?.state;
   const abandonedEvents = (paymentId: string) => db().paymentEvent.count({ where: { paymentId, type: "shopper_abandoned" } });
 
-  async function webhookFaults(mode: "drop" | "deliver") {
-    const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
-    const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
-    await stack.sandboxControl(`/sandbox/devices/${key}/webhook-faults`, { mode });
-  }
+  const webhookFaults = (mode: "drop" | "deliver") => setWebhookFaults(stack, mode);
 
   async function open(url: string) {
     const answer = await fetch(url, { redirect: "manual" });

@@ -16,6 +16,7 @@ import type { AppServices } from "../../app/services.server";
 import { connectSandbox } from "../../app/shops/onboarding.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { createTestPostgresDatabase } from "./postgres";
 import { startSandbox, type SandboxHandle } from "../../sandbox/server";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
 import { startAppServer, type AppServer } from "../../server/app";
@@ -192,4 +193,33 @@ export function openTestDatabase(url: string) {
  */
 export function stackForFile(options: StackOptions = {}): () => Stack {
   return forThisFile("the stack", () => startStack(options), (stack) => stack.close(), 60_000);
+}
+
+/**
+ * One stack for a `describe.each` block over the two databases: on "postgresql" its own
+ * throwaway database, created before the block's first test and dropped after its last.
+ */
+export function stackOnDatabase(kind: "sqlite" | "postgresql", options: StackOptions = {}): () => Stack {
+  const started = forThisFile(
+    `the stack on ${kind}`,
+    async () => {
+      const database = kind === "postgresql" ? await createTestPostgresDatabase() : null;
+      const stack = await startStack({ ...options, ...(database ? { databaseUrl: database.url } : {}) });
+      stack.logger.info(`stack on ${kind}`);
+      return { stack, database };
+    },
+    async ({ stack, database }) => {
+      await stack.close();
+      await database?.drop();
+    },
+    60_000,
+  );
+  return () => started().stack;
+}
+
+/** Whether the sandbox delivers the stack's shop's webhooks or drops them (as a lost notification), from now on. */
+export async function setWebhookFaults(stack: Stack, mode: "drop" | "deliver"): Promise<void> {
+  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
+  await stack.sandboxControl(`/sandbox/devices/${key}/webhook-faults`, { mode });
 }
