@@ -7,7 +7,7 @@
 // record (one row per call). On SQLite and on PostgreSQL.
 import { beforeEach, describe, expect, it } from "vitest";
 import { LIST_SPACING_MS, reconcileOnce } from "../../app/payments/reconcile";
-import { setWebhookFaults, stackOnDatabase } from "../support/stack";
+import { PAID_IN_FULL, paymentThrough, setWebhookFaults, stackOnDatabase } from "../support/stack";
 
 describe.each(["sqlite", "postgresql"] as const)("a return that reads, on %s", (kind) => {
   const started = stackOnDatabase(kind);
@@ -15,7 +15,6 @@ describe.each(["sqlite", "postgresql"] as const)("a return that reads, on %s", (
   beforeEach(() => void (stack = started()));
 
   const db = () => stack.services.db;
-  const act = (orderId: string, body: Record<string, unknown>) => stack.sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
   const shopifyState = (sessionId: string) => stack.standin.state.session(sessionId)?.state;
   const gatewayCalls = () => db().gatewayCall.count();
   const shop = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
@@ -24,12 +23,7 @@ describe.each(["sqlite", "postgresql"] as const)("a return that reads, on %s", (
 
   /** A payment the shopper paid in full at the gateway, every webhook of it lost: the app still shows the order as created. */
   async function paidUnseen() {
-    const { session, delivery } = await stack.standin.state.startPayment({ test: true });
-    expect(delivery.status, delivery.body).toBe(200);
-    const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-    await act(payment.gatewayOrderId!, { action: "choose_currency", currency: "ETH" });
-    await act(payment.gatewayOrderId!, { action: "pay", amount: "exact" });
-    await act(payment.gatewayOrderId!, { action: "confirm" });
+    const { session, payment } = await paymentThrough(stack, PAID_IN_FULL);
     expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).gatewayStatus).toBe("NR");
     return { session, payment };
   }

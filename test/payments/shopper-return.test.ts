@@ -5,7 +5,7 @@
 // PostgreSQL, where two returns race on their own connections.
 import { beforeEach, describe, expect, it } from "vitest";
 import { HELD_PROGRESS_FRESH_MS } from "../../app/payments/handle-return";
-import { setWebhookFaults, stackOnDatabase, waitFor, type Stack } from "../support/stack";
+import { PAID_IN_FULL, paymentThrough, setWebhookFaults, stackOnDatabase, waitFor, type Stack } from "../support/stack";
 
 describe.each(["sqlite", "postgresql"] as const)("the shopper's return on %s", (kind) => {
   let offsetMs = 0;
@@ -28,12 +28,7 @@ describe.each(["sqlite", "postgresql"] as const)("the shopper's return on %s", (
 
   /** A payment whose coin and payment webhooks were stored; `then` runs with the later webhooks lost. */
   async function paidWithLaterWebhooksLost(then: (orderId: string) => Promise<unknown>) {
-    const { session, delivery } = await stack.standin.state.startPayment({ test: true });
-    expect(delivery.status, delivery.body).toBe(200);
-    const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-    const orderId = payment.gatewayOrderId!;
-    await act(orderId, { action: "choose_currency", currency: "ETH" });
-    await act(orderId, { action: "pay", amount: "exact" });
+    const { session, payment, orderId } = await paymentThrough(stack, PAID_IN_FULL.slice(0, 2));
     await waitFor(async () => {
       const stored = await db().gatewayWebhook.findMany({ where: { orderId }, select: { status: true } });
       return ["PE", "AC"].every((status) => stored.some((hook) => hook.status === status)) || null;
@@ -74,13 +69,9 @@ describe.each(["sqlite", "postgresql"] as const)("the shopper's return on %s", (
   it("with nothing held and the order unreadable, a shopper sent back as paid waits on a page that checks again", async () => {
     await webhookFaults("drop");
     try {
-      const { session, delivery } = await stack.standin.state.startPayment({ test: true });
-      expect(delivery.status, delivery.body).toBe(200);
-      const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-      await act(payment.gatewayOrderId!, { action: "choose_currency", currency: "ETH" });
-      await act(payment.gatewayOrderId!, { action: "pay", amount: "exact" });
-      await act(payment.gatewayOrderId!, { action: "confirm" });
-      await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.info", kind: "http_500", count: 20 });
+      const { session, payment } = await paymentThrough(stack, PAID_IN_FULL);
+      // Neither read answers: by identifier, or by the shop's listing a return may make instead.
+      for (const endpoint of ["orders.info", "orders.list"]) await stack.sandboxControl("/sandbox/faults", { endpoint, kind: "http_500", count: 20 });
       const back = await open(stack.services.links.returnUrl(payment, "ok"));
       expect(back.status).toBe(200);
       expect(back.body).toContain('http-equiv="refresh"');
@@ -118,12 +109,7 @@ describe.each(["sqlite", "postgresql"] as const)("the shopper's return on %s", (
 
   it("returns to wait at once (a double click, a browser's retry) are all answered, and Shopify is told pending once", async () => {
     for (let round = 0; round < 5; round++) {
-      const { session, delivery } = await stack.standin.state.startPayment({ test: true });
-      expect(delivery.status, delivery.body).toBe(200);
-      const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-      const orderId = payment.gatewayOrderId!;
-      await act(orderId, { action: "choose_currency", currency: "ETH" });
-      await act(orderId, { action: "pay", amount: "exact" });
+      const { payment, orderId } = await paymentThrough(stack, PAID_IN_FULL.slice(0, 2));
       await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "AC" } })) > 0 || null, "the AC webhook stored");
       const url = stack.services.links.returnUrl(payment, "standby");
       const answers = await Promise.all(Array.from({ length: 4 }, () => open(url)));

@@ -223,3 +223,19 @@ export async function setWebhookFaults(stack: Stack, mode: "drop" | "deliver"): 
   const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
   await stack.sandboxControl(`/sandbox/devices/${key}/webhook-faults`, { mode });
 }
+
+/** The sandbox's actions that take an order from its coin's choice to paid in full (ETH), or up to `until`. */
+export const PAID_IN_FULL = [{ action: "choose_currency", currency: "ETH" }, { action: "pay", amount: "exact" }, { action: "confirm" }] as const;
+
+/**
+ * A test payment started at Shopify's stand-in and its gateway order taken through the sandbox's
+ * `actions` in turn (PAID_IN_FULL, or the first of them): the payment's row as created, and
+ * Shopify's session.
+ */
+export async function paymentThrough(stack: Stack, actions: readonly Record<string, unknown>[]) {
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+  if (delivery.status !== 200) throw new Error(`the payment session was answered ${delivery.status}: ${delivery.body}`);
+  const payment = await stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  for (const action of actions) await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId!}/actions`, action);
+  return { session, payment, orderId: payment.gatewayOrderId! };
+}
