@@ -72,6 +72,7 @@ const actionSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("choose_currency"), currency: z.string().min(1).max(24) }),
   z.object({ action: z.literal("pay"), amount: z.string().min(1).max(40) }),
   z.object({ action: z.literal("confirm") }),
+  z.object({ action: z.literal("confirm_once") }),
   z.object({ action: z.literal("fail") }),
   z.object({ action: z.literal("expire") }),
   z.object({ action: z.literal("complete_by_merchant") }),

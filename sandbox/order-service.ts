@@ -30,6 +30,7 @@ export type OrderAction =
   | { action: "choose_currency"; currency: string }
   | { action: "pay"; amount: string }
   | { action: "confirm" }
+  | { action: "confirm_once" }
   | { action: "fail" }
   | { action: "expire" }
   | { action: "complete_by_merchant" }
@@ -241,6 +242,23 @@ export class OrderService {
         const changed = { ...order, status, editedMs: now };
         await this.store.saveOrder(changed, [], confirmed);
         await this.announce(changed);
+        return { ok: true, order: changed };
+      }
+      case "confirm_once": {
+        // The first block confirmation, before the gateway completes the order: the service's
+        // "AC with safe=true" (FACTS.md: safe means one confirmation). Every unconfirmed
+        // transaction gets its block and counts as confirmed, so confirmed_amount takes the
+        // whole received amount while the status stays AC; a later `confirm` ends the order
+        // and keeps these blocks. The status does not change, so no webhook is sent. A
+        // Lightning order never rests in AC, so it never gets here.
+        if (order.status !== "AC") return notAllowed("confirm once");
+        const pending = transactions.filter((t) => !t.confirmed);
+        if (pending.length === 0) {
+          return { ok: false, status: 409, detail: "Cannot confirm once: every transaction of the payment already has a block confirmation." };
+        }
+        const block = blockHeightAt(currencyOf(order).chain, new Date(now));
+        const changed = { ...order, editedMs: now };
+        await this.store.saveOrder(changed, [], pending.map((t) => ({ ...t, confirmed: true, block })));
         return { ok: true, order: changed };
       }
       case "fail":

@@ -33,12 +33,15 @@ export interface PageTexts {
   redirecting: string;
   backToShop: string;
   received: string;
+  /** Under the AC status once every transaction has its first block (safe = true). */
+  firstBlockSeen: string;
   sandboxControls: string;
   sandboxNote: string;
   actions: {
     pay_exact: string;
     pay_less: string;
     pay_more: string;
+    confirm_once: string;
     confirm: string;
     fail: string;
     expire: string;
@@ -86,12 +89,15 @@ const EN: PageTexts = {
   redirecting: "Taking you back to the shop…",
   backToShop: "Back to the shop",
   received: "Received",
+  firstBlockSeen: "First block confirmation received (safe): waiting for the gateway to complete the payment.",
   sandboxControls: "Sandbox controls",
   sandboxNote: "Simulation only: the real gateway has no such buttons.",
   actions: {
     pay_exact: "Pay exactly",
     pay_less: "Pay less",
     pay_more: "Pay more",
+    // Not worded with "Confirm": the page's "Confirm" button must stay the only one so named.
+    confirm_once: "First block only (stays AC)",
     confirm: "Confirm",
     fail: "Fail",
     expire: "Let it expire now",
@@ -139,12 +145,14 @@ const ES: PageTexts = {
   redirecting: "Volviendo a la tienda…",
   backToShop: "Volver a la tienda",
   received: "Recibido",
+  firstBlockSeen: "Primera confirmación de bloque recibida (safe): esperando a que la pasarela complete el pago.",
   sandboxControls: "Controles del sandbox",
   sandboxNote: "Solo simulación: la pasarela real no tiene estos botones.",
   actions: {
     pay_exact: "Pagar exacto",
     pay_less: "Pagar menos",
     pay_more: "Pagar más",
+    confirm_once: "Solo el primer bloque (sigue en AC)",
     confirm: "Confirmar",
     fail: "Fallar",
     expire: "Dejar caducar ahora",

@@ -16,7 +16,7 @@ import type { OrderAction, OrderSnapshot } from "./order-service.js";
 import { pageLanguage, pageTexts, type PageTexts } from "./pay-page-texts.js";
 import type { OrderRecord } from "./store.js";
 
-const PAGE_ACTIONS = ["pay_exact", "pay_less", "pay_more", "confirm", "fail", "expire", "complete_by_merchant", "delete"] as const;
+const PAGE_ACTIONS = ["pay_exact", "pay_less", "pay_more", "confirm_once", "confirm", "fail", "expire", "complete_by_merchant", "delete"] as const;
 type PageAction = (typeof PAGE_ACTIONS)[number];
 
 /** Where the shopper is sent for a status, or null to stay on the page. */
@@ -54,6 +54,7 @@ function availableActions(s: OrderSnapshot): Set<PageAction> {
       out.add("pay_more");
     }
   }
+  if (order.status === "AC" && hasUnconfirmed) out.add("confirm_once");
   if (order.status === "AC" || (order.status === "EX" && hasUnconfirmed)) out.add("confirm");
   if (order.status === "AC") out.add("fail");
   if (order.status === "NR" || order.status === "PE") out.add("expire");
@@ -149,8 +150,11 @@ ${order.notes ? `<p class="muted">${escapeHtml(order.notes)}</p>` : ""}</header>
   if (error) parts.push(`<div class="error" role="alert">${escapeHtml(error)}</div>`);
 
   const target = redirectTarget(order);
+  // AC is one status whether or not a block has confirmed the payment yet; only `safe` tells.
+  const firstBlock = order.status === "AC" && orderFigures(order, transactions).safe;
   parts.push(`<section class="card" aria-labelledby="status-h"><h2 id="status-h">${escapeHtml(t.status)}</h2>
 <p class="status" role="status" aria-live="polite" id="status-text">${escapeHtml(t.statuses[order.status])}</p>
+${firstBlock ? `<p class="muted" id="first-block">${escapeHtml(t.firstBlockSeen)}</p>` : ""}
 <p id="redirect-note" hidden>${escapeHtml(t.redirecting)}</p>
 ${target && order.status !== "AC" ? `<a class="back" href="${escapeHtml(target)}">${escapeHtml(t.backToShop)}</a>` : ""}</section>`);
 
