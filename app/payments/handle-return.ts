@@ -134,17 +134,21 @@ async function pendingThenNextAction(deps: PaymentsDeps, payment: Payment & { sh
 }
 
 /**
- * Reads the order for a return: through the shop's listing when the shop can be taken at once
- * (one call, which settles the shop's other open payments too and stands for the reconciler's
- * next listing), else by itself. The payment's state and status after it; null when no read
- * succeeded.
+ * Reads the order for a return: at the payment's first return read, through the shop's listing
+ * when the shop can be taken at once (one call, which settles the shop's other open payments too
+ * and may stand for the reconciler's next listing: readShopOrdersAtReturn), else by itself, as
+ * every later read of it is (a reload of the waiting page). The payment's state and status
+ * after it; null when no read succeeded.
  */
 async function readAtReturn(deps: PaymentsDeps, payment: Payment & { shop: Shop }, access: ShopGatewayAccess): Promise<Pick<Payment, "state" | "gatewayStatus"> | null> {
   const orderId = payment.gatewayOrderId!;
-  const listing = await readShopOrdersAtReturn(deps, payment.shop, payment.gatewayEnv as GatewayEnv, orderId, SHOPPER_WAITING_READ).catch((error: unknown) => {
-    deps.logger.error("The shop's orders could not be read on the shopper's return", { paymentId: payment.id, error });
-    return "failed" as const;
-  });
+  const listing =
+    payment.returnReadAt !== null
+      ? "not_listed"
+      : await readShopOrdersAtReturn(deps, payment.shop, payment.gatewayEnv as GatewayEnv, orderId, SHOPPER_WAITING_READ).catch((error: unknown) => {
+          deps.logger.error("The shop's orders could not be read on the shopper's return", { paymentId: payment.id, error });
+          return "failed" as const;
+        });
   if (listing === "recorded") return deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { state: true, gatewayStatus: true } });
   if (listing !== "not_listed") {
     if (listing === "unread") deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: "listing" });
@@ -221,8 +225,9 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
       const decision = decideForGatewayStatus(held.status);
       // Paid by the signed webhook the inbox has yet to settle: Shopify hears pending until it does.
       if (decision.kind === "resolve") return pendingThenNextAction(deps, payment, "NETWORK_ACTION_REQUIRED");
-      // Ended unpaid: the rejection to come sends the shopper to choose again all the same.
-      if (decision.kind === "reject") return abandoned();
+      // Ended unpaid: the rejection to come sends the shopper to choose again all the same
+      // (unless the shop has every outcome confirmed by a read first: then the read decides).
+      if (decision.kind === "reject" && !payment.shop.readOrderOnWebhook) return abandoned();
     }
     if (held.kind === "nothing" && !access) return abandoned();
     return { kind: "wait", retryAfterSeconds: 3, locale: payment.merchantLocale };

@@ -180,65 +180,98 @@ export async function reconcileOnce(
 export type ReturnListing =
   /** The order was read and recorded, with every other open or unverified payment of the shop. */
   | "recorded"
-  /** The gateway answered for the order (gone, or in a shape the app cannot read) or the listing failed: the order was not read, and reading it again now would meet the same. */
+  /** Not read: the gateway answered for it (gone, or in a shape the app cannot read), or the read failed. */
   | "unread"
-  /** No read was made for it (another pass holds the shop, the quota keeps its reserve for new orders), or the listing left it out (an earlier device's order): read it by itself. */
+  /** No read stood in for the order's own: the shop is held by another pass or is not one a shopper can wait on, or the listing left the order out (an earlier device's). */
   | "not_listed";
 
 /**
+ * The most open and unverified payments a return's read of the shop settles while the shopper
+ * waits; in a shop with more, a return reads its own order and the reconciler lists.
+ */
+export const RETURN_PASS_MAX_PAYMENTS = 50;
+
+/**
  * A shopper's return that must read its order (nothing the app holds tells where the payment
- * stands) reads the shop's orders in its place, as the reconciler's pass would: one call either
- * way, and every open or unverified payment of the shop is settled or verified from it, so the
- * reconciler's next listing waits its hour from now. Lost webhooks come together more often
- * than not (the gateway was not delivering for a while): the shopper's missing one is a sign of
- * others. Only when the shop can be claimed at once; on the shopper's budget (one short attempt).
+ * stands) reads the shop's orders in its place, as the reconciler would: one call either way,
+ * and every open or unverified payment of the shop is settled or verified from it. Lost
+ * webhooks come together more often than not (the gateway was not delivering for a while): the
+ * shopper's missing one is a sign of others. Only what a shopper can wait on: the shop claimed
+ * at once, no payment of it near the end of Shopify's window (the reconciler finalises those,
+ * with its look-ups and retries), at most RETURN_PASS_MAX_PAYMENTS, the shopper's budget (one
+ * short attempt), no look-ups, and nothing ended but by what the gateway showed. The
+ * reconciler's next listing waits its hour from this one only when this one did all that listing
+ * would have: every wanted order read, and no watched rejected payment due its check for late
+ * crypto (they are left out of the dates, which they would stretch to a week). A read that fails
+ * leaves the reconciler's schedule as it was. The caller makes it for a payment's first return
+ * read only: the reads of its reloads are by identifier, whatever became of this one.
  */
 export async function readShopOrdersAtReturn(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, orderId: string, budget: CallBudget): Promise<ReturnListing> {
   const worker = `return-${randomUUID()}`;
   if (!(await claimShop(deps, shop.id, worker, LEASE_MS))) return "not_listed";
-  const summary: ReconcileSummary = { shops: 1, gatewayCalls: 0, settled: 0, verified: 0, finalised: 0, skippedForQuota: 0 };
   try {
-    const read = await reconcileShopEnv(deps, shop, env, summary, true, { orderId, budget });
-    if (read === "failed") return "unread";
-    if (read === "no_read") return "not_listed";
-    return read.recorded.has(orderId) ? "recorded" : read.answered.has(orderId) ? "unread" : "not_listed";
+    return await readShopAtReturn(deps, shop, env, orderId, budget);
   } finally {
     await deps.db.shop.updateMany({ where: { id: shop.id, reconcileLockedBy: worker }, data: { reconcileLockedBy: null, reconcileLockedUntil: null } });
   }
 }
 
-/**
- * A pass made in place of a shopper's return's read of its order (readShopOrdersAtReturn): it
- * lists at once, on the shopper's budget, with no look-ups, and leaves the watched rejected
- * payments (whose late checks are due only twice a day) out of the listing's dates.
- */
-interface ReturnPass {
-  /** The returning shopper's order: settled as read at the return. */
-  orderId: string;
-  budget: CallBudget;
+async function readShopAtReturn(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, orderId: string, budget: CallBudget): Promise<ReturnListing> {
+  const now = deps.clock.now();
+  const [open, unverified] = await Promise.all([
+    deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] }, gatewayOrderId: { not: null } } }),
+    deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, ...AWAITING_VERIFICATION, gatewayOrderId: { not: null } } }),
+  ]);
+  const withOrder = open.filter((p) => p.state !== "started");
+  if (!withOrder.some((p) => p.gatewayOrderId === orderId)) return "not_listed";
+  if (withOrder.some((p) => ageMs(p, now) > FINALISE_AFTER_MS) || withOrder.length + unverified.length > RETURN_PASS_MAX_PAYMENTS) return "not_listed";
+  const gateway = gatewayFor(deps, shop, env);
+  if ("cause" in gateway) return "not_listed";
+  const { access } = gateway;
+  if (!keepsReserve(await access.client.quotaRemaining())) return "not_listed";
+
+  const wanted = [...withOrder, ...unverified].map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
+  const readAt = deps.clock.now();
+  const read = await readWantedOrders(access, wanted, now, undefined, budget);
+  if (read.isErr()) {
+    // Not read by itself now as well: the shopper would wait twice the attempt on a gateway that
+    // may be failing, and the next read of this return (a reload) is by identifier.
+    deps.logger.warn("The shop's orders could not be read on a shopper's return", { shop: shop.shopDomain, env, kind: read.error.kind });
+    return "unread";
+  }
+  const { orders, gone, unreadable } = read.value;
+  let recorded = false;
+  for (const payment of [...withOrder, ...unverified]) {
+    const order = orders.get(payment.gatewayOrderId!);
+    if (!order) continue;
+    const own = payment.gatewayOrderId === orderId;
+    const settled = await settleListed(deps, shop, env, payment.id, order, readAt, own ? "return" : "reconcile");
+    if (own) recorded = settled !== "unrecorded";
+  }
+  if (wanted.every((w) => orders.has(w.gatewayOrderId) || unreadable.has(w.gatewayOrderId)) && !(await rejectedCheckDue(deps, shop, env, now))) {
+    await deps.db.shop.update({ where: { id: shop.id }, data: env === "live" ? { listedLiveAt: now } : { listedSandboxAt: now } });
+  }
+  if (recorded) return "recorded";
+  return gone.has(orderId) || unreadable.has(orderId) || orders.has(orderId) ? "unread" : "not_listed";
 }
 
-/** What a pass read: the wanted orders recorded from the gateway's answer, and those it answered for (read, gone or unreadable). */
-interface PassRead {
-  recorded: Set<string>;
-  answered: Set<string>;
+/** Whether one of the shop's watched rejected payments is due its check for late crypto. */
+async function rejectedCheckDue(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, now: Date): Promise<boolean> {
+  const rejected = await deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, ...watchedRejectedPayments(now) }, select: { createdAt: true, lastCheckedAt: true } });
+  return rejected.some((p) => isLateCheckDue(p, now));
 }
 
-type PassOutcome = PassRead | "no_read" | "failed";
-
-async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, summary: ReconcileSummary, force: boolean, atReturn: ReturnPass | null = null): Promise<PassOutcome> {
+async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, summary: ReconcileSummary, force: boolean): Promise<void> {
   const now = deps.clock.now();
   const [payments, unverified, rejected] = await Promise.all([
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, state: { in: [...OPEN_PAYMENT_STATES] } }, include: { shop: true } }),
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, ...AWAITING_VERIFICATION, gatewayOrderId: { not: null } } }),
-    atReturn
-      ? []
-      : deps.db.payment.findMany({
-          where: { shopId: shop.id, gatewayEnv: env, ...watchedRejectedPayments(now) },
-          select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true },
-        }),
+    deps.db.payment.findMany({
+      where: { shopId: shop.id, gatewayEnv: env, ...watchedRejectedPayments(now) },
+      select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true },
+    }),
   ]);
-  if (payments.length === 0 && unverified.length === 0 && rejected.length === 0) return "no_read";
+  if (payments.length === 0 && unverified.length === 0 && rejected.length === 0) return;
 
   for (const payment of payments.filter((p) => p.state === "started" && p.responseStatus === null && now.getTime() - p.createdAt.getTime() > ABANDON_STARTED_AFTER_MS)) {
     await onePayment(deps, payment, "An abandoned payment session could not be ended", undefined, () => abandonSession(deps, payment, now));
@@ -262,34 +295,33 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   const closing = withOrder.filter((p) => ageMs(p, now) > FINALISE_AFTER_MS).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   const due =
     force ||
-    atReturn !== null ||
     closing.length > 0 ||
     withOrder.some((p) => isDue(p, now)) ||
     unverified.some((p) => isVerificationDue(p, now)) ||
     rejected.some((p) => isLateCheckDue(p, now));
-  if (!due) return "no_read";
+  if (!due) return;
   const listedAt = env === "live" ? shop.listedLiveAt : shop.listedSandboxAt;
   const spacing = closing.length > 0 ? CLOSING_LIST_SPACING_MS : LIST_SPACING_MS;
   // Payments at the finalise point whose orders could not be read are given until
   // FINALISE_UNREAD_AFTER_MS: a gateway failing once is asked again (CLOSING_LIST_SPACING_MS)
   // before anything is rejected unread.
   const overdue = closing.filter((p) => ageMs(p, now) > FINALISE_UNREAD_AFTER_MS);
-  if (!force && !atReturn && listedAt && now.getTime() - listedAt.getTime() < spacing) {
+  if (!force && listedAt && now.getTime() - listedAt.getTime() < spacing) {
     await finaliseUnread(deps, shop, env, overdue, now, summary, "no read of its order succeeded in time");
-    return "no_read";
+    return;
   }
   const gateway = gatewayFor(deps, shop, env);
   if ("cause" in gateway) {
     // Removed credentials, an uninstall, a key that no longer opens: nothing can be read, and
     // the payments already started are still brought to an end before Shopify's window closes.
     await finaliseUnread(deps, shop, env, closing, now, summary, gateway.cause);
-    return "no_read";
+    return;
   }
   const { access } = gateway;
 
   if (closing.length === 0 && !keepsReserve(await access.client.quotaRemaining())) {
     summary.skippedForQuota++;
-    return "no_read";
+    return;
   }
 
   const closingOrders = new Set(closing.map((p) => p.gatewayOrderId!));
@@ -309,29 +341,19 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   // make a read look older than it is: one that misses a webhook acted on meanwhile is taken
   // as predating it (the next listing verifies), never as contradicting it.
   const readAt = deps.clock.now();
-  const read = await readWantedOrders(
-    access,
-    wanted,
-    now,
-    atReturn
-      ? { candidates: [], limit: 0, affordable: () => Promise.resolve(false) }
-      : {
-          candidates,
-          limit: MAX_LOOK_UPS,
-          affordable: async (id) => closingOrders.has(id) || keepsReserve(await access.client.quotaRemaining()),
-        },
-    atReturn?.budget,
-  );
+  const read = await readWantedOrders(access, wanted, now, {
+    candidates,
+    limit: MAX_LOOK_UPS,
+    affordable: async (id) => closingOrders.has(id) || keepsReserve(await access.client.quotaRemaining()),
+  });
   summary.gatewayCalls++;
   if (read.isErr()) {
-    deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind, atReturn: atReturn !== null });
+    deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind });
     // listedAt was set above, so the next attempt waits CLOSING_LIST_SPACING_MS at least.
     await finaliseUnread(deps, shop, env, overdue, now, summary, read.error.message);
-    return "failed";
+    return;
   }
   const { orders, gone, lookUps, retiredCalls, failedLookUp, failedListing, failedRetiredListing } = read.value;
-  const passRead: PassRead = { recorded: new Set(), answered: new Set([...orders.keys(), ...gone, ...read.value.unreadable]) };
-  const sourceOf = (orderId: string): SettleSource => (orderId === atReturn?.orderId ? "return" : "reconcile");
   summary.gatewayCalls += lookUps + retiredCalls;
   if (failedListing) deps.logger.warn("Reconciliation listing failed; orders looked up one by one", { shop: shop.shopDomain, env, kind: failedListing.kind, lookUps });
   if (failedRetiredListing) deps.logger.warn("Reconciliation listing of the retired device failed; its orders looked up one by one", { shop: shop.shopDomain, env, kind: failedRetiredListing.kind });
@@ -345,10 +367,9 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     let order: typeof listed;
     let unrecorded: GatewayOrder | null = null;
     if (listed) {
-      const settled = await settleListed(deps, shop, env, payment.id, listed, readAt, sourceOf(orderId));
+      const settled = await settleListed(deps, shop, env, payment.id, listed, readAt);
       if (settled === "unrecorded") unrecorded = listed;
       else {
-        passRead.recorded.add(orderId);
         order = listed;
         state = settled.payment.state;
         if (settled.payment.state !== payment.state) summary.settled++;
@@ -409,7 +430,6 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   // One whose order could not be recorded stays due, as one not read.
   const checked = rejected.filter((p) => !unrecordedRejected.has(p.id) && [orders, gone, read.value.unreadable].some((seen) => seen.has(p.gatewayOrderId!)));
   if (checked.length > 0) await deps.db.payment.updateMany({ where: { id: { in: checked.map((p) => p.id) }, state: "failed" }, data: { lastCheckedAt: now } });
-  return passRead;
 }
 
 /**

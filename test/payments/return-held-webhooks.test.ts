@@ -75,6 +75,20 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await pendingCalls(payment.id)).toEqual([]);
   });
 
+  it("with every outcome confirmed by a read first (the shop's setting), a held expiry leaves the shopper on a page that checks again", async () => {
+    await opened.db.shop.update({ where: { id: opened.shopId }, data: { readOrderOnWebhook: true } });
+    try {
+      const orderId = randomUUID();
+      const payment = await createPayment(opened, { gatewayOrderId: orderId, gatewayStatus: "NR", state: "awaiting_payment" });
+      for (const status of ["PE", "EX"]) await storeWebhook(orderId, status);
+      const result = await handleShopperReturn(deps(), { paymentId: payment.id, signature: "x", outcome: "standby" });
+      expect(result).toMatchObject({ kind: "wait" });
+      expect(await abandonedEvents(payment.id)).toBe(0);
+    } finally {
+      await opened.db.shop.update({ where: { id: opened.shopId }, data: { readOrderOnWebhook: false } });
+    }
+  });
+
   it("a webhook the app cannot take at its word (another amount) leaves the shopper on a page that checks again", async () => {
     const orderId = randomUUID();
     const payment = await createPayment(opened, { gatewayOrderId: orderId, gatewayStatus: "NR", state: "awaiting_payment" });
