@@ -81,6 +81,9 @@ export function checkoutScenarios(getStack: () => Stack): void {
     const { session, payment, orderId } = await startPayment();
     await act(orderId, { action: "choose_currency", currency: "ETH" });
     await act(orderId, { action: "pay", amount: "exact" });
+    // The payment's webhook stored first (it is sent as the page redirects, and may come a moment
+    // after the shopper: the return then answers from the coin's, "the buyer is paying").
+    await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "AC" } })) > 0 || null, "the AC webhook stored");
     const back = await fetch(returnUrl(payment, "standby"), { redirect: "manual" });
     expect(back.status).toBe(303);
     expect(shopifyState(session.id)).toBe("PENDING");
