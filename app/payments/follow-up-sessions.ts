@@ -5,6 +5,7 @@
 // with a message that tells the merchant how to refund from the gateway dashboard.
 import Decimal from "decimal.js";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
+import { isUniqueViolation } from "~/db/prisma-errors";
 import type { PaymentsDeps } from "./deps";
 import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
 import type { FollowUpKind } from "./shopify-requests";
@@ -112,7 +113,7 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
     });
   } catch (error) {
     // Shopify delivered the same request again: it was recorded the first time.
-    if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")) throw error;
+    if (!isUniqueViolation(error)) throw error;
   }
   deps.notify?.outbox();
   return { status: 201 };

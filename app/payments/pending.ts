@@ -1,5 +1,6 @@
 // Telling Shopify a payment is pending (the shopper came back before the gateway finished).
-import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
+import type { Payment } from "../../generated/prisma/sqlite/client";
+import { isUniqueViolation } from "~/db/prisma-errors";
 import type { PendingReason } from "~/shopify/payments-apps/outcome";
 import type { PaymentsDeps } from "./deps";
 import { enqueue } from "./outbox";
@@ -23,7 +24,7 @@ export async function enqueuePending(deps: PaymentsDeps, payment: Payment & { sh
     );
   } catch (error) {
     // Two returns at once (a double click, a browser's retry): the other one queued it first.
-    if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")) throw error;
+    if (!isUniqueViolation(error)) throw error;
     return deps.db.outboxMessage.findUniqueOrThrow({ where: { dedupeKey } });
   }
 }
