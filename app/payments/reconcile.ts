@@ -122,6 +122,16 @@ async function claimShop(deps: PaymentsDeps, shopId: string, worker: string, lea
   return claimed.count === 1;
 }
 
+/** Gives up `worker`'s claim on the shop, if it still holds it (a lease that ran out may be another's now). */
+async function releaseShop(deps: PaymentsDeps, shopId: string, worker: string): Promise<void> {
+  await deps.db.shop.updateMany({ where: { id: shopId, reconcileLockedBy: worker }, data: { reconcileLockedBy: null, reconcileLockedUntil: null } });
+}
+
+/** Records when the shop's orders in one environment were listed: the next listing is spaced from it. */
+async function markListed(deps: PaymentsDeps, shop: Shop, env: GatewayEnv, at: Date): Promise<void> {
+  await deps.db.shop.update({ where: { id: shop.id }, data: env === "live" ? { listedLiveAt: at } : { listedSandboxAt: at } });
+}
+
 /**
  * Runs `work` on a claimed shop, renewing the claim every third of its lease while it runs: a
  * shop's pass can outlast one lease (a listing waiting out 429s, a few look-ups), and another
@@ -164,7 +174,7 @@ export async function reconcileOnce(
     } catch (error) {
       deps.logger.error("Reconciliation of a shop failed", { shopId, error });
     } finally {
-      await deps.db.shop.updateMany({ where: { id: shopId, reconcileLockedBy: options.worker }, data: { reconcileLockedBy: null, reconcileLockedUntil: null } });
+      await releaseShop(deps, shopId, options.worker);
     }
   };
   // A claim that cannot be taken or released is logged and ends that shop's pass only.
@@ -212,7 +222,7 @@ export async function readShopOrdersAtReturn(deps: PaymentsDeps, shop: Shop, env
   try {
     return await readShopAtReturn(deps, shop, env, orderId, budget);
   } finally {
-    await deps.db.shop.updateMany({ where: { id: shop.id, reconcileLockedBy: worker }, data: { reconcileLockedBy: null, reconcileLockedUntil: null } });
+    await releaseShop(deps, shop.id, worker);
   }
 }
 
@@ -249,7 +259,7 @@ async function readShopAtReturn(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     if (own) recorded = settled !== "unrecorded";
   }
   if (wanted.every((w) => orders.has(w.gatewayOrderId) || unreadable.has(w.gatewayOrderId)) && !(await rejectedCheckDue(deps, shop, env, now))) {
-    await deps.db.shop.update({ where: { id: shop.id }, data: env === "live" ? { listedLiveAt: now } : { listedSandboxAt: now } });
+    await markListed(deps, shop, env, now);
   }
   if (recorded) return "recorded";
   return gone.has(orderId) || unreadable.has(orderId) || orders.has(orderId) ? "unread" : "not_listed";
@@ -336,7 +346,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     ...withOrder.filter((p) => !closingOrders.has(p.gatewayOrderId!) && isDue(p, now)),
     ...rejected.filter((p) => isLateCheckDue(p, now)),
   ].map((p) => p.gatewayOrderId!);
-  await deps.db.shop.update({ where: { id: shop.id }, data: env === "live" ? { listedLiveAt: now } : { listedSandboxAt: now } });
+  await markListed(deps, shop, env, now);
   // Taken before the listing; the look-ups after it count as asked for then too. That can only
   // make a read look older than it is: one that misses a webhook acted on meanwhile is taken
   // as predating it (the next listing verifies), never as contradicting it.
