@@ -12,13 +12,13 @@ import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { CLOSING_LIST_SPACING_MS, FINALISE_AFTER_MS, FINALISE_UNREAD_AFTER_MS, isDue, LATE_PAYMENT_RECHECK_MS, LIST_SPACING_MS, QUOTA_RESERVE, reconcileOnce } from "../../app/payments/reconcile";
 import { LATE_PAYMENT_WATCH_MS } from "../../app/payments/payment-state";
 import { createServices } from "../../app/services.server";
-import { connectGateway, connectSandbox, notificationUrl } from "../../app/shops/onboarding.server";
+import { connectSandbox } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { paymentColumns } from "../support/payment-rows";
-import { stackForFile, waitFor } from "../support/stack";
+import { connectAnotherSandboxDevice, movingClock, stackForFile, waitFor } from "../support/stack";
 
-let offsetMs = 0;
-const clock = { now: () => new Date(Date.now() + offsetMs) };
+const time = movingClock(() => stack());
+const clock = time.clock;
 
 // Several tests fail the gateway on purpose: the client's retries are kept, with short waits.
 const stack = stackForFile({ workers: false, clock, gatewayLimits: "spec", gatewayRetry: { baseDelayMs: 5, maxDelayMs: 20 } });
@@ -46,7 +46,7 @@ it("reads every open payment of a device with one call per cycle, and only when 
   const before = await db().gatewayCall.count({ where: { deviceHash: hash } });
   const notDue = await reconcileOnce(stack().services, { worker: "t" });
   expect(notDue.gatewayCalls).toBe(0);
-  offsetMs += 16 * 60_000;
+  time.advanceAppOnly(16 * 60_000);
   const summary = await reconcileOnce(stack().services, { worker: "t" });
   expect(summary.gatewayCalls).toBe(1);
   expect(await db().gatewayCall.count({ where: { deviceHash: hash } })).toBe(before + 1);
@@ -55,7 +55,7 @@ it("reads every open payment of a device with one call per cycle, and only when 
 
 it("keeps a reserve of the quota for new orders", async () => {
   const hash = await deviceHash();
-  offsetMs += LIST_SPACING_MS;
+  time.advanceAppOnly(LIST_SPACING_MS);
   const at = clock.now();
   // Spend the minute budget until one call less than the reserve is left.
   const inWindow = await db().gatewayCall.count({ where: { deviceHash: hash, at: { gt: new Date(at.getTime() - 60_000) } } });
@@ -73,7 +73,7 @@ it("finalises a payment still open near the end of Shopify's 3-day pending windo
   const back = await fetch(stack().services.links.returnUrl(payment, "standby"), { redirect: "manual" });
   expect(back.status).toBe(303);
   expect(stack().standin.state.session(session.id)?.state.code).toBe("PENDING");
-  offsetMs += 71 * 3_600_000;
+  time.advanceAppOnly(71 * 3_600_000);
   const summary = await reconcileOnce(stack().services, { worker: "t" });
   expect(summary.finalised).toBeGreaterThanOrEqual(1);
   const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
@@ -111,12 +111,7 @@ function sandboxDeviceKey(shop: Awaited<ReturnType<typeof shopRow>>): string {
 }
 
 /** Moves the app's clock and the gateway sandbox's together. */
-async function advance(ms: number): Promise<void> {
-  offsetMs += ms;
-  const clockNow = (await stack().sandboxControl("/sandbox/clock", undefined, "GET")) as { offset_seconds: number };
-  const behind = offsetMs / 1000 - clockNow.offset_seconds;
-  if (behind > 0) await stack().sandboxControl("/sandbox/clock", { advance_seconds: behind });
-}
+const advance = (ms: number) => time.advance(ms);
 
 function rejectCalls(sessionId: string) {
   return stack().standin.state.operationsFor(sessionId).filter((o) => o.status === 200 && (o.query ?? "").includes("paymentSessionReject"));
@@ -253,19 +248,8 @@ it("a read that fails at the finalise point is asked again: a payment completed 
   expect(rejectCalls(session.id)).toHaveLength(0);
 }, 60_000);
 
-/** The merchant connects another device of the same gateway account, as the app allows: its orders are the only ones listed from then on. */
-async function connectAnotherDevice(): Promise<void> {
-  const shop = await shopRow();
-  const response = await fetch(`${stack().sandbox.baseUrl}/device/`, {
-    method: "POST",
-    headers: { "X-Device-Id": sandboxDeviceKey(shop), "content-type": "application/json" },
-    body: JSON.stringify({ name: "Another device" }),
-  });
-  const { identifier: newKey } = (await response.json()) as { identifier: string };
-  const device = (await stack().sandboxControl(`/sandbox/devices/${newKey}/settings`, { regenerate_secret: true, notification_url: notificationUrl(stack().app.url, shop) })) as { secret_key: string };
-  const connected = await connectGateway(stack().services, stack().shopDomain, { env: "sandbox", deviceKey: newKey, secretKeyHex: device.secret_key });
-  expect(connected.ok).toBe(true);
-}
+/** The merchant connects another device of the same gateway account: its orders are the only ones listed from then on. */
+const connectAnotherDevice = () => connectAnotherSandboxDevice(stack());
 
 /** Drops every webhook of the current device until the returned function is called. */
 async function loseWebhooks(): Promise<() => Promise<void>> {

@@ -4,20 +4,13 @@
 // returning.
 import { expect, it } from "vitest";
 import { LATE_PAYMENT_RECHECK_MS, LIST_SPACING_MS, reconcileOnce } from "../../app/payments/reconcile";
-import { PAID_IN_FULL, paymentThrough, setWebhookFaults, stackForFile } from "../support/stack";
+import { movingClock, PAID_IN_FULL, paymentThrough, setWebhookFaults, stackForFile } from "../support/stack";
 
-let offsetMs = 0;
-const clock = { now: () => new Date(Date.now() + offsetMs) };
-const stack = stackForFile({ workers: false, clock, gatewayRetry: { baseDelayMs: 5, maxDelayMs: 20 } });
+const time = movingClock(() => stack());
+const stack = stackForFile({ workers: false, clock: time.clock, gatewayRetry: { baseDelayMs: 5, maxDelayMs: 20 } });
 const db = () => stack().services.db;
 const act = (orderId: string, body: Record<string, string>) => stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, body);
-
-async function advance(ms: number): Promise<void> {
-  offsetMs += ms;
-  const clockNow = (await stack().sandboxControl("/sandbox/clock", undefined, "GET")) as { offset_seconds: number };
-  const behind = offsetMs / 1000 - clockNow.offset_seconds;
-  if (behind > 0) await stack().sandboxControl("/sandbox/clock", { advance_seconds: behind });
-}
+const advance = (ms: number) => time.advance(ms);
 
 it("a rejected payment due its late-crypto check is checked within the hour although shoppers keep returning", async () => {
   await setWebhookFaults(stack(), "drop");
@@ -45,5 +38,5 @@ it("a rejected payment due its late-crypto check is checked within the hour alth
   }
   const row = await db().payment.findUniqueOrThrow({ where: { id: rejected.payment.id } });
   expect(row.attention).toBe("late_payment");
-  expect(clock.now().getTime() - (row.lastCheckedAt ?? row.createdAt).getTime()).toBeLessThan(LATE_PAYMENT_RECHECK_MS);
+  expect(time.clock.now().getTime() - (row.lastCheckedAt ?? row.createdAt).getTime()).toBeLessThan(LATE_PAYMENT_RECHECK_MS);
 }, 120_000);

@@ -10,10 +10,11 @@ import { parseEnv, type AppEnv } from "../../app/config/env.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { openDatabase } from "../../app/db/database.server";
 import { createLogger, type Logger } from "../../app/lib/logger.server";
+import { reconcileOnce } from "../../app/payments/reconcile";
 import type { RetryPolicy } from "../../app/gateway/retry";
 import type { Clock } from "../../app/payments/deps";
 import type { AppServices } from "../../app/services.server";
-import { connectSandbox } from "../../app/shops/onboarding.server";
+import { connectGateway, connectSandbox, notificationUrl } from "../../app/shops/onboarding.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { createTestPostgresDatabase } from "./postgres";
@@ -219,9 +220,55 @@ export function stackOnDatabase(kind: "sqlite" | "postgresql", options: StackOpt
 
 /** Whether the sandbox delivers the stack's shop's webhooks or drops them (as a lost notification), from now on. */
 export async function setWebhookFaults(stack: Stack, mode: "drop" | "deliver"): Promise<void> {
+  await stack.sandboxControl(`/sandbox/devices/${await sandboxDeviceKeyOf(stack)}/webhook-faults`, { mode });
+}
+
+/** The sandbox device key the stack's shop is connected with now. */
+async function sandboxDeviceKeyOf(stack: Stack): Promise<string> {
   const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
-  const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
-  await stack.sandboxControl(`/sandbox/devices/${key}/webhook-faults`, { mode });
+  return stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
+}
+
+/**
+ * The merchant connects another device of the same gateway account (made with the current
+ * device's key, as the gateway allows), as the app allows: its orders are the only ones listed
+ * from then on; the earlier device's are read by their identifiers.
+ */
+export async function connectAnotherSandboxDevice(stack: Stack): Promise<void> {
+  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  const response = await fetch(`${stack.sandbox.baseUrl}/device/`, {
+    method: "POST",
+    headers: { "X-Device-Id": await sandboxDeviceKeyOf(stack), "content-type": "application/json" },
+    body: JSON.stringify({ name: "Another device" }),
+  });
+  const { identifier: newKey } = (await response.json()) as { identifier: string };
+  const device = (await stack.sandboxControl(`/sandbox/devices/${newKey}/settings`, { regenerate_secret: true, notification_url: notificationUrl(stack.app.url, shop) })) as { secret_key: string };
+  const connected = await connectGateway(stack.services, stack.shopDomain, { env: "sandbox", deviceKey: newKey, secretKeyHex: device.secret_key });
+  if (!connected.ok) throw new Error(`the other device could not be connected: ${JSON.stringify(connected)}`);
+}
+
+/**
+ * A clock for the app that a test moves forward. `advance` takes the gateway sandbox's clock
+ * along, so that its listings and expiries date orders as the app does; `advanceAppOnly` moves
+ * the app's alone. `stack` is the getter of the stack started with `clock`.
+ */
+export type MovingClock = ReturnType<typeof movingClock>;
+
+export function movingClock(stack: () => Stack) {
+  let offsetMs = 0;
+  return {
+    clock: { now: () => new Date(Date.now() + offsetMs) },
+    offsetMs: () => offsetMs,
+    advanceAppOnly(ms: number): void {
+      offsetMs += ms;
+    },
+    async advance(ms: number): Promise<void> {
+      offsetMs += ms;
+      const sandboxClock = (await stack().sandboxControl("/sandbox/clock", undefined, "GET")) as { offset_seconds: number };
+      const behind = offsetMs / 1000 - sandboxClock.offset_seconds;
+      if (behind > 0) await stack().sandboxControl("/sandbox/clock", { advance_seconds: behind });
+    },
+  };
 }
 
 /** The sandbox's actions that take an order from its coin's choice to paid in full (ETH), or up to `until`. */
@@ -238,4 +285,20 @@ export async function paymentThrough(stack: Stack, actions: readonly Record<stri
   const payment = await stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   for (const action of actions) await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId!}/actions`, action);
   return { session, payment, orderId: payment.gatewayOrderId! };
+}
+
+/**
+ * Shoppers whose webhooks are lost pay in full and come back from the gateway's page (the
+ * return reads), one every 8 minutes, with the reconciler's pass halfway between two of them,
+ * until the app's clock is `untilOffsetMs` ahead of real time.
+ */
+export async function shoppersKeepReturning(stack: Stack, time: MovingClock, untilOffsetMs: number): Promise<void> {
+  while (time.offsetMs() < untilOffsetMs) {
+    const shopper = await paymentThrough(stack, PAID_IN_FULL);
+    const back = await fetch(stack.services.links.returnUrl(shopper.payment, "ok"), { redirect: "manual" });
+    await back.text();
+    await time.advance(4 * 60_000);
+    await reconcileOnce(stack.services, { worker: "t" });
+    await time.advance(4 * 60_000);
+  }
 }
