@@ -149,7 +149,7 @@ async function readAtReturn(deps: PaymentsDeps, payment: Payment & { shop: Shop 
           deps.logger.error("The shop's orders could not be read on the shopper's return", { paymentId: payment.id, error });
           return "failed" as const;
         });
-  if (listing === "recorded") return deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { state: true, gatewayStatus: true } });
+  if (typeof listing === "object") return listing.recorded;
   if (listing !== "not_listed") {
     if (listing === "unread") deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: "listing" });
     return null;

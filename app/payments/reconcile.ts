@@ -188,8 +188,8 @@ export async function reconcileOnce(
 
 /** How a shopper's return's read of the shop's orders went. */
 export type ReturnListing =
-  /** The order was read and recorded, with every other open or unverified payment of the shop. */
-  | "recorded"
+  /** The order was read and recorded, with every other open or unverified payment of the shop: the payment as recorded. */
+  | { recorded: Pick<Payment, "state" | "gatewayStatus"> }
   /** Not read: the gateway answered for it (gone, or in a shape the app cannot read), or the read failed. */
   | "unread"
   /** No read stood in for the order's own: the shop is held by another pass or is not one a shopper can wait on, or the listing left the order out (an earlier device's). */
@@ -250,18 +250,18 @@ async function readShopAtReturn(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     return "unread";
   }
   const { orders, gone, unreadable } = read.value;
-  let recorded = false;
+  let recorded: Pick<Payment, "state" | "gatewayStatus"> | null = null;
   for (const payment of [...withOrder, ...unverified]) {
     const order = orders.get(payment.gatewayOrderId!);
     if (!order) continue;
     const own = payment.gatewayOrderId === orderId;
     const settled = await settleListed(deps, shop, env, payment.id, order, readAt, own ? "return" : "reconcile");
-    if (own) recorded = settled !== "unrecorded";
+    if (own && settled !== "unrecorded") recorded = settled.payment;
   }
   if (wanted.every((w) => orders.has(w.gatewayOrderId) || unreadable.has(w.gatewayOrderId)) && !(await rejectedCheckDue(deps, shop, env, now))) {
     await markListed(deps, shop, env, now);
   }
-  if (recorded) return "recorded";
+  if (recorded) return { recorded };
   return gone.has(orderId) || unreadable.has(orderId) || orders.has(orderId) ? "unread" : "not_listed";
 }
 
