@@ -211,14 +211,26 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
     await deps.db.paymentEvent.create({ data: { paymentId: payment.id, type: "shopper_abandoned", at: deps.clock.now() } });
     return { kind: "redirect", url: payment.cancelUrl };
   };
-  if (state === "awaiting_payment" && input.outcome === "ko") return abandoned();
+  // The order as this return read it decides; when it was not read here (its read failed,
+  // another return is reading it now, or the credentials cannot be read), what the app holds
+  // of it does. A shopper sent back as paid or to wait may well have paid, and so may one sent
+  // back through the gateway's "ko" link whose money the order's signed webhooks show: sending
+  // them to choose another payment method could make them pay twice.
+  if (state === "awaiting_payment" && input.outcome === "ko") {
+    if (readHere) return abandoned();
+    const held = await heldState(deps, payment, false);
+    // Money seen, or paid: Shopify hears pending until the webhooks or the reconciler settle it.
+    if (held.kind === "progress" && held.progress === "AC") return pendingThenNextAction(deps, payment, "NETWORK_ACTION_REQUIRED");
+    if (held.kind === "final" && decideForGatewayStatus(held.status).kind === "resolve") return pendingThenNextAction(deps, payment, "NETWORK_ACTION_REQUIRED");
+    if (held.kind === "unclear") return { kind: "wait", retryAfterSeconds: 3, locale: payment.merchantLocale };
+    // A coin chosen, nothing seen of it, and the gateway says the shopper gave up: they choose again.
+    return abandoned();
+  }
   if (state === "awaiting_payment" && gatewayStatus === "NR") {
     // NR as this return read it: the shopper never chose a coin.
     if (readHere) return abandoned();
-    // NR only as the order was created: the order was not read here (its read failed, another
-    // return is reading it now, or the credentials cannot be read), and a shopper sent back as
-    // paid or to wait may well have paid. Sending them to choose another payment method could
-    // make them pay twice: what the app holds decides, else they wait a moment for the read.
+    // NR only as the order was created: what the app holds decides, else the shopper waits a
+    // moment for the read.
     const held = await heldState(deps, payment, false);
     if (held.kind === "progress") return pendingThenNextAction(deps, payment, PENDING_REASON[held.progress]);
     if (held.kind === "final") {

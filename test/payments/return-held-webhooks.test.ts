@@ -4,7 +4,9 @@
 // webhooks the app holds decide, whatever the inbox has made of them yet: a payment they show
 // made is told pending to Shopify, never sent to choose another payment method (the shopper
 // would pay twice); one they show ended unpaid is; one they cannot tell waits on a page that
-// checks again. On SQLite and PostgreSQL.
+// checks again. The same holds for a shopper the gateway sends back through its "ko" link
+// (given up, the order expired): one whose money the webhooks show is told pending. On SQLite
+// and PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../app/lib/logger.server";
@@ -108,6 +110,35 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const result = await handleShopperReturn(deps(), { paymentId: payment.id, signature: "x", outcome: "ok" });
     expect(result).toMatchObject({ kind: "wait" });
     expect(await abandonedEvents(payment.id)).toBe(0);
+    expect(await pendingCalls(payment.id)).toEqual([]);
+  });
+
+  it.each([
+    ["its AC webhook (money seen, not yet confirmed)", ["PE", "AC"]],
+    ["its CO webhook", ["PE", "AC", "CO"]],
+  ])("a shopper sent back through the gateway's ko link with %s held is told pending, not sent to choose again", async (_what, statuses) => {
+    const orderId = randomUUID();
+    const payment = await createPayment(opened, { gatewayOrderId: orderId, gatewayStatus: "NR", state: "awaiting_payment" });
+    for (const status of statuses) await storeWebhook(orderId, status);
+
+    const result = await handleShopperReturn(deps(), { paymentId: payment.id, signature: "x", outcome: "ko" });
+    expect(result).not.toEqual({ kind: "redirect", url: payment.cancelUrl });
+    expect(await abandonedEvents(payment.id)).toBe(0);
+    const pending = await pendingCalls(payment.id);
+    expect(pending.map((call) => (JSON.parse(call.payload) as { reason: string }).reason)).toEqual(["NETWORK_ACTION_REQUIRED"]);
+  });
+
+  it.each([
+    ["only a coin chosen (PE)", ["PE"]],
+    ["nothing", []],
+  ])("a shopper sent back through the ko link with %s held chooses again", async (_what, statuses) => {
+    const orderId = randomUUID();
+    const payment = await createPayment(opened, { gatewayOrderId: orderId, gatewayStatus: "PE", state: "awaiting_payment" });
+    for (const status of statuses) await storeWebhook(orderId, status);
+
+    const result = await handleShopperReturn(deps(), { paymentId: payment.id, signature: "x", outcome: "ko" });
+    expect(result).toEqual({ kind: "redirect", url: payment.cancelUrl });
+    expect(await abandonedEvents(payment.id)).toBe(1);
     expect(await pendingCalls(payment.id)).toEqual([]);
   });
 
