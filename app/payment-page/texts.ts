@@ -57,6 +57,11 @@ export interface PageTexts {
   /** The return link's page while Shopify is being told about the payment. */
   waitingForShop: { title: string; heading: string; body: string };
   /**
+   * The same page once the shopper has waited a couple of minutes (the gateway or Shopify cannot
+   * be reached): it still checks, less often, and tells a shopper who paid not to pay again.
+   */
+  waitingLong: { title: string; heading: string; body: string };
+  /**
    * The return link's page once Shopify refused to take a paid payment's outcome: no order
    * page will follow until the merchant sees to it, and the shopper must not pay again.
    */
@@ -124,6 +129,11 @@ const en: PageTexts = {
     title: "Confirming your payment",
     heading: "Confirming your payment…",
     body: "We are letting the shop know about your payment. This page refreshes by itself; please keep it open.",
+  },
+  waitingLong: {
+    title: "Still confirming your payment",
+    heading: "This is taking longer than usual",
+    body: "We cannot confirm your payment with the shop yet. If you paid, do not pay again: the shop will confirm your order as soon as your payment is confirmed. This page keeps checking by itself; you can also close it.",
   },
   shopNotified: {
     title: "Payment received",
@@ -200,6 +210,11 @@ const es: PageTexts = {
     heading: "Confirmando tu pago…",
     body: "Estamos informando a la tienda de tu pago. Esta página se actualiza sola; no la cierres.",
   },
+  waitingLong: {
+    title: "Seguimos confirmando tu pago",
+    heading: "Está tardando más de lo habitual",
+    body: "Todavía no podemos confirmar tu pago con la tienda. Si has pagado, no vuelvas a pagar: la tienda confirmará tu pedido en cuanto se confirme tu pago. Esta página sigue comprobándolo sola; también puedes cerrarla.",
+  },
   shopNotified: {
     title: "Pago recibido",
     heading: "Hemos recibido tu pago",
@@ -274,6 +289,11 @@ const pt: PageTexts = {
     title: "A confirmar o seu pagamento",
     heading: "A confirmar o seu pagamento…",
     body: "Estamos a informar a loja sobre o seu pagamento. Esta página atualiza-se sozinha; mantenha-a aberta.",
+  },
+  waitingLong: {
+    title: "Ainda a confirmar o seu pagamento",
+    heading: "Está a demorar mais do que o habitual",
+    body: "Ainda não conseguimos confirmar o seu pagamento junto da loja. Se já pagou, não pague novamente: a loja confirmará a sua encomenda assim que o seu pagamento for confirmado. Esta página continua a verificar sozinha; também a pode fechar.",
   },
   shopNotified: {
     title: "Pagamento recebido",
@@ -351,6 +371,11 @@ const ptBR: PageTexts = {
     heading: "Confirmando o seu pagamento…",
     body: "Estamos informando a loja sobre o seu pagamento. Esta página se atualiza sozinha; mantenha-a aberta.",
   },
+  waitingLong: {
+    title: "Ainda confirmando seu pagamento",
+    heading: "Está demorando mais do que o normal",
+    body: "Ainda não conseguimos confirmar seu pagamento com a loja. Se você já pagou, não pague novamente: a loja vai confirmar seu pedido assim que seu pagamento for confirmado. Esta página continua verificando sozinha; você também pode fechá-la.",
+  },
   shopNotified: {
     title: "Pagamento recebido",
     heading: "Recebemos o seu pagamento",
@@ -425,6 +450,11 @@ const it: PageTexts = {
     title: "Conferma del pagamento in corso",
     heading: "Conferma del pagamento in corso…",
     body: "Stiamo informando il negozio del tuo pagamento. Questa pagina si aggiorna da sola; tienila aperta.",
+  },
+  waitingLong: {
+    title: "Stiamo ancora confermando il pagamento",
+    heading: "Ci vuole più tempo del solito",
+    body: "Non riusciamo ancora a confermare il tuo pagamento con il negozio. Se hai pagato, non pagare di nuovo: il negozio confermerà il tuo ordine appena il pagamento sarà confermato. Questa pagina continua a controllare da sola; puoi anche chiuderla.",
   },
   shopNotified: {
     title: "Pagamento ricevuto",
@@ -501,6 +531,11 @@ const fr: PageTexts = {
     heading: "Confirmation de votre paiement…",
     body: "Nous informons la boutique de votre paiement. Cette page s'actualise toute seule ; gardez-la ouverte.",
   },
+  waitingLong: {
+    title: "Confirmation de votre paiement en cours",
+    heading: "Cela prend plus de temps que d’habitude",
+    body: "Nous ne pouvons pas encore confirmer votre paiement auprès de la boutique. Si vous avez payé, ne payez pas une seconde fois : la boutique confirmera votre commande dès que votre paiement sera confirmé. Cette page continue de vérifier d’elle-même ; vous pouvez aussi la fermer.",
+  },
   shopNotified: {
     title: "Paiement reçu",
     heading: "Votre paiement a bien été reçu",
@@ -575,6 +610,11 @@ const de: PageTexts = {
     title: "Ihre Zahlung wird bestätigt",
     heading: "Ihre Zahlung wird bestätigt…",
     body: "Wir informieren den Shop über Ihre Zahlung. Diese Seite aktualisiert sich von selbst; bitte lassen Sie sie geöffnet.",
+  },
+  waitingLong: {
+    title: "Ihre Zahlung wird noch bestätigt",
+    heading: "Das dauert länger als üblich",
+    body: "Wir können Ihre Zahlung noch nicht beim Shop bestätigen. Wenn Sie bezahlt haben, zahlen Sie nicht erneut: Der Shop bestätigt Ihre Bestellung, sobald Ihre Zahlung bestätigt ist. Diese Seite prüft weiterhin von selbst; Sie können sie auch schließen.",
   },
   shopNotified: {
     title: "Zahlung erhalten",

@@ -186,5 +186,33 @@ describe("the return link while Shopify is being told", () => {
     expect(html).toContain(es.waitingForShop.heading);
     expect(html).toContain(es.waitingForShop.body);
     expect(html).not.toContain(en.waitingForShop.body);
+
+    // The page reloads the same signed link, carrying when the wait began.
+    const refresh = /<meta http-equiv="refresh" content="3;url=([^"]+)">/.exec(html)?.[1]?.replace(/&amp;/g, "&");
+    expect(refresh).toBeDefined();
+    const reload = new URL(refresh!, stack().services.links.returnUrl(payment, "standby"));
+    const link = new URL(stack().services.links.returnUrl(payment, "standby"));
+    expect(reload.pathname).toBe(link.pathname);
+    expect(reload.searchParams.get("sig")).toBe(link.searchParams.get("sig"));
+    const began = Number(reload.searchParams.get("waiting"));
+    expect(Math.abs(began - Date.now() / 1000)).toBeLessThan(60);
+
+    // Minutes later, Shopify still failing: the page says it takes longer than usual, tells a
+    // shopper who paid not to pay again, and checks every 15 s, still from when the wait began.
+    const later = new URL(reload);
+    later.searchParams.set("waiting", String(began - 150));
+    const long = await (await fetch(later, { redirect: "manual" })).text();
+    expect(long).toContain(`<title>${es.waitingLong.title}</title>`);
+    expect(long).toContain(es.waitingLong.body);
+    expect(long).toContain(`content="15;url=`);
+    expect(long).toContain(`waiting=${began - 150}`);
+
+    // A time ahead of now or days old (altered, bookmarked) starts the wait again.
+    for (const altered of [String(began + 3_600), String(began - 3 * 86_400), "soon"]) {
+      later.searchParams.set("waiting", altered);
+      const again = await (await fetch(later, { redirect: "manual" })).text();
+      expect(again).toContain(es.waitingForShop.body);
+      expect(again).not.toContain(`waiting=${altered}`);
+    }
   });
 });
