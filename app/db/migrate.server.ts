@@ -47,10 +47,28 @@ function sqlText(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
+/**
+ * How long a PostgreSQL migration's statement waits for a table's lock before the migration is
+ * rolled back and tried again. While a statement such as ALTER TABLE waits behind a long
+ * transaction, every later query of that table queues behind it, the gateway's webhooks and
+ * Shopify's sessions included: the wait is kept well under their deadlines, and retried.
+ */
+export const MIGRATION_LOCK_TIMEOUT_MS = 2_000;
+/** How many times a migration is tried while its locks cannot be had (about a minute in all). */
+export const MIGRATION_LOCK_TRIES = 15;
+/** PostgreSQL's lock_not_available, what lock_timeout raises. */
+const LOCK_NOT_AVAILABLE = "55P03";
+
+export interface MigrateOptions {
+  root?: string;
+  lockTimeoutMs?: number;
+  lockTries?: number;
+}
+
 /** Applies every migration not applied yet; returns the names this call applied. Safe to run from several processes. */
-export async function applyMigrations(url: string, options: { root?: string } = {}): Promise<string[]> {
+export async function applyMigrations(url: string, options: MigrateOptions = {}): Promise<string[]> {
   const migrations = loadMigrations(migrationsDir(url, options.root));
-  return databaseKind(url) === "postgresql" ? applyPostgres(url, migrations) : applySqlite(url, migrations);
+  return databaseKind(url) === "postgresql" ? applyPostgres(url, migrations, options) : applySqlite(url, migrations);
 }
 
 function checkHistory(applied: Map<string, string>, migrations: Migration[]): Migration[] {
@@ -106,7 +124,9 @@ async function applySqlite(url: string, migrations: Migration[]): Promise<string
   }
 }
 
-async function applyPostgres(url: string, migrations: Migration[]): Promise<string[]> {
+async function applyPostgres(url: string, migrations: Migration[], options: MigrateOptions): Promise<string[]> {
+  const lockTimeoutMs = options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS;
+  const lockTries = options.lockTries ?? MIGRATION_LOCK_TRIES;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -117,17 +137,26 @@ async function applyPostgres(url: string, migrations: Migration[]): Promise<stri
     const applied = new Map<string, string>(rows.rows.map((r: { migration_name: string; checksum: string }) => [r.migration_name, r.checksum]));
     const pending = checkHistory(applied, migrations);
     for (const migration of pending) {
-      await client.query("BEGIN");
-      try {
-        await client.query(migration.sql);
-        await client.query(
-          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
-          [randomUUID(), migration.checksum, migration.name],
-        );
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK");
-        throw error;
+      for (let attempt = 1; ; attempt++) {
+        await client.query("BEGIN");
+        try {
+          await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
+          await client.query(migration.sql);
+          await client.query(
+            `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
+            [randomUUID(), migration.checksum, migration.name],
+          );
+          await client.query("COMMIT");
+          break;
+        } catch (error) {
+          await client.query("ROLLBACK");
+          if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
+          if (attempt >= lockTries) {
+            throw new Error(`Migration ${migration.name} could not take its locks in ${lockTries} tries of ${lockTimeoutMs} ms: a long transaction holds a table it changes`, { cause: error });
+          }
+          // The queries that queued behind it go through meanwhile.
+          await new Promise((resolve) => setTimeout(resolve, lockTimeoutMs));
+        }
       }
     }
     return pending.map((m) => m.name);
