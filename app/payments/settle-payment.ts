@@ -67,6 +67,18 @@ function storedStatusShowsFunds(payment: Pick<Payment, "gatewayStatus">): boolea
 /** Statuses that end an order without paying it: money on such an order arrived after it ended, or is held by it. */
 const ENDED_UNPAID = new Set<string>(["EX", "CA", "DE"]);
 
+/**
+ * The flag of a payment rejected because its order ended unpaid (expired, cancelled, or deleted
+ * by the merchant) while the order shows crypto the shopper sent: a person must return it or
+ * arrange the order with the shopper.
+ */
+function endedHoldingFunds(code: string): { reason: "late_payment"; detail: string } {
+  return {
+    reason: "late_payment",
+    detail: `The gateway order ended unpaid (status ${code}) holding crypto the shopper sent. Refund it from the gateway dashboard or arrange the order with the shopper.`,
+  };
+}
+
 function attentionFor(
   payment: Payment,
   current: PaymentState,
@@ -92,7 +104,7 @@ function attentionFor(
   // Rejected by this read while the order already shows money: paid after it expired or was
   // cancelled (the gateway keeps the status), or held by an order the merchant deleted.
   if (decision.kind === "reject" && current !== "failed") {
-    return order.status.known && ENDED_UNPAID.has(order.status.code) && order.transactions.length > 0 ? late : null;
+    return order.status.known && ENDED_UNPAID.has(order.status.code) && order.transactions.length > 0 ? endedHoldingFunds(order.status.code) : null;
   }
   // Money that arrives after the Shopify session was rejected: a person must act. The gateway
   // may list it as a new transaction under the same final status, or move to a status that
@@ -293,9 +305,13 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
       seenAt: new Date(transaction.created_at),
     }));
   } else {
+    // A signed webhook that ends the order unpaid after a read showed the shopper's crypto on
+    // it (AC): the order holds that money (the merchant deleted it, say), as a read of it would show.
+    const holdsFunds = decision.kind === "reject" && current !== "failed" && ENDED_UNPAID.has(status.code) && storedStatusShowsFunds(payment);
     attention =
       paidAfterVoid(payment, decision, status.code, basis.voidedAt ?? null) ??
-      (decision.kind === "reject" && decision.attention ? { reason: decision.attention, detail: decision.merchantMessage } : null);
+      (decision.kind === "reject" && decision.attention ? { reason: decision.attention, detail: decision.merchantMessage } : null) ??
+      (holdsFunds ? endedHoldingFunds(status.code) : null);
     columns = { state: next, gatewayStatus: status.code, unverifiedSince: now };
   }
   if (attention) Object.assign(columns, { attention: attention.reason, attentionDetail: attention.detail, attentionResolvedAt: null });
