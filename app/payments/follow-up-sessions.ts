@@ -48,6 +48,11 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     if (earlier?.kind === "void") return reject(`This authorization was voided, so it cannot be captured. Crypto the shopper paid since is theirs: to return it, ${REFUND_HOW}`);
     if (earlier?.kind === "capture") return reject("This authorization was already captured in full; it cannot be captured again.");
     if (payment.state !== "paid") return reject("The crypto payment was not completed, so there is nothing to capture.");
+    // Paid on a signed webhook that the gateway's own record then contradicted: nothing is
+    // captured until a person has compared the two and marked the flag handled.
+    if (payment.attention === "webhook_mismatch" && payment.attentionResolvedAt === null) {
+      return reject("The gateway's record of this payment does not match the notification that marked it paid. Compare the order in the gateway dashboard, mark the payment's flag handled in the app, then capture again.");
+    }
     // Crypto settles in full: what is captured is what the shopper paid, no more and no less
     // (a partial capture would leave crypto received that Shopify's books do not show).
     const paid = `${payment.amount} ${payment.currency}`;
