@@ -12,6 +12,8 @@
 //   with a new nonce, may be read from the gateway once instead of being dropped unread
 //   (process-webhooks.ts compares a settled payment's repeats with the webhooks processed).
 // - A refused webhook (RejectedWebhook): the health page counts those of the last 7 days.
+// - A customers/data_request webhook taken (DataRequestDelivery): it refuses Shopify's
+//   redelivery of a request already deleted, and Shopify redelivers for 48 hours at most.
 // - A delivered outbox message ("done"). A dedupe key is enqueued again only while its payment
 //   is open (a shopper's return asks Shopify for "pending" again under the same key); the
 //   payment's final call is enqueued only when the payment becomes final, which happens once;
@@ -104,6 +106,8 @@ export interface PurgeResult {
   /** Payments whose customer fields were erased. */
   customerRecords: number;
   dataRequestReports: number;
+  /** Customer data request webhooks remembered against Shopify's redeliveries. */
+  dataRequestDeliveries: number;
   /** Some table still had due rows when the pass stopped: run another pass. */
   more: boolean;
 }
@@ -264,6 +268,8 @@ export async function purgeExpiredRows(deps: PurgeDeps, options: PurgeOptions): 
   const customerCutoff = new Date(deps.clock.now().getTime() - options.customerDataDays * DAY_MS);
   const customers = await eraseExpiredCustomerData(deps, customerCutoff, options.customerDataDays, batchSize, maxBatches);
   const reports = await purge("CustomerDataRequest", "report", Prisma.sql`"report"."receivedAt" < ${customerCutoff}`);
+  // Shopify redelivers a webhook for 48 hours at most: after the retention, none comes again.
+  const deliveries = await purge("DataRequestDelivery", "delivery", Prisma.sql`"delivery"."receivedAt" < ${cutoff}`);
   const result: PurgeResult = {
     retiredDevices,
     gatewayWebhooks: webhooks.deleted,
@@ -271,7 +277,8 @@ export async function purgeExpiredRows(deps: PurgeDeps, options: PurgeOptions): 
     outboxMessages: messages.deleted,
     customerRecords: customers.erased,
     dataRequestReports: reports.deleted,
-    more: webhooks.more || rejections.more || messages.more || customers.more || reports.more,
+    dataRequestDeliveries: deliveries.deleted,
+    more: webhooks.more || rejections.more || messages.more || customers.more || reports.more || deliveries.more,
   };
   const { more, ...counts } = result;
   deps.logger.info("Expired rows purged", { retentionDays: options.retentionDays, customerDataDays: options.customerDataDays, ...counts, more });

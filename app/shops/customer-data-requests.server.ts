@@ -80,9 +80,11 @@ const paymentColumns = {
 
 /**
  * Stores the request with its report; a redelivery of the same webhook (same id) stores nothing
- * more. Null when the app holds nothing for the shop. The payments are read and the report
- * stored in one transaction, under the shop's lock: a customers/redact for the same customer
- * never lands between the two (lockShopForPrivacy).
+ * more, also once the request was deleted (answered by the merchant, or erased by a
+ * customers/redact): the webhooks taken are kept apart from the requests (DataRequestDelivery).
+ * Null when the app holds nothing for the shop, or no more of this request. The payments are
+ * read and the report stored in one transaction, under the shop's lock: a customers/redact for
+ * the same customer never lands between the two (lockShopForPrivacy), nor does a redelivery.
  */
 export async function recordCustomerDataRequest(
   deps: { db: Database; logger: Logger; clock: { now(): Date } },
@@ -95,8 +97,13 @@ export async function recordCustomerDataRequest(
   const where = customerFilter(shop.id, identity);
   const stored = await deps.db.$transaction(async (tx) => {
     await lockShopForPrivacy(tx, shop.id);
+    const delivery = { shopId_webhookId: { shopId: shop.id, webhookId: input.webhookId } };
+    if (await tx.dataRequestDelivery.findUnique({ where: delivery, select: { webhookId: true } })) {
+      return { redelivered: await tx.customerDataRequest.findUnique({ where: delivery, select: { id: true, paymentCount: true } }) };
+    }
     const payments = where ? await tx.payment.findMany({ where, orderBy: { createdAt: "asc" }, select: paymentColumns }) : [];
     const receivedAt = deps.clock.now();
+    await tx.dataRequestDelivery.create({ data: { shopId: shop.id, webhookId: input.webhookId, receivedAt } });
     const report: CustomerDataReport = {
       shopDomain: input.shopDomain,
       receivedAt: receivedAt.toISOString(),
@@ -111,10 +118,8 @@ export async function recordCustomerDataRequest(
         transactions: transactions.map((t) => ({ ...t, seenAt: t.seenAt.toISOString() })),
       })),
     };
-    return tx.customerDataRequest.upsert({
-      where: { shopId_webhookId: { shopId: shop.id, webhookId: input.webhookId } },
-      update: {},
-      create: {
+    const created = await tx.customerDataRequest.create({
+      data: {
         shopId: shop.id,
         webhookId: input.webhookId,
         dataRequestId: report.dataRequestId,
@@ -126,9 +131,11 @@ export async function recordCustomerDataRequest(
       },
       select: { id: true, paymentCount: true },
     });
+    return { created };
   });
-  deps.logger.info("Customer data request stored for the merchant", { shop: input.shopDomain, payments: stored.paymentCount });
-  return stored;
+  if ("redelivered" in stored) return stored.redelivered ?? null;
+  deps.logger.info("Customer data request stored for the merchant", { shop: input.shopDomain, payments: stored.created.paymentCount });
+  return stored.created;
 }
 
 /** The shop's requests, newest first, without their reports. */

@@ -48,7 +48,7 @@ function landingAt(db: Database, step: Step, land: () => Promise<void>): Databas
     new Proxy(client, {
       get(target, name) {
         if (name === "payment" && step === "payments read") return watch(target.payment, "findMany", "after");
-        if (name === "customerDataRequest" && step === "report stored") return watch(target.customerDataRequest, "upsert", "before");
+        if (name === "customerDataRequest" && step === "report stored") return watch(target.customerDataRequest, "create", "before");
         const value = Reflect.get(target, name) as unknown;
         if (name === "$transaction" && typeof value === "function") {
           return (work: unknown, ...rest: unknown[]) =>

@@ -143,10 +143,10 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await webhook(shopId, daysAgo(29), daysAgo(29)),
     ];
 
-    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 2, rejectedWebhooks: 0, outboxMessages: 0, customerRecords: 0, dataRequestReports: 0, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 2, rejectedWebhooks: 0, outboxMessages: 0, customerRecords: 0, dataRequestReports: 0, dataRequestDeliveries: 0, more: false });
     expect(ids(await db.gatewayWebhook.findMany())).toEqual(ids(kept));
     // Nothing more is due: a second pass deletes nothing.
-    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 0, customerRecords: 0, dataRequestReports: 0, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 0, customerRecords: 0, dataRequestReports: 0, dataRequestDeliveries: 0, more: false });
   });
 
   it("a shop's newest notification stays however old: the health page still says when the gateway last reached it", async () => {
@@ -202,7 +202,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await message({ kind: "app.configure", createdAt: daysAgo(45), doneAt: daysAgo(45) }),
     ];
 
-    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 7, customerRecords: 0, dataRequestReports: 0, more: false });
+    expect(await purge()).toEqual({ retiredDevices: 0, gatewayWebhooks: 0, rejectedWebhooks: 0, outboxMessages: 7, customerRecords: 0, dataRequestReports: 0, dataRequestDeliveries: 0, more: false });
     expect(ids(await db.outboxMessage.findMany())).toEqual(ids(kept));
   });
 
@@ -235,8 +235,8 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await message({ kind: "refund.reject" });
     }
 
-    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 20, rejectedWebhooks: 20, outboxMessages: 20, customerRecords: 0, dataRequestReports: 0, more: true });
-    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 5, rejectedWebhooks: 5, outboxMessages: 5, customerRecords: 0, dataRequestReports: 0, more: false });
+    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 20, rejectedWebhooks: 20, outboxMessages: 20, customerRecords: 0, dataRequestReports: 0, dataRequestDeliveries: 0, more: true });
+    expect(await purge({ batchSize: 10, maxBatches: 2 })).toEqual({ retiredDevices: 0, gatewayWebhooks: 5, rejectedWebhooks: 5, outboxMessages: 5, customerRecords: 0, dataRequestReports: 0, dataRequestDeliveries: 0, more: false });
     expect([await db.gatewayWebhook.count(), await db.rejectedWebhook.count(), await db.outboxMessage.count()]).toEqual([1, 0, 0]);
   });
 
@@ -377,6 +377,16 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(ids(await db.customerDataRequest.findMany())).toEqual([recent.id]);
   });
 
+  it("a data request webhook taken is remembered against Shopify's redeliveries for the retention, then goes", async () => {
+    const days = DEFAULT_RETENTION_DAYS;
+    for (const [webhookId, at] of [["old-delivery", daysAgo(days + 1)], ["recent-delivery", daysAgo(days - 1)]] as const) {
+      await db.dataRequestDelivery.create({ data: { shopId, webhookId, receivedAt: at } });
+    }
+    expect((await purge()).dataRequestDeliveries).toBe(1);
+    expect((await db.dataRequestDelivery.findMany({ where: { shopId } })).map((d) => d.webhookId)).toEqual(["recent-delivery"]);
+    await db.dataRequestDelivery.deleteMany();
+  });
+
   it("several instances erasing customer details at once share the backlog and erase each payment once", async () => {
     const backlog = 40;
     const ended = await Promise.all(
@@ -454,6 +464,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       outboxMessages: 1,
       customerRecords: 1,
       dataRequestReports: 1,
+      dataRequestDeliveries: 0,
       more: false,
     });
     expect(await db.payment.findUniqueOrThrow({ where: { id: customerKept.id } })).toMatchObject({ customerEmail: "kept@example.com" });
