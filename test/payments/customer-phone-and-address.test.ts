@@ -1,7 +1,7 @@
 // What a payment keeps of the shopper's phone and address, and how Shopify's privacy webhooks
 // find a phone-only shopper, through the real routes.
-import { createHmac, randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
+import { sendShopifyWebhook } from "../support/shopify-webhooks";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({});
@@ -16,21 +16,7 @@ async function pay(customer: Customer) {
 }
 
 async function shopifyWebhook(topic: string, payload: unknown): Promise<void> {
-  const body = JSON.stringify(payload);
-  const response = await fetch(`${stack().app.url}/webhooks/${topic}`, {
-    method: "POST",
-    body,
-    headers: {
-      "content-type": "application/json",
-      "x-shopify-topic": topic,
-      "x-shopify-shop-domain": stack().shopDomain,
-      "x-shopify-hmac-sha256": createHmac("sha256", stack().env.SHOPIFY_API_SECRET).update(body).digest("base64"),
-      "x-shopify-webhook-id": randomUUID(),
-      "x-shopify-api-version": "2026-04",
-      "x-shopify-event-id": randomUUID(),
-      "x-shopify-triggered-at": new Date().toISOString(),
-    },
-  });
+  const response = await sendShopifyWebhook(stack(), topic, payload);
   expect(response.status, `${topic} answered`).toBe(200);
 }
 

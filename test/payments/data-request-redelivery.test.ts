@@ -2,31 +2,17 @@
 // time, for up to 48 hours. A customers/data_request delivered again stores nothing more, also
 // once its request is gone: the customer was redacted since (their data must not come back), or
 // the merchant answered and deleted the request (it must not come back as a new one).
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
 import { postAdminForm } from "../support/admin-pages";
 import { paymentColumns } from "../support/payment-rows";
+import { sendShopifyWebhook } from "../support/shopify-webhooks";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
 const db = () => stack().services.db;
 
-function shopifyWebhook(topic: string, payload: unknown, webhookId: string = randomUUID()): Promise<Response> {
-  const body = JSON.stringify(payload);
-  return fetch(`${stack().app.url}/webhooks/${topic}`, {
-    method: "POST",
-    body,
-    headers: {
-      "content-type": "application/json",
-      "x-shopify-topic": topic,
-      "x-shopify-shop-domain": stack().shopDomain,
-      "x-shopify-hmac-sha256": createHmac("sha256", stack().env.SHOPIFY_API_SECRET).update(body).digest("base64"),
-      "x-shopify-webhook-id": webhookId,
-      "x-shopify-api-version": "2026-04",
-      "x-shopify-triggered-at": new Date().toISOString(),
-    },
-  });
-}
+const shopifyWebhook = (topic: string, payload: unknown, webhookId?: string) => sendShopifyWebhook(stack(), topic, payload, webhookId ? { webhookId } : {});
 
 it("a customers/data_request redelivered after customers/redact erased the customer stores none of the customer's data again", async () => {
   const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });

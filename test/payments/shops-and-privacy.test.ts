@@ -9,6 +9,7 @@ import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { listCustomerDataRequests, takeCustomerDataReport } from "../../app/shops/customer-data-requests.server";
 import { credentialContext, recordInstall } from "../../app/shops/shop-credentials.server";
 import { paymentColumns } from "../support/payment-rows";
+import { sendShopifyWebhook, shopifyHmac, shopifyWebhookHeaders } from "../support/shopify-webhooks";
 import { startStack, waitFor, type Stack } from "../support/stack";
 
 const OTHER_SHOP = "other-shop.myshopify.com";
@@ -31,32 +32,10 @@ async function secretOf(shopDomain: string): Promise<string> {
   return stack.services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
 }
 
-const signed = (body: string | Uint8Array) => createHmac("sha256", stack.env.SHOPIFY_API_SECRET).update(body).digest("base64");
-
-/** Shopify's headers for a webhook about `shop`, its body signed; `changes` replace or (undefined) remove some. */
-function webhookHeaders(topic: string, body: string, shop: string, changes: Record<string, string | undefined> = {}): Record<string, string> {
-  const headers: Record<string, string | undefined> = {
-    "content-type": "application/json",
-    "x-shopify-topic": topic,
-    "x-shopify-shop-domain": shop,
-    "x-shopify-hmac-sha256": signed(body),
-    "x-shopify-webhook-id": randomUUID(),
-    "x-shopify-api-version": "2026-04",
-    "x-shopify-event-id": randomUUID(),
-    "x-shopify-triggered-at": new Date().toISOString(),
-    ...changes,
-  };
-  return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}
-
-async function shopifyWebhook(topic: string, payload: unknown, shop = stack.shopDomain, webhookId: string = randomUUID(), triggeredAt = new Date()): Promise<Response> {
-  const body = JSON.stringify(payload);
-  return fetch(`${stack.app.url}/webhooks/${topic}`, {
-    method: "POST",
-    body,
-    headers: webhookHeaders(topic, body, shop, { "x-shopify-webhook-id": webhookId, "x-shopify-triggered-at": triggeredAt.toISOString() }),
-  });
-}
+const signed = (body: string | Uint8Array) => shopifyHmac(stack, body);
+const webhookHeaders = (topic: string, body: string, shop: string, changes: Record<string, string | undefined> = {}) => shopifyWebhookHeaders(stack, topic, body, shop, changes);
+const shopifyWebhook = (topic: string, payload: unknown, shop = stack.shopDomain, webhookId?: string, triggeredAt?: Date) =>
+  sendShopifyWebhook(stack, topic, payload, { shop, ...(webhookId ? { webhookId } : {}), ...(triggeredAt ? { triggeredAt } : {}) });
 
 it("a webhook for shop A signed with shop B's Secret Key is rejected", async () => {
   const { session } = await stack.standin.state.startPayment({ test: true });
