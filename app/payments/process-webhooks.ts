@@ -18,6 +18,7 @@ import type { GatewayWebhook, Payment } from "../../generated/prisma/sqlite/clie
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { gatewayWebhookPayloadSchema, type GatewayWebhookPayload } from "~/gateway/schemas";
 import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
+import { beganOnRetiredCredentials } from "~/shops/credential-columns";
 import { orderReaderAccess } from "~/shops/gateway-directory.server";
 import { isFinalGatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, PaymentsDeps } from "./deps";
@@ -233,8 +234,12 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
       unknown.push(hook);
       continue;
     }
-    // A shop that asked for it has every final status read from the gateway first.
-    const status = isOpenPaymentState(payment.state) && !shop.readOrderOnWebhook ? trustedFinalStatus(hook, payment) : null;
+    // A shop that asked for it has every final status read from the gateway first, and so has
+    // a payment begun on credentials the merchant removed or replaced (perhaps because they
+    // leaked): a notification of it is verified with their Secret Key, which is not taken at
+    // its word. The read goes to the gateway with their device key, as the reconciler's do.
+    const trustsSigned = !shop.readOrderOnWebhook && !beganOnRetiredCredentials(shop, payment.gatewayEnv as GatewayEnv, payment);
+    const status = isOpenPaymentState(payment.state) && trustsSigned ? trustedFinalStatus(hook, payment) : null;
     if (status) trusted.push({ hook, payment, status });
     else known.push(hook);
   }
