@@ -1,13 +1,18 @@
 // Headers every page of a kind gets, whatever its route sets: the shopper's pages (a signed
 // link, an address to pay, the return links' waiting page) are never cached, never framed by
-// another site and never sent on in a Referer; the admin's pages and their data (customers'
-// names and e-mails) are never cached. A route's own value of a header is kept.
+// another site and never sent on in a Referer to another site; the admin's pages and their
+// data (customers' names and e-mails) are never cached. A route's own value of a header is kept.
+//
+// "same-origin", not "no-referrer": under no-referrer a browser posts the page's own form (a
+// coin picked without JavaScript, or before the scripts arrived) with `Origin: null`, which
+// Remix takes for a cross-site post and refuses. Same-origin requests carry the page's origin
+// (and address, to this server only); no other site gets either.
 import type { RequestHandler } from "express";
 import { isAdminPath, routedPath } from "../app/lib/routed-path";
 
 const SHOPPER_PAGE_HEADERS: Record<string, string> = {
   "Cache-Control": "no-store",
-  "Referrer-Policy": "no-referrer",
+  "Referrer-Policy": "same-origin",
   "Content-Security-Policy": "frame-ancestors 'none'",
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",

@@ -29,7 +29,7 @@ function rawGet(base: string, path: string): Promise<{ status: number; headers: 
 }
 
 describe("the shopper's payment page under another spelling of its path", () => {
-  it("is served with its no-store, no-referrer and anti-framing headers", async () => {
+  it("is served with its no-store, same-origin referrer and anti-framing headers", async () => {
     const { session } = await stack().standin.state.startPayment({ test: true });
     const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
     const page = new URL(stack().services.links.paymentPageUrl(payment));

@@ -2,7 +2,7 @@
 // spells them: never cached, framed or sent on in a Referer.
 export const SHOPPER_HEADERS = {
   "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "content-security-policy": "frame-ancestors 'none'",
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
