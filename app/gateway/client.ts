@@ -102,7 +102,8 @@ export interface ListOrdersRange {
 }
 
 export interface GatewayClient {
-  currencies(): Promise<Result<GatewayCurrency[], GatewayError>>;
+  /** `budget`: the call's limits when someone waits on it (one attempt, a short timeout). */
+  currencies(budget?: CallBudget): Promise<Result<GatewayCurrency[], GatewayError>>;
   createDevice(name: string): Promise<Result<DeviceCreateResponse, GatewayError>>;
   /**
    * The device's orders. An element that is not a readable order is logged and set aside in
@@ -385,15 +386,20 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   }
 
   return {
-    currencies() {
-      return call({
-        operation: "currencies",
-        method: "GET",
-        path: "/currencies",
-        quotaClass: "general",
-        schema: currenciesResponseSchema,
-        creates: false,
-      });
+    currencies(budget) {
+      return call(
+        {
+          operation: "currencies",
+          method: "GET",
+          path: "/currencies",
+          quotaClass: "general",
+          schema: currenciesResponseSchema,
+          creates: false,
+        },
+        false,
+        undefined,
+        budget,
+      );
     },
 
     async createDevice(name) {

@@ -200,14 +200,21 @@ export async function coinsFor(services: AppServices, payment: PaymentWithShop):
   const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   if (gateway.state !== "connected") return null;
   const { access } = gateway;
-  const [currencies, refused] = await Promise.all([services.gateways.currencies(access), refusedCoins(services, payment.id)]);
+  const [currencies, refused] = await Promise.all([services.gateways.currencies(access, SHOPPER_WAITING_READ), refusedCoins(services, payment.id)]);
   if (!currencies) return null;
   return offerableCoins(currencies, offeredCoinsOf(payment.shop, access.env), payment.amount, payment.currency, refused);
 }
 
+/**
+ * The gateway's entry of the order's coin (only for its network's name and whether it takes a
+ * memo): from the coin list held, else asked for once, briefly, and only while the quota keeps
+ * its reserve for new orders. Everything to pay with is stored on the payment already.
+ */
 async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symbol: string) {
   const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
-  const currencies = gateway.state === "connected" ? await services.gateways.currencies(gateway.access) : null;
+  if (gateway.state !== "connected") return null;
+  const heldOnly = !keepsReserve(await gateway.access.client.quotaRemaining());
+  const currencies = await services.gateways.currencies(gateway.access, SHOPPER_WAITING_READ, { heldOnly });
   return currencies?.find((c) => c.symbol === symbol) ?? null;
 }
 

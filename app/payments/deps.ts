@@ -4,7 +4,7 @@
 import type { Database } from "~/db/database.server";
 import type { PlainSql } from "~/db/plain-sql.server";
 import type { Logger } from "~/lib/logger.server";
-import type { GatewayClient } from "~/gateway/client";
+import type { CallBudget, GatewayClient } from "~/gateway/client";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import type { PaymentsAppsClient } from "~/shopify/payments-apps/client";
 import type { RememberedShops } from "~/shops/shop-rows.server";
@@ -47,8 +47,13 @@ export interface GatewayDirectory {
    * progress: only to read those payments' orders and verify their notifications. Null when none.
    */
   retiredFor(shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null;
-  /** GET /currencies for that access, cached for a few minutes (it counts against the quota). */
-  currencies(access: ShopGatewayAccess): Promise<GatewayCurrency[] | null>;
+  /**
+   * GET /currencies for that access, cached for a few minutes (it counts against the quota);
+   * after a failure, the list held (or null) for a little while, without asking again.
+   * `budget`: the call's limits when a shopper waits on it; `heldOnly`: the list held (even
+   * stale), never a call.
+   */
+  currencies(access: ShopGatewayAccess, budget?: CallBudget, options?: { heldOnly?: boolean }): Promise<GatewayCurrency[] | null>;
 }
 
 export interface ShopifyDirectory {

@@ -25,12 +25,20 @@ export interface GatewayDirectoryOptions {
   clock?: () => Date;
 }
 
+/** How long the coin list is not asked for again after GET /currencies failed. */
+export const CURRENCIES_FAILURE_PAUSE_MS = 30_000;
+
 export function createGatewayDirectory(options: GatewayDirectoryOptions): GatewayDirectory {
   // Keyed by the sealed values themselves: sealing draws a fresh nonce, so any change of a
   // credential (even two in the same millisecond, or from another instance) is a new key.
   const clients = new Map<string, { sealed: string; access: ShopGatewayAccess }>();
   const currencyCache = new Map<GatewayClient, { at: number; currencies: GatewayCurrency[] }>();
   const ttl = options.currenciesTtlMs ?? 10 * 60_000;
+  // After a failed GET /currencies the device is not asked again for a while: the shopper's
+  // page and the admin would otherwise ask at every load, spending the device's quota on a
+  // gateway that is failing. Calls already under way are shared, not repeated.
+  const failedAt = new Map<GatewayClient, number>();
+  const asking = new Map<GatewayClient, Promise<GatewayCurrency[] | null>>();
   // The retired pairs no configured key opens, logged once each: every read of their orders
   // meets them again, and the merchant's remedy (connecting again) is the same each time.
   const unreadableRetired = new Map<string, string>();
@@ -81,13 +89,25 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
         ? open(shop, env, "retired", shop.liveRetiredDeviceKeyEnc, shop.liveRetiredSecretKeyEnc)
         : open(shop, env, "retired", shop.sandboxRetiredDeviceKeyEnc, shop.sandboxRetiredSecretKeyEnc);
     },
-    async currencies(access) {
-      const hit = currencyCache.get(access.client);
+    async currencies(access, budget, { heldOnly = false } = {}) {
+      const { client } = access;
+      const hit = currencyCache.get(client);
       if (hit && Date.now() - hit.at < ttl) return hit.currencies;
-      const result = await access.client.currencies();
-      if (result.isErr()) return hit?.currencies ?? null;
-      currencyCache.set(access.client, { at: Date.now(), currencies: result.value });
-      return result.value;
+      if (heldOnly || Date.now() - (failedAt.get(client) ?? -Infinity) < CURRENCIES_FAILURE_PAUSE_MS) return hit?.currencies ?? null;
+      const under = asking.get(client);
+      if (under) return under;
+      const ask = (async () => {
+        const result = await client.currencies(budget);
+        if (result.isErr()) {
+          failedAt.set(client, Date.now());
+          return hit?.currencies ?? null;
+        }
+        failedAt.delete(client);
+        currencyCache.set(client, { at: Date.now(), currencies: result.value });
+        return result.value;
+      })().finally(() => asking.delete(client));
+      asking.set(client, ask);
+      return ask;
     },
   };
 }

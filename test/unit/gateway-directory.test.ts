@@ -1,11 +1,13 @@
 // The gateway directory's clients are cached per shop and environment, and a change of
-// credentials is seen at once, whenever and wherever it was made.
+// credentials is seen at once, whenever and wherever it was made. Its coin list is held for a
+// while, and not asked for again for a while after a failure.
 import { randomBytes } from "node:crypto";
-import { expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { expect, it, vi } from "vitest";
 import { createMemoryQuotaStore } from "../../app/gateway/quota";
 import { createLogger } from "../../app/lib/logger.server";
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
-import { createGatewayDirectory } from "../../app/shops/gateway-directory.server";
+import { createGatewayDirectory, CURRENCIES_FAILURE_PAUSE_MS } from "../../app/shops/gateway-directory.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 
 const cipher = createCredentialCipher([{ id: "k1", key: randomBytes(32) }]);
@@ -57,4 +59,43 @@ it("opens retired credentials apart from the current ones, with their own client
   expect(directory.forShop(retired, "sandbox")?.secretKeyHex).toBe("dd".repeat(32));
   expect(directory.retiredFor(retired, "sandbox")).toBe(old);
   expect(directory.retiredFor(retired, "live")).toBeNull();
+});
+
+it("after a failed coin list asks the gateway no more for a while, shares a call under way, and asks again after the pause", async () => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  try {
+    const list = JSON.stringify((JSON.parse(readFileSync("test/fixtures/gateway/currencies.response.docs-b4bit.json", "utf8")) as { body: unknown }).body);
+    let calls = 0;
+    let failing = true;
+    const counting = createGatewayDirectory({
+      cipher,
+      baseUrls: { live: "http://127.0.0.1:9/api/v1", sandbox: "http://127.0.0.1:9/api/v1" },
+      quotaStore: createMemoryQuotaStore(),
+      logger: createLogger({ sink: () => undefined }),
+      fetch: async () => {
+        calls++;
+        return failing ? new Response("{}", { status: 500 }) : new Response(list, { status: 200, headers: { "content-type": "application/json" } });
+      },
+    });
+    const access = counting.forShop(shopWith("ff".repeat(32)), "sandbox")!;
+    const once = { timeoutMs: 1_000, retry: { maxAttempts: 1 }, quotaMaxWaitMs: 0 };
+
+    // Two pages at once: one call, failing, and both get nothing.
+    expect(await Promise.all([counting.currencies(access, once), counting.currencies(access, once)])).toEqual([null, null]);
+    expect(calls).toBe(1);
+    // Asked again within the pause: no call.
+    vi.setSystemTime(Date.now() + CURRENCIES_FAILURE_PAUSE_MS - 1_000);
+    expect(await counting.currencies(access, once)).toBeNull();
+    expect(calls).toBe(1);
+    // After it, the gateway is asked again, and its list is held.
+    failing = false;
+    vi.setSystemTime(Date.now() + 2_000);
+    const coins = await counting.currencies(access, once);
+    expect(coins?.length).toBeGreaterThan(0);
+    expect(calls).toBe(2);
+    expect(await counting.currencies(access, once, { heldOnly: true })).toEqual(coins);
+    expect(calls).toBe(2);
+  } finally {
+    vi.useRealTimers();
+  }
 });
