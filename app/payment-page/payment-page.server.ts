@@ -168,6 +168,12 @@ export interface PaymentPageView {
   /** What to send: only while the shopper still has something to pay (waiting, or partly paid in time). */
   pay: PayInstructions | null;
   gatewayUrl: string | null;
+  /**
+   * The shopper is asked to pay an order the page has no means to pay with (neither details
+   * nor the gateway's page: a Lightning order adopted after its creation answer was lost):
+   * the page offers only another way to pay.
+   */
+  unpayable: boolean;
   expiresAtMs: number | null;
   nowMs: number;
   statusUrl: string;
@@ -256,6 +262,8 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
   const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
   const remaining = status === "partial" && progress?.remaining.gt(0) ? progress.remaining.toFixed() : null;
   const language = pageLanguage(payment.merchantLocale);
+  const pay = stage === "pay" && paying ? await instructions(services, payment, remaining) : null;
+  const gatewayUrl = stage === "gateway" && paying ? payment.gatewayWebUrl : null;
   return {
     paymentId: payment.id,
     language,
@@ -270,8 +278,9 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     receivedCrypto: progress?.received.gt(0) ? progress.received.toFixed() : null,
     remaining,
     coins: stage === "choose" ? await coinsFor(services, payment) : null,
-    pay: stage === "pay" && paying ? await instructions(services, payment, remaining) : null,
-    gatewayUrl: stage === "gateway" && paying ? payment.gatewayWebUrl : null,
+    pay,
+    gatewayUrl,
+    unpayable: paying && pay === null && gatewayUrl === null && (stage === "pay" || stage === "gateway"),
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
     nowMs: now.getTime(),
     statusUrl: statusUrl(services, payment),

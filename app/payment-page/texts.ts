@@ -44,6 +44,11 @@ export interface PageTexts {
   confirmingReturn: string;
   payAnotherWay: string;
   continueOnGateway: string;
+  /**
+   * The order exists but the page has nothing to pay it with (a Lightning invoice the gateway
+   * gave only in an answer that was lost): the shopper pays another way.
+   */
+  noPaymentDetails: string;
   errors: {
     unavailable: string;
     rejected: string;
@@ -117,6 +122,7 @@ const en: PageTexts = {
   confirmingReturn: "You can return to the shop now: your order is confirmed as soon as the network confirms the payment.",
   payAnotherWay: "I want to pay another way",
   continueOnGateway: "Continue to the payment page",
+  noPaymentDetails: "The payment details for this cryptocurrency could not be retrieved, so nothing can be paid here. Please choose another way to pay.",
   errors: {
     unavailable: "The payment service cannot be reached right now. Please try again in a moment.",
     rejected: "This cryptocurrency cannot be used for this payment. Please choose another one.",
@@ -197,6 +203,7 @@ const es: PageTexts = {
   confirmingReturn: "Ya puedes volver a la tienda: tu pedido se confirmará en cuanto la red confirme el pago.",
   payAnotherWay: "Quiero pagar de otra forma",
   continueOnGateway: "Continuar a la página de pago",
+  noPaymentDetails: "No se han podido obtener los datos de pago de esta criptomoneda, así que aquí no se puede pagar. Elige otra forma de pago.",
   errors: {
     unavailable: "El servicio de pago no está disponible ahora mismo. Inténtalo de nuevo en un momento.",
     rejected: "Esta criptomoneda no se puede usar para este pago. Elige otra.",
@@ -277,6 +284,7 @@ const pt: PageTexts = {
   confirmingReturn: "Já pode voltar à loja: a sua encomenda é confirmada assim que a rede confirmar o pagamento.",
   payAnotherWay: "Quero pagar de outra forma",
   continueOnGateway: "Continuar para a página de pagamento",
+  noPaymentDetails: "Não foi possível obter os dados de pagamento desta criptomoeda, por isso não é possível pagar aqui. Escolha outra forma de pagamento.",
   errors: {
     unavailable: "O serviço de pagamento não está disponível neste momento. Tente novamente daqui a pouco.",
     rejected: "Esta criptomoeda não pode ser usada neste pagamento. Escolha outra.",
@@ -358,6 +366,7 @@ const ptBR: PageTexts = {
   confirmingReturn: "Você já pode voltar para a loja: o seu pedido será confirmado assim que a rede confirmar o pagamento.",
   payAnotherWay: "Quero pagar de outra forma",
   continueOnGateway: "Continuar para a página de pagamento",
+  noPaymentDetails: "Não foi possível obter os dados de pagamento desta criptomoeda, então não é possível pagar aqui. Escolha outra forma de pagamento.",
   errors: {
     unavailable: "O serviço de pagamento não está disponível no momento. Tente novamente daqui a pouco.",
     rejected: "Esta criptomoeda não pode ser usada neste pagamento. Escolha outra.",
@@ -438,6 +447,7 @@ const it: PageTexts = {
   confirmingReturn: "Puoi tornare al negozio: il tuo ordine viene confermato appena la rete conferma il pagamento.",
   payAnotherWay: "Voglio pagare in un altro modo",
   continueOnGateway: "Continua alla pagina di pagamento",
+  noPaymentDetails: "Non è stato possibile ottenere i dati di pagamento di questa criptovaluta, quindi qui non si può pagare. Scegli un altro metodo di pagamento.",
   errors: {
     unavailable: "Il servizio di pagamento non è raggiungibile in questo momento. Riprova tra poco.",
     rejected: "Questa criptovaluta non può essere usata per questo pagamento. Scegline un'altra.",
@@ -518,6 +528,7 @@ const fr: PageTexts = {
   confirmingReturn: "Vous pouvez revenir à la boutique : votre commande est confirmée dès que le réseau confirme le paiement.",
   payAnotherWay: "Je veux payer autrement",
   continueOnGateway: "Continuer vers la page de paiement",
+  noPaymentDetails: "Les informations de paiement de cette cryptomonnaie n’ont pas pu être obtenues : aucun paiement n’est possible ici. Veuillez choisir un autre moyen de paiement.",
   errors: {
     unavailable: "Le service de paiement est injoignable pour le moment. Réessayez dans un instant.",
     rejected: "Cette cryptomonnaie ne peut pas être utilisée pour ce paiement. Choisissez-en une autre.",
@@ -598,6 +609,7 @@ const de: PageTexts = {
   confirmingReturn: "Sie können jetzt zum Shop zurückkehren: Ihre Bestellung wird bestätigt, sobald das Netzwerk die Zahlung bestätigt.",
   payAnotherWay: "Ich möchte anders bezahlen",
   continueOnGateway: "Weiter zur Zahlungsseite",
+  noPaymentDetails: "Die Zahlungsdaten für diese Kryptowährung konnten nicht abgerufen werden, daher ist hier keine Zahlung möglich. Bitte wählen Sie eine andere Zahlungsart.",
   errors: {
     unavailable: "Der Zahlungsdienst ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.",
     rejected: "Diese Kryptowährung kann für diese Zahlung nicht verwendet werden. Bitte wählen Sie eine andere.",

@@ -468,7 +468,7 @@ export default function PaymentPage() {
             {texts.status}
           </h2>
           <p className="status" role="status" aria-live="polite" id="payment-status">
-            {statusText}
+            {view.unpayable && asksForPayment(status) ? texts.noPaymentDetails : statusText}
           </p>
           {(status === "partial" || status === "partial_expired") && (view.receivedCrypto || view.received) ? (
             <p className="muted">
@@ -496,9 +496,16 @@ export default function PaymentPage() {
             </a>
           </section>
         ) : null}
+        {view.unpayable && asksForPayment(status) ? (
+          <section className="card">
+            <a className="button" href={view.anotherWayUrl}>
+              {texts.payAnotherWay}
+            </a>
+          </section>
+        ) : null}
 
         {/* Once money has arrived, paying another way would leave it at the gateway. */}
-        {!moneyArrived ? (
+        {!moneyArrived && !(view.unpayable && asksForPayment(status)) ? (
           <footer>
             <a className="secondary" href={view.anotherWayUrl}>
               {texts.payAnotherWay}
