@@ -390,8 +390,10 @@ async function claimDue(deps: PaymentsDeps, claimId: string, limit: number, perS
   if (due.length === 0) return { claimed: [], more: false };
   // A full batch, or a shop's whole share where the share held, may have left due messages behind.
   const more = due.length >= limit || due.some((row) => Number(row.turn) >= perShop && !(Number(row.alone) && Number(row.fresh)));
+  // Still due as the claim is written: another instance may have tried one since the select and
+  // put it back to wait (Shopify's Retry-After, a backoff), which this pass must not cut short.
   const claimed = await deps.db.outboxMessage.updateManyAndReturn({
-    where: { status: "pending", OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }], id: { in: due.map((message) => message.id) } },
+    where: { status: "pending", nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }], id: { in: due.map((message) => message.id) } },
     data: { lockedBy: claimId, lockedUntil: new Date(now.getTime() + CLAIM_MS) },
   });
   // In the order the statement chose them: by turn, then age.

@@ -132,9 +132,11 @@ async function repeatedWebhooks(deps: PaymentsDeps, shopId: string, env: Gateway
  */
 async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Promise<GatewayWebhook[]> {
   const now = deps.clock.now();
-  const claimable = { processedAt: null, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] };
+  // Due as the claim is written too: another instance may have tried one since the select and
+  // put it back to wait out its backoff (the gateway throttled its read).
+  const claimable = { processedAt: null, nextAttemptAt: { lte: now }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] };
   const due = await deps.db.gatewayWebhook.findMany({
-    where: { ...claimable, nextAttemptAt: { lte: now } },
+    where: claimable,
     orderBy: { receivedAt: "asc" },
     take: limit,
     select: { id: true },
