@@ -68,10 +68,18 @@ export interface QuotaDayPart {
   cpuSeconds: number;
   /** Shoppers' tabs: sent back to the shop by the gateway's page, or closed before that. */
   shopperTabs: { returned: number; closed: number; returnReads: number };
+  /**
+   * Each return's answer, in real milliseconds from the request to the end of the answer, by
+   * the gateway read it made: a listing of the shop's orders (which settles the shop's other
+   * open payments while the shopper waits), a read of its own order, or none.
+   */
+  returnAnswers: { read: ReturnRead; ms: number }[];
   /** Memory of this process (sandbox, stand-ins, proxies and app together), after a full GC. */
   memoryCheckpointsMiB: Record<string, Record<string, number>>;
   problems: string[];
 }
+
+export type ReturnRead = "listing" | "order" | "none";
 
 export const DAY_SHAPE = { full: { orders: 1000, shops: 6, hours: 24 }, quick: { orders: 200, shops: 2, hours: 6 } } as const;
 
@@ -181,6 +189,7 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
   /** Tabs the gateway's page is about to send back to the shop, with the outcome it sends. */
   const returning: { t: Tracked; outcome: "ok" | "ko" | "standby" }[] = [];
   let returned = 0;
+  const returnAnswers: { read: ReturnRead; ms: number }[] = [];
   const realMs: Record<string, number> = { create: 0, actions: 0, ticks: 0, waits: 0, reconcile: 0, returns: 0 };
   const timed = async <T>(bucket: string, work: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
@@ -242,8 +251,12 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
     counting.phase = "return";
     try {
       for (const { t, outcome } of returning.splice(0)) {
+        const callsBefore = counting.calls.length;
+        const t0 = performance.now();
         const response = await fetch(bench.services.links.returnUrl(t.payment!, outcome), { redirect: "manual" });
         await response.arrayBuffer();
+        const made = counting.calls.slice(callsBefore).map((c) => c.endpoint);
+        returnAnswers.push({ read: made.includes("orders.list") ? "listing" : made.includes("orders.info") ? "order" : "none", ms: performance.now() - t0 });
         returned++;
         if (response.status !== 200 && response.status !== 303 && response.status !== 302) problems.push(`order ${t.plan.index}: the shopper's return (${outcome}) answered ${response.status}`);
       }
@@ -384,6 +397,7 @@ export async function runQuotaDayPart(options: { databaseUrl: string; quick: boo
     webhooks: { ...drop.stats },
     reconcilerPasses: { run: reconcilePasses, skippedWithNothingDue: skippedPasses },
     shopperTabs: { returned, closed: tracked.filter((t) => slotOf.has(t.plan.shop) && t.orderId !== null && t.tab === "closed").length, returnReads: counting.calls.filter((c) => c.phase === "return").length },
+    returnAnswers,
     appLogs: bench.logs,
     realSeconds: round((performance.now() - realStart) / 1000, 1),
     realSecondsBySpending: Object.fromEntries(Object.entries(realMs).map(([k, v]) => [k, round(v / 1000, 1)])),

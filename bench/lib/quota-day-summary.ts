@@ -2,7 +2,7 @@
 // and database) into the day's figures, and computes the naive approach on the same
 // timeline: a create per order, then one read per open order every minute until final.
 import { peakPerMinute, type Fate } from "./day-schedule";
-import { DROP_SHARE, TAB_KEPT_OPEN_SHARE, type QuotaDayPart } from "../quota-day";
+import { DROP_SHARE, TAB_KEPT_OPEN_SHARE, type QuotaDayPart, type ReturnRead } from "../quota-day";
 import { round, summarize, type LatencySummary } from "./stats";
 import type { DropProxyStats } from "./webhook-drop-proxy";
 
@@ -18,6 +18,12 @@ export interface QuotaDaySummary {
   gatewayFinalToShopifySimSeconds: LatencySummary;
   /** Shoppers' tabs on the gateway's page: sent back to the shop (reads counted under app.byCause.return), or closed. */
   shopperTabs: { returned: number; closed: number; returnReads: number };
+  /**
+   * Real milliseconds to a shopper's return answer, by the read it made: the ones that list the
+   * shop's orders settle its other open payments before answering; those that read nothing are
+   * the baseline of the same run.
+   */
+  returnAnswerMs: Record<ReturnRead, LatencySummary>;
   app: { calls: number; callsPerOrder: number; byEndpoint: Record<string, number>; byCause: Record<string, number>; peakPerDeviceMinute: number; status429: number; otherErrors: number; unanswered: number };
   naive: { calls: number; callsPerOrder: number; polls: number; peakPerDeviceMinute: number };
   webhooks: Omit<DropProxyStats, "inFlight">;
@@ -29,6 +35,7 @@ const expectedOutcome: Record<Fate, string> = { paid: "RESOLVED", underpaid: "RE
 export function summarizeQuotaDay(parts: readonly QuotaDayPart[]): QuotaDaySummary {
   const orders = parts.flatMap((p) => p.orders);
   const calls = parts.flatMap((p) => p.calls);
+  const answers = parts.flatMap((p) => p.returnAnswers);
   const shape = parts[0]!.shape;
 
   const fates: Record<Fate, number> = { paid: 0, underpaid: 0, abandoned: 0 };
@@ -105,6 +112,11 @@ export function summarizeQuotaDay(parts: readonly QuotaDayPart[]): QuotaDaySumma
       returned: parts.reduce((n, p) => n + p.shopperTabs.returned, 0),
       closed: parts.reduce((n, p) => n + p.shopperTabs.closed, 0),
       returnReads: parts.reduce((n, p) => n + p.shopperTabs.returnReads, 0),
+    },
+    returnAnswerMs: {
+      listing: summarize(answers.filter((a) => a.read === "listing").map((a) => a.ms)),
+      order: summarize(answers.filter((a) => a.read === "order").map((a) => a.ms)),
+      none: summarize(answers.filter((a) => a.read === "none").map((a) => a.ms)),
     },
     settled: { orders: orders.length, settled: settled.length, asExpected, unsettled, ...bySource },
     gatewayFinalToShopifySimSeconds: summarize(finalDelays),

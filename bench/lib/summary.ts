@@ -2,6 +2,7 @@
 import type { DbResults } from "../run";
 import type { CpuPerRequest } from "./cpu-meter";
 import type { QuotaDaySummary } from "./quota-day-summary";
+import { round } from "./stats";
 
 type Report = {
   machine: { nproc: number; node: string; cpu: string };
@@ -165,6 +166,15 @@ export function printSummary(report: Report, log: (line: string) => void): void 
   log("");
   log(
     `App calls by endpoint ${JSON.stringify(q.app.byEndpoint)}, by cause ${JSON.stringify(q.app.byCause)}. Settled ${q.settled.settled}/${q.settled.orders} (${q.settled.asExpected} as expected): ${q.settled.byWebhook} by webhook, ${q.settled.byReconciler} by the reconciler. Gateway final to Shopify final (simulated s): p50 ${q.gatewayFinalToShopifySimSeconds.p50}, p99 ${q.gatewayFinalToShopifySimSeconds.p99}, max ${q.gatewayFinalToShopifySimSeconds.max}. Targets: < ${q.targets.callsPerOrder} calls per order ${yes(q.targets.callsPerOrderMet)}; every order settled ${yes(q.targets.everyOrderSettled)}; no 429 ${yes(q.targets.no429)}; peak within 60/min ${yes(q.targets.peakWithinLimit)}.`,
+  );
+  const answer = (read: "listing" | "order" | "none", what: string) => {
+    const a = q.returnAnswerMs[read];
+    return a.count === 0 ? `${what} none` : `${what} ${a.count} (p50 ${a.p50}, p99 ${a.p99}, max ${a.max} ms)`;
+  };
+  const baseline = q.returnAnswerMs.none.p50;
+  const ratio = (read: "listing" | "order") => (baseline > 0 && q.returnAnswerMs[read].count > 0 ? ` ${round(q.returnAnswerMs[read].p50 / baseline)}x` : "");
+  log(
+    `Shoppers' returns answered (real ms): ${answer("listing", "listing the shop's orders")}, ${answer("order", "reading their own order")}, ${answer("none", "reading nothing")}; p50 against those reading nothing:${ratio("listing") || " -"} listing,${ratio("order") || " -"} own order.`,
   );
   for (const p of q.parts) {
     log(`Part on ${p.database}: shops ${p.shops.join(",")}, ${p.orders} orders, ${p.calls} calls, reconciler passes ${p.reconcilerPasses.run} (+${p.reconcilerPasses.skippedWithNothingDue} with nothing due), ${p.realSeconds} s real, ${p.cpuSeconds} s CPU${p.problems.length ? `; problems: ${p.problems.join("; ")}` : ""}`);
