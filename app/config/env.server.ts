@@ -50,6 +50,9 @@ const schema = z
     DATABASE_URL: z
       .string()
       .regex(/^(file:|postgres(ql)?:\/\/)/, "must be file:<path> (SQLite) or postgresql://...")
+      // A PostgreSQL URL is read by the driver as a URL: one that is not (a password with an
+      // unencoded "#", "/" or "@") would stop the start later, without naming this variable.
+      .refine((url) => url.startsWith("file:") || URL.canParse(url), "must be a valid URL: percent-encode the user name's and password's special characters")
       .default("file:./data/app.db"),
     // PostgreSQL: the connections one database client opens at most, shared by the Prisma client
     // and the hot paths' plain statements (the worker thread, when on, opens its own).

@@ -56,6 +56,10 @@ function sqlText(value: string): string {
 export const MIGRATION_LOCK_TIMEOUT_MS = 2_000;
 /** How many times a migration is tried while its locks cannot be had (about a minute in all). */
 export const MIGRATION_LOCK_TRIES = 15;
+/** How long opening the migrator's connection may take, as for the app's pool (database.server.ts). */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** How long a migrator waits for another instance's to finish before it gives up. */
+const MIGRATOR_WAIT_MS = 5 * 60_000;
 /** PostgreSQL's lock_not_available, what lock_timeout raises. */
 const LOCK_NOT_AVAILABLE = "55P03";
 
@@ -127,11 +131,16 @@ async function applySqlite(url: string, migrations: Migration[]): Promise<string
 async function applyPostgres(url: string, migrations: Migration[], options: MigrateOptions): Promise<string[]> {
   const lockTimeoutMs = options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS;
   const lockTries = options.lockTries ?? MIGRATION_LOCK_TRIES;
-  const client = new pg.Client({ connectionString: url });
+  // Opening the connection gives up as the app's pool does: a server that takes connections and
+  // never answers stops the start with a reason instead of holding it, silent, for ever.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   await client.connect();
   try {
-    // One migrator at a time across every instance that starts together.
+    // One migrator at a time across every instance that starts together; one that waits longer
+    // than another's migrations could take (each takes its locks within about a minute) stops.
+    await client.query(`SET statement_timeout = ${MIGRATOR_WAIT_MS}`);
     await client.query("SELECT pg_advisory_lock(7263541)");
+    await client.query("SET statement_timeout = 0");
     await client.query(HISTORY_POSTGRES);
     const rows = await client.query(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
     const applied = new Map<string, string>(rows.rows.map((r: { migration_name: string; checksum: string }) => [r.migration_name, r.checksum]));

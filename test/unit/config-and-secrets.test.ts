@@ -89,6 +89,19 @@ describe("configuration", () => {
     }
   });
 
+  it("refuses a PostgreSQL DATABASE_URL that is no URL (an unencoded '#' in the password), naming the variable and not the password", () => {
+    const password = "Tr0ub4dor#3x";
+    expect(() => parseEnv({ DATABASE_URL: `postgresql://app:${password}@db.internal:5432/app` })).toThrow(ConfigurationError);
+    expect(() => parseEnv({ DATABASE_URL: `postgresql://app:${password}@db.internal:5432/app` })).toThrow(/DATABASE_URL: must be a valid URL/);
+    try {
+      parseEnv({ DATABASE_URL: `postgresql://app:${password}@db.internal:5432/app` });
+    } catch (error) {
+      expect((error as Error).message).not.toContain(password);
+    }
+    // Encoded, it is taken.
+    expect(parseEnv({ DATABASE_URL: `postgresql://app:${encodeURIComponent(password)}@db.internal:5432/app` }).DATABASE_URL).toContain("%23");
+  });
+
   it("refuses in production a gateway address that is not https://", () => {
     const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
     expect(() => parseEnv({ ...production, GATEWAY_BASE_URL: "http://pos.bitnovo.com/api/v1" })).toThrow(/GATEWAY_BASE_URL: must be an https:\/\/ address in production/);
