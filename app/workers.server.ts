@@ -89,6 +89,15 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
   };
 }
 
+/**
+ * How long stopping the workers may take: the passes in flight finish, but their end is not
+ * waited for beyond this (a Shopify call hanging to its timeout, a gateway read retried). What
+ * they still hold then is taken over once its claim lapses, by another instance or this one
+ * started again. With the connections' drain alongside (server/app.ts), shutdown ends before
+ * server/main.ts's forced exit.
+ */
+export const WORKERS_STOP_ALLOWANCE_MS = 20_000;
+
 /** Messages one outbox pass takes, webhooks one inbox pass takes; a full batch is followed by another pass at once. */
 const OUTBOX_BATCH = 50;
 const INBOX_BATCH = 100;
@@ -105,13 +114,15 @@ const RETENTION_INTERVAL_MS = 3_600_000;
  */
 const READINESS_INTERVAL_MS = 10 * 60_000;
 
-export function startWorkers(services: AppServices): Workers {
+export function startWorkers(services: AppServices, options: { stopAllowanceMs?: number } = {}): Workers {
   const worker = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  let stopping = false;
   const outbox = startLoop(
     "outbox",
     services.env.OUTBOX_INTERVAL_MS,
     async () => {
-      const { more } = await deliveryPass(services, { worker, limit: OUTBOX_BATCH, concurrency: services.env.OUTBOX_CONCURRENCY });
+      // Once stopping, the pass starts no more calls: the ones it holds go back, for whoever runs next.
+      const { more } = await deliveryPass(services, { worker, limit: OUTBOX_BATCH, concurrency: services.env.OUTBOX_CONCURRENCY, stopping: () => stopping });
       return more;
     },
     services.logger,
@@ -151,9 +162,16 @@ export function startWorkers(services: AppServices): Workers {
   services.logger.info("Background workers started", { worker });
   return {
     async stop() {
+      stopping = true;
       unsubscribe.forEach((off) => off());
-      await Promise.all([outbox.stop(), inbox.stop(), reconciler.stop(), retention.stop(), readiness.stop()]);
-      services.logger.info("Background workers stopped", { worker });
+      const allowanceMs = options.stopAllowanceMs ?? WORKERS_STOP_ALLOWANCE_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), allowanceMs)));
+      const stopped = Promise.all([outbox.stop(), inbox.stop(), reconciler.stop(), retention.stop(), readiness.stop()]).then(() => "stopped" as const);
+      const outcome = await Promise.race([stopped, late]);
+      clearTimeout(timer);
+      if (outcome === "late") services.logger.warn("Background workers still busy when their stop allowance ran out; what they hold is taken over once its claims lapse", { worker, allowanceMs });
+      else services.logger.info("Background workers stopped", { worker });
     },
     async runOnce() {
       await inbox.pass();

@@ -487,11 +487,12 @@ export async function deliverDueMessages(
 /**
  * One pass of the outbox worker (deliverDueMessages), and whether it may have left due
  * messages behind (a full batch, or a shop's whole share): the worker then runs the next
- * pass at once, so one shop's backlog is worked off as fast as before the shares.
+ * pass at once, so one shop's backlog is worked off as fast as before the shares. Once
+ * `stopping` says so, it starts no more calls and gives back the messages it has not begun.
  */
 export async function deliveryPass(
   deps: PaymentsDeps,
-  options: { worker: string; limit?: number; concurrency?: number; perShop?: number },
+  options: { worker: string; limit?: number; concurrency?: number; perShop?: number; stopping?: () => boolean },
 ): Promise<{ counts: Record<DeliveryResult, number>; more: boolean }> {
   const counts: Record<DeliveryResult, number> = { done: 0, failed: 0, retry: 0, skipped: 0 };
   const claimId = `${options.worker}/${randomUUID()}`;
@@ -519,6 +520,11 @@ export async function deliveryPass(
   };
   const deliverPayment = async (messages: OutboxMessage[]) => {
     for (const [index, message] of messages.entries()) {
+      // The workers are stopping: no call is started any more, and the rest go back at once.
+      if (options.stopping?.()) {
+        await giveBack(messages.slice(index));
+        return;
+      }
       try {
         // Within the first half of the claim the pass took, nobody else can hold it: no write needed.
         const claim = deps.clock.now().getTime() - claimedAt < CLAIM_MS / 2 ? message : await renewedClaim(deps, message);
