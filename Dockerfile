@@ -20,10 +20,13 @@ COPY package.json tsconfig.json ./
 COPY app ./app
 COPY server ./server
 COPY prisma ./prisma
+# The app's own folder for SQLite (a trial without PostgreSQL): writable by the user it runs as.
+RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
 # /healthz where the app listens: HOST (or loopback), over HTTPS when the app serves TLS itself.
-HEALTHCHECK --interval=15s --timeout=3s CMD ["node", "server/healthcheck.mjs"]
+# The start applies migrations first, which may wait up to about a minute for a table's locks.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=90s CMD ["node", "server/healthcheck.mjs"]
 # One process: signals (SIGTERM for a graceful stop) reach the app itself. The stop takes up
 # to 25 s: run with `--stop-timeout 30` (docker stop kills after 10 s by default).
 CMD ["node", "--import", "tsx", "server/main.ts"]
