@@ -151,6 +151,7 @@ async function readAtReturn(deps: PaymentsDeps, payment: Payment & { shop: Shop 
         });
   if (typeof listing === "object") return listing.recorded;
   if (listing !== "not_listed") {
+    // A failed listing was logged where it failed, with the shop; an order the listing could not give is logged here.
     if (listing === "unread") deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: "listing" });
     return null;
   }

@@ -190,8 +190,10 @@ export async function reconcileOnce(
 export type ReturnListing =
   /** The order was read and recorded, with every other open or unverified payment of the shop: the payment as recorded. */
   | { recorded: Pick<Payment, "state" | "gatewayStatus"> }
-  /** Not read: the gateway answered for it (gone, or in a shape the app cannot read), or the read failed. */
+  /** Not read: the gateway answered for it (gone, or in a shape the app cannot read). */
   | "unread"
+  /** Not read: the listing failed (logged here, with the shop). */
+  | "listing_failed"
   /** No read stood in for the order's own: the shop is held by another pass or is not one a shopper can wait on, or the listing left the order out (an earlier device's). */
   | "not_listed";
 
@@ -247,7 +249,7 @@ async function readShopAtReturn(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     // Not read by itself now as well: the shopper would wait twice the attempt on a gateway that
     // may be failing, and the next read of this return (a reload) is by identifier.
     deps.logger.warn("The shop's orders could not be read on a shopper's return", { shop: shop.shopDomain, env, kind: read.error.kind });
-    return "unread";
+    return "listing_failed";
   }
   const { orders, gone, unreadable } = read.value;
   let recorded: Pick<Payment, "state" | "gatewayStatus"> | null = null;
