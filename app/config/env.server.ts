@@ -209,7 +209,8 @@ export class ConfigurationError extends Error {
 
 /** Parses an environment (process.env by default); throws a ConfigurationError naming each bad variable. */
 export function parseEnv(source: Record<string, string | undefined> = process.env): AppEnv {
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  // Empty, or only spaces, is unset (as server/healthcheck.mjs reads PORT): " " is no port 0.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v.trim() !== ""));
   const result = schema.safeParse(cleaned);
   const lines = [
     ...(result.success ? [] : result.error.issues.map((issue) => `  ${issue.path.join(".") || "(environment)"}: ${issue.message}`)),

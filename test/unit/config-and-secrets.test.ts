@@ -156,6 +156,11 @@ describe("configuration", () => {
     expect(() => createCredentialCipher([key("same"), key("same")])).toThrow(/id of its own/);
   });
 
+  it("takes a value of only spaces as unset, as the health check does (PORT is not 0)", () => {
+    expect(parseEnv({ PORT: " " }).PORT).toBe(3000);
+    expect(parseEnv({ PORT: "\t", OUTBOX_CONCURRENCY: "  " }).OUTBOX_CONCURRENCY).toBe(8);
+  });
+
   it("has working defaults for local development", () => {
     const env = parseEnv({});
     expect(env.DATABASE_URL).toBe("file:./data/app.db");
