@@ -4,10 +4,10 @@
 // with a reason.
 import type { ZodError } from "zod";
 import { jsonHeaders } from "~/lib/http.server";
+import { JSON_FLAW_MESSAGES, jsonFlaw } from "~/lib/json-flaw";
 
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
-/** How deep a JSON body may nest arrays and objects; Shopify's and the gateway's nest a few levels. */
-export const MAX_JSON_DEPTH = 64;
+export { MAX_JSON_DEPTH } from "~/lib/json-flaw";
 
 export interface ApiRequest {
   /** A header's value (the name in any case), or null when it is absent. */
@@ -96,38 +96,10 @@ export async function readJsonBody(request: ApiRequest, maxBytes = MAX_JSON_BODY
   } catch {
     return { ok: false, answer: apiError(400, "malformed_json", "The body is not valid UTF-8 JSON.") };
   }
+  // No text column can hold a NUL or a lone surrogate on PostgreSQL: refused here, alike on
+  // both databases, rather than failing at the write.
   const flaw = jsonFlaw(value);
-  if (flaw === "too_deep") return { ok: false, answer: apiError(400, "too_deep", `The body may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`) };
-  // No text column can hold one on PostgreSQL: refused here, alike on both databases, rather
-  // than failing at the write.
-  if (flaw === "nul_character") return { ok: false, answer: apiError(400, "nul_character", "No value in the body may contain a NUL character (\\u0000).") };
-  if (flaw === "lone_surrogate") return { ok: false, answer: apiError(400, "lone_surrogate", "No value in the body may contain an unpaired UTF-16 surrogate (\\ud800-\\udfff alone).") };
+  if (flaw) return { ok: false, answer: apiError(400, flaw, JSON_FLAW_MESSAGES[flaw]) };
   return { ok: true, value };
 }
 
-/**
- * What makes a parsed body unusable: nesting past MAX_JSON_DEPTH, or a NUL character or an
- * unpaired surrogate in a key or a string (refused alike on both databases). Walked with a stack of its own, so no nesting can exhaust the call stack.
- */
-/** A UTF-16 surrogate with no partner: JSON can carry one escaped, no text column can store it on PostgreSQL. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
-function jsonFlaw(value: unknown): "too_deep" | "nul_character" | "lone_surrogate" | null {
-  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { value: current, depth } = next;
-    if (typeof current === "string") {
-      if (current.includes("\0")) return "nul_character";
-      if (LONE_SURROGATE.test(current)) return "lone_surrogate";
-      continue;
-    }
-    if (current === null || typeof current !== "object") continue;
-    if (depth >= MAX_JSON_DEPTH) return "too_deep";
-    for (const [key, inner] of Object.entries(current)) {
-      if (key.includes("\0")) return "nul_character";
-      if (LONE_SURROGATE.test(key)) return "lone_surrogate";
-      pending.push({ value: inner, depth: depth + 1 });
-    }
-  }
-  return null;
-}

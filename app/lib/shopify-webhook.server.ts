@@ -9,6 +9,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Logger } from "./logger.server";
 import { jsonResponse, MAX_ROUTE_BODY_BYTES } from "./http.server";
+import { JSON_FLAW_MESSAGES, jsonFlaw } from "./json-flaw";
 
 export interface ShopifyWebhook {
   /** The shop's domain (X-Shopify-Shop-Domain). */
@@ -23,16 +24,21 @@ export interface ShopifyWebhook {
 }
 
 const headerText = z.string().trim().min(1).max(255);
+const EARLIEST_TRIGGERED_AT = Date.UTC(2000, 0, 1);
+const LATEST_TRIGGERED_AT = Date.UTC(2100, 0, 1);
 
 const headersSchema = z.object({
   "x-shopify-topic": headerText,
   "x-shopify-shop-domain": headerText.regex(/^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/i, "must be a shop's domain"),
   "x-shopify-webhook-id": headerText,
   "x-shopify-api-version": headerText,
+  // A time the databases and the arithmetic on it (a redaction's 48 hours) can hold, or none:
+  // the header is not signed, and Shopify's times are of this century.
   "x-shopify-triggered-at": z
     .string()
     .datetime({ offset: true })
     .transform((text) => new Date(text))
+    .refine((at) => at.getTime() >= EARLIEST_TRIGGERED_AT && at.getTime() < LATEST_TRIGGERED_AT)
     .nullable()
     .catch(null),
 });
@@ -97,6 +103,8 @@ export async function verifyShopifyWebhook(request: Request, deps: { env: { SHOP
   } catch {
     return refuse(400, "malformed_json", "The body is not valid UTF-8 JSON.");
   }
+  const flaw = jsonFlaw(payload);
+  if (flaw) return refuse(400, flaw, JSON_FLAW_MESSAGES[flaw]);
   return {
     shop: fields["x-shopify-shop-domain"],
     topic,

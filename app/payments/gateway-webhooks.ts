@@ -9,6 +9,7 @@ import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
 import { insertWhere } from "~/db/plain-sql.server";
+import { jsonFlaw } from "~/lib/json-flaw";
 import { beganOnRetiredCredentials } from "~/shops/credential-columns";
 import { shopGateway } from "~/shops/gateway-directory.server";
 import { readShopByWebhookToken, shopRowUnchanged } from "~/shops/shop-rows.server";
@@ -67,7 +68,9 @@ export type RecordedRefusal = Exclude<Refusal["reason"], "unknown_endpoint">;
 function readNotification(rawBody: Uint8Array) {
   const text = new TextDecoder("utf-8", { fatal: false }).decode(rawBody);
   const json = tryParseGatewayJson(text);
-  const payload = json.ok ? gatewayWebhookPayloadSchema.safeParse(json.value) : null;
+  // A body with a value no text column can store (a NUL, a lone surrogate) is malformed, as a
+  // body the payments API or Shopify's webhooks carry would be.
+  const payload = json.ok && jsonFlaw(json.value) === null ? gatewayWebhookPayloadSchema.safeParse(json.value) : null;
   return { text, payload: payload?.success ? payload.data : null };
 }
 
