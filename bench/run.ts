@@ -16,7 +16,7 @@ import { benchWebhookIntake, type WebhookIntakeResult } from "./webhook-intake";
 import type { QuotaDayPart } from "./quota-day";
 import { startChild, type MemoryPeak } from "./lib/child-process";
 import { freshDatabase, postgresProblem, type DbKind } from "./lib/databases";
-import { parseOptions, type BenchOptions } from "./lib/options";
+import { parseOptions, USAGE, type BenchOptions } from "./lib/options";
 import type { QuotaDayConfig } from "./lib/quota-day-process";
 import { buildForProduction } from "./lib/prebuilt-server";
 import { startProcessStack } from "./lib/process-stack";
@@ -106,7 +106,18 @@ async function quotaDayPart(kind: DbKind, part: number, parts: number, options: 
 const DAY_TIMEOUT_MS = 40 * 60_000;
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
+  if (process.argv.slice(2).some((arg) => arg === "--help" || arg === "-h")) {
+    console.log(`usage: ${USAGE}\nEvery run builds the app first (npm run build, into build/); BENCHMARKS.md says what each part measures.`);
+    return;
+  }
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exitCode = 2;
+    return;
+  }
   const startedAt = new Date();
   const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform };
   log(`bench: ${options.only.join(", ")} on ${options.dbs.join(", ")}${options.quick ? " (quick)" : ""}${options.workers ? "" : " (app workers off)"}${options.workerThread ? " (workers on their own thread on PostgreSQL)" : ""}; ${machine.nproc} cores, Node ${machine.node}, load ${load().join(" ")}`);
@@ -150,7 +161,7 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (error: unknown) => {
     console.error(error instanceof Error ? (error.stack ?? error.message) : error);
     process.exit(1);

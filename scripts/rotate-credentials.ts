@@ -13,6 +13,17 @@ import { openConfiguredDatabase } from "../app/db/database.server";
 import { createCredentialCipher } from "../app/shops/credential-cipher.server";
 import { rotateCredentialEncryption, sessionsOnOldKeys, shopsOnOldKeys } from "../app/shops/shop-credentials.server";
 
+const USAGE = `usage: npm run credentials:rotate
+Re-seals every stored gateway credential and Shopify token in DATABASE_URL's database with the
+first key of CREDENTIALS_ENCRYPTION_KEYS (set both, as the app's instances have them). Takes no
+arguments; README.md ("Key rotation") has the order of the deploys around it.`;
+const args = process.argv.slice(2);
+if (args.length > 0) {
+  const help = args.every((arg) => arg === "--help" || arg === "-h");
+  (help ? console.log : console.error)(help ? USAGE : `unknown argument ${args[0]}\n${USAGE}`);
+  process.exit(help ? 0 : 2);
+}
+
 const config = env();
 // Its pool size as the app's (DATABASE_POOL_SIZE), on PostgreSQL.
 const { db } = openConfiguredDatabase(config);
