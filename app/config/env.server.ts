@@ -52,7 +52,7 @@ const schema = z
       .regex(/^(file:|postgres(ql)?:\/\/)/, "must be file:<path> (SQLite) or postgresql://...")
       // A PostgreSQL URL is read by the driver as a URL: one that is not (a password with an
       // unencoded "#", "/" or "@") would stop the start later, without naming this variable.
-      .refine((url) => url.startsWith("file:") || URL.canParse(url), "must be a valid URL: percent-encode the user name's and password's special characters")
+      .refine((url) => url.startsWith("file:") || isDriverUrl(url), "must be a valid URL: percent-encode the user name's and password's special characters")
       .default("file:./data/app.db"),
     // PostgreSQL: the connections one database client opens at most, shared by the Prisma client
     // and the hot paths' plain statements (the worker thread, when on, opens its own).
@@ -124,6 +124,15 @@ function combinationIssues(raw: Record<string, string | undefined>): string[] {
     issues.push(`  ${raw.TLS_CERT_FILE ? "TLS_KEY_FILE" : "TLS_CERT_FILE"}: TLS_CERT_FILE and TLS_KEY_FILE go together (HTTPS needs both)`);
   }
   return issues;
+}
+
+/**
+ * Whether the PostgreSQL driver (pg-connection-string) reads the URL: as a URL, or, as the driver
+ * retries it, with a placeholder host when the host is empty and given as a query parameter
+ * (a Unix socket: postgresql://user:password@/db?host=/cloudsql/...).
+ */
+function isDriverUrl(url: string): boolean {
+  return URL.canParse(url) || (url.includes("@/") && URL.canParse(url.replace("@/", "@localhost/")));
 }
 
 const LOCAL_HOSTS = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])$/i;

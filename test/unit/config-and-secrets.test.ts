@@ -102,6 +102,12 @@ describe("configuration", () => {
     expect(parseEnv({ DATABASE_URL: `postgresql://app:${encodeURIComponent(password)}@db.internal:5432/app` }).DATABASE_URL).toContain("%23");
   });
 
+  it("takes a PostgreSQL DATABASE_URL the driver reads with its host in the query (a Unix socket), with or without a user", () => {
+    for (const url of ["postgresql://app:s3cret@/shop?host=/cloudsql/project:europe-west1:db", "postgresql:///shop?host=/var/run/postgresql", "postgres://app@/shop?host=/tmp"]) {
+      expect(parseEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
+    }
+  });
+
   it("refuses in production a gateway address that is not https://", () => {
     const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
     expect(() => parseEnv({ ...production, GATEWAY_BASE_URL: "http://pos.bitnovo.com/api/v1" })).toThrow(/GATEWAY_BASE_URL: must be an https:\/\/ address in production/);
