@@ -42,7 +42,7 @@ await services.db.session.upsert({
   update: { accessToken: DEV_ACCESS_TOKEN },
 });
 await ensureShop(services.db, DEV_SHOP);
-const app = await startAppServer({ env, mode: "vite", services });
+const app = await startAppServer({ env, mode: "vite", services, workers: env.WORKERS });
 
 console.log(`
 Crypto checkout is running locally.
