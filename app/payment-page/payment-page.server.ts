@@ -206,7 +206,7 @@ export async function coinsFor(services: AppServices, payment: PaymentWithShop):
   const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   if (gateway.state !== "connected") return null;
   const { access } = gateway;
-  const [currencies, refused] = await Promise.all([services.gateways.currencies(access, SHOPPER_WAITING_READ), refusedCoins(services, payment.id)]);
+  const [currencies, refused] = await Promise.all([services.gateways.currencies(access, SHOPPER_WAITING_READ, { pauseAfterFailure: true }), refusedCoins(services, payment.id)]);
   if (!currencies) return null;
   return offerableCoins(currencies, offeredCoinsOf(payment.shop, access.env), payment.amount, payment.currency, refused);
 }
@@ -220,7 +220,7 @@ async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symb
   const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   if (gateway.state !== "connected") return null;
   const heldOnly = !keepsReserve(await gateway.access.client.quotaRemaining());
-  const currencies = await services.gateways.currencies(gateway.access, SHOPPER_WAITING_READ, { heldOnly });
+  const currencies = await services.gateways.currencies(gateway.access, SHOPPER_WAITING_READ, { heldOnly, pauseAfterFailure: true });
   return currencies?.find((c) => c.symbol === symbol) ?? null;
 }
 

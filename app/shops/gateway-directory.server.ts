@@ -34,9 +34,10 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
   const clients = new Map<string, { sealed: string; access: ShopGatewayAccess }>();
   const currencyCache = new Map<GatewayClient, { at: number; currencies: GatewayCurrency[] }>();
   const ttl = options.currenciesTtlMs ?? 10 * 60_000;
-  // After a failed GET /currencies the device is not asked again for a while: the shopper's
-  // page and the admin would otherwise ask at every load, spending the device's quota on a
-  // gateway that is failing. Calls already under way are shared, not repeated.
+  // After a failed GET /currencies the shopper's page does not ask the device again for a
+  // while: it would otherwise ask at every load, spending the device's quota on a gateway that
+  // is failing (a merchant's save, rare and waited on, always asks). Calls already under way
+  // are shared, not repeated.
   const failedAt = new Map<GatewayClient, number>();
   const asking = new Map<GatewayClient, Promise<GatewayCurrency[] | null>>();
   // The retired pairs no configured key opens, logged once each: every read of their orders
@@ -89,11 +90,12 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
         ? open(shop, env, "retired", shop.liveRetiredDeviceKeyEnc, shop.liveRetiredSecretKeyEnc)
         : open(shop, env, "retired", shop.sandboxRetiredDeviceKeyEnc, shop.sandboxRetiredSecretKeyEnc);
     },
-    async currencies(access, budget, { heldOnly = false } = {}) {
+    async currencies(access, budget, { heldOnly = false, pauseAfterFailure = false } = {}) {
       const { client } = access;
       const hit = currencyCache.get(client);
       if (hit && Date.now() - hit.at < ttl) return hit.currencies;
-      if (heldOnly || Date.now() - (failedAt.get(client) ?? -Infinity) < CURRENCIES_FAILURE_PAUSE_MS) return hit?.currencies ?? null;
+      const paused = pauseAfterFailure && Date.now() - (failedAt.get(client) ?? -Infinity) < CURRENCIES_FAILURE_PAUSE_MS;
+      if (heldOnly || paused) return hit?.currencies ?? null;
       const under = asking.get(client);
       if (under) return under;
       const ask = (async () => {
