@@ -131,6 +131,8 @@ function parseBody(
   if (request.contentType?.startsWith("application/graphql")) {
     return request.rawBody.trim() ? { ok: true, query: request.rawBody, variables: {}, operationName: null } : { ok: false };
   }
+  // Shopify reads a body as JSON only when it is sent as JSON.
+  if (!request.contentType?.startsWith("application/json")) return { ok: false };
   let json: unknown;
   try {
     json = JSON.parse(request.rawBody);

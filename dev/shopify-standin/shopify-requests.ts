@@ -131,9 +131,10 @@ export async function deliverToApp(
 
   if (status < 200 || status >= 300) return refused(`The app answered HTTP ${status}; Shopify would retry, then show the buyer an error.`);
 
+  // A refund, capture or void is taken only as Shopify documents it: 201 with an empty body.
   if (options.expect === "created") {
-    const detail = status === 201 ? "Accepted (201)." : `Accepted, but Shopify expects 201 with an empty body (got ${status}).`;
-    return { at, url, requestId, status, body: shown, outcome: "accepted", detail, redirectUrl: null };
+    if (status !== 201 || text.length > 0) return refused(`Shopify expects 201 with an empty body (got ${status}${text.length > 0 ? ` with a ${Buffer.byteLength(text)}-byte body` : ""}).`);
+    return { at, url, requestId, status, body: shown, outcome: "accepted", detail: "Accepted (201).", redirectUrl: null };
   }
 
   if (Buffer.byteLength(text) >= MAX_REDIRECT_ANSWER_BYTES) return refused(`The answer is ${Buffer.byteLength(text)} bytes; Shopify takes under 8192.`);
