@@ -51,6 +51,8 @@ export interface CheckoutInput {
     email?: string;
     phone_number?: string;
     billing_address: CustomerAddress;
+    /** A shipping address of its own; the billing address when absent. */
+    shipping_address?: CustomerAddress;
   };
 }
 
@@ -126,6 +128,7 @@ export const checkoutInputSchema = z
         .or(z.literal("").transform(() => undefined)),
       phone_number: optionalText(30),
       billing_address: addressSchema,
+      shipping_address: addressSchema.optional(),
     }),
   })
   .superRefine((input, ctx) => {

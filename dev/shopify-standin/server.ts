@@ -481,6 +481,7 @@ function inputOf(session: PaymentSessionRecord): CheckoutInput {
       ...(request.customer.email ? { email: request.customer.email } : {}),
       ...(request.customer.phone_number ? { phone_number: request.customer.phone_number } : {}),
       billing_address: request.customer.billing_address ?? {},
+      ...(request.customer.shipping_address ? { shipping_address: request.customer.shipping_address } : {}),
     },
   };
 }

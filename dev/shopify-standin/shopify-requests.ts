@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { CheckoutInput } from "./checkout-input";
+import type { CustomerAddress } from "./store";
 import {
   gidFor,
   shopifyStyleId,
@@ -31,7 +32,10 @@ export function buildPaymentSession(
   options: { shopDomain: string; origin: string; now: Date; group?: string },
 ): PaymentSessionRecord {
   const id = shopifyStyleId();
-  const { billing_address: billing } = input.customer;
+  const { billing_address: billing, shipping_address: shipping = billing } = input.customer;
+  // An address with nothing in it is not sent: "any customer field may be missing" (a checkout
+  // with no billing address, say, only a shipping one).
+  const filled = (address: CustomerAddress) => Object.values(address).some((value) => value !== undefined && value !== "");
   const request: PaymentSessionRequestBody = {
     id,
     gid: gidFor("payment", id),
@@ -48,8 +52,8 @@ export function buildPaymentSession(
       ...(input.customer.email ? { email: input.customer.email } : {}),
       ...(input.customer.phone_number ? { phone_number: input.customer.phone_number } : {}),
       locale: input.locale,
-      billing_address: { ...billing },
-      shipping_address: { ...billing },
+      ...(filled(billing) ? { billing_address: { ...billing } } : {}),
+      ...(filled(shipping) ? { shipping_address: { ...shipping } } : {}),
     },
   };
   return {

@@ -20,7 +20,7 @@ export interface SimulatorConfig {
 }
 
 export type CheckoutOverrides = Partial<Omit<CheckoutInput, "customer">> & {
-  customer?: Partial<Omit<CheckoutInput["customer"], "billing_address">> & { billing_address?: CheckoutInput["customer"]["billing_address"] };
+  customer?: Partial<Omit<CheckoutInput["customer"], "billing_address">> & { billing_address?: CheckoutInput["customer"]["billing_address"] | Record<string, never> };
 };
 
 export class ShopifySimulator {

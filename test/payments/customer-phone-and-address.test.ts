@@ -47,3 +47,23 @@ it("a payment keeps only the address fields the flows use, not the company or an
   });
   expect(JSON.parse(payment.billingAddress!)).toEqual({ given_name: "Mina", family_name: "Malstore", line1: "Calle Corta 5", city: "Bilbao", postal_code: "48001", country_code: "ES" });
 });
+
+it("a checkout with a shipping address and no billing one (Shopify may leave any customer field out) names the shopper from the shipping address", async () => {
+  const payment = await pay({
+    email: "only.shipping@example.com",
+    billing_address: {},
+    shipping_address: { given_name: "Sol", family_name: "Envío", line1: "Calle Ancha 9", city: "Cádiz", postal_code: "11001", country_code: "ES" },
+  });
+  const sent = stack().standin.state.session(payment.shopifyPaymentId)!.request as { customer: Record<string, unknown> };
+  expect(sent.customer).not.toHaveProperty("billing_address");
+  expect(payment.customerName).toBe("Sol Envío");
+  expect(JSON.parse(payment.billingAddress!)).toMatchObject({ line1: "Calle Ancha 9", city: "Cádiz" });
+});
+
+it("a checkout with no address at all is taken, the payment holding none", async () => {
+  const payment = await pay({ email: "no.address@example.com", billing_address: {} });
+  const sent = stack().standin.state.session(payment.shopifyPaymentId)!.request as { customer: Record<string, unknown> };
+  expect(sent.customer).not.toHaveProperty("billing_address");
+  expect(sent.customer).not.toHaveProperty("shipping_address");
+  expect({ name: payment.customerName, address: payment.billingAddress }).toEqual({ name: null, address: null });
+});
