@@ -4,11 +4,10 @@
 // for an order the gateway shows unpaid tells Shopify nothing; a true one settles the payment
 // from the read.
 import { expect, it } from "vitest";
-import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { connectAnotherSandboxDevice, stackForFile } from "../support/stack";
+import { connectAnotherSandboxDevice, sendGatewayWebhook, stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false });
 const db = () => stack().services.db;
@@ -26,17 +25,7 @@ async function paymentOnReplacedDevice() {
   return { session, payment, orderId, oldSecret };
 }
 
-async function postSigned(secretHex: string, body: string): Promise<number> {
-  const shop = await shopRow();
-  const nonce = String(Math.floor(Date.now() / 1000));
-  const response = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
-    method: "POST",
-    body,
-    headers: { "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
-  });
-  await response.body?.cancel();
-  return response.status;
-}
+const postSigned = (secretHex: string, body: string) => sendGatewayWebhook(stack(), secretHex, body);
 
 async function processAndDeliver() {
   await processWebhookInbox(stack().services, { worker: "t" });

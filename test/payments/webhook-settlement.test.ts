@@ -5,14 +5,13 @@
 // only when it reports a version of the order the app has not seen.
 import { expect, it } from "vitest";
 import { hashDeviceKey } from "../../app/gateway/quota";
-import { signWebhook } from "../../app/gateway/webhook-signature";
 import { deliverDueMessages } from "../../app/payments/outbox";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
 import { parseGatewayStatus } from "../../app/gateway/statuses";
 import { LIST_SPACING_MS, reconcileOnce, VERIFY_WITHIN_MS } from "../../app/payments/reconcile";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { stackForFile, waitFor } from "../support/stack";
+import { sendGatewayWebhook, stackForFile, waitFor } from "../support/stack";
 
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
@@ -43,15 +42,7 @@ async function pendingPayment() {
 /** Posts a webhook signed with the shop's own sandbox Secret Key, as the gateway would. */
 async function postSignedWebhook(body: string): Promise<number> {
   const shop = await shopRow();
-  const secretHex = stack().services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key"));
-  const nonce = String(Math.floor(clock.now().getTime() / 1000));
-  const response = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
-    method: "POST",
-    body,
-    headers: { "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
-  });
-  await response.body?.cancel();
-  return response.status;
+  return sendGatewayWebhook(stack(), stack().services.cipher.decrypt(shop.sandboxSecretKeyEnc!, credentialContext(shop.id, "sandbox", "secret-key")), body, clock.now());
 }
 
 /** The order as the gateway shows it now, read the way the app reads it, and when the read was asked for. */

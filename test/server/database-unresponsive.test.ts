@@ -1,29 +1,16 @@
 // A PostgreSQL server that takes connections but never answers (overloaded, or a network path
 // that drops packets): queries fail after the pool's connection timeout instead of waiting for
 // ever, and /healthz answers 503 in time for a load balancer's check.
-import net from "node:net";
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { openAppDatabase } from "../../app/db/database.server";
 import { loader as healthz } from "../../app/routes/healthz";
+import { silentServerForFile } from "../support/silent-server";
 
-let silent: net.Server;
-const sockets = new Set<net.Socket>();
-let port = 0;
-
-beforeAll(async () => {
-  silent = net.createServer((socket) => void sockets.add(socket));
-  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-  port = (silent.address() as net.AddressInfo).port;
-});
-
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => silent.close(resolve));
-});
+const silentPort = silentServerForFile();
 
 it("a query to a database that never answers fails instead of waiting for ever", async () => {
-  const { db } = openAppDatabase(`postgresql://app@127.0.0.1:${port}/app`);
+  const { db } = openAppDatabase(`postgresql://app@127.0.0.1:${silentPort()}/app`);
   try {
     await expect(db.shop.count()).rejects.toThrow();
   } finally {

@@ -2,11 +2,10 @@
 // progress) do with a stack: start a payment on the sandbox, have the shopper pay, create a
 // dedicated device as the connection page has the merchant do, send a notification signed
 // with a given Secret Key, and read the shop's row and credentials.
-import { signWebhook } from "../../app/gateway/webhook-signature";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
 import { createDedicatedDevice, notificationUrl } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import type { Stack } from "./stack";
+import { sendGatewayWebhook, type Stack } from "./stack";
 
 export function deviceChangeSteps(stack: () => Stack, clock: { now(): Date } = { now: () => new Date() }) {
   const db = () => stack().services.db;
@@ -45,16 +44,8 @@ export function deviceChangeSteps(stack: () => Stack, clock: { now(): Date } = {
     },
 
     /** Posts `body` to the shop's notification URL signed with `secretHex`, as the gateway sends it; the door's status. */
-    async sendSigned(secretHex: string, body: string): Promise<number> {
-      const shop = await shopRow();
-      const nonce = String(Math.floor(clock.now().getTime() / 1000));
-      const response = await fetch(`${stack().app.url}/gateway/webhooks/${shop.webhookToken}`, {
-        method: "POST",
-        body,
-        headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
-      });
-      await response.body?.cancel();
-      return response.status;
+    sendSigned(secretHex: string, body: string): Promise<number> {
+      return sendGatewayWebhook(stack(), secretHex, body, clock.now());
     },
 
     /** The body of a "completed" notification of the payment's order, as the gateway writes it. */

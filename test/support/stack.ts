@@ -17,6 +17,7 @@ import type { AppServices } from "../../app/services.server";
 import { connectGateway, connectSandbox, notificationUrl } from "../../app/shops/onboarding.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
+import { signWebhook } from "../../app/gateway/webhook-signature";
 import { createTestPostgresDatabase } from "./postgres";
 import { startSandbox, type SandboxHandle } from "../../sandbox/server";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
@@ -301,4 +302,20 @@ export async function shoppersKeepReturning(stack: Stack, time: MovingClock, unt
     await reconcileOnce(stack.services, { worker: "t" });
     await time.advance(4 * 60_000);
   }
+}
+
+/**
+ * Posts `body` to the stack shop's gateway notification URL, signed with `secretHex` with the
+ * nonce of `at` (now by default), as the gateway sends it; the door's status.
+ */
+export async function sendGatewayWebhook(stack: Stack, secretHex: string, body: string, at: Date = new Date()): Promise<number> {
+  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain }, select: { webhookToken: true } });
+  const nonce = String(Math.floor(at.getTime() / 1000));
+  const response = await fetch(`${stack.app.url}/gateway/webhooks/${shop.webhookToken}`, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
+  });
+  await response.body?.cancel();
+  return response.status;
 }
