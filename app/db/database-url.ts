@@ -12,3 +12,6 @@ export function sqliteFilePath(url: string): string {
 
 /** PostgreSQL: a statement's time limit when none is set (the server's own default is none). */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
+
+/** PostgreSQL: how long opening a connection may take (pg waits for ever by default); the app's pool and the migrator alike. */
+export const CONNECT_TIMEOUT_MS = 5_000;

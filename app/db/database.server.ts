@@ -12,7 +12,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import pg from "pg";
 import { PrismaClient as SqliteClient } from "../../generated/prisma/sqlite/client";
 import { PrismaClient as PostgresClient } from "../../generated/prisma/postgresql/client";
-import { DEFAULT_STATEMENT_TIMEOUT_MS, databaseKind, sqliteFilePath } from "./database-url";
+import { CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, databaseKind, sqliteFilePath } from "./database-url";
 import { plainSqlOnAdapter, plainSqlOnPool, type PlainSql } from "./plain-sql.server";
 
 export type Database = SqliteClient;
@@ -29,8 +29,6 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
 }
 
-/** PostgreSQL: how long opening a connection may take (pg waits for ever by default). */
-const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * PostgreSQL: how long a connection may sit in an open transaction between statements before
  * the server ends the session. The app's transactions run their statements back to back (an

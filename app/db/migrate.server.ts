@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
 import pg from "pg";
-import { databaseKind, sqliteFilePath } from "./database-url";
+import { CONNECT_TIMEOUT_MS, databaseKind, sqliteFilePath } from "./database-url";
 
 export interface Migration {
   name: string;
@@ -56,8 +56,6 @@ function sqlText(value: string): string {
 export const MIGRATION_LOCK_TIMEOUT_MS = 2_000;
 /** How many times a migration is tried while its locks cannot be had (about a minute in all). */
 export const MIGRATION_LOCK_TRIES = 15;
-/** How long opening the migrator's connection may take, as for the app's pool (database.server.ts). */
-const CONNECT_TIMEOUT_MS = 5_000;
 /** How long a migrator waits for another instance's to finish before it gives up. */
 const MIGRATOR_WAIT_MS = 5 * 60_000;
 /** PostgreSQL's lock_not_available, what lock_timeout raises. */
