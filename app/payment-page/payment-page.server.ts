@@ -219,8 +219,9 @@ export async function coinsFor(services: AppServices, payment: PaymentWithShop):
 async function gatewayCoin(services: AppServices, payment: PaymentWithShop, symbol: string) {
   const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   if (gateway.state !== "connected") return null;
-  const heldOnly = !keepsReserve(await gateway.access.client.quotaRemaining());
-  const currencies = await services.gateways.currencies(gateway.access, SHOPPER_WAITING_READ, { heldOnly, pauseAfterFailure: true });
+  const { access } = gateway;
+  const askIf = async () => keepsReserve(await access.client.quotaRemaining());
+  const currencies = await services.gateways.currencies(access, SHOPPER_WAITING_READ, { askIf, pauseAfterFailure: true });
   return currencies?.find((c) => c.symbol === symbol) ?? null;
 }
 

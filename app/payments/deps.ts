@@ -48,13 +48,13 @@ export interface GatewayDirectory {
    */
   retiredFor(shop: ShopCredentials, env: GatewayEnv): ShopGatewayAccess | null;
   /**
-   * GET /currencies for that access, cached for a few minutes (it counts against the quota);
-   * after a failure, the list held (or null) for a little while, without asking again.
-   * `budget`: the call's limits when a shopper waits on it; `heldOnly`: the list held (even
-   * stale), never a call; `pauseAfterFailure`: within a while of a failed call, the list held
-   * (or null) without asking again (a page loaded over and over; a merchant's save always asks).
+   * GET /currencies for that access, cached for a few minutes (it counts against the quota).
+   * `budget`: the call's limits when a shopper waits on it; `askIf`: asked only when a call
+   * would be made, and false keeps to the list held (even stale); `pauseAfterFailure`: within a
+   * while of a failed call, the list held (or null) without asking again (a page loaded over and
+   * over; a merchant's save always asks).
    */
-  currencies(access: ShopGatewayAccess, budget?: CallBudget, options?: { heldOnly?: boolean; pauseAfterFailure?: boolean }): Promise<GatewayCurrency[] | null>;
+  currencies(access: ShopGatewayAccess, budget?: CallBudget, options?: { askIf?: () => Promise<boolean>; pauseAfterFailure?: boolean }): Promise<GatewayCurrency[] | null>;
 }
 
 export interface ShopifyDirectory {

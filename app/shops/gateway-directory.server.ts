@@ -90,12 +90,12 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
         ? open(shop, env, "retired", shop.liveRetiredDeviceKeyEnc, shop.liveRetiredSecretKeyEnc)
         : open(shop, env, "retired", shop.sandboxRetiredDeviceKeyEnc, shop.sandboxRetiredSecretKeyEnc);
     },
-    async currencies(access, budget, { heldOnly = false, pauseAfterFailure = false } = {}) {
+    async currencies(access, budget, { askIf, pauseAfterFailure = false } = {}) {
       const { client } = access;
       const hit = currencyCache.get(client);
       if (hit && Date.now() - hit.at < ttl) return hit.currencies;
       const paused = pauseAfterFailure && Date.now() - (failedAt.get(client) ?? -Infinity) < CURRENCIES_FAILURE_PAUSE_MS;
-      if (heldOnly || paused) return hit?.currencies ?? null;
+      if (paused || (askIf && !(await askIf()))) return hit?.currencies ?? null;
       const under = asking.get(client);
       if (under) return under;
       const ask = (async () => {
