@@ -4,7 +4,7 @@
 import { Worker } from "node:worker_threads";
 import type { Logger, LogFields } from "../app/lib/logger.server";
 import type { AppServices, WakeKind } from "../app/services.server";
-import type { Workers } from "../app/workers.server";
+import { WORKERS_STOP_ALLOWANCE_MS, type Workers } from "../app/workers.server";
 
 export type ToWorkerThread = { type: "wake"; loop: WakeKind } | { type: "run-once"; id: number } | { type: "stop" };
 export type FromWorkerThread =
@@ -41,7 +41,8 @@ export function loaderFlags(execArgv: readonly string[]): string[] {
   }
   return flags.some((flag) => flag.includes("tsx")) ? flags : [...flags, "--import", "tsx"];
 }
-const STOP_TIMEOUT_MS = 20_000;
+/** The thread is given the workers' own stop allowance, then terminated. */
+const STOP_TIMEOUT_MS = WORKERS_STOP_ALLOWANCE_MS;
 
 export function startWorkerThread(services: AppServices): Workers {
   let stopping = false;
