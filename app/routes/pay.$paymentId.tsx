@@ -433,6 +433,8 @@ export default function PaymentPage() {
   const status = statusAt(view.status, view.expiresAtMs, now);
   const statusText = redirecting ? texts.redirecting : texts.statuses[status];
   const moneyArrived = view.receivedCrypto !== null || status === "partial" || status === "partial_expired" || status === "confirming";
+  /** Asked to pay an order the page has no means to pay with: only another way is offered. */
+  const cannotPay = view.unpayable && asksForPayment(status);
   useFocusAfterPick(view.stage, result);
 
   return (
@@ -468,7 +470,7 @@ export default function PaymentPage() {
             {texts.status}
           </h2>
           <p className="status" role="status" aria-live="polite" id="payment-status">
-            {view.unpayable && asksForPayment(status) ? texts.noPaymentDetails : statusText}
+            {cannotPay ? texts.noPaymentDetails : statusText}
           </p>
           {(status === "partial" || status === "partial_expired") && (view.receivedCrypto || view.received) ? (
             <p className="muted">
@@ -496,7 +498,7 @@ export default function PaymentPage() {
             </a>
           </section>
         ) : null}
-        {view.unpayable && asksForPayment(status) ? (
+        {cannotPay ? (
           <section className="card">
             <a className="button" href={view.anotherWayUrl}>
               {texts.payAnotherWay}
@@ -505,7 +507,7 @@ export default function PaymentPage() {
         ) : null}
 
         {/* Once money has arrived, paying another way would leave it at the gateway. */}
-        {!moneyArrived && !(view.unpayable && asksForPayment(status)) ? (
+        {!moneyArrived && !cannotPay ? (
           <footer>
             <a className="secondary" href={view.anotherWayUrl}>
               {texts.payAnotherWay}

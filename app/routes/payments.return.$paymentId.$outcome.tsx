@@ -33,7 +33,8 @@ const WAITING_SINCE = "waiting";
  * old (altered, or a bookmarked link) starts the wait again.
  */
 function waitingSince(url: URL, nowSeconds: number): number {
-  const given = /^\d{1,12}$/.test(url.searchParams.get(WAITING_SINCE) ?? "") ? Number(url.searchParams.get(WAITING_SINCE)) : NaN;
+  const text = url.searchParams.get(WAITING_SINCE) ?? "";
+  const given = /^\d{1,12}$/.test(text) ? Number(text) : NaN;
   return given <= nowSeconds && nowSeconds - given <= 86_400 ? given : nowSeconds;
 }
 
