@@ -18,7 +18,7 @@ import { startSandbox } from "../sandbox/server";
 import { startBenchApp, type LogCounts } from "./lib/bench-app";
 import { startCountingProxy, deviceTag, type GatewayCallRecord } from "./lib/counting-proxy";
 import { dayEvents, planDay, type DayEvent, type Fate, type PlannedOrder } from "./lib/day-schedule";
-import { freePort } from "./lib/free-port";
+import { freePort } from "../test/support/free-port";
 import { pollUntil } from "./lib/pool";
 import { startShopRouter } from "./lib/shop-router";
 import { SimClock } from "./lib/sim-clock";

@@ -4,7 +4,7 @@
 // here, exactly once).
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server } from "node:net";
 import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
@@ -99,7 +99,14 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     env.TLS_CERT_FILE && env.TLS_KEY_FILE
       ? https.createServer(createTlsServerOptions({ certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE, ...(env.MTLS_CA_FILE ? { caFile: env.MTLS_CA_FILE } : {}) }), app)
       : http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(env.PORT, env.HOST, resolve));
+  try {
+    await listen(server, env.PORT, env.HOST);
+  } catch (error) {
+    // The port is taken (or not ours to take): nothing started here may outlive the failure.
+    await closeVite?.();
+    if (!options.services) await services.db.$disconnect();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const protocol = server instanceof https.Server ? "https" : "http";
   const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST;
@@ -129,4 +136,14 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       await services.db.$disconnect();
     },
   };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
 }

@@ -16,7 +16,11 @@ try {
 }
 
 await applyMigrations(env.DATABASE_URL);
-const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS });
+const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS }).catch((error: NodeJS.ErrnoException) => {
+  if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
+  console.error(`Cannot listen on ${env.HOST}:${env.PORT} (${error.code}): another process has that port, or it needs privileges. Stop it, or set PORT to another port.`);
+  process.exit(1);
+});
 console.log(`App listening on ${server.url}`);
 
 let stopping = false;

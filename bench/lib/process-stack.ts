@@ -3,7 +3,7 @@
 // records what the app sends it), one shop installed and connected to the sandbox.
 import { join } from "node:path";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
-import { freePort } from "./free-port";
+import { freePort } from "../../test/support/free-port";
 import type { AppProcessInfo } from "./app-process";
 import type { BenchAppOptions, BenchShop } from "./bench-app";
 import { UNTHROTTLED_SANDBOX } from "./limits";

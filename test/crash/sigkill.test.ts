@@ -22,7 +22,8 @@ import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
 import { startSandbox, type SandboxHandle } from "../../sandbox/server";
 import { createTestPostgresDatabase } from "../support/postgres";
-import { freePort, TEST_SHOP, waitFor } from "../support/stack";
+import { freePort } from "../support/free-port";
+import { TEST_SHOP, waitFor } from "../support/stack";
 
 // `npm test` runs a short stream; `npm run test:crash` a long one (CRASH_PAYMENTS).
 const PAYMENTS = Number(process.env.CRASH_PAYMENTS ?? 8);

@@ -19,7 +19,8 @@ import { apiRouter } from "../../server/api-router";
 import { forThisFile } from "./for-this-file";
 import { paymentColumns } from "./payment-rows";
 import type { RowDatabase } from "./row-databases";
-import { freePort, TEST_SHOP } from "./stack";
+import { freePort } from "./free-port";
+import { TEST_SHOP } from "./stack";
 
 export const SHOP = TEST_SHOP;
 export const OTHER_SHOP = "other-shop.myshopify.com";
@@ -59,7 +60,10 @@ export function harnessForFile(database: RowDatabase): () => Harness {
         const app = express();
         app.use(apiRouter(s));
         const server = http.createServer(app);
-        await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+        await new Promise<void>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(port, "127.0.0.1", resolve);
+        });
         return server;
       };
       let server = await listen(services);

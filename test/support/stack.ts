@@ -2,8 +2,8 @@
 // real app server (Vite dev mode, real routes, workers on), on a fresh database, with one
 // shop installed and connected to the sandbox. Nothing here fakes the app itself.
 import { forThisFile } from "./for-this-file";
+import { freePort, isAddressInUse } from "./free-port";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv, type AppEnv } from "../../app/config/env.server";
@@ -24,17 +24,6 @@ import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-stan
 import { startAppServer, type AppServer } from "../../server/app";
 
 export const TEST_SHOP = "demo-shop.myshopify.com";
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface StackOptions {
   databaseUrl?: string;
@@ -80,8 +69,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "cryptopay-stack-"));
   const databaseUrl = options.databaseUrl ?? `file:${join(dir, "app.db")}`;
   await applyMigrations(databaseUrl);
-  const appPort = await freePort();
-  const appUrl = `http://127.0.0.1:${appPort}`;
   const raised = (options.gatewayLimits ?? "raised") === "raised";
   const sandbox = await startSandbox({
     port: 0,
@@ -90,44 +77,66 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     tickMs: 100,
     ...(raised ? { limits: RAISED_LIMITS } : {}),
   });
-  // Shopify sees the same time as the app, so tests that move the clock stay consistent.
-  const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP, ...(options.clock ? { now: () => options.clock!.now() } : {}) });
-
-  const values: Record<string, string> = {
-    NODE_ENV: "test",
-    PORT: String(appPort),
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-    DATABASE_URL: databaseUrl,
-    SHOPIFY_APP_URL: appUrl,
-    SHOPIFY_API_KEY: "test-api-key",
-    SHOPIFY_API_SECRET: "test-api-secret",
-    // The live gateway must never be reached from tests: a closed port.
-    GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1",
-    GATEWAY_SANDBOX_URL: sandbox.baseUrl,
-    SHOPIFY_PAYMENTS_APPS_ENDPOINT: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
-    OUTBOX_INTERVAL_MS: "200",
-    RECONCILE_INTERVAL_MS: "3600000",
-    // The clock, logger and fakes a test passes reach workers on the request thread only.
-    WORKER_THREAD: "false",
-    ...(raised
-      ? {
-          GATEWAY_LIMIT_PER_MINUTE: String(RAISED_LIMITS.perMinute),
-          GATEWAY_LIMIT_PER_DAY: String(RAISED_LIMITS.perDay),
-          GATEWAY_CRITICAL_LIMIT_PER_MINUTE: String(RAISED_LIMITS.criticalPerMinute),
-          GATEWAY_CRITICAL_LIMIT_PER_DAY: String(RAISED_LIMITS.criticalPerDay),
-        }
-      : {}),
-    ...options.env,
-  };
-  // Route modules (loaded by Vite) read the same configuration from process.env.
-  Object.assign(process.env, values);
-  const env = parseEnv(values);
   const lines = options.logLines ?? [];
   const logger = createLogger({ level: "debug", sink: (line) => lines.push(line) });
   const overrides = { logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.gatewayRetry ? { gatewayRetry: options.gatewayRetry } : {}) };
 
-  let app = await startAppServer({ env, mode: "vite", workers: options.workers ?? true, overrides });
+  // The app's URL is in its configuration and the stand-in's, so its port is chosen first; a
+  // port another file's stack drew in the same moment is given up for a new one.
+  const startOnPort = async () => {
+    const appPort = await freePort();
+    const appUrl = `http://127.0.0.1:${appPort}`;
+    // Shopify sees the same time as the app, so tests that move the clock stay consistent.
+    const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP, ...(options.clock ? { now: () => options.clock!.now() } : {}) });
+    const values: Record<string, string> = {
+      NODE_ENV: "test",
+      PORT: String(appPort),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      DATABASE_URL: databaseUrl,
+      SHOPIFY_APP_URL: appUrl,
+      SHOPIFY_API_KEY: "test-api-key",
+      SHOPIFY_API_SECRET: "test-api-secret",
+      // The live gateway must never be reached from tests: a closed port.
+      GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1",
+      GATEWAY_SANDBOX_URL: sandbox.baseUrl,
+      SHOPIFY_PAYMENTS_APPS_ENDPOINT: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
+      OUTBOX_INTERVAL_MS: "200",
+      RECONCILE_INTERVAL_MS: "3600000",
+      // The clock, logger and fakes a test passes reach workers on the request thread only.
+      WORKER_THREAD: "false",
+      ...(raised
+        ? {
+            GATEWAY_LIMIT_PER_MINUTE: String(RAISED_LIMITS.perMinute),
+            GATEWAY_LIMIT_PER_DAY: String(RAISED_LIMITS.perDay),
+            GATEWAY_CRITICAL_LIMIT_PER_MINUTE: String(RAISED_LIMITS.criticalPerMinute),
+            GATEWAY_CRITICAL_LIMIT_PER_DAY: String(RAISED_LIMITS.criticalPerDay),
+          }
+        : {}),
+      ...options.env,
+    };
+    // Route modules (loaded by Vite) read the same configuration from process.env.
+    Object.assign(process.env, values);
+    const env = parseEnv(values);
+    try {
+      return { env, standin, app: await startAppServer({ env, mode: "vite", workers: options.workers ?? true, overrides }) };
+    } catch (error) {
+      await standin.close();
+      throw error;
+    }
+  };
+  let started: Awaited<ReturnType<typeof startOnPort>> | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    try {
+      started = await startOnPort();
+    } catch (error) {
+      if (isAddressInUse(error) && attempt < 5) continue;
+      await sandbox.close();
+      throw error;
+    }
+  }
+  const { env, standin } = started;
+  let app = started.app;
   const db = app.services.db;
   await db.session.create({
     data: { id: offlineSessionId(TEST_SHOP), shop: TEST_SHOP, state: "installed", isOnline: false, accessToken: standin.accessToken, scope: "write_payment_gateways,write_payment_sessions" },
