@@ -2,6 +2,7 @@
 // HTTP(S) and runs the background workers; SIGTERM/SIGINT shut it down gracefully.
 import { ConfigurationError, env as loadEnv } from "../app/config/env.server";
 import { applyMigrations } from "../app/db/migrate.server";
+import { createLogger } from "../app/lib/logger.server";
 import { startAppServer } from "./app";
 
 let env;
@@ -15,26 +16,31 @@ try {
   throw error;
 }
 
+// From here on the process writes the app's JSON log lines, as its services do.
+const log = createLogger({ level: env.LOG_LEVEL });
 await applyMigrations(env.DATABASE_URL);
 const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS }).catch((error: NodeJS.ErrnoException) => {
   if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
-  console.error(`Cannot listen on ${env.HOST}:${env.PORT} (${error.code}): another process has that port, or it needs privileges. Stop it, or set PORT to another port.`);
+  log.error(`Cannot listen on ${env.HOST}:${env.PORT} (${error.code}): another process has that port, or it needs privileges. Stop it, or set PORT to another port.`);
   process.exit(1);
 });
-console.log(`App listening on ${server.url}`);
+log.info(`App listening on ${server.url}`, { url: server.url });
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal} received: finishing in-flight work`);
-    const force = setTimeout(() => process.exit(1), 25_000);
+    log.info(`${signal} received: finishing in-flight work`, { signal });
+    const force = setTimeout(() => {
+      log.error("Shutdown did not finish in 25 s: exiting");
+      process.exit(1);
+    }, 25_000);
     force.unref();
     server.close().then(
       () => process.exit(0),
-      (error) => {
-        console.error(error);
+      (error: unknown) => {
+        log.error("Shutdown failed", { error: error instanceof Error ? error.message : String(error) });
         process.exit(1);
       },
     );
