@@ -162,7 +162,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
     include: { events: { orderBy: [{ at: "asc" }, { id: "asc" }] }, transactions: { orderBy: { seenAt: "asc" } } },
   });
   if (!payment) return null;
-  const state = paymentStateWords(payment.state, payment.percentage);
+  const state = paymentStateWords(payment.state, { percentage: payment.percentage, cryptoAmount: payment.cryptoAmount, transactions: payment.transactions });
   const status = gatewayStatusWords(payment.gatewayStatus);
   const advice = payment.attention ? attentionAdvice(payment.attention) : null;
   return {

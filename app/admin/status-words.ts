@@ -2,7 +2,7 @@
 // never have to read two-letter codes.
 import { parseGatewayStatus } from "~/gateway/statuses";
 import { isPaymentState, type PaymentState } from "~/payments/payment-state";
-import { paidPercentage } from "~/payment-page/progress";
+import { paidPercentage, paymentProgress } from "~/payment-page/progress";
 
 export type Tone = "success" | "critical" | "warning" | "attention" | "info" | undefined;
 
@@ -24,22 +24,33 @@ const STATE_WORDS: Record<PaymentState, StatusWords> = {
 
 export const PAYMENT_STATE_OPTIONS = Object.entries(STATE_WORDS).map(([value, words]) => ({ value, label: words.label }));
 
-/** A payment's state in words; `percentage` (the gateway's, as stored) tells a confirming payment's full amount from part of it. */
-export function paymentStateWords(state: string, percentage?: string | null): StatusWords {
+/** How far a confirming payment got: the gateway's percentage (as stored), and the on-chain amounts when the app holds them. */
+export interface ConfirmingProgress {
+  percentage?: string | null;
+  cryptoAmount?: string | null;
+  transactions?: readonly { amount: string }[];
+}
+
+/** A payment's state in words; `progress` tells a confirming payment's full amount from part of it. */
+export function paymentStateWords(state: string, progress: ConfirmingProgress = {}): StatusWords {
   if (!isPaymentState(state)) return { label: state, meaning: "A state this version of the app does not know.", tone: "warning" };
-  if (state === "confirming") return { ...STATE_WORDS.confirming, meaning: confirmingMeaning(percentage) };
+  if (state === "confirming") return { ...STATE_WORDS.confirming, meaning: confirmingMeaning(progress) };
   return STATE_WORDS[state];
 }
 
 /**
  * What a confirming (AC) payment waits for. Any crypto seen moves the order to AC, whatever
- * its size, so only the percentage says whether the whole amount arrived; without one the
- * words claim neither.
+ * its size. The on-chain amounts decide whether the whole amount arrived, as on the shopper's
+ * page (the gateway's percentage is rounded: one unit short still reads 100.0); before they
+ * are known the percentage does, and without either the words claim neither.
  */
-function confirmingMeaning(percentage: string | null | undefined): string {
+function confirmingMeaning({ percentage, cryptoAmount, transactions = [] }: ConfirmingProgress): string {
+  const partly = (shown: string) => `Part of the amount (${shown}) has arrived; the rest is due before the order expires.`;
+  const progress = paymentProgress(cryptoAmount ?? null, transactions);
+  if (progress) return progress.remaining.gt(0) ? partly(`${progress.received.toFixed()} of ${cryptoAmount}`) : STATE_WORDS.confirming.meaning;
   const paid = paidPercentage(percentage);
   if (paid === null) return "Crypto was seen at the gateway and is waiting for network confirmation.";
-  if (paid.lt(100)) return `Part of the amount (${percentage} %) has arrived; the rest is due before the order expires.`;
+  if (paid.lt(100)) return partly(`${percentage} %`);
   return STATE_WORDS.confirming.meaning;
 }
 

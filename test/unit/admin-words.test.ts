@@ -15,18 +15,25 @@ describe("paymentStateWords", () => {
   });
 
   it("says a confirming payment below 100 % has part of its amount, with the rest due before the order expires", () => {
-    expect(paymentStateWords("confirming", "50.0").meaning).toBe("Part of the amount (50.0 %) has arrived; the rest is due before the order expires.");
-    expect(paymentStateWords("confirming", "99.9").meaning).toContain("Part of the amount (99.9 %)");
+    expect(paymentStateWords("confirming", { percentage: "50.0" }).meaning).toBe("Part of the amount (50.0 %) has arrived; the rest is due before the order expires.");
+    expect(paymentStateWords("confirming", { percentage: "99.9" }).meaning).toContain("Part of the amount (99.9 %)");
   });
 
   it("says a confirming payment at 100 % or more was received", () => {
-    expect(paymentStateWords("confirming", "100.0").meaning).toBe("Crypto was received and is waiting for network confirmation.");
-    expect(paymentStateWords("confirming", "120.5").meaning).toBe("Crypto was received and is waiting for network confirmation.");
+    expect(paymentStateWords("confirming", { percentage: "100.0" }).meaning).toBe("Crypto was received and is waiting for network confirmation.");
+    expect(paymentStateWords("confirming", { percentage: "120.5" }).meaning).toBe("Crypto was received and is waiting for network confirmation.");
+  });
+
+  it("decides on the on-chain amounts once they are known: one unit short is part of the amount, though the rounded percentage reads 100.0", () => {
+    const short = { percentage: "100.0", cryptoAmount: "0.01580000", transactions: [{ amount: "0.01" }, { amount: "0.00579999" }] };
+    expect(paymentStateWords("confirming", short).meaning).toBe("Part of the amount (0.01579999 of 0.01580000) has arrived; the rest is due before the order expires.");
+    const whole = { percentage: "99.9", cryptoAmount: "0.0158", transactions: [{ amount: "0.0158" }] };
+    expect(paymentStateWords("confirming", whole).meaning).toBe("Crypto was received and is waiting for network confirmation.");
   });
 
   it("claims neither the whole amount nor part of it for a confirming payment without a readable percentage", () => {
     for (const percentage of [undefined, null, "", "0.0", "n/a"]) {
-      const meaning = paymentStateWords("confirming", percentage).meaning;
+      const meaning = paymentStateWords("confirming", { percentage: percentage }).meaning;
       expect(meaning, String(percentage)).toBe("Crypto was seen at the gateway and is waiting for network confirmation.");
     }
   });
