@@ -15,7 +15,7 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
   overpaid: {
     title: "Shopper paid more than was due",
     whatToDo:
-      "The order is paid, and Shopify is told so as usual: nothing changes there. The extra crypto belongs to the shopper: return it from the gateway dashboard, or agree with the shopper what to do with it.",
+      "The order is paid, and Shopify is told so as usual: nothing changes there. The extra crypto belongs to the shopper. Do not refund it from the gateway dashboard: a refund there returns the full amount (a voucher for the whole order), not the extra alone. Agree with the shopper how to return the extra (a transfer, or store credit).",
   },
   out_of_condition: {
     title: "Paid after the rate window",

@@ -60,7 +60,7 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
       return reject(`The shopper paid ${paid} in crypto; a capture in ${request.currency} cannot be made.`);
     }
     if (request.amount !== undefined && !new Decimal(request.amount).equals(new Decimal(payment.amount))) {
-      return reject(`The shopper paid ${paid} in full in crypto: capture that amount. To return part of it, ${REFUND_HOW}`);
+      return reject(`The shopper paid ${paid} in full in crypto: capture that amount. The gateway cannot return part of a payment (a refund from its dashboard is a voucher for the full amount): to return part, capture in full, then return the difference to the shopper another way and record it in Shopify as a manual refund.`);
     }
     return { kind: "capture.resolve", gid: request.gid };
   }

@@ -95,5 +95,5 @@ export function overpaymentDetail(order: Pick<GatewayOrder, "crypto_amount" | "c
   const howMuch = progress
     ? `${progress.received.toFixed()}${coin} arrived for the ${order.crypto_amount}${coin} asked: ${progress.excess.toFixed()}${coin} more than was due${shown ? ` (${shown})` : ""}.`
     : `More than was due arrived: ${shown}.`;
-  return `The shopper sent more than the order's amount. ${howMuch} The order is paid; the extra belongs to the shopper and can be returned from the gateway dashboard.`;
+  return `The shopper sent more than the order's amount. ${howMuch} The order is paid; the extra belongs to the shopper. A refund from the gateway dashboard returns the full amount, not the extra alone: return the extra another way, as agreed with the shopper.`;
 }

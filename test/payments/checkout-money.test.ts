@@ -101,6 +101,9 @@ describe("fiat amounts from Shopify to the gateway order", () => {
     await waitFor(async () => stack().standin.state.session(partial.session.id)?.state.code === "REJECTED", "partial capture rejected");
     const refused = stack().standin.state.session(partial.session.id)!.state;
     expect(refused.code === "REJECTED" && refused.merchantMessage).toContain("paid 5000 JPY");
+    // The gateway refunds only in full: the merchant is not sent to its dashboard to return a part.
+    expect(refused.code === "REJECTED" && refused.merchantMessage).toContain("a refund from its dashboard is a voucher for the full amount");
+    expect(refused.code === "REJECTED" && refused.merchantMessage).toContain("capture in full, then return the difference to the shopper another way");
     const full = await stack().standin.state.startFollowUp("capture", session.id);
     expect(full.session.request.amount).toBe("5000.00");
     await waitFor(async () => stack().standin.state.session(full.session.id)?.state.code === "RESOLVED", "capture resolved");
@@ -247,13 +250,13 @@ describe("what the merchant is told of the amount paid", () => {
     expect(paid).toMatchObject({ state: "paid", gatewayStatus: "CO", attention: null, unverifiedSince: null });
   });
 
-  it("an overpaid order (CO at 110 %) is paid, and the merchant is told how much more arrived and that it can be returned", async () => {
+  it("an overpaid order (CO at 110 %) is paid, and the merchant is told how much more arrived and that a dashboard refund would return everything", async () => {
     const paid = await paidWith("more");
     expect(paid).toMatchObject({ state: "paid", gatewayStatus: "CO", shopifyOutcome: "resolved", attention: "overpaid", attentionResolvedAt: null, unverifiedSince: null });
     expect(Number(paid.percentage)).toBeGreaterThan(100);
     const sent = paid.transactions[0]!.amount;
     expect(paid.attentionDetail).toContain(`${sent} BTC arrived for the ${paid.cryptoAmount} BTC asked`);
-    expect(paid.attentionDetail).toContain("can be returned from the gateway dashboard");
+    expect(paid.attentionDetail).toContain("A refund from the gateway dashboard returns the full amount, not the extra alone");
 
     // Listed on the attention page with what to do, and marked as handled there.
     const page = await getAdminPage(stack(), "/app/attention");

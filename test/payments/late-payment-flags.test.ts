@@ -78,7 +78,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(settled.decision.kind).toBe("resolve");
     expect(settled.payment).toMatchObject({ state: "paid", attention: "overpaid", attentionResolvedAt: null });
     expect(settled.payment.attentionDetail).toContain("0.0049 BTC arrived for the 0.00245 BTC asked: 0.00245 BTC more than was due.");
-    expect(settled.payment.attentionDetail).toContain("can be returned from the gateway dashboard");
+    expect(settled.payment.attentionDetail).toContain("A refund from the gateway dashboard returns the full amount, not the extra alone");
     expect(settled.finalMessage).not.toBeNull();
 
     // Read again, and after the merchant handled it: not flagged again for the same amounts.
