@@ -164,6 +164,12 @@ export interface PaymentPageView {
   receivedCrypto: string | null;
   /** The crypto amount still due after a partial payment: exact, copied as it is. */
   remaining: string | null;
+  /**
+   * Partly paid, by the gateway's percentage, before the order's transactions are known: the
+   * rest due cannot be worked out (the percentage is rounded), and the gateway's payment
+   * request is for the full amount, so nothing is asked for until it can be.
+   */
+  restUnknown: boolean;
   coins: CoinChoice[] | null;
   /** What to send: only while the shopper still has something to pay (waiting, or partly paid in time). */
   pay: PayInstructions | null;
@@ -263,7 +269,8 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
   const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
   const remaining = status === "partial" && progress?.remaining.gt(0) ? progress.remaining.toFixed() : null;
   const language = pageLanguage(payment.merchantLocale);
-  const pay = stage === "pay" && paying ? await instructions(services, payment, remaining) : null;
+  const restUnknown = status === "partial" && remaining === null;
+  const pay = stage === "pay" && paying && !restUnknown ? await instructions(services, payment, remaining) : null;
   const gatewayUrl = stage === "gateway" && paying ? payment.gatewayWebUrl : null;
   return {
     paymentId: payment.id,
@@ -278,10 +285,11 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     received: payment.receivedAmount ? shopperMoney(payment.receivedAmount, payment.currency, payment.merchantLocale, language) : null,
     receivedCrypto: progress?.received.gt(0) ? progress.received.toFixed() : null,
     remaining,
+    restUnknown,
     coins: stage === "choose" ? await coinsFor(services, payment) : null,
     pay,
     gatewayUrl,
-    unpayable: paying && pay === null && gatewayUrl === null && (stage === "pay" || stage === "gateway"),
+    unpayable: paying && !restUnknown && pay === null && gatewayUrl === null && (stage === "pay" || stage === "gateway"),
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
     nowMs: now.getTime(),
     statusUrl: statusUrl(services, payment),

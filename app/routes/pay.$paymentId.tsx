@@ -477,6 +477,7 @@ export default function PaymentPage() {
               {texts.received}: {receivedText(view)}
             </p>
           ) : null}
+          {status === "partial" && view.restUnknown ? <p>{texts.restUnknown}</p> : null}
           {status === "partial_expired" ? <p>{texts.partialExpiredHelp}</p> : null}
           {status === "expired" && !redirecting ? <p>{texts.expiredHelp}</p> : null}
           {status === "confirming" ? (

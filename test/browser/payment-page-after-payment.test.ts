@@ -6,6 +6,8 @@
 //   notified) and the rest sent late would end it OC, so the page stops asking for the rest
 //   — on the server, and in the browser the moment the countdown reaches zero — says what
 //   arrived and what to do, and goes on following the order until it ends;
+// - partly paid while the rest due is not known (the gateway's rounded percentage, before the
+//   order's transactions): nothing is asked for, since the gateway's request is for the full amount;
 // - nothing sent when the time runs out: nothing more is asked either;
 // - the return link's waiting page speaks the payment's language.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -87,6 +89,30 @@ describe("the app's payment page once money has arrived", () => {
     expect(html).toContain(en.backToShop);
     expect(payInstructions(html)).toEqual(NOTHING_ASKED);
     expect(html).not.toContain(en.exactAmount);
+  });
+
+  it("asks a partly paid shopper for nothing while the rest due is unknown (a percentage, no transactions yet), and for the rest once it is known", async () => {
+    const { payment, pageUrl, act, read } = await chooseCoin("ETH", "49.00");
+    await act({ action: "pay", amount: "less" });
+    await read();
+    // What the app holds when the gateway's read gave a percentage under 100 but no transactions.
+    const held = await stack().services.db.paymentTransaction.findMany({ where: { paymentId: payment.id } });
+    expect(held.length).toBeGreaterThan(0);
+    await stack().services.db.paymentTransaction.deleteMany({ where: { paymentId: payment.id } });
+    const unknown = await shownHtml(pageUrl);
+    expect(unknown).toContain(en.statuses.partial);
+    expect(unknown).toContain(en.restUnknown);
+    // The gateway's payment request is for the full amount: no QR code, link or amount that would ask for it again.
+    expect(payInstructions(unknown)).toEqual(NOTHING_ASKED);
+    expect(unknown).not.toContain(en.openInWallet);
+    expect(unknown).not.toContain(en.noPaymentDetails);
+    expect(unknown).not.toContain(en.payAnotherWay);
+
+    // The next read brings the transactions: the rest is asked for, and only the rest.
+    await read();
+    const known = await shownHtml(pageUrl);
+    expect(known).not.toContain(en.restUnknown);
+    expect(payInstructions(known)).toMatchObject({ remaining: true, qrCode: true, sendTheRest: true, exactAmount: false });
   });
 
   it("stops asking a partly paid shopper for the rest once the order's time has run out, says what arrived and what to do", async () => {
