@@ -50,8 +50,10 @@ export const CURRENCIES: readonly CurrencyDefinition[] = [
     chain: "lightning", needsTagMemo: false, iconColor: "#7b3fe4", iconLabel: "⚡",
   },
   {
+    // 15 minutes: the recorded Ether order (test/fixtures/gateway/orders-info.response.eth_test.2022-10.Naza2021.json)
+    // expired 15 minutes after its currency was fixed.
     symbol: "ETH", name: "Ethereum ETH", blockchain: "ETH", minAmountEur: "0.05", maxAmountEur: "20000.00",
-    decimals: 8, windowMinutes: 30, basePriceEur: "3100", waveAmplitude: "0.04", wavePeriodHours: 19, wavePhase: "1.1",
+    decimals: 8, windowMinutes: 15, basePriceEur: "3100", waveAmplitude: "0.04", wavePeriodHours: 19, wavePhase: "1.1",
     chain: "ethereum", needsTagMemo: false, iconColor: "#627eea", iconLabel: "Ξ",
   },
   {

@@ -288,6 +288,11 @@ export class OrderService {
       return { ok: false, status: 409, detail: `Cannot pay: the payment is in status ${order.status}.` };
     }
     const def = currencyOf(order);
+    // A BOLT11 invoice expires with the order (payment-targets.ts): an expired one cannot be
+    // paid, so Lightning has no late payment (late funds are on-chain ones, sent to an address).
+    if (order.status === "EX" && def.chain === "lightning") {
+      return { ok: false, status: 409, detail: "Cannot pay: the Lightning invoice expired with the order." };
+    }
     const expected = new Dec(order.cryptoAmount ?? "0");
     const received = transactions.reduce((sum, t) => sum.plus(t.amount), new Dec(0));
     const remaining = order.status === "EX" ? expected : expected.minus(received);

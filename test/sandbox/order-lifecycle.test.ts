@@ -67,7 +67,7 @@ describe("happy paths", () => {
     expect(new Dec(String(o.expected_input_amount)).eq(expectedInputAmount(new Dec(100), rate, def.decimals))).toBe(true);
     // fiat / rate rounded up: paying expected × rate covers the fiat amount
     expect(new Dec(String(o.expected_input_amount)).times(rate).gte(100)).toBe(true);
-    t.clock.advance(25 * MINUTE);
+    t.clock.advance(12 * MINUTE);
     const later = await variantA("ETH", "100.00");
     expect(later.rate).not.toBe(o.rate);
     const again = await info(t.sandbox, o.identifier);
@@ -136,7 +136,7 @@ describe("unhappy ends", () => {
   });
 
   const WINDOWS: Array<[string, number]> = [
-    ["BTC", 60], ["BTCL", 15], ["ETH", 30], ["USDC_ERC20", 30], ["USDC_POLYGON", 20], ["USDT_TRC20", 20], ["USDT_ERC20", 30],
+    ["BTC", 60], ["BTCL", 15], ["ETH", 15], ["USDC_ERC20", 30], ["USDC_POLYGON", 20], ["USDT_TRC20", 20], ["USDT_ERC20", 30],
     ["LTC", 45], ["BCH", 45], ["DOGE", 20], ["SOL", 15], ["XRP", 15], ["XLM", 15], ["ALGO", 15],
   ];
 
