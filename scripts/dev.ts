@@ -17,12 +17,31 @@ const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);
 const standinPort = Number(process.env.STANDIN_PORT ?? 4020);
 const appUrl = process.env.SHOPIFY_APP_URL ?? `http://localhost:${appPort}`;
 
-const sandbox = await startSandbox({ port: sandboxPort, host: "127.0.0.1", dbPath: process.env.SANDBOX_DB ?? "data/sandbox.db", publicUrl: `http://localhost:${sandboxPort}` });
-const standin = await startShopifyStandin({ port: standinPort, host: "127.0.0.1", appUrl, shopDomain: DEV_SHOP, accessToken: DEV_ACCESS_TOKEN, publicUrl: `http://localhost:${standinPort}` });
+/** A server of the run could not listen: which port, and the variable that moves it, instead of a stack trace. */
+async function listening<T>(what: string, port: number, portVariable: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EADDRINUSE" && code !== "EACCES") throw error;
+    console.error(`The ${what} cannot listen on port ${port} (${code}): another process has it (an earlier npm run dev?). Stop it, or set ${portVariable} to another port.`);
+    process.exit(1);
+  }
+}
+
+const sandbox = await listening("gateway sandbox", sandboxPort, "SANDBOX_PORT", () =>
+  startSandbox({ port: sandboxPort, host: "127.0.0.1", dbPath: process.env.SANDBOX_DB ?? "data/sandbox.db", publicUrl: `http://localhost:${sandboxPort}` }),
+);
+const standin = await listening("Shopify stand-in", standinPort, "STANDIN_PORT", () =>
+  startShopifyStandin({ port: standinPort, host: "127.0.0.1", appUrl, shopDomain: DEV_SHOP, accessToken: DEV_ACCESS_TOKEN, publicUrl: `http://localhost:${standinPort}` }),
+);
 
 const devValues = {
   NODE_ENV: "development",
   PORT: String(appPort),
+  // Loopback only, as the sandbox and the stand-in: the development login below opens the
+  // merchant admin without Shopify, so no other machine of the network may reach it.
+  HOST: "127.0.0.1",
   SHOPIFY_APP_URL: appUrl,
   DATABASE_URL: process.env.DATABASE_URL ?? "file:./data/app.db",
   GATEWAY_SANDBOX_URL: `http://localhost:${sandboxPort}/api/v1`,
@@ -42,7 +61,7 @@ await services.db.session.upsert({
   update: { accessToken: DEV_ACCESS_TOKEN },
 });
 await ensureShop(services.db, DEV_SHOP);
-const app = await startAppServer({ env, mode: "vite", services, workers: env.WORKERS });
+const app = await listening("app", appPort, "PORT", () => startAppServer({ env, mode: "vite", services, workers: env.WORKERS }));
 
 console.log(`
 Crypto checkout is running locally.
