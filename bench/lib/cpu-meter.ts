@@ -19,6 +19,14 @@ export interface CpuSnapshot {
   machine: { busyMs: number; totalMs: number; stealMs: number };
   /** CPU ms each part has used since it started. */
   parts: Record<string, number>;
+  /**
+   * CPU ms of each PostgreSQL process by pid. A connection the pool closes between two
+   * snapshots takes its lifetime CPU out of any sum, so PostgreSQL's share of an interval is
+   * added up per process: what each process alive at the end spent since the start (all of
+   * it for one started since). A process gone by the end counts for nothing: pools close
+   * connections that sat idle (10 s), which did no work in the interval's last seconds.
+   */
+  postgres?: Record<number, number>;
 }
 
 /** CPU used over an interval, in ms, by part; `rest` is the machine's busy time no part accounts for (the kernel's network work among it). */
@@ -93,13 +101,24 @@ export function snapshot(parts: CpuParts): CpuSnapshot | null {
   const busy = user! + nice! + system! + irq! + softirq! + steal!;
   const measured: Record<string, number> = {};
   for (const [name, pid] of Object.entries(parts.pids)) measured[name] = processMs(pid) ?? 0;
-  if (parts.postgres) measured["PostgreSQL"] = postgresPids().reduce((sum, pid) => sum + (processMs(pid) ?? 0), 0);
-  return { atMs: performance.now(), machine: { busyMs: busy * tick, totalMs: (busy + idle! + iowait!) * tick, stealMs: steal! * tick }, parts: measured };
+  let postgres: Record<number, number> | undefined;
+  if (parts.postgres) {
+    postgres = {};
+    for (const pid of postgresPids()) {
+      const ms = processMs(pid);
+      if (ms !== null) postgres[pid] = ms;
+    }
+  }
+  return { atMs: performance.now(), machine: { busyMs: busy * tick, totalMs: (busy + idle! + iowait!) * tick, stealMs: steal! * tick }, parts: measured, ...(postgres ? { postgres } : {}) };
 }
 
 export function spent(before: CpuSnapshot, after: CpuSnapshot): CpuSpent {
   const parts: Record<string, number> = {};
   for (const name of Object.keys(after.parts)) parts[name] = Math.max(0, after.parts[name]! - (before.parts[name] ?? 0));
+  if (after.postgres) {
+    const earlier = before.postgres ?? {};
+    parts["PostgreSQL"] = Object.entries(after.postgres).reduce((sum, [pid, ms]) => sum + Math.max(0, ms - (earlier[Number(pid)] ?? 0)), 0);
+  }
   const machineBusyMs = after.machine.busyMs - before.machine.busyMs;
   return {
     wallMs: after.atMs - before.atMs,
