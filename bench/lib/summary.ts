@@ -103,13 +103,18 @@ export function printSummary(report: Report, log: (line: string) => void): void 
             l.bareDoor.answeredPerSec,
             `${l.bareDoor.answerMs.p50} / ${l.bareDoor.answerMs.p99}`,
             `${l.ratio.p50} / ${l.ratio.p99}`,
-            l.webhookToResolveMs ? `${l.webhookToResolveMs.p50} / ${l.webhookToResolveMs.p99}` : "-",
+            l.webhookToResolveMs ? `${l.webhookToResolveMs.p50} / ${l.webhookToResolveMs.p99}${l.missingResolves ? ` (${l.missingResolves} never resolved)` : ""}` : "-",
             l.settledPerSec ?? "-",
             yes(l.meetsTarget.answerP99),
             l.meetsTarget.resolveP99 === null ? "- (workers off)" : yes(l.meetsTarget.resolveP99),
           ]),
         );
       }
+      // A nearest-rank p99 of n answers is the ceil(0.99 n)-th smallest: with a few hundred, one of the few slowest.
+      const sizes = [...new Set(webhooks.levels.map((l) => l.webhooks))];
+      const fromTop = (n: number) => n - Math.ceil(0.99 * n) + 1;
+      log("");
+      log(`Each p99 is the nearest-rank value of its level's answers: ${sizes.map((n) => `of ${n}, the ${ordinal(fromTop(n))} slowest`).join("; ")}. One or two slow answers move it.`);
       const staged = webhooks.levels.filter((l) => l.stagesMs);
       if (staged.length > 0) {
         log("");
@@ -179,4 +184,8 @@ export function printSummary(report: Report, log: (line: string) => void): void 
   for (const p of q.parts) {
     log(`Part on ${p.database}: shops ${p.shops.join(",")}, ${p.orders} orders, ${p.calls} calls, reconciler passes ${p.reconcilerPasses.run} (+${p.reconcilerPasses.skippedWithNothingDue} with nothing due), ${p.realSeconds} s real, ${p.cpuSeconds} s CPU${p.problems.length ? `; problems: ${p.problems.join("; ")}` : ""}`);
   }
+}
+
+function ordinal(n: number): string {
+  return n === 1 ? "very" : n === 2 ? "2nd" : n === 3 ? "3rd" : `${n}th`;
 }
