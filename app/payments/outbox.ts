@@ -91,6 +91,9 @@ async function followUpRefusalTold(deps: PaymentsDeps, paymentId: string, call: 
   return told > 0;
 }
 
+/** A pending call is sent only while its expiry is at least this far ahead (Shopify refuses one in the past). */
+const PENDING_SEND_MARGIN_MS = 60_000;
+
 /** Shopify calls that failed: 1 s doubling to 10 min. */
 const OUTBOX_BACKOFF: BackoffPolicy = { baseMs: 1_000, capMs: 600_000 };
 
@@ -167,14 +170,23 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
   const payload = outboxPayloadSchema.parse(JSON.parse(message.payload));
   const log = deps.logger.child({ outboxId: message.id, kind: payload.kind, shop: message.shopDomain });
 
-  /** A pending call the payment's final Shopify outcome has overtaken: done, sent or not. */
+  /**
+   * A pending call with no point any more: done, unsent. The payment's final Shopify outcome
+   * overtook it (sent, or queued to be), or its window ended while it could not be sent
+   * (Shopify refuses an expiry in the past, and that refusal would replace the payment's open
+   * flag, pending_window_expired among them, with a Shopify error).
+   */
   const supersededPending = async (): Promise<boolean> => {
     if (payload.kind !== "payment.pending" || !message.paymentId) return false;
-    const payment = await deps.db.payment.findUnique({ where: { id: message.paymentId }, select: { shopifyOutcome: true } });
-    if (payment && payment.shopifyOutcome !== "resolved" && payment.shopifyOutcome !== "rejected") return false;
+    const windowEnded = Date.parse(payload.pendingExpiresAt) <= now().getTime() + PENDING_SEND_MARGIN_MS;
+    if (!windowEnded) {
+      const payment = await deps.db.payment.findUnique({ where: { id: message.paymentId }, select: { shopifyOutcome: true } });
+      const told = !payment || payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected";
+      if (!told && (await deps.db.outboxMessage.count({ where: { dedupeKey: finalMessageKey(message.paymentId) } })) === 0) return false;
+    }
     await deps.db.outboxMessage.updateMany({
       where: { id: message.id, lockedBy: message.lockedBy },
-      data: { status: "done", doneAt: now(), result: JSON.stringify({ superseded: true }), lockedBy: null, lockedUntil: null },
+      data: { status: "done", doneAt: now(), result: JSON.stringify({ superseded: true, ...(windowEnded ? { windowEnded: true } : {}) }), lockedBy: null, lockedUntil: null },
     });
     return true;
   };

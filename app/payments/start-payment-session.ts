@@ -63,7 +63,7 @@ async function lookUpRequestedOrder(
 ): Promise<FoundOrder | null | "unknown"> {
   const requestedAt = payment.orderRequestedAt?.getTime() ?? 0;
   if (deps.clock.now().getTime() - requestedAt < ORDER_MAY_STILL_APPEAR_MS) return "unknown";
-  return findOrderByReference(access, payment, options);
+  return findOrderByReference(access, payment, deps.clock.now(), options);
 }
 
 /**
@@ -517,7 +517,7 @@ async function createGatewayOrder(
       return answer(503, "gateway_unavailable", "The gateway did not confirm the order; retry shortly.", { "Retry-After": "10" });
     }
     log.warn("Gateway order outcome unknown; looking it up by reference", { reason: error.message });
-    const found = await findOrderByReference(access, payment);
+    const found = await findOrderByReference(access, payment, deps.clock.now());
     if (found && found !== "unknown") return adoptFoundOrder(deps, payment, claim, found);
     if (listingProvesNoOrder(cause, found)) {
       // The gateway answered that it failed, so it was done with the request, and the lookup
@@ -638,9 +638,11 @@ async function releaseClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, cl
 async function findOrderByReference(
   access: ShopGatewayAccess,
   payment: Pick<Payment, "createdAt" | "shopifyPaymentId">,
+  now: Date,
   options: { withCoin?: boolean } = {},
 ): Promise<FoundOrder | null | "unknown"> {
-  const listed = await access.client.listOrders({ start: new Date(payment.createdAt.getTime() - 86_400_000), end: new Date(Date.now() + 86_400_000) });
+  // A day's margin on each side, on the app's clock as every other listing's range.
+  const listed = await access.client.listOrders({ start: new Date(payment.createdAt.getTime() - 86_400_000), end: new Date(now.getTime() + 86_400_000) });
   if (listed.isErr()) return "unknown";
   return listedOrderByReference(listed.value, payment.shopifyPaymentId, (order) => !options.withCoin || order.currency_id !== null);
 }
@@ -755,7 +757,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
       // the order at once, as nothing can duplicate it.
       let provedNoOrder = false;
       if (created.error.kind === "outcome_unknown") {
-        const found = await findOrderByReference(access, payment, { withCoin: true });
+        const found = await findOrderByReference(access, payment, deps.clock.now(), { withCoin: true });
         if (found && found !== "unknown") return adopt(found, true);
         const cause = created.error.cause as GatewayError;
         provedNoOrder = listingProvesNoOrder(cause, found);
