@@ -11,6 +11,11 @@ export interface EncryptionKey {
   key: Uint8Array;
 }
 
+// A timer waits at most 2^31-1 ms (about 24.8 days): Node runs a longer one after 1 ms, which
+// would make a worker's pass run back to back.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const TIMER_LIMIT = `must be at most ${MAX_TIMER_MS} (about 24.8 days, the longest a timer waits)`;
+
 const booleanText = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
 const encryptionKeys = z
@@ -76,8 +81,8 @@ const schema = z
     // The workers on their own thread, so their CPU never delays a request (PostgreSQL only:
     // SQLite allows one connection per process). BENCHMARKS.md has what it changed here.
     WORKER_THREAD: booleanText.default("false"),
-    RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
-    OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).default(1_000),
+    RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(MAX_TIMER_MS, TIMER_LIMIT).default(60_000),
+    OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).max(MAX_TIMER_MS, TIMER_LIMIT).default(1_000),
     // Shopify calls one instance's outbox makes at once (one payment's messages always go in order).
     OUTBOX_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
     WEBHOOK_MAX_NONCE_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),

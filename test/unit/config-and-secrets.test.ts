@@ -167,6 +167,13 @@ describe("configuration", () => {
     expect(parseEnv({ PORT: "\t", OUTBOX_CONCURRENCY: "  " }).OUTBOX_CONCURRENCY).toBe(8);
   });
 
+  it("refuses a worker interval longer than a timer can wait (Node would run the pass every millisecond instead)", () => {
+    const longest = 2 ** 31 - 1;
+    expect(parseEnv({ RECONCILE_INTERVAL_MS: String(longest), OUTBOX_INTERVAL_MS: String(longest) }).RECONCILE_INTERVAL_MS).toBe(longest);
+    expect(() => parseEnv({ RECONCILE_INTERVAL_MS: String(longest + 1) })).toThrow(/RECONCILE_INTERVAL_MS: must be at most 2147483647/);
+    expect(() => parseEnv({ OUTBOX_INTERVAL_MS: "3000000000" })).toThrow(/OUTBOX_INTERVAL_MS: must be at most 2147483647/);
+  });
+
   it("has working defaults for local development", () => {
     const env = parseEnv({});
     expect(env.DATABASE_URL).toBe("file:./data/app.db");
