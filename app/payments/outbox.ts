@@ -172,17 +172,16 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
 
   /**
    * A pending call with no point any more: done, unsent. The payment's final Shopify outcome
-   * overtook it (sent, or queued to be), or its window ended while it could not be sent
-   * (Shopify refuses an expiry in the past, and that refusal would replace the payment's open
-   * flag, pending_window_expired among them, with a Shopify error).
+   * overtook it, or its window ended while it could not be sent (Shopify refuses an expiry in
+   * the past, and that refusal would replace the payment's open flag, pending_window_expired
+   * among them, with a Shopify error). A final call only queued behind it leaves it to go first.
    */
   const supersededPending = async (): Promise<boolean> => {
     if (payload.kind !== "payment.pending" || !message.paymentId) return false;
     const windowEnded = Date.parse(payload.pendingExpiresAt) <= now().getTime() + PENDING_SEND_MARGIN_MS;
     if (!windowEnded) {
       const payment = await deps.db.payment.findUnique({ where: { id: message.paymentId }, select: { shopifyOutcome: true } });
-      const told = !payment || payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected";
-      if (!told && (await deps.db.outboxMessage.count({ where: { dedupeKey: finalMessageKey(message.paymentId) } })) === 0) return false;
+      if (payment && payment.shopifyOutcome !== "resolved" && payment.shopifyOutcome !== "rejected") return false;
     }
     await deps.db.outboxMessage.updateMany({
       where: { id: message.id, lockedBy: message.lockedBy },
