@@ -386,8 +386,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   }
 
   return {
-    currencies(budget) {
-      return call(
+    async currencies(budget) {
+      const listed = await call(
         {
           operation: "currencies",
           method: "GET",
@@ -400,6 +400,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         undefined,
         budget,
       );
+      for (const coin of listed.isOk() ? listed.value.unreadable : []) {
+        logger?.warn("gateway coin list: a coin could not be read; set aside", { operation: "currencies", symbol: coin.symbol, path: coin.path.join("."), reason: coin.reason });
+      }
+      return listed.map((list) => list.currencies);
     },
 
     async createDevice(name) {

@@ -114,12 +114,41 @@ export const currencySchema = z.object({
   name: z.string().min(1).max(32),
   min_amount: decimalStringSchema,
   max_amount: decimalStringSchema.nullable(),
-  image: httpUrlSchema,
+  // Never shown by the app: a coin without an icon yet (null) or with a relative path stays readable.
+  image: httpUrlSchema.nullable().catch(null),
   blockchain: z.string().min(1),
 });
 export type GatewayCurrency = z.infer<typeof currencySchema>;
 
-export const currenciesResponseSchema = z.array(currencySchema);
+/** GET /currencies: the coins read, and where the schema refused the others. */
+export interface GatewayCurrencyList {
+  currencies: GatewayCurrency[];
+  unreadable: { symbol: string | null; path: PropertyKey[]; reason: string }[];
+}
+
+/**
+ * Read coin by coin, as the order listing is: one coin the app cannot read is set aside (the
+ * client logs it) instead of taking every other coin, and so every payment page's choice and
+ * every device connection, with it. A list of which no coin can be read is refused whole.
+ */
+export const currenciesResponseSchema = z.array(z.unknown()).transform((elements, ctx): GatewayCurrencyList => {
+  const list: GatewayCurrencyList = { currencies: [], unreadable: [] };
+  for (const element of elements) {
+    const parsed = currencySchema.safeParse(element);
+    if (parsed.success) {
+      list.currencies.push(parsed.data);
+      continue;
+    }
+    const symbol = z.object({ symbol: z.string() }).safeParse(element);
+    const issue = parsed.error.issues[0];
+    list.unreadable.push({ symbol: symbol.success ? symbol.data.symbol.slice(0, 24) : null, path: issue?.path ?? [], reason: issue?.message ?? "invalid" });
+  }
+  if (elements.length > 0 && list.currencies.length === 0) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `none of the ${elements.length} coins could be read (${list.unreadable[0]?.path.join(".")}: ${list.unreadable[0]?.reason})` });
+    return z.NEVER;
+  }
+  return list;
+});
 
 /**
  * Text the gateway's text fields take: Django REST framework's CharField always refuses a NUL
