@@ -21,7 +21,7 @@ export interface PageTexts {
   exactAmount: string;
   amountStillDue: string;
   sendTheRest: string;
-  /** Partly paid, and the rest due not known yet: nothing is asked for. */
+  /** The status when partly paid and the rest due is not known yet: nothing is asked for. */
   restUnknown: string;
   address: string;
   sendOnly: string;
@@ -94,7 +94,7 @@ const en: PageTexts = {
   exactAmount: "Exact amount to send",
   amountStillDue: "Amount still to send",
   sendTheRest: "Send only the amount still due, to the same address, before the time runs out.",
-  restUnknown: "The amount still due is not known yet, so nothing can be sent from this page for now. Please do not send the full amount again. This page updates on its own; if it does not, contact the shop.",
+  restUnknown: "Part of the amount has arrived. The amount still due is not known yet, so nothing can be sent from this page for now. Please do not send the full amount again. This page updates on its own; if it does not, contact the shop.",
   address: "Address",
   sendOnly: "Send only {coin} on the {network} network to this address.",
   memoLabels: { destination_tag: "Destination tag", memo: "Memo", note: "Note" },
@@ -176,7 +176,7 @@ const es: PageTexts = {
   exactAmount: "Importe exacto a enviar",
   amountStillDue: "Importe que falta por enviar",
   sendTheRest: "Envía solo el importe que falta, a la misma dirección, antes de que se acabe el tiempo.",
-  restUnknown: "Todavía no se sabe cuánto falta, así que por ahora no se puede enviar nada desde esta página. No vuelvas a enviar el importe completo. Esta página se actualiza sola; si no lo hace, ponte en contacto con la tienda.",
+  restUnknown: "Ha llegado parte del importe. Todavía no se sabe cuánto falta, así que por ahora no se puede enviar nada desde esta página. No vuelvas a enviar el importe completo. Esta página se actualiza sola; si no lo hace, ponte en contacto con la tienda.",
   address: "Dirección",
   sendOnly: "Envía solo {coin} por la red {network} a esta dirección.",
   memoLabels: { destination_tag: "Etiqueta de destino", memo: "Memo", note: "Nota" },
@@ -258,7 +258,7 @@ const pt: PageTexts = {
   exactAmount: "Valor exato a enviar",
   amountStillDue: "Valor que falta enviar",
   sendTheRest: "Envie apenas o valor em falta, para o mesmo endereço, antes de o tempo terminar.",
-  restUnknown: "Ainda não se sabe quanto falta, por isso, por agora, não é possível enviar nada a partir desta página. Não volte a enviar o valor completo. Esta página atualiza-se sozinha; se não o fizer, contacte a loja.",
+  restUnknown: "Chegou parte do valor. Ainda não se sabe quanto falta, por isso, por agora, não é possível enviar nada a partir desta página. Não volte a enviar o valor completo. Esta página atualiza-se sozinha; se não o fizer, contacte a loja.",
   address: "Endereço",
   sendOnly: "Envie apenas {coin} na rede {network} para este endereço.",
   memoLabels: { destination_tag: "Tag de destino", memo: "Memo", note: "Nota" },
@@ -341,7 +341,7 @@ const ptBR: PageTexts = {
   exactAmount: "Valor exato a enviar",
   amountStillDue: "Valor que ainda falta enviar",
   sendTheRest: "Envie apenas o valor que falta, para o mesmo endereço, antes que o tempo acabe.",
-  restUnknown: "Ainda não sabemos quanto falta, então por enquanto não é possível enviar nada por esta página. Não envie o valor completo de novo. Esta página se atualiza sozinha; se isso não acontecer, entre em contato com a loja.",
+  restUnknown: "Parte do valor chegou. Ainda não sabemos quanto falta, então por enquanto não é possível enviar nada por esta página. Não envie o valor completo de novo. Esta página se atualiza sozinha; se isso não acontecer, entre em contato com a loja.",
   address: "Endereço",
   sendOnly: "Envie apenas {coin} na rede {network} para este endereço.",
   memoLabels: { destination_tag: "Tag de destino", memo: "Memo", note: "Nota" },
@@ -423,7 +423,7 @@ const it: PageTexts = {
   exactAmount: "Importo esatto da inviare",
   amountStillDue: "Importo ancora da inviare",
   sendTheRest: "Invia solo l'importo mancante, allo stesso indirizzo, prima che scada il tempo.",
-  restUnknown: "Non si sa ancora quanto manca, quindi per ora non si può inviare nulla da questa pagina. Non inviare di nuovo l'importo completo. Questa pagina si aggiorna da sola; se non succede, contatta il negozio.",
+  restUnknown: "È arrivata una parte dell'importo. Non si sa ancora quanto manca, quindi per ora non si può inviare nulla da questa pagina. Non inviare di nuovo l'importo completo. Questa pagina si aggiorna da sola; se non succede, contatta il negozio.",
   address: "Indirizzo",
   sendOnly: "Invia solo {coin} sulla rete {network} a questo indirizzo.",
   memoLabels: { destination_tag: "Tag di destinazione", memo: "Memo", note: "Nota" },
@@ -505,7 +505,7 @@ const fr: PageTexts = {
   exactAmount: "Montant exact à envoyer",
   amountStillDue: "Montant restant à envoyer",
   sendTheRest: "Envoyez uniquement le montant restant, à la même adresse, avant la fin du délai.",
-  restUnknown: "Le montant restant n’est pas encore connu : rien ne peut être envoyé depuis cette page pour le moment. N’envoyez pas à nouveau le montant complet. Cette page se met à jour d’elle-même ; sinon, contactez la boutique.",
+  restUnknown: "Une partie du montant est arrivée. Le montant restant n’est pas encore connu : rien ne peut être envoyé depuis cette page pour le moment. N’envoyez pas à nouveau le montant complet. Cette page se met à jour d’elle-même ; sinon, contactez la boutique.",
   address: "Adresse",
   sendOnly: "Envoyez uniquement des {coin} sur le réseau {network} à cette adresse.",
   memoLabels: { destination_tag: "Tag de destination", memo: "Mémo", note: "Note" },
@@ -587,7 +587,7 @@ const de: PageTexts = {
   exactAmount: "Genauer Betrag zum Senden",
   amountStillDue: "Noch zu sendender Betrag",
   sendTheRest: "Senden Sie nur den noch offenen Betrag an dieselbe Adresse, bevor die Zeit abläuft.",
-  restUnknown: "Der noch offene Betrag ist noch nicht bekannt, daher kann über diese Seite im Moment nichts gesendet werden. Bitte senden Sie nicht erneut den vollen Betrag. Diese Seite aktualisiert sich von selbst; falls nicht, wenden Sie sich an den Shop.",
+  restUnknown: "Ein Teil des Betrags ist eingegangen. Der noch offene Betrag ist noch nicht bekannt, daher kann über diese Seite im Moment nichts gesendet werden. Bitte senden Sie nicht erneut den vollen Betrag. Diese Seite aktualisiert sich von selbst; falls nicht, wenden Sie sich an den Shop.",
   address: "Adresse",
   sendOnly: "Senden Sie nur {coin} über das {network}-Netzwerk an diese Adresse.",
   memoLabels: { destination_tag: "Destination Tag", memo: "Memo", note: "Notiz" },

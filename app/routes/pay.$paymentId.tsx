@@ -14,6 +14,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { postedFields } from "~/admin/form-data";
 import { acceptedLanguage, pageLanguage, type PageLanguage } from "~/payment-page/language";
+import type { DocumentLanguageContext } from "~/root";
 import {
   coinsFor,
   pageStage,
@@ -49,10 +50,14 @@ function errorTexts(error: unknown): { language: PageLanguage; texts: PageTexts[
 
 export const meta: MetaFunction<typeof loader> = ({ data: loaded, error }) => [{ title: loaded ? loaded.texts.pageTitle : errorTexts(error).texts.title }];
 
-/** The document's language (the root sets <html lang> from it). */
+/**
+ * The document's language (the root sets <html lang> from it): the payment's; on the error
+ * page (no data), the browser's, which is the one the error page speaks (errorLanguage).
+ */
 export const handle = {
-  documentLanguage: (loaded: unknown): string | undefined => {
-    const view = typeof loaded === "object" && loaded !== null ? (loaded as { view?: { language?: unknown } }).view : undefined;
+  documentLanguage: (loaded: unknown, context: DocumentLanguageContext): string | undefined => {
+    if (loaded === undefined || loaded === null) return context.acceptedLanguage;
+    const view = typeof loaded === "object" ? (loaded as { view?: { language?: unknown } }).view : undefined;
     return typeof view?.language === "string" ? view.language : undefined;
   },
 };
@@ -252,9 +257,14 @@ function Countdown({ expiresAtMs, now, texts }: { expiresAtMs: number; now: numb
   );
 }
 
-/** Its accessible name says "Copied" once the value is copied, and a live region announces it. */
+/**
+ * Its accessible name says "Copied" once the value is copied, and a live region announces it;
+ * only for the value copied: the same button showing another value (the amount still due in
+ * place of the full amount, after a partial payment) says "Copy" again.
+ */
 function CopyButton({ label, value, texts }: { label: string; value: string; texts: PageTexts }) {
-  const [copied, setCopied] = useState(false);
+  const [copiedText, setCopiedText] = useState<string | null>(null);
+  const copied = copiedText === `${label}\n${value}`;
   const state = copied ? texts.copied : texts.copy;
   return (
     <>
@@ -264,8 +274,8 @@ function CopyButton({ label, value, texts }: { label: string; value: string; tex
         aria-label={`${state}: ${label}`}
         onClick={() => {
           void navigator.clipboard?.writeText(value).then(
-            () => setCopied(true),
-            () => setCopied(false),
+            () => setCopiedText(`${label}\n${value}`),
+            () => setCopiedText(null),
           );
         }}
       >
@@ -470,14 +480,13 @@ export default function PaymentPage() {
             {texts.status}
           </h2>
           <p className="status" role="status" aria-live="polite" id="payment-status">
-            {cannotPay ? texts.noPaymentDetails : statusText}
+            {cannotPay ? texts.noPaymentDetails : status === "partial" && view.restUnknown && !redirecting ? texts.restUnknown : statusText}
           </p>
           {(status === "partial" || status === "partial_expired") && (view.receivedCrypto || view.received) ? (
             <p className="muted">
               {texts.received}: {receivedText(view)}
             </p>
           ) : null}
-          {status === "partial" && view.restUnknown ? <p>{texts.restUnknown}</p> : null}
           {status === "partial_expired" ? <p>{texts.partialExpiredHelp}</p> : null}
           {status === "expired" && !redirecting ? <p>{texts.expiredHelp}</p> : null}
           {status === "confirming" ? (
