@@ -228,6 +228,12 @@ function errorDetail(text: string): string | null {
   return body.success ? body.data.detail : fieldErrorsDetail(parsed.value);
 }
 
+/** Whether a body is the gateway's own error answer ({"detail": "..."}), not some server's page in front of it. */
+function isGatewayErrorBody(text: string): boolean {
+  const parsed = tryParseGatewayJson(text);
+  return parsed.ok && gatewayErrorBodySchema.safeParse(parsed.value).success;
+}
+
 function serialiseCreateOrder(request: z.output<typeof createOrderRequestSchema>): string {
   // The amount is written as a JSON number straight from its decimal text, so
   // it never passes through a float on the way out either.
@@ -294,9 +300,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     }
     if (status === 403) return err(new GatewayUnauthorizedError());
     if (status === 404) {
-      return err(spec.operation === "create_order" || spec.operation === "create_device"
-        ? new GatewayRejectedError(404, errorDetail(text))
-        : new GatewayNotFoundError(errorDetail(text)));
+      if (spec.operation === "create_order" || spec.operation === "create_device") return err(new GatewayRejectedError(404, errorDetail(text)));
+      // "No such order" is the gateway's own answer, DRF's {"detail": ...}. A 404 page of a proxy,
+      // CDN or ingress in front of it (a deploy rerouting, a moved path) says nothing of the
+      // order: a failed read, retried, never proof the order is gone.
+      return err(isGatewayErrorBody(text) ? new GatewayNotFoundError(errorDetail(text)) : new GatewayServerError(404));
     }
     if (status === 429) return err(new GatewayThrottledError(parseRetryAfter(outcome.headers.get("retry-after"), clock())));
     if (status >= 500) return err(new GatewayServerError(status));
