@@ -12,7 +12,7 @@ import { deliveryPass } from "./payments/outbox";
 import { processWebhookInbox } from "./payments/process-webhooks";
 import { reconcileOnce } from "./payments/reconcile";
 import { purgeExpiredRows } from "./payments/retention";
-import { syncReadinessOfInstalledShops } from "./shops/onboarding.server";
+import { keepOfflineTokensAlive, syncReadinessOfInstalledShops } from "./shops/onboarding.server";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -110,7 +110,8 @@ const RETENTION_INTERVAL_MS = 3_600_000;
 /**
  * How often the shops' readiness in Shopify is checked against whether their credentials can
  * be read (an encryption key dropped too early, then put back); also once at start-up, and
- * when a payment session finds a shop's credentials unreadable.
+ * when a payment session finds a shop's credentials unreadable. The same pass renews the
+ * offline tokens whose refresh token is running out.
  */
 const READINESS_INTERVAL_MS = 10 * 60_000;
 
@@ -155,6 +156,7 @@ export function startWorkers(services: AppServices, options: { stopAllowanceMs?:
     READINESS_INTERVAL_MS,
     async () => {
       await syncReadinessOfInstalledShops(services);
+      await keepOfflineTokensAlive(services);
     },
     services.logger,
   );

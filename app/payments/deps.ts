@@ -60,6 +60,12 @@ export interface GatewayDirectory {
 export interface ShopifyDirectory {
   /** The Payments Apps client with the shop's offline token; null when the shop has none. */
   forShop(shopDomain: string): Promise<PaymentsAppsClient | null>;
+  /**
+   * Renews the offline tokens whose refresh token runs out before `cutoff` (and not before
+   * `now`: one spent already cannot be); the count renewed. A shop that makes no Shopify call
+   * for months keeps a token that works. Left out by test doubles that never renew.
+   */
+  renewTokensRunningOut?(now: Date, cutoff: Date): Promise<number>;
 }
 
 export interface ReturnLinks {

@@ -120,6 +120,22 @@ export async function syncReadinessOfInstalledShops(deps: ShopsDeps): Promise<nu
   return sent;
 }
 
+/**
+ * Renew an offline token this long before its refresh token runs out (Shopify honours one for
+ * 90 days): a shop whose shoppers rarely pay in crypto, and whose merchant does not open the
+ * app, would otherwise have none that works for the next payment's resolve.
+ */
+export const RENEW_REFRESH_TOKEN_BEFORE_MS = 30 * 86_400_000;
+
+/** Keeps the installed shops' offline tokens alive (the readiness pass runs it); the count renewed. */
+export async function keepOfflineTokensAlive(deps: ShopsDeps): Promise<number> {
+  if (!deps.shopify.renewTokensRunningOut) return 0;
+  const now = deps.clock.now();
+  const renewed = await deps.shopify.renewTokensRunningOut(now, new Date(now.getTime() + RENEW_REFRESH_TOKEN_BEFORE_MS));
+  if (renewed > 0) deps.logger.info("Renewed offline tokens whose refresh token was running out", { shops: renewed });
+  return renewed;
+}
+
 async function lastReadinessCallRefused(deps: ShopsDeps, shop: Shop): Promise<boolean> {
   const last = await deps.db.outboxMessage.findFirst({
     where: { shopDomain: shop.shopDomain, kind: "app.configure" },

@@ -243,6 +243,21 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
   }
 
   return {
+    async renewTokensRunningOut(now, cutoff) {
+      const due = await options.db.session.findMany({
+        where: { isOnline: false, refreshToken: { not: null }, refreshTokenExpires: { gt: now, lt: cutoff } },
+        select: { shop: true },
+        orderBy: { refreshTokenExpires: "asc" },
+      });
+      let count = 0;
+      for (const { shop } of due) {
+        const stored = await loadOffline(shop);
+        if (!stored?.accessToken || !stored.refreshToken) continue;
+        const fresh = await renewed(shop, stored.accessToken);
+        if (fresh?.accessToken && fresh.accessToken !== stored.accessToken) count++;
+      }
+      return count;
+    },
     async forShop(shopDomain) {
       const stored = await loadOffline(shopDomain);
       if (!stored?.accessToken) return null;
