@@ -541,12 +541,14 @@ async function createGatewayOrder(
 
 /**
  * Whether the gateway may still be at work on a POST /orders/ whose outcome is unknown: it
- * timed out, the connection broke after the request left, or a proxy in front of the gateway
- * gave up waiting for it (502, 504). Only an answer of the gateway's own (a 5xx of its own,
- * a 2xx that could not be read) says it is done with the request.
+ * timed out, the connection broke after the request left, or something in front of the
+ * gateway answered for it. Only an answer of the gateway's own says it is done with the
+ * request: a 2xx that could not be read, or the 500 of its application failing. Any other 5xx
+ * may be a proxy's, CDN's or load balancer's giving up on a request the gateway still works on
+ * (502 and 504; 503 from an upstream reset or a router's timeout; Cloudflare's 520 and 524).
  */
 function mayStillBeInProgress(cause: GatewayError): boolean {
-  return cause.kind === "timeout" || cause.kind === "network" || (cause.kind === "server_error" && (cause.status === 502 || cause.status === 504));
+  return cause.kind === "timeout" || cause.kind === "network" || (cause.kind === "server_error" && cause.status !== 500);
 }
 
 /**
