@@ -283,7 +283,7 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     coin: payment.inputCurrency,
     // The gateway states received_amount in the order's fiat, as a float ("24.5", "1000.0").
     received: payment.receivedAmount ? shopperMoney(payment.receivedAmount, payment.currency, payment.merchantLocale, language) : null,
-    receivedCrypto: progress?.received.gt(0) ? progress.received.toFixed() : null,
+    receivedCrypto: receivedCrypto(payment),
     remaining,
     restUnknown,
     coins: stage === "choose" ? await coinsFor(services, payment) : null,
@@ -304,6 +304,12 @@ export interface PaymentStatusView {
   stage: PageStage;
   status: ShopperStatus;
   percentage: string | null;
+  /**
+   * What arrived in the coin (the view's receivedCrypto): it moves when the order's
+   * transactions become known, or another partial payment arrives, while the status and
+   * the rounded percentage may not, and the page must then show the rest due again.
+   */
+  receivedCrypto: string | null;
   expiresAtMs: number | null;
   nowMs: number;
   redirectUrl: string | null;
@@ -315,10 +321,17 @@ export function paymentStatusView(services: AppServices, payment: PaymentWithAmo
     stage: pageStage(payment),
     status: shopperStatus(payment, now),
     percentage: payment.percentage,
+    receivedCrypto: receivedCrypto(payment),
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
     nowMs: now.getTime(),
     redirectUrl: finalDestination(services, payment),
   };
+}
+
+/** What arrived in the coin, once the order's transactions are known. */
+function receivedCrypto(payment: PaymentWithAmounts): string | null {
+  const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
+  return progress?.received.gt(0) ? progress.received.toFixed() : null;
 }
 
 /** A gateway read is allowed at most this often per payment, however many pages poll. */

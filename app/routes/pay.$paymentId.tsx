@@ -149,7 +149,13 @@ async function pickCoin({ request, params, context }: ActionFunctionArgs) {
 function isStatusView(value: unknown): value is PaymentStatusView {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.stage === "string" && typeof v.status === "string" && typeof v.nowMs === "number" && (v.redirectUrl === null || typeof v.redirectUrl === "string");
+  return (
+    typeof v.stage === "string" &&
+    typeof v.status === "string" &&
+    typeof v.nowMs === "number" &&
+    (v.redirectUrl === null || typeof v.redirectUrl === "string") &&
+    (v.receivedCrypto === null || typeof v.receivedCrypto === "string")
+  );
 }
 
 /**
@@ -159,7 +165,7 @@ function isStatusView(value: unknown): value is PaymentStatusView {
 function useLiveStatus(view: PaymentPageView, rebase: (serverNowMs: number, receivedAtMs: number) => void): { redirecting: boolean } {
   const revalidator = useRevalidator();
   const [redirecting, setRedirecting] = useState(false);
-  const { statusUrl, stage, status, percentage, expiresAtMs } = view;
+  const { statusUrl, stage, status, percentage, receivedCrypto, expiresAtMs } = view;
   useEffect(() => {
     let stopped = false;
     const poll = async () => {
@@ -178,7 +184,8 @@ function useLiveStatus(view: PaymentPageView, rebase: (serverNowMs: number, rece
           window.setTimeout(() => window.location.assign(target), 1200);
           return;
         }
-        if (live.stage !== stage || live.status !== status || live.percentage !== percentage || live.expiresAtMs !== expiresAtMs) revalidator.revalidate();
+        const moved = live.stage !== stage || live.status !== status || live.percentage !== percentage || live.receivedCrypto !== receivedCrypto || live.expiresAtMs !== expiresAtMs;
+        if (moved) revalidator.revalidate();
       } catch {
         // A missed poll is retried on the next tick.
       }
@@ -190,7 +197,7 @@ function useLiveStatus(view: PaymentPageView, rebase: (serverNowMs: number, rece
     };
     // revalidator changes identity on every render; the poll only needs the current snapshot.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [statusUrl, stage, status, percentage, expiresAtMs, rebase]);
+  }, [statusUrl, stage, status, percentage, receivedCrypto, expiresAtMs, rebase]);
   return { redirecting };
 }
 

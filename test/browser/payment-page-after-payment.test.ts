@@ -116,6 +116,35 @@ describe("the app's payment page once money has arrived", () => {
     expect(payInstructions(known)).toMatchObject({ remaining: true, qrCode: true, sendTheRest: true, exactAmount: false });
   });
 
+  it("an open page that says the rest due is not known yet follows the payment, and asks for the rest once its transactions are known", async () => {
+    const { payment, pageUrl, act, read } = await chooseCoin("ETH", "49.00");
+    const page = await browser().newPage({ viewport: PHONE });
+    try {
+      await page.goto(pageUrl.toString(), { waitUntil: "load" });
+      await waitForHydration(page);
+      // The app holds a percentage under 100 and no transactions yet; the page's polls wait meanwhile.
+      let blocked = true;
+      await page.route("**/status?**", (route) => (blocked ? route.abort() : route.continue()));
+      await act({ action: "pay", amount: "less" });
+      await read();
+      await waitFor(async () => (await stack().services.db.gatewayWebhook.count({ where: { processedAt: null } })) === 0, "an idle inbox");
+      frozenAtMs = Date.now();
+      await stack().services.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: new Date(frozenAtMs) } });
+      await stack().services.db.paymentTransaction.deleteMany({ where: { paymentId: payment.id } });
+      blocked = false;
+      await page.getByText(en.restUnknown).waitFor({ timeout: 30_000 });
+
+      // The next read brings the transactions: same status, same rounded percentage, but the
+      // open page (polling every 4 s) moves on to the rest due, as its text says it will.
+      frozenAtMs = null;
+      await read();
+      await page.locator("#remaining").waitFor({ timeout: 20_000 });
+      expect(await page.getByText(en.restUnknown).isVisible()).toBe(false);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+
   it("stops asking a partly paid shopper for the rest once the order's time has run out, says what arrived and what to do", async () => {
     const { payment, pageUrl, act, read } = await chooseCoin("ETH", "49.00");
     await act({ action: "pay", amount: "less" });
