@@ -46,7 +46,8 @@ function availableActions(s: OrderSnapshot): Set<PageAction> {
   const hasUnconfirmed = transactions.some((t) => !t.confirmed);
   const received = transactions.reduce((sum, t) => sum.plus(t.amount), new Dec(0));
   const remaining = order.cryptoAmount === null ? new Dec(0) : new Dec(order.cryptoAmount).minus(received);
-  const canPay = order.status === "PE" || order.status === "EX" || (order.status === "AC" && remaining.gt(0));
+  // An expired Lightning invoice cannot be paid (the order service refuses it): no late payment.
+  const canPay = order.status === "PE" || (order.status === "EX" && !lightning) || (order.status === "AC" && remaining.gt(0));
   if (canPay) {
     out.add("pay_exact");
     if (!lightning) {
