@@ -16,6 +16,9 @@ const REFUND_HOW =
 
 export const REFUND_MESSAGE = `Crypto payments cannot be refunded from Shopify. To refund, ${REFUND_HOW}`;
 
+export const PARTIAL_REFUND_MESSAGE =
+  "Crypto payments cannot be refunded from Shopify, and the gateway refunds a payment only in full (its dashboard sends the shopper a voucher for the whole amount). To return part of it, return that part to the shopper another way, then record it in Shopify as a manual refund.";
+
 export interface FollowUpRequest {
   id: string;
   gid: string;
@@ -32,7 +35,11 @@ const ACCEPTED = ["resolving", "resolved"];
 
 /** Decided inside the transaction that records the request, on its payment as read after the row was locked (see below). */
 async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: string, request: FollowUpRequest, payment: Payment | null): Promise<OutboxPayload> {
-  if (kind === "refund") return { kind: "refund.reject", gid: request.gid, merchantMessage: REFUND_MESSAGE };
+  if (kind === "refund") {
+    // The gateway refunds a payment only in full: a part asked for is not to be returned through it.
+    const part = payment !== null && request.amount !== undefined && new Decimal(request.amount).lt(new Decimal(payment.amount));
+    return { kind: "refund.reject", gid: request.gid, merchantMessage: part ? PARTIAL_REFUND_MESSAGE : REFUND_MESSAGE };
+  }
   if (kind === "capture") {
     const reject = (merchantMessage: string): OutboxPayload => ({ kind: "capture.reject", gid: request.gid, merchantMessage });
     if (!payment) return reject("This app has no record of the payment to capture.");

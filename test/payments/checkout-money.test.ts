@@ -9,6 +9,7 @@ import { paymentDetail } from "../../app/admin/payments.server";
 import { coinsFor } from "../../app/payment-page/payment-page.server";
 import { pageTexts } from "../../app/payment-page/texts";
 import { reconcileOnce } from "../../app/payments/reconcile";
+import { PARTIAL_REFUND_MESSAGE, REFUND_MESSAGE } from "../../app/payments/follow-up-sessions";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { getAdminPage, postAdminForm, postForms } from "../support/admin-pages";
 import { stackForFile, waitFor } from "../support/stack";
@@ -107,6 +108,16 @@ describe("fiat amounts from Shopify to the gateway order", () => {
     const full = await stack().standin.state.startFollowUp("capture", session.id);
     expect(full.session.request.amount).toBe("5000.00");
     await waitFor(async () => stack().standin.state.session(full.session.id)?.state.code === "RESOLVED", "capture resolved");
+
+    // A refund of part of it is declined without sending the merchant to the dashboard, which refunds only in full.
+    const partRefund = await stack().standin.state.startFollowUp("refund", session.id, { amount: "1000.00" });
+    await waitFor(async () => stack().standin.state.session(partRefund.session.id)?.state.code === "REJECTED", "partial refund rejected");
+    const partRefused = stack().standin.state.session(partRefund.session.id)!.state;
+    expect(partRefused.code === "REJECTED" && partRefused.merchantMessage).toBe(PARTIAL_REFUND_MESSAGE);
+    const wholeRefund = await stack().standin.state.startFollowUp("refund", session.id);
+    await waitFor(async () => stack().standin.state.session(wholeRefund.session.id)?.state.code === "REJECTED", "refund rejected");
+    const wholeRefused = stack().standin.state.session(wholeRefund.session.id)!.state;
+    expect(wholeRefused.code === "REJECTED" && wholeRefused.merchantMessage).toBe(REFUND_MESSAGE);
   });
 });
 
