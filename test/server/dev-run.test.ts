@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, onTestFinished } from "vitest";
 import { freePort } from "../support/free-port";
 
 /** An address of this machine that other machines of its network reach it by (not loopback). */
@@ -85,6 +85,7 @@ it.skipIf(!networkAddress)(
 
 it("a second run on the same ports ends at once, saying which port is taken and which variable moves it", async () => {
   const second = startDevRun(runEnv);
+  onTestFinished(() => void (second.exitCode === null && second.signalCode === null && second.kill("SIGKILL")));
   let said = "";
   second.stdout?.on("data", (chunk: Buffer) => (said += chunk.toString()));
   second.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));

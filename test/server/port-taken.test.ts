@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, onTestFinished } from "vitest";
 import { parseEnv } from "../../app/config/env.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { silentLogger } from "../../app/lib/logger.server";
@@ -60,7 +60,10 @@ it("the app's process on a taken port exits 1 with one log line: the port, the r
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  // Never left running, whatever the test's end.
+  onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")));
+  const code = await exited;
   expect(code).toBe(1);
   // The app's own log lines are JSON objects (a library may print a plain line of its own).
   const lines = output.trim().split("\n");

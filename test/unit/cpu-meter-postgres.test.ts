@@ -11,9 +11,10 @@ import { snapshot, spent } from "../../bench/lib/cpu-meter";
 
 const linux = process.platform === "linux";
 
-/** A process whose /proc comm is "postgres" (a node started through a symlink of that name). */
+/** A process whose /proc comm is "postgres" (a node started through a symlink of that name), once it has used `burnMs` of CPU. */
 function fakePostgres(dir: string, burnMs: number): Promise<ChildProcess> {
-  const script = `const end = Date.now() + ${burnMs}; while (Date.now() < end) {} process.stdout.write("burnt\\n"); setInterval(() => {}, 1e6);`;
+  // Burns CPU time, not wall time: on a busy machine the process gets less CPU than it waits.
+  const script = `const start = process.cpuUsage(); const used = () => { const u = process.cpuUsage(start); return (u.user + u.system) / 1000; }; while (used() < ${burnMs}) {} process.stdout.write("burnt\\n"); setInterval(() => {}, 1e6);`;
   const child = spawn(join(dir, "postgres"), ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     child.stdout!.once("data", () => resolve(child));
