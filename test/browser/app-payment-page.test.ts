@@ -16,6 +16,7 @@ import { pageTexts } from "../../app/payment-page/texts";
 import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
 import { stackForFile, waitFor } from "../support/stack";
 import { PHONE, waitForHydration } from "./support/admin";
+import { recordCopies } from "./support/clipboard";
 import { payFromCheckout } from "./support/checkout";
 import { saveDocScreenshot } from "./support/screenshots";
 
@@ -42,19 +43,6 @@ function focused(page: Page): Promise<string> {
 
 async function paymentOf(sessionId: string) {
   return stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: sessionId } });
-}
-
-/** Records what the page's copy buttons hand to the clipboard, in order. */
-async function recordCopies(page: Page): Promise<() => Promise<string[]>> {
-  await page.addInitScript(() => {
-    const copies: string[] = [];
-    Object.defineProperty(window, "__copies", { value: copies });
-    Object.defineProperty(Navigator.prototype, "clipboard", {
-      configurable: true,
-      get: () => ({ writeText: (text: string) => (copies.push(text), Promise.resolve()) }),
-    });
-  });
-  return () => page.evaluate(() => [...(window as unknown as { __copies: string[] }).__copies]);
 }
 
 /** The order as the gateway itself reports it. */

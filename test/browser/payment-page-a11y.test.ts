@@ -13,6 +13,7 @@ import { pageTexts } from "../../app/payment-page/texts";
 import { browserForFile } from "../support/browser";
 import { stackForFile, waitFor } from "../support/stack";
 import { PHONE, waitForHydration } from "./support/admin";
+import { recordCopies } from "./support/clipboard";
 
 /** The app's clock: real time, or held still at `frozenAtMs`. */
 let frozenAtMs: number | null = null;
@@ -37,19 +38,6 @@ async function picked(symbol: string, amount: string) {
   const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   const act = (body: Record<string, unknown>) => stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, body);
   return { url: new URL(chosen.headers.get("location")!, delivery.redirectUrl!).toString(), payment, act };
-}
-
-/** Records what the page's Copy buttons put on the clipboard. */
-async function recordCopies(page: Page): Promise<() => Promise<string[]>> {
-  await page.addInitScript(() => {
-    const copies: string[] = [];
-    Object.defineProperty(window, "__copies", { value: copies });
-    Object.defineProperty(Navigator.prototype, "clipboard", {
-      configurable: true,
-      get: () => ({ writeText: (text: string) => (copies.push(text), Promise.resolve()) }),
-    });
-  });
-  return () => page.evaluate(() => [...(window as unknown as { __copies: string[] }).__copies]);
 }
 
 /** The text of every live region on the page (what a screen reader announces as it changes). */

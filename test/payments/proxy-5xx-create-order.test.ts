@@ -4,39 +4,27 @@
 // order. Handled as a 502, 504 or timeout is: 503 to Shopify, the request's time kept, the order
 // looked up by reference only once it could have appeared, and one order in all. Taken for the
 // gateway's own failure, the lookup made at once found nothing yet and a second order was sent.
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
 import { startPaymentSession } from "../../app/payments/start-payment-session";
 import { createServices, type AppServices } from "../../app/services.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { startStack, type Stack } from "../support/stack";
+import { stackForFile } from "../support/stack";
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack();
-}, 60_000);
-
-afterEach(async () => {
-  await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
-});
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = stackForFile();
 
 /** The app's services on the stack's database, with another gateway fetch. */
 function instance(fetchFn: typeof fetch): AppServices {
-  const base = stack.services;
-  return createServices(base.env, { db: base.db, sql: base.sql, logger: stack.logger, fetch: fetchFn });
+  const base = stack().services;
+  return createServices(base.env, { db: base.db, sql: base.sql, logger: stack().logger, fetch: fetchFn });
 }
 
 const isOrderCreation = (input: Parameters<typeof fetch>[0], init?: RequestInit) => init?.method === "POST" && String(input).endsWith("/orders/");
 
 async function ordersWithReference(reference: string): Promise<number> {
-  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
-  const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
-  const response = await fetch(`${stack.sandbox.baseUrl}/orders/`, { headers: { "X-Device-Id": key } });
+  const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+  const key = stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
+  const response = await fetch(`${stack().sandbox.baseUrl}/orders/`, { headers: { "X-Device-Id": key } });
   const orders = (await response.json()) as { reference: string | null }[];
   return orders.filter((o) => o.reference === reference).length;
 }
@@ -60,10 +48,10 @@ it.each([
     }
     return fetch(input, init);
   };
-  const session = stack.standin.state.createPaymentSession({ test: true });
+  const session = stack().standin.state.createPaymentSession({ test: true });
   const request = paymentSessionRequestSchema.parse(session.request);
 
-  const answer = await startPaymentSession(instance(proxied), { shopDomain: stack.shopDomain, request });
+  const answer = await startPaymentSession(instance(proxied), { shopDomain: stack().shopDomain, request });
   release();
   expect((await late!)?.status).toBe(200);
 
