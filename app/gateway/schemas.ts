@@ -109,6 +109,30 @@ export const jsonIntegerSchema = z.union([z.number(), z.instanceof(JsonNumber)])
 // ---------------------------------------------------------------------------
 // Resources
 
+/**
+ * A list read element by element: those `schema` reads, and for each other one what `identify`
+ * can still tell of it, with where the schema refused it. One element the app cannot read is
+ * set aside (the client logs it) rather than making the whole list unreadable with it.
+ */
+function readElements<S extends z.ZodTypeAny, U>(
+  elements: unknown[],
+  schema: S,
+  identify: (element: unknown) => U,
+): { read: z.output<S>[]; unreadable: (U & { path: (string | number)[]; reason: string })[] } {
+  const read: z.output<S>[] = [];
+  const unreadable: (U & { path: (string | number)[]; reason: string })[] = [];
+  for (const element of elements) {
+    const parsed = schema.safeParse(element);
+    if (parsed.success) {
+      read.push(parsed.data as z.output<S>);
+      continue;
+    }
+    const issue = parsed.error.issues[0];
+    unreadable.push({ ...identify(element), path: issue?.path ?? [], reason: issue?.message ?? "invalid" });
+  }
+  return { read, unreadable };
+}
+
 export const currencySchema = z.object({
   symbol: z.string().min(1).max(24),
   name: z.string().min(1).max(32),
@@ -123,7 +147,7 @@ export type GatewayCurrency = z.infer<typeof currencySchema>;
 /** GET /currencies: the coins read, and where the schema refused the others. */
 export interface GatewayCurrencyList {
   currencies: GatewayCurrency[];
-  unreadable: { symbol: string | null; path: PropertyKey[]; reason: string }[];
+  unreadable: { symbol: string | null; path: (string | number)[]; reason: string }[];
 }
 
 /**
@@ -132,22 +156,15 @@ export interface GatewayCurrencyList {
  * every device connection, with it. A list of which no coin can be read is refused whole.
  */
 export const currenciesResponseSchema = z.array(z.unknown()).transform((elements, ctx): GatewayCurrencyList => {
-  const list: GatewayCurrencyList = { currencies: [], unreadable: [] };
-  for (const element of elements) {
-    const parsed = currencySchema.safeParse(element);
-    if (parsed.success) {
-      list.currencies.push(parsed.data);
-      continue;
-    }
+  const { read: currencies, unreadable } = readElements(elements, currencySchema, (element) => {
     const symbol = z.object({ symbol: z.string() }).safeParse(element);
-    const issue = parsed.error.issues[0];
-    list.unreadable.push({ symbol: symbol.success ? symbol.data.symbol.slice(0, 24) : null, path: issue?.path ?? [], reason: issue?.message ?? "invalid" });
-  }
-  if (elements.length > 0 && list.currencies.length === 0) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `none of the ${elements.length} coins could be read (${list.unreadable[0]?.path.join(".")}: ${list.unreadable[0]?.reason})` });
+    return { symbol: symbol.success ? symbol.data.symbol.slice(0, 24) : null };
+  });
+  if (elements.length > 0 && currencies.length === 0) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `none of the ${elements.length} coins could be read (${unreadable[0]?.path.join(".")}: ${unreadable[0]?.reason})` });
     return z.NEVER;
   }
-  return list;
+  return { currencies, unreadable };
 });
 
 /**
@@ -261,23 +278,13 @@ const unreadableElementSchema = z
   })
   .catch({ identifier: null, reference: undefined });
 
-/**
- * A listing is read element by element: one order the app cannot read is set aside (the
- * client logs it) rather than making every other order of the device unreadable with it.
- */
+/** A listing is read element by element (readElements): one order the app cannot read is set aside. */
 export const ordersListResponseSchema = z.array(z.unknown()).transform((elements): GatewayOrderListing => {
-  const listing: GatewayOrderListing = { orders: [], unreadable: [] };
-  for (const element of elements) {
-    const parsed = gatewayOrderSchema.safeParse(element);
-    if (parsed.success) {
-      listing.orders.push(parsed.data);
-      continue;
-    }
+  const { read: orders, unreadable } = readElements(elements, gatewayOrderSchema, (element) => {
     const { identifier, reference } = unreadableElementSchema.parse(element);
-    const issue = parsed.error.issues[0];
-    listing.unreadable.push({ identifier, reference, path: issue?.path ?? [], reason: issue?.message ?? "invalid" });
-  }
-  return listing;
+    return { identifier, reference };
+  });
+  return { orders, unreadable };
 });
 
 /**
