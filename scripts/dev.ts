@@ -8,7 +8,7 @@ import { ensureShop } from "../app/shops/shop-credentials.server";
 import { offlineSessionId } from "../app/shops/shopify-directory.server";
 import { startShopifyStandin } from "../dev/shopify-standin/server";
 import { startSandbox } from "../sandbox/server";
-import { startAppServer } from "../server/app";
+import { portRefusal, startAppServer } from "../server/app";
 
 const DEV_SHOP = "demo-shop.myshopify.com";
 const DEV_ACCESS_TOKEN = "shpat_local_development_only";
@@ -22,8 +22,8 @@ async function listening<T>(what: string, port: number, portVariable: string, st
   try {
     return await start();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EADDRINUSE" && code !== "EACCES") throw error;
+    const code = portRefusal(error);
+    if (!code) throw error;
     console.error(`The ${what} cannot listen on port ${port} (${code}): another process has it (an earlier npm run dev?). Stop it, or set ${portVariable} to another port.`);
     process.exit(1);
   }

@@ -138,6 +138,12 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   };
 }
 
+/** Why a server could not listen, when it is the port's fault (taken, or privileged); null for any other failure. */
+export function portRefusal(error: unknown): "EADDRINUSE" | "EACCES" | null {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === "EADDRINUSE" || code === "EACCES" ? code : null;
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);

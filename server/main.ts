@@ -3,7 +3,7 @@
 import { ConfigurationError, env as loadEnv } from "../app/config/env.server";
 import { applyMigrations } from "../app/db/migrate.server";
 import { createLogger } from "../app/lib/logger.server";
-import { startAppServer } from "./app";
+import { portRefusal, startAppServer } from "./app";
 
 let env;
 try {
@@ -19,9 +19,10 @@ try {
 // From here on the process writes the app's JSON log lines, as its services do.
 const log = createLogger({ level: env.LOG_LEVEL });
 await applyMigrations(env.DATABASE_URL);
-const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS }).catch((error: NodeJS.ErrnoException) => {
-  if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
-  log.error(`Cannot listen on ${env.HOST}:${env.PORT} (${error.code}): another process has that port, or it needs privileges. Stop it, or set PORT to another port.`);
+const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS }).catch((error: unknown) => {
+  const code = portRefusal(error);
+  if (!code) throw error;
+  log.error(`Cannot listen on ${env.HOST}:${env.PORT} (${code}): another process has that port, or it needs privileges. Stop it, or set PORT to another port.`);
   process.exit(1);
 });
 log.info(`App listening on ${server.url}`, { url: server.url });
