@@ -19,7 +19,7 @@ import { apiRouter } from "../../server/api-router";
 import { forThisFile } from "./for-this-file";
 import { paymentColumns } from "./payment-rows";
 import type { RowDatabase } from "./row-databases";
-import { freePort } from "./free-port";
+import { onFreePort } from "./free-port";
 import { TEST_SHOP } from "./stack";
 
 export const SHOP = TEST_SHOP;
@@ -41,22 +41,8 @@ export function harnessForFile(database: RowDatabase): () => Harness {
     async () => {
       const { url, drop } = await database.open();
       await applyMigrations(url);
-      const port = await freePort();
-      const appUrl = `http://127.0.0.1:${port}`;
-      const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: SHOP });
       const lines: string[] = [];
-      const env = parseEnv({
-        NODE_ENV: "test",
-        DATABASE_URL: url,
-        SHOPIFY_APP_URL: appUrl,
-        SHOPIFY_PAYMENTS_APPS_ENDPOINT: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
-      });
-      const open = () => {
-        const { db, sql } = openAppDatabase(url);
-        return createServices(env, { db, sql, logger: createLogger({ level: "debug", sink: (line) => lines.push(line) }) });
-      };
-      let services = open();
-      const listen = async (s: AppServices) => {
+      const listen = async (s: AppServices, port: number) => {
         const app = express();
         app.use(apiRouter(s));
         const server = http.createServer(app);
@@ -66,7 +52,32 @@ export function harnessForFile(database: RowDatabase): () => Harness {
         });
         return server;
       };
-      let server = await listen(services);
+      // The app's URL is in the stand-in's configuration, so its port is chosen first; a port
+      // another file drew in the same moment is given up for a new one.
+      const started = await onFreePort(async (port) => {
+        const appUrl = `http://127.0.0.1:${port}`;
+        const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: SHOP });
+        const env = parseEnv({
+          NODE_ENV: "test",
+          DATABASE_URL: url,
+          SHOPIFY_APP_URL: appUrl,
+          SHOPIFY_PAYMENTS_APPS_ENDPOINT: `${standin.origin}/{shop}/payments_apps/api/{version}/graphql.json`,
+        });
+        const open = () => {
+          const { db, sql } = openAppDatabase(url);
+          return createServices(env, { db, sql, logger: createLogger({ level: "debug", sink: (line) => lines.push(line) }) });
+        };
+        const services = open();
+        try {
+          return { port, appUrl, standin, open, services, server: await listen(services, port) };
+        } catch (error) {
+          await services.db.$disconnect();
+          await standin.close();
+          throw error;
+        }
+      });
+      const { port, appUrl, standin, open } = started;
+      let { services, server } = started;
       const token = () => randomBytes(12).toString("hex");
       const shopId = (await services.db.shop.create({ data: { shopDomain: SHOP, webhookToken: token(), installedAt: new Date() } })).id;
       const otherShopId = (await services.db.shop.create({ data: { shopDomain: OTHER_SHOP, webhookToken: token(), installedAt: new Date() } })).id;
@@ -89,7 +100,7 @@ export function harnessForFile(database: RowDatabase): () => Harness {
           await new Promise((resolve) => setTimeout(resolve, 50));
           await services.db.$disconnect();
           services = open();
-          server = await listen(services);
+          server = await listen(services, port);
         },
       };
       return { harness, drop, close: async () => {

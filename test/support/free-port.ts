@@ -42,3 +42,17 @@ export async function freePort(): Promise<number> {
 export function isAddressInUse(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === "EADDRINUSE";
 }
+
+/**
+ * Runs `start` on a free port, and again on another one (up to `attempts` in all) when the
+ * port was taken before `start` listened on it. `start` closes what it opened before it throws.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (error) {
+      if (!isAddressInUse(error) || attempt >= attempts) throw error;
+    }
+  }
+}

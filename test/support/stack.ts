@@ -2,7 +2,7 @@
 // real app server (Vite dev mode, real routes, workers on), on a fresh database, with one
 // shop installed and connected to the sandbox. Nothing here fakes the app itself.
 import { forThisFile } from "./for-this-file";
-import { freePort, isAddressInUse } from "./free-port";
+import { onFreePort } from "./free-port";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,8 +83,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   // The app's URL is in its configuration and the stand-in's, so its port is chosen first; a
   // port another file's stack drew in the same moment is given up for a new one.
-  const startOnPort = async () => {
-    const appPort = await freePort();
+  const startOnPort = async (appPort: number) => {
     const appUrl = `http://127.0.0.1:${appPort}`;
     // Shopify sees the same time as the app, so tests that move the clock stay consistent.
     const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP, ...(options.clock ? { now: () => options.clock!.now() } : {}) });
@@ -125,16 +124,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       throw error;
     }
   };
-  let started: Awaited<ReturnType<typeof startOnPort>> | undefined;
-  for (let attempt = 1; !started; attempt++) {
-    try {
-      started = await startOnPort();
-    } catch (error) {
-      if (isAddressInUse(error) && attempt < 5) continue;
-      await sandbox.close();
-      throw error;
-    }
-  }
+  const started = await onFreePort(startOnPort).catch(async (error: unknown) => {
+    await sandbox.close();
+    throw error;
+  });
   const { env, standin } = started;
   let app = started.app;
   const db = app.services.db;
