@@ -32,6 +32,11 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
     whatToDo:
       "Shopify voided this authorization, and the shopper paid the crypto order at the gateway afterwards. Do not ship on it: the crypto is the shopper's. Refund it from the gateway dashboard, or agree with the shopper on a new order.",
   },
+  paid_twice: {
+    title: "Shopper paid this checkout twice",
+    whatToDo:
+      "The shopper paid a second crypto order for a checkout whose first crypto payment Shopify had already accepted. Shopify can take only one, so this second payment was marked as not paid there, and the order stands on the first. The crypto of this second payment is the shopper's: refund it from the gateway dashboard (that refunds this order only, in full).",
+  },
   unknown_status: {
     title: "Unknown gateway status",
     whatToDo: "The gateway reported something this app cannot interpret. Open the order in the gateway dashboard and decide by hand; the app never treats it as paid.",

@@ -48,6 +48,8 @@ const detailSchema = z
     gatewayOrderId: field(z.string()),
     adopted: field(z.boolean()),
     unreachableOrder: field(z.string()),
+    // The Shopify payment of the same checkout that was accepted before this one was rejected.
+    paidTwice: field(z.string()),
     // How long customer details were kept before they were erased.
     days: field(z.number().int()),
   })
@@ -205,6 +207,9 @@ export function describeEvent(type: string, detailText: string, payment?: EventP
     case "shopify_resolved":
       return { title: "Shopify: marked as paid", description: d.alreadyInState ? "Shopify already had it as paid." : "Shopify accepted the payment; the order is paid." };
     case "shopify_rejected":
+      if (d.paidTwice) {
+        return { title: "Shopify: marked as not paid", description: `Another crypto payment of this checkout (Shopify payment ${d.paidTwice}) was already accepted, so Shopify was told this one failed.` };
+      }
       return { title: "Shopify: marked as not paid", description: d.alreadyInState ? "Shopify already had it as not paid." : "Shopify was told the payment failed; the shopper can choose another way to pay." };
     case "shopify_pending":
       return { title: "Shopify: payment pending", description: "The shopper returned before the payment finished; Shopify shows the order as pending until the gateway completes it." };

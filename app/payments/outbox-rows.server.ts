@@ -7,11 +7,20 @@
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { assignments, quotedName, type PlainSql } from "~/db/plain-sql.server";
 import { writeWithEvent } from "./session-rows.server";
+import type { AttentionReason } from "./status-mapping";
 
 /** What Shopify's answer to a payment's call means for the payment. */
 export type PaymentAnswer =
   /** Shopify took it: "pending" never replaces a final outcome already recorded. */
-  | { accepted: true; outcome: "resolved" | "rejected" | "pending"; state: string | null; redirectUrl: string | null; alreadyInState: boolean }
+  | {
+      accepted: true;
+      outcome: "resolved" | "rejected" | "pending";
+      state: string | null;
+      redirectUrl: string | null;
+      alreadyInState: boolean;
+      /** The session was rejected because another of its checkout was accepted: the payment is flagged so its crypto is refunded. */
+      paidTwice?: { siblingShopifyPaymentId: string; detail: string };
+    }
   /** Shopify refused it: a person must look. */
   | { accepted: false; call: string; message: string };
 
@@ -51,6 +60,9 @@ const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
 /** The flag a refused payment call raises. */
 const SHOPIFY_ERROR = "shopify_error";
 
+/** The flag of a paid session rejected because another session of its checkout was accepted. */
+const PAID_TWICE: AttentionReason = "paid_twice";
+
 /** The payment's update and its timeline entry. */
 function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
   if (!answer.accepted) {
@@ -71,7 +83,9 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   if (answer.outcome !== "pending") {
     columns.attentionResolvedAt = Prisma.sql`CASE WHEN "attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL THEN ${at} ELSE "attentionResolvedAt" END`;
   }
-  return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify({ state: answer.state, alreadyInState: answer.alreadyInState }) } };
+  if (answer.paidTwice) Object.assign(columns, { attention: PAID_TWICE, attentionDetail: answer.paidTwice.detail, attentionResolvedAt: null });
+  const detail = { state: answer.state, alreadyInState: answer.alreadyInState, ...(answer.paidTwice ? { paidTwice: answer.paidTwice.siblingShopifyPaymentId } : {}) };
+  return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify(detail) } };
 }
 
 /** Whether the payment's open flag is the one a follow-up's refusals raised (its detail opens with the words naming the session). */

@@ -194,8 +194,35 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
 
   const followUp = followUpCall(payload);
   const client = await deps.shopify.forShop(message.shopDomain);
-  const result: PaymentsAppsResult | null = client ? await call(client, await currentPayload(deps, message.shopDomain, payload)) : null;
   const attempts = message.attempts + 1;
+  // Shopify resolves at most one payment session of a checkout: a second one paid is rejected
+  // instead, so that it does not stay pending in Shopify, and its payment is flagged.
+  let paidTwice = client && payload.kind === "payment.resolve" && message.paymentId ? await paidTwiceOutcome(deps, message.paymentId, payload.gid) : null;
+  let sent = paidTwice?.reject ?? (await currentPayload(deps, message.shopDomain, payload));
+  let result: PaymentsAppsResult | null = client ? await call(client, sent) : null;
+  if (client && !paidTwice && payload.kind === "payment.resolve" && message.paymentId && result?.isOk() && !classifyUserErrors(result.value).ok) {
+    // Refused: another session of the checkout may have been resolved while this call was on its way.
+    paidTwice = await paidTwiceOutcome(deps, message.paymentId, payload.gid);
+    if (paidTwice) {
+      sent = paidTwice.reject;
+      result = await call(client, sent);
+    } else if (await siblingResolveOnItsWay(deps, message.paymentId)) {
+      // Another payment of the checkout is being resolved: Shopify may have taken it a moment
+      // ago, before the app recorded it. Tried again once its answer is recorded.
+      const reason = "Shopify refused the resolve while another payment of this checkout was being resolved";
+      log.warn("Shopify refused the resolve; another payment of the checkout is being resolved, will retry", { attempts });
+      await recordRetry(deps.sql, {
+        messageId: message.id,
+        claim: message.lockedBy!,
+        attempts,
+        lastError: reason,
+        nextAttemptAt: new Date(now().getTime() + backoffMs(attempts, OUTBOX_BACKOFF, Math.random, null)),
+        at: now(),
+        flagPayment: null,
+      });
+      return "retry";
+    }
+  }
 
   if (result === null || result.isErr()) {
     const reason = result === null ? "no offline access token for the shop" : describePaymentsAppsError(result.error);
@@ -247,23 +274,29 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
     log.info("Pending call overtaken by the payment's final outcome", { attempts });
     return "skipped";
   }
-  const paidTwice = !classified.ok && payload.kind === "payment.resolve" && message.paymentId ? await paidTwiceNote(deps, message.paymentId) : null;
-  const verdict = paidTwice && !classified.ok ? { ...classified, message: `${paidTwice} Shopify said: ${classified.message}` } : classified;
-  const paymentOutcome = PAYMENT_OUTCOMES[payload.kind];
+  const verdict = paidTwice && !classified.ok ? { ...classified, message: `${paidTwice.note} Shopify said: ${classified.message}` } : classified;
+  const paymentOutcome = PAYMENT_OUTCOMES[sent.kind];
   await recordDelivery(deps.sql, {
     messageId: message.id,
     claim: message.lockedBy!,
     attempts,
     status: verdict.ok ? "done" : "failed",
     lastError: verdict.ok ? null : verdict.message,
-    result: JSON.stringify({ state: outcome.state, redirectUrl: outcome.redirectUrl, userErrors: outcome.userErrors }),
+    result: JSON.stringify({ ...(sent.kind !== payload.kind ? { sent: sent.kind } : {}), state: outcome.state, redirectUrl: outcome.redirectUrl, userErrors: outcome.userErrors }),
     at: now(),
     payment:
       message.paymentId && paymentOutcome
         ? {
             id: message.paymentId,
             answer: verdict.ok
-              ? { accepted: true, outcome: paymentOutcome, state: outcome.state?.code ?? null, redirectUrl: outcome.redirectUrl, alreadyInState: verdict.alreadyInState }
+              ? {
+                  accepted: true,
+                  outcome: paymentOutcome,
+                  state: outcome.state?.code ?? null,
+                  redirectUrl: outcome.redirectUrl,
+                  alreadyInState: verdict.alreadyInState,
+                  ...(paidTwice ? { paidTwice: { siblingShopifyPaymentId: paidTwice.siblingShopifyPaymentId, detail: paidTwice.note } } : {}),
+                }
               : { accepted: false, call: payload.kind, message: verdict.message },
           }
         : null,
@@ -296,10 +329,16 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
 
 /**
  * Shopify resolves at most one payment session of a checkout. A shopper who paid one crypto
- * order, went back and paid another for the same checkout has paid twice: when Shopify refuses
- * the second resolve and the app already holds the first as resolved, the merchant is told so.
+ * order, went back and paid another for the same checkout has paid twice: when the app holds
+ * another payment of the checkout as resolved, this one's session is rejected (a resolve would
+ * be refused, and the session, told pending earlier, would stay so), and the merchant is told
+ * to refund its crypto. Null when no other payment of the checkout is resolved.
  */
-async function paidTwiceNote(deps: PaymentsDeps, paymentId: string): Promise<string | null> {
+async function paidTwiceOutcome(
+  deps: PaymentsDeps,
+  paymentId: string,
+  gid: string,
+): Promise<{ reject: OutboxPayload; siblingShopifyPaymentId: string; note: string } | null> {
   const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, select: { shopId: true, groupId: true } });
   if (!payment) return null;
   const sibling = await deps.db.payment.findFirst({
@@ -307,8 +346,27 @@ async function paidTwiceNote(deps: PaymentsDeps, paymentId: string): Promise<str
     select: { shopifyPaymentId: true },
   });
   if (!sibling) return null;
-  return `Another crypto payment of this checkout (Shopify payment ${sibling.shopifyPaymentId}) was already accepted, so the shopper paid twice: refund this payment's crypto from the gateway dashboard.`;
+  return {
+    reject: { kind: "payment.reject", gid, code: "PROCESSING_ERROR", merchantMessage: PAID_TWICE_MERCHANT_MESSAGE },
+    siblingShopifyPaymentId: sibling.shopifyPaymentId,
+    note: `Another crypto payment of this checkout (Shopify payment ${sibling.shopifyPaymentId}) was already accepted, so the shopper paid twice: refund this payment's crypto from the gateway dashboard.`,
+  };
 }
+
+/** Whether another payment of the payment's checkout has its resolve queued or on its way to Shopify. */
+async function siblingResolveOnItsWay(deps: PaymentsDeps, paymentId: string): Promise<boolean> {
+  const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, select: { shopId: true, groupId: true } });
+  if (!payment) return false;
+  const siblings = await deps.db.payment.findMany({ where: { shopId: payment.shopId, groupId: payment.groupId, id: { not: paymentId } }, select: { id: true } });
+  if (siblings.length === 0) return false;
+  const queued = await deps.db.outboxMessage.count({
+    where: { dedupeKey: { in: siblings.map((sibling) => finalMessageKey(sibling.id)) }, kind: "payment.resolve", status: "pending" },
+  });
+  return queued > 0;
+}
+
+/** What Shopify shows the merchant on a paid session rejected because another of its checkout was accepted. */
+const PAID_TWICE_MERCHANT_MESSAGE = "Another crypto payment of this checkout was already accepted; this second payment must be refunded from the gateway dashboard.";
 
 /** The payment's Shopify outcome each call records; the other calls leave the payment as it is. */
 const PAYMENT_OUTCOMES: Partial<Record<OutboxPayload["kind"], "resolved" | "rejected" | "pending">> = {

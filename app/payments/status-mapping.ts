@@ -11,6 +11,7 @@ export type AttentionReason =
   | "out_of_condition"
   | "late_payment"
   | "paid_after_void"
+  | "paid_twice"
   | "unknown_status"
   | "shopify_error"
   | "pending_window_expired"

@@ -2,8 +2,8 @@
 // with the real Payments Apps client over a fetch whose answer each test chooses. A refusal
 // that comes back without the session is a refusal whatever its words (Shopify's refusal of a
 // second payment of one checkout says "already been resolved" of the other session): the
-// payment is flagged, with the paid-twice note when another payment of the checkout was
-// accepted. A wait Shopify asks for (Retry-After, or its cost limit's restore time) is obeyed
+// payment is flagged. A second paid payment of a checkout whose other payment Shopify accepted
+// is rejected in Shopify instead of resolved, and flagged as paid twice. A wait Shopify asks for (Retry-After, or its cost limit's restore time) is obeyed
 // up to the outbox's own cap of 10 minutes, never longer: a paid resolve is not parked unseen.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../app/lib/logger.server";
@@ -25,8 +25,15 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   const clock = { now: () => at };
   afterEach(() => void (at = new Date()));
 
-  /** What Shopify answers the next call. */
+  /** What Shopify answers the next call; `answers` by operation name, when set, before it. */
   let answer: { status: number; headers?: Record<string, string>; body: unknown };
+  let answers: Record<string, { status: number; body: unknown }> = {};
+  /** The operations sent, in order. */
+  let sent: string[] = [];
+  afterEach(() => {
+    answers = {};
+    sent = [];
+  });
   const deps = (): PaymentsDeps =>
     ({
       db: opened.db,
@@ -38,8 +45,12 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
           createPaymentsAppsClient({
             shopDomain,
             accessToken: "shpat_outbox_answers",
-            fetch: (async () =>
-              new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "Content-Type": "application/json", ...answer.headers } })) as typeof fetch,
+            fetch: (async (_url: string, init: RequestInit) => {
+              const operation = (JSON.parse(String(init.body)) as { operationName: string }).operationName;
+              sent.push(operation);
+              const chosen = answers[operation] ?? answer;
+              return new Response(JSON.stringify(chosen.body), { status: chosen.status, headers: { "Content-Type": "application/json", ...answer?.headers } });
+            }) as typeof fetch,
           }),
       },
     }) as unknown as PaymentsDeps;
@@ -58,17 +69,95 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     body: { data: { paymentSessionResolve: { paymentSession: null, userErrors: [{ field: ["id"], message }] } } },
   });
 
-  it("a second payment of one checkout, refused without its session: flagged with the paid-twice note, not recorded as resolved", async () => {
+  const rejected = (gid: string) => ({
+    status: 200,
+    body: {
+      data: {
+        paymentSessionReject: {
+          paymentSession: { id: gid, state: { __typename: "PaymentSessionStateRejected", code: "REJECTED", reason: "PROCESSING_ERROR", merchantMessage: null }, nextAction: null },
+          userErrors: [],
+        },
+      },
+    },
+  });
+
+  it("a second paid payment of a checkout whose other payment Shopify accepted: rejected in Shopify instead of resolved, and flagged as paid twice", async () => {
     const group = `group-${Math.random()}`;
     const first = await createPayment(opened, { state: "paid", groupId: group, shopifyOutcome: "resolved" });
     const { payment, message } = await paidWithResolve({ groupId: group });
+    answers = { PaymentSessionReject: rejected(payment.gid) };
+
+    expect(await deliverNow(deps(), message.id)).toBe("done");
+    expect(sent).toEqual(["PaymentSessionReject"]);
+    const after = await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(after).toMatchObject({ state: "paid", shopifyOutcome: "rejected", shopifyState: "REJECTED", attention: "paid_twice", attentionResolvedAt: null });
+    expect(after.attentionDetail).toContain(`(Shopify payment ${first.shopifyPaymentId}) was already accepted, so the shopper paid twice`);
+    const events = await opened.db.paymentEvent.findMany({ where: { paymentId: payment.id }, select: { type: true, detail: true } });
+    expect(events).toEqual([{ type: "shopify_rejected", detail: expect.stringContaining(`"paidTwice":"${first.shopifyPaymentId}"`) }]);
+    expect(await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "done", kind: "payment.resolve" });
+  });
+
+  it("a resolve Shopify refused because the checkout's other payment was accepted a moment before the app recorded it: rejected on the spot once recorded, or tried again while it is on its way", async () => {
+    const group = `group-${Math.random()}`;
+    // The other payment's resolve is still queued (on its way): Shopify may have taken it already.
+    const { payment: other, message: othersResolve } = await paidWithResolve({ groupId: group });
+    const { payment, message } = await paidWithResolve({ groupId: group });
     answer = refusedWithoutSession("Another payment session of this checkout has already been resolved.");
+
+    expect(await deliverNow(deps(), message.id)).toBe("retry");
+    expect(sent).toEqual(["PaymentSessionResolve"]);
+    expect(await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: null, shopifyOutcome: null });
+    const waiting = await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
+    expect(waiting).toMatchObject({ status: "pending", attempts: 1, lockedBy: null });
+
+    // The other payment's resolve is recorded; the next attempt rejects this one.
+    await opened.db.payment.update({ where: { id: other.id }, data: { shopifyOutcome: "resolved" } });
+    await opened.db.outboxMessage.update({ where: { id: othersResolve.id }, data: { status: "done" } });
+    at = new Date(waiting.nextAttemptAt.getTime() + 1);
+    sent = [];
+    answers = { PaymentSessionReject: rejected(payment.gid) };
+    expect(await deliverNow(deps(), message.id)).toBe("done");
+    expect(sent).toEqual(["PaymentSessionReject"]);
+    expect(await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ shopifyOutcome: "rejected", attention: "paid_twice" });
+  });
+
+  it("a resolve refused when the checkout's other payment was resolved meanwhile: the reject goes at once, in the same delivery", async () => {
+    const group = `group-${Math.random()}`;
+    const first = await createPayment(opened, { state: "paid", groupId: group });
+    const { payment, message } = await paidWithResolve({ groupId: group });
+    // Shopify refuses the resolve: the first payment was resolved (by another instance) while this call was on its way.
+    answers = { PaymentSessionReject: rejected(payment.gid) };
+    answer = refusedWithoutSession("Another payment session of this checkout has already been resolved.");
+    const refusing = deps();
+    const forShop = refusing.shopify.forShop.bind(refusing.shopify);
+    refusing.shopify.forShop = async (shop) => {
+      const client = await forShop(shop);
+      return client && {
+        ...client,
+        resolvePaymentSession: async (gid) => {
+          const result = await client.resolvePaymentSession(gid);
+          await opened.db.payment.update({ where: { id: first.id }, data: { shopifyOutcome: "resolved" } });
+          return result;
+        },
+      };
+    };
+
+    expect(await deliverNow(refusing, message.id)).toBe("done");
+    expect(sent).toEqual(["PaymentSessionResolve", "PaymentSessionReject"]);
+    expect(await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ shopifyOutcome: "rejected", attention: "paid_twice" });
+  });
+
+  it("a paid-twice reject Shopify refuses: flagged with the paid-twice note and Shopify's words, not recorded as resolved or rejected", async () => {
+    const group = `group-${Math.random()}`;
+    const first = await createPayment(opened, { state: "paid", groupId: group, shopifyOutcome: "resolved" });
+    const { payment, message } = await paidWithResolve({ groupId: group });
+    answers = { PaymentSessionReject: { status: 200, body: { data: { paymentSessionReject: { paymentSession: null, userErrors: [{ field: ["id"], message: "Payment session not found" }] } } } } };
 
     expect(await deliverNow(deps(), message.id)).toBe("failed");
     const after = await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(after).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null, shopifyOutcome: null, finalizedAt: null });
     expect(after.attentionDetail).toContain(`(Shopify payment ${first.shopifyPaymentId}) was already accepted, so the shopper paid twice`);
-    expect(after.attentionDetail).toContain("Another payment session of this checkout has already been resolved.");
+    expect(after.attentionDetail).toContain("Payment session not found");
     const events = await opened.db.paymentEvent.findMany({ where: { paymentId: payment.id }, select: { type: true } });
     expect(events.map((event) => event.type)).toEqual(["shopify_refused"]);
     expect(await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "failed" });

@@ -169,7 +169,7 @@ it("an inbox pass that lost its claim while it read the gateway leaves the webho
   expect((await db().gatewayWebhook.findUniqueOrThrow({ where: { id: hook.id } })).processedAt).not.toBeNull();
 });
 
-it("a shopper who paid two crypto orders for one checkout: Shopify takes one resolve, and the other payment tells the merchant it was paid twice", async () => {
+it("a shopper who paid two crypto orders for one checkout: Shopify takes one resolve, and the other payment is rejected there and tells the merchant it was paid twice", async () => {
   const first = await startPayment();
   const { session: again } = await stack().standin.state.startPayment({ test: true }, { sameCheckoutAs: first.session.id });
   const second = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: again.id } });
@@ -188,7 +188,7 @@ it("a shopper who paid two crypto orders for one checkout: Shopify takes one res
   const accepted = payments.filter((p) => p.shopifyOutcome === "resolved");
   const refused = payments.filter((p) => p.shopifyOutcome !== "resolved");
   expect(accepted).toHaveLength(1);
-  expect(refused).toEqual([expect.objectContaining({ state: "paid", attention: "shopify_error" })]);
+  expect(refused).toEqual([expect.objectContaining({ state: "paid", attention: "paid_twice", shopifyOutcome: "rejected" })]);
   expect(refused[0]!.attentionDetail).toContain(`(Shopify payment ${accepted[0]!.shopifyPaymentId}) was already accepted, so the shopper paid twice`);
-  expect(stack().standin.state.session(refused[0]!.shopifyPaymentId)?.state.code).not.toBe("RESOLVED");
+  expect(stack().standin.state.session(refused[0]!.shopifyPaymentId)?.state.code).toBe("REJECTED");
 });
