@@ -16,6 +16,14 @@ describe("project files", () => {
     expect(toml).toMatch(/target = "payments\.offsite\.render"/);
   });
 
+  it("the payments extension's labels fit Shopify's 50 characters (a longer merchant_label is refused on deploy)", () => {
+    const toml = readFileSync("extensions/crypto-payments/shopify.extension.toml", "utf8");
+    const labels = [...toml.matchAll(/^\s*(?:merchant_label|buyer_label)\s*=\s*"([^"]*)"|\blabel\s*=\s*"([^"]*)"/gm)].map((m) => m[1] ?? m[2]!);
+    expect(labels).toContain("Pay with crypto");
+    expect(labels.length).toBeGreaterThanOrEqual(7);
+    for (const label of labels) expect([...label].length, label).toBeLessThanOrEqual(50);
+  });
+
   it("every webhook subscription names a route file that exists", () => {
     const toml = readFileSync("shopify.app.toml", "utf8");
     const files = [...toml.matchAll(/# (app\/routes\/[^\s]+\.tsx)/g)].map((m) => m[1]!);
