@@ -65,6 +65,17 @@ async function readBoundedBody(request: Request, maxBytes: number): Promise<Buff
   return Buffer.concat(chunks, size);
 }
 
+/** The shop a webhook's body names (shop_domain, or a shop object's myshopify_domain); null when it names none. */
+function signedShop(payload: unknown): string | null {
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return null;
+  const body = payload as Record<string, unknown>;
+  for (const key of ["shop_domain", "myshopify_domain"]) {
+    const value = body[key];
+    if (typeof value === "string") return value;
+  }
+  return null;
+}
+
 /** Whether `hmac` (base64, as in X-Shopify-Hmac-Sha256) signs `body` with `secret`; compared in constant time. */
 export function shopifyHmacMatches(body: Uint8Array, hmac: string, secret: string): boolean {
   const expected = Buffer.from(createHmac("sha256", secret).update(body).digest("base64"));
@@ -75,7 +86,8 @@ export function shopifyHmacMatches(body: Uint8Array, hmac: string, secret: strin
 /**
  * Verifies a webhook from Shopify for `topic` and returns it; otherwise throws the answer:
  * 405 (not a POST), 413 (body over MAX_ROUTE_BODY_BYTES), 400 (no body, no HMAC, a missing or
- * malformed header, another topic, a body that is not JSON) or 401 (an HMAC that does not match).
+ * malformed header, another topic, a body that is not JSON, a body about another shop than the
+ * header's) or 401 (an HMAC that does not match).
  */
 export async function verifyShopifyWebhook(request: Request, deps: { env: { SHOPIFY_API_SECRET: string }; logger: Logger }, topic: string): Promise<ShopifyWebhook> {
   const refuse = (status: number, error: string, message: string): never => {
@@ -105,6 +117,13 @@ export async function verifyShopifyWebhook(request: Request, deps: { env: { SHOP
   }
   const flaw = jsonFlaw(payload);
   if (flaw) return refuse(400, flaw, JSON_FLAW_MESSAGES[flaw]);
+  // The header is not signed; the body is. A body that names its shop (privacy webhooks'
+  // shop_domain, app/uninstalled's myshopify_domain) must name the header's: a body signed
+  // about one shop, replayed under another's header, would erase or uninstall that other shop.
+  const named = signedShop(payload);
+  if (named !== null && named.toLowerCase() !== fields["x-shopify-shop-domain"].toLowerCase()) {
+    return refuse(400, "shop_mismatch", "X-Shopify-Shop-Domain does not name the shop the body is about.");
+  }
   return {
     shop: fields["x-shopify-shop-domain"],
     topic,
