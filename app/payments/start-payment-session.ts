@@ -58,7 +58,7 @@ export const ORDER_MAY_STILL_APPEAR_MS = 30_000;
 async function lookUpRequestedOrder(
   deps: PaymentsDeps,
   access: ShopGatewayAccess,
-  payment: Pick<Payment, "createdAt" | "shopifyPaymentId" | "orderRequestedAt">,
+  payment: Pick<Payment, "id" | "createdAt" | "shopifyPaymentId" | "orderRequestedAt">,
   options: { withCoin?: boolean } = {},
 ): Promise<FoundOrder | null | "unknown"> {
   const requestedAt = payment.orderRequestedAt?.getTime() ?? 0;
@@ -639,14 +639,30 @@ async function releaseClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, cl
  */
 async function findOrderByReference(
   access: ShopGatewayAccess,
-  payment: Pick<Payment, "createdAt" | "shopifyPaymentId">,
+  payment: Pick<Payment, "id" | "createdAt" | "shopifyPaymentId">,
   now: Date,
   options: { withCoin?: boolean } = {},
 ): Promise<FoundOrder | null | "unknown"> {
   // A day's margin on each side, on the app's clock as every other listing's range.
   const listed = await access.client.listOrders({ start: new Date(payment.createdAt.getTime() - 86_400_000), end: new Date(now.getTime() + 86_400_000) });
   if (listed.isErr()) return "unknown";
-  return listedOrderByReference(listed.value, payment.shopifyPaymentId, (order) => !options.withCoin || order.currency_id !== null);
+  return listedOrderByReference(listed.value, payment.shopifyPaymentId, (order) => (!options.withCoin || order.currency_id !== null) && !madeForAnotherPayment(order, payment.id));
+}
+
+/**
+ * Whether a listed order with this payment's reference was made for another payment: the
+ * reference is Shopify's payment id, which two shops on one gateway device may both have, and
+ * the app names its own payment in every order's internal_data. An order whose internal_data
+ * does not say (another client made it, or the gateway left it out) may still be this one's.
+ */
+function madeForAnotherPayment(order: Pick<GatewayOrder, "internal_data">, paymentId: string): boolean {
+  if (order.internal_data === null) return false;
+  try {
+    const named = (JSON.parse(order.internal_data) as { payment?: unknown } | null)?.payment;
+    return typeof named === "string" && named !== paymentId;
+  } catch {
+    return false;
+  }
 }
 
 async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" | "shopId">, claim: Claim, found: FoundOrder): Promise<SessionAnswer> {
