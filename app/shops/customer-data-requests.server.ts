@@ -101,6 +101,13 @@ export async function recordCustomerDataRequest(
     if (await tx.dataRequestDelivery.findUnique({ where: delivery, select: { webhookId: true } })) {
       return { redelivered: await tx.customerDataRequest.findUnique({ where: delivery, select: { id: true, paymentCount: true } }) };
     }
+    // Taken by an instance of a release before DataRequestDelivery (during a rolling deploy),
+    // which stored the request alone: it counts as taken from now on.
+    const takenBefore = await tx.customerDataRequest.findUnique({ where: delivery, select: { id: true, paymentCount: true, receivedAt: true } });
+    if (takenBefore) {
+      await tx.dataRequestDelivery.create({ data: { shopId: shop.id, webhookId: input.webhookId, receivedAt: takenBefore.receivedAt } });
+      return { redelivered: { id: takenBefore.id, paymentCount: takenBefore.paymentCount } };
+    }
     const payments = where ? await tx.payment.findMany({ where, orderBy: { createdAt: "asc" }, select: paymentColumns }) : [];
     const receivedAt = deps.clock.now();
     await tx.dataRequestDelivery.create({ data: { shopId: shop.id, webhookId: input.webhookId, receivedAt } });
