@@ -28,5 +28,6 @@ EXPOSE 3000
 # The start applies migrations first, which may wait up to about a minute for a table's locks.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=90s CMD ["node", "server/healthcheck.mjs"]
 # One process: signals (SIGTERM for a graceful stop) reach the app itself. The stop takes up
-# to 25 s: run with `--stop-timeout 30` (docker stop kills after 10 s by default).
+# to 30 s (a 5 s grace with /healthz answering 503, then the drain): run with
+# `--stop-timeout 35` (docker stop kills after 10 s by default).
 CMD ["node", "--import", "tsx", "server/main.ts"]

@@ -51,10 +51,14 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const app = express();
   app.disable("x-powered-by");
   // Once the server is closing, every answer ends its connection: a client (a load balancer)
-  // that keeps a connection alive would otherwise keep it open through the shutdown.
+  // that keeps a connection alive would otherwise keep it open through the shutdown. The health
+  // check answers 503 from then on, so the load balancer takes the instance out while it still
+  // serves (the shutdown grace).
   let closing = false;
-  app.use((_req, res, next) => {
-    if (closing) res.setHeader("Connection", "close");
+  app.use((req, res, next) => {
+    if (!closing) return next();
+    res.setHeader("Connection", "close");
+    if (req.path === "/healthz") return void res.status(503).json({ status: "shutting_down" });
     next();
   });
   app.set("trust proxy", env.MTLS_MODE === "proxy");
@@ -118,10 +122,17 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     services,
     workers,
     async close() {
-      // Stop taking requests, and let in-flight ones and the workers' current pass finish, side
+      // First the shutdown grace: the health check answers 503 while everything else is still
+      // served, for SHUTDOWN_GRACE_MS, the time a load balancer needs to stop sending here (a
+      // gateway notification sent meanwhile is taken: the gateway never sends one again). Then
+      // stop taking requests, and let in-flight ones and the workers' current pass finish, side
       // by side. Connections kept alive are closed as soon as they fall idle, and any still open
       // after CONNECTION_DRAIN_MS are closed (well before a process manager's kill).
       closing = true;
+      if (env.SHUTDOWN_GRACE_MS > 0) {
+        services.logger.info("Stopping: the health check answers 503 while requests are still served", { graceMs: env.SHUTDOWN_GRACE_MS });
+        await new Promise((resolve) => setTimeout(resolve, env.SHUTDOWN_GRACE_MS));
+      }
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const idleSweep = setInterval(() => server.closeIdleConnections(), 250);

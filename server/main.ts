@@ -33,10 +33,12 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     if (stopping) return;
     stopping = true;
     log.info(`${signal} received: finishing in-flight work`, { signal });
+    // The shutdown grace, then 25 s for the drain.
+    const limitMs = env.SHUTDOWN_GRACE_MS + 25_000;
     const force = setTimeout(() => {
-      log.error("Shutdown did not finish in 25 s: exiting");
+      log.error(`Shutdown did not finish in ${limitMs / 1000} s: exiting`);
       process.exit(1);
-    }, 25_000);
+    }, limitMs);
     force.unref();
     server.close().then(
       () => process.exit(0),

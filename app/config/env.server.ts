@@ -78,6 +78,10 @@ const schema = z
     MTLS_PROXY_HEADER_VALUE: z.string().default("SUCCESS"),
     DEV_ADMIN_LOGIN: booleanText.default("false"),
     WORKERS: booleanText.default("true"),
+    // How long a stopping instance keeps serving, its /healthz answering 503, before it stops
+    // taking connections: the time a load balancer needs to take it out (server/app.ts).
+    // 5 s in production, none elsewhere.
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(30_000).optional(),
     // The workers on their own thread, so their CPU never delays a request (PostgreSQL only:
     // SQLite allows one connection per process). BENCHMARKS.md has what it changed here.
     WORKER_THREAD: booleanText.default("false"),
@@ -211,11 +215,15 @@ function productionIssues(raw: Record<string, string | undefined>): string[] {
   return issues;
 }
 
-export type AppEnv = Omit<z.infer<typeof schema>, "CREDENTIALS_ENCRYPTION_KEYS" | "SHOPIFY_API_KEY" | "SHOPIFY_API_SECRET"> & {
+export type AppEnv = Omit<z.infer<typeof schema>, "CREDENTIALS_ENCRYPTION_KEYS" | "SHOPIFY_API_KEY" | "SHOPIFY_API_SECRET" | "SHUTDOWN_GRACE_MS"> & {
   SHOPIFY_API_KEY: string;
   SHOPIFY_API_SECRET: string;
   CREDENTIALS_ENCRYPTION_KEYS: EncryptionKey[];
+  SHUTDOWN_GRACE_MS: number;
 };
+
+/** A production instance's shutdown grace when SHUTDOWN_GRACE_MS is not set. */
+const PRODUCTION_SHUTDOWN_GRACE_MS = 5_000;
 
 export class ConfigurationError extends Error {
   override name = "ConfigurationError";
@@ -240,6 +248,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     SHOPIFY_API_KEY: env.SHOPIFY_API_KEY ?? "dev-api-key",
     SHOPIFY_API_SECRET: env.SHOPIFY_API_SECRET ?? "dev-api-secret-not-for-production",
     CREDENTIALS_ENCRYPTION_KEYS: env.CREDENTIALS_ENCRYPTION_KEYS ?? encryptionKeys.parse(DEV_ENCRYPTION_KEY),
+    SHUTDOWN_GRACE_MS: env.SHUTDOWN_GRACE_MS ?? (env.NODE_ENV === "production" ? PRODUCTION_SHUTDOWN_GRACE_MS : 0),
   };
 }
 
