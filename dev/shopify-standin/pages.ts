@@ -90,6 +90,7 @@ export function deliveryFailedPage(session: PaymentSessionRecord, delivery: AppD
   <dl>
     <dt>App URL</dt><dd>${delivery.url}</dd>
     <dt>HTTP status</dt><dd>${delivery.status ?? "no answer"}</dd>
+    <dt>Times sent</dt><dd>${String(session.deliveries.length)}</dd>
     <dt>Request id</dt><dd>${delivery.requestId}</dd>
   </dl>
   ${delivery.body ? html`<h2>The app's answer</h2><pre>${delivery.body}</pre>` : ""}

@@ -80,8 +80,11 @@ export interface StandinInspection {
    * `sameCheckoutAs` puts it in the group of an earlier session (the buyer's next attempt).
    */
   createPaymentSession(overrides?: CheckoutOverrides, options?: { sameCheckoutAs?: string }): PaymentSessionRecord;
-  /** Creates a payment session and POSTs it to the app, like a buyer choosing the app at checkout. */
-  startPayment(overrides?: CheckoutOverrides, options?: { sameCheckoutAs?: string }): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
+  /**
+   * Creates a payment session and POSTs it to the app, like a buyer choosing the app at checkout:
+   * once (a test sees each answer), or with `retries`, again after a failed answer as Shopify does.
+   */
+  startPayment(overrides?: CheckoutOverrides, options?: { sameCheckoutAs?: string; retries?: boolean }): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
   /** POSTs an existing payment session again (same id), as Shopify's retries do. */
   redeliverPayment(idOrGid: string): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
   createFollowUpSession(type: FollowUpType, paymentIdOrGid: string, options?: { amount?: string }): FollowUpSessionRecord;
@@ -176,7 +179,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     createPaymentSession: (overrides, opts) => clone(simulator.createPaymentSession(simulator.checkoutInput(overrides), groupOf(opts))),
     startPayment: async (overrides, opts) => {
       const session = simulator.createPaymentSession(simulator.checkoutInput(overrides), groupOf(opts));
-      const delivery = await simulator.deliverPayment(session);
+      const delivery = opts?.retries ? await simulator.deliverPaymentWithRetries(session) : await simulator.deliverPayment(session);
       return clone({ session, delivery });
     },
     redeliverPayment: async (idOrGid) => {
@@ -319,12 +322,12 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
       }
       const earlier = store.findPayment(form.get("after") ?? "");
       const session = simulator.createPaymentSession(parsed.data, earlier?.group);
-      return answerPaymentDelivery(res, session, await simulator.deliverPayment(session));
+      return answerPaymentDelivery(res, session, await simulator.deliverPaymentWithRetries(session));
     }
     if ((match = /^\/checkout\/sessions\/([^/]+)\/retry$/.exec(path)) && method === "POST") {
       const session = store.findPayment(decodeURIComponent(match[1] ?? ""));
       if (!session) return sendPage(res, messagePage("Unknown payment session", "This shop has no such payment session.", 404));
-      return answerPaymentDelivery(res, session, await simulator.deliverPayment(session));
+      return answerPaymentDelivery(res, session, await simulator.deliverPaymentWithRetries(session));
     }
     if ((match = /^\/checkout\/cancelled\/([^/]+)$/.exec(path)) && method === "GET") {
       const id = decodeURIComponent(match[1] ?? "");

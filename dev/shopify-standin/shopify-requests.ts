@@ -109,6 +109,7 @@ export async function deliverToApp(
   const at = options.now().toISOString();
   let status: number;
   let text: string;
+  let retryAfter: string | null;
   try {
     const response = await fetch(url, {
       method: "POST",
@@ -125,6 +126,7 @@ export async function deliverToApp(
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
     status = response.status;
+    retryAfter = response.headers.get("retry-after");
     text = await response.text();
   } catch (error) {
     const detail = error instanceof Error && error.name === "TimeoutError" ? `no answer within ${DELIVERY_TIMEOUT_MS} ms` : describeFailure(error);
@@ -133,7 +135,10 @@ export async function deliverToApp(
   const shown = text.length > MAX_REDIRECT_ANSWER_BYTES ? `${text.slice(0, MAX_REDIRECT_ANSWER_BYTES)}…` : text;
   const refused = (detail: string): AppDelivery => ({ at, url, requestId, status, body: shown, outcome: "refused", detail, redirectUrl: null });
 
-  if (status < 200 || status >= 300) return refused(`The app answered HTTP ${status}; Shopify would retry, then show the buyer an error.`);
+  if (status < 200 || status >= 300) {
+    const seconds = retryAfter !== null && /^\d{1,6}$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : undefined;
+    return { ...refused(`The app answered HTTP ${status}; Shopify retries, then shows the buyer an error.`), ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {}) };
+  }
 
   // A refund, capture or void is taken only as Shopify documents it: 201 with an empty body.
   if (options.expect === "created") {

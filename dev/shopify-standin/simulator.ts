@@ -23,6 +23,16 @@ export type CheckoutOverrides = Partial<Omit<CheckoutInput, "customer">> & {
   customer?: Partial<Omit<CheckoutInput["customer"], "billing_address">> & { billing_address?: CheckoutInput["customer"]["billing_address"] | Record<string, never> };
 };
 
+/** How many times the checkout sends a payment session again after a failed answer. */
+export const PAYMENT_SESSION_RETRIES = 3;
+/** The longest wait between two of those attempts: the buyer waits at checkout meanwhile. */
+const RETRY_WAIT_CAP_MS = 5_000;
+
+/** An answer Shopify tries again: no answer, or not a 2xx (a 2xx it cannot use is refused for good). */
+function answeredFailure(delivery: AppDelivery): boolean {
+  return delivery.outcome === "unreachable" || (delivery.outcome === "refused" && delivery.status !== null && (delivery.status < 200 || delivery.status >= 300));
+}
+
 export class ShopifySimulator {
   constructor(
     private readonly store: StandinStore,
@@ -55,6 +65,21 @@ export class ShopifySimulator {
     return session;
   }
 
+  /**
+   * Sends the session as Shopify's checkout does: an answer that is not a 2xx, or none, is sent
+   * again (same session) up to PAYMENT_SESSION_RETRIES more times, after the wait the app asked
+   * for (Retry-After, at most RETRY_WAIT_CAP_MS) or 0.5, 1, 2 s. Every attempt is recorded.
+   */
+  async deliverPaymentWithRetries(session: PaymentSessionRecord, sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))): Promise<AppDelivery> {
+    let delivery = await this.deliverPayment(session);
+    for (let retry = 0; retry < PAYMENT_SESSION_RETRIES && answeredFailure(delivery); retry++) {
+      await sleep(Math.min(delivery.retryAfterSeconds !== undefined ? delivery.retryAfterSeconds * 1000 : 500 * 2 ** retry, RETRY_WAIT_CAP_MS));
+      delivery = await this.deliverPayment(session);
+    }
+    return delivery;
+  }
+
+  /** Sends the session once. */
   async deliverPayment(session: PaymentSessionRecord): Promise<AppDelivery> {
     const delivery = await deliverToApp(this.appUrl(this.config.paymentSessionPath), session.request, {
       shopDomain: session.shopDomain,

@@ -64,6 +64,8 @@ export interface AppDelivery {
   outcome: "accepted" | "refused" | "unreachable";
   detail: string;
   redirectUrl: string | null;
+  /** The wait the app asked for (Retry-After in seconds), when it asked for one. */
+  retryAfterSeconds?: number;
 }
 
 export interface PaymentSessionRecord {
