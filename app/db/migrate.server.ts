@@ -13,6 +13,32 @@ export interface Migration {
   name: string;
   sql: string;
   checksum: string;
+  /**
+   * False for a PostgreSQL migration marked NO_TRANSACTION_MARKER: one statement run outside a
+   * transaction, as CREATE INDEX CONCURRENTLY must be.
+   */
+  transactional: boolean;
+}
+
+/**
+ * A PostgreSQL migration's first line that runs it outside a transaction. An index on a table
+ * that may be large is built so, CONCURRENTLY, in a migration of its own: a plain CREATE INDEX
+ * holds off every write to the table for the whole build (a lock timeout only bounds the wait
+ * for the lock), while the instances of the previous release are still serving. Written
+ * `CREATE [UNIQUE] INDEX CONCURRENTLY IF NOT EXISTS "name" ...`: a build that failed half-way
+ * leaves an invalid index, which the migrator drops before it tries again.
+ */
+export const NO_TRANSACTION_MARKER = "-- migrate: no-transaction";
+
+/** The statements of a migration: its text without comment lines, cut at each semicolon. */
+function statementsOf(sql: string): string[] {
+  return sql
+    .split("\n")
+    .filter((line) => !line.trim().startsWith("--"))
+    .join("\n")
+    .split(";")
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== "");
 }
 
 export function migrationsDir(url: string, root = process.cwd()): string {
@@ -27,7 +53,9 @@ export function loadMigrations(dir: string): Migration[] {
     .sort()
     .map((name) => {
       const sql = readFileSync(join(dir, name, "migration.sql"), "utf8");
-      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+      const transactional = !sql.trimStart().startsWith(NO_TRANSACTION_MARKER);
+      if (!transactional && statementsOf(sql).length !== 1) throw new Error(`Migration ${name} runs outside a transaction, so it must hold exactly one statement`);
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex"), transactional };
     });
 }
 
@@ -143,20 +171,41 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
     const rows = await client.query(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
     const applied = new Map<string, string>(rows.rows.map((r: { migration_name: string; checksum: string }) => [r.migration_name, r.checksum]));
     const pending = checkHistory(applied, migrations);
+    const lockTimeout = `${Math.max(1, Math.round(lockTimeoutMs))}`;
+    const record = (migration: Migration) =>
+      client.query(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`, [
+        randomUUID(),
+        migration.checksum,
+        migration.name,
+      ]);
     for (const migration of pending) {
       for (let attempt = 1; ; attempt++) {
-        await client.query("BEGIN");
         try {
-          await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
-          await client.query(migration.sql);
-          await client.query(
-            `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
-            [randomUUID(), migration.checksum, migration.name],
-          );
-          await client.query("COMMIT");
+          if (migration.transactional) {
+            await client.query("BEGIN");
+            try {
+              await client.query(`SET LOCAL lock_timeout = ${lockTimeout}`);
+              await client.query(migration.sql);
+              await record(migration);
+              await client.query("COMMIT");
+            } catch (error) {
+              await client.query("ROLLBACK");
+              throw error;
+            }
+          } else {
+            // Outside a transaction: the statement, then its history row. Stopped between the
+            // two, the next start runs it again, which IF NOT EXISTS makes harmless.
+            await client.query(`SET lock_timeout = ${lockTimeout}`);
+            try {
+              await dropInvalidIndexes(client, migration.sql);
+              await client.query(migration.sql);
+            } finally {
+              await client.query("RESET lock_timeout");
+            }
+            await record(migration);
+          }
           break;
         } catch (error) {
-          await client.query("ROLLBACK");
           if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
           if (attempt >= lockTries) {
             throw new Error(`Migration ${migration.name} could not take its locks in ${lockTries} tries of ${lockTimeoutMs} ms: a long transaction holds a table it changes`, { cause: error });
@@ -171,4 +220,18 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
     await client.query("SELECT pg_advisory_unlock(7263541)").catch(() => undefined);
     await client.end();
   }
+}
+
+/**
+ * Drops the indexes a migration builds CONCURRENTLY that an earlier, interrupted build left
+ * invalid (PostgreSQL keeps them, and IF NOT EXISTS would then skip the build for good).
+ */
+async function dropInvalidIndexes(client: pg.Client, sql: string): Promise<void> {
+  const names = [...sql.matchAll(/CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(?:IF\s+NOT\s+EXISTS\s+)?"([^"]+)"/gi)].map((match) => match[1]!);
+  if (names.length === 0) return;
+  const invalid = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE NOT i.indisvalid AND c.relname = ANY($1::text[]) AND pg_table_is_visible(c.oid)`,
+    [names],
+  );
+  for (const { name } of invalid.rows) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name.replaceAll('"', '""')}"`);
 }
