@@ -121,6 +121,11 @@ const isOn = (value: string | undefined): boolean => booleanText.safeParse(value
 /** Rules across variables, in every environment. */
 function combinationIssues(raw: Record<string, string | undefined>): string[] {
   const issues: string[] = [];
+  // The development login opens any shop's admin without Shopify: only on this machine.
+  if (isOn(raw.DEV_ADMIN_LOGIN)) {
+    if (!LOOPBACK_HOSTS.test(raw.HOST ?? "0.0.0.0")) issues.push("  DEV_ADMIN_LOGIN: needs HOST on loopback (127.0.0.1, ::1 or localhost): it opens every shop's admin without Shopify");
+    if (raw.SHOPIFY_APP_URL && !LOCAL_HOSTS.test(hostnameOf(raw.SHOPIFY_APP_URL))) issues.push("  DEV_ADMIN_LOGIN: needs SHOPIFY_APP_URL on this machine (localhost or 127.0.0.1): it opens every shop's admin without Shopify");
+  }
   if (isOn(raw.WORKER_THREAD) && databaseKind(raw.DATABASE_URL ?? "") !== "postgresql") issues.push("  WORKER_THREAD: needs PostgreSQL (SQLite allows one connection per process)");
   if (raw.MTLS_MODE === "direct") {
     // The app itself checks Shopify's certificate: without HTTPS, or without the CA to ask for a
@@ -145,6 +150,16 @@ function isDriverUrl(url: string): boolean {
 }
 
 const LOCAL_HOSTS = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])$/i;
+/** Addresses a server listens on that no other machine reaches. */
+const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}
 
 /** An https:// address others can reach: not this machine's own. */
 function isPublicHttps(value: string): boolean {

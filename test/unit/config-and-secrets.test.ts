@@ -123,6 +123,20 @@ describe("configuration", () => {
     expect(() => parseEnv({ ...production, DEV_ADMIN_LOGIN: "true" })).toThrow(/DEV_ADMIN_LOGIN/);
   });
 
+  it("takes the development login only on this machine: HOST on loopback and the app's URL local, in any environment", () => {
+    const local = { NODE_ENV: "development", DEV_ADMIN_LOGIN: "true", HOST: "127.0.0.1", SHOPIFY_APP_URL: "http://localhost:3000" };
+    expect(parseEnv(local).DEV_ADMIN_LOGIN).toBe(true);
+    expect(parseEnv({ ...local, HOST: "::1" }).DEV_ADMIN_LOGIN).toBe(true);
+    for (const host of ["0.0.0.0", "::", "192.168.1.20"]) expect(() => parseEnv({ ...local, HOST: host })).toThrow(/DEV_ADMIN_LOGIN: needs HOST on loopback/);
+    // HOST unset listens on every interface.
+    expect(() => parseEnv({ NODE_ENV: "test", DEV_ADMIN_LOGIN: "true" })).toThrow(/DEV_ADMIN_LOGIN: needs HOST on loopback/);
+    for (const env of ["development", "test"]) {
+      expect(() => parseEnv({ ...local, NODE_ENV: env, SHOPIFY_APP_URL: "https://staging.example.com" })).toThrow(/DEV_ADMIN_LOGIN: needs SHOPIFY_APP_URL on this machine/);
+    }
+    // Without the login, a staging set-up on a public address is fine.
+    expect(() => parseEnv({ NODE_ENV: "development", HOST: "0.0.0.0", SHOPIFY_APP_URL: "https://staging.example.com" })).not.toThrow();
+  });
+
   it("refuses to start in production without the app's public https:// address", () => {
     const production = productionWithoutAddress;
     // The development default would give the gateway and shoppers http://localhost:3000 to come back to.
