@@ -3,7 +3,6 @@
 // coins' per-payment limits on the app's own page (a coin the gateway refuses for the amount
 // is not offered again, and the shopper reads why), the gateway's cause when it refuses a
 // session's order, and an overpayment reaching the merchant's attention.
-import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { paymentDetail } from "../../app/admin/payments.server";
 import { coinsFor } from "../../app/payment-page/payment-page.server";
@@ -12,7 +11,7 @@ import { reconcileOnce } from "../../app/payments/reconcile";
 import { PARTIAL_REFUND_MESSAGE, REFUND_MESSAGE } from "../../app/payments/follow-up-sessions";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { getAdminPage, postAdminForm, postForms } from "../support/admin-pages";
-import { stackForFile, waitFor } from "../support/stack";
+import { sendPaymentSession, stackForFile, waitFor } from "../support/stack";
 
 const stack = stackForFile({ env: { DEV_ADMIN_LOGIN: "true" } });
 const db = () => stack().services.db;
@@ -35,11 +34,7 @@ async function sandboxOrderFor(reference: string): Promise<{ fiat: string; fiat_
 /** A session POST as Shopify sends it, with the given amount and currency. */
 async function postSession(amount: string, currency: string) {
   const session = stack().standin.state.createPaymentSession({ test: true });
-  const response = await fetch(`${stack().app.url}/payments/session`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "shopify-shop-domain": stack().shopDomain, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
-    body: JSON.stringify({ ...session.request, amount, currency }),
-  });
+  const response = await sendPaymentSession(stack(), { ...session.request, amount, currency });
   return { session, status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 

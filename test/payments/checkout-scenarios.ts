@@ -5,7 +5,7 @@ import { hashDeviceKey } from "../../app/gateway/quota";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { reconcileOnce } from "../../app/payments/reconcile";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { waitFor, type Stack } from "../support/stack";
+import { sendPaymentSession, waitFor, type Stack } from "../support/stack";
 
 export function checkoutScenarios(getStack: () => Stack): void {
   const stack = () => getStack();
@@ -416,11 +416,7 @@ export function checkoutScenarios(getStack: () => Stack): void {
 
   it("a session in a currency the gateway does not take is refused with nothing stored", async () => {
     const session = stack().standin.state.createPaymentSession({ test: true });
-    const response = await fetch(`${stack().app.url}/payments/session`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "shopify-shop-domain": stack().shopDomain, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
-      body: JSON.stringify({ ...session.request, currency: "VND" }),
-    });
+    const response = await sendPaymentSession(stack(), { ...session.request, currency: "VND" });
     expect(response.status).toBe(422);
     expect(await response.json()).toMatchObject({ error: "unsupported_currency" });
     expect(await db().payment.count({ where: { shopifyPaymentId: session.id } })).toBe(0);

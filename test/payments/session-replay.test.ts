@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LiveGatewayStandin } from "../support/live-gateway";
 import { startStackWithLiveGateway } from "../support/live-gateway";
 import { paymentColumns } from "../support/payment-rows";
-import type { Stack } from "../support/stack";
+import { sendPaymentSession, type Stack } from "../support/stack";
 
 let stack: Stack;
 let live: LiveGatewayStandin;
@@ -27,11 +27,7 @@ afterAll(async () => {
 const db = () => stack.services.db;
 
 async function post(body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${stack.app.url}/payments/session`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "shopify-shop-domain": stack.shopDomain, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
-    body: JSON.stringify(body),
-  });
+  const response = await sendPaymentSession(stack, body);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 

@@ -3,11 +3,10 @@
 // of another shop may share (see test/payments/shops-and-privacy.test.ts). After a lost
 // creation answer, the order found by that reference is adopted only when its internal_data
 // does not name another payment: shop B never takes shop A's order.
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectGateway } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { startStack, type Stack } from "../support/stack";
+import { sendPaymentSession, startStack, type Stack } from "../support/stack";
 
 const OTHER_SHOP = "other-shop.myshopify.com";
 let stack: Stack;
@@ -33,12 +32,7 @@ const db = () => stack.services.db;
 it("a lost order creation in shop B does not adopt shop A's order that carries the same reference", async () => {
   // Shop A's shopper starts paying; they choose a coin on the gateway's page.
   const session = stack.standin.state.createPaymentSession({ test: true });
-  const post = (shop: string) =>
-    fetch(`${stack.app.url}/payments/session`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "shopify-shop-domain": shop, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
-      body: JSON.stringify(session.request),
-    });
+  const post = (shop: string) => sendPaymentSession(stack, session.request, shop);
   const first = await post(stack.shopDomain);
   expect(first.status).toBe(200);
   await first.body?.cancel();

@@ -10,7 +10,7 @@ import { listCustomerDataRequests, takeCustomerDataReport } from "../../app/shop
 import { credentialContext, recordInstall } from "../../app/shops/shop-credentials.server";
 import { paymentColumns } from "../support/payment-rows";
 import { sendShopifyWebhook, shopifyHmac, shopifyWebhookHeaders } from "../support/shopify-webhooks";
-import { startStack, waitFor, type Stack } from "../support/stack";
+import { sendPaymentSession, startStack, waitFor, type Stack } from "../support/stack";
 
 const OTHER_SHOP = "other-shop.myshopify.com";
 let stack: Stack;
@@ -56,12 +56,7 @@ it("a webhook for shop A signed with shop B's Secret Key is rejected", async () 
 
 it("a payment session for another shop's payment id creates its own record: shops never share payments", async () => {
   const session = stack.standin.state.createPaymentSession({ test: true });
-  const post = (shop: string) =>
-    fetch(`${stack.app.url}/payments/session`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "shopify-shop-domain": shop, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
-      body: JSON.stringify(session.request),
-    });
+  const post = (shop: string) => sendPaymentSession(stack, session.request, shop);
   expect((await post(stack.shopDomain)).status).toBe(200);
   expect((await post(OTHER_SHOP)).status).toBe(200);
   const rows = await db().payment.findMany({ where: { shopifyPaymentId: session.id }, include: { shop: true } });

@@ -1,6 +1,7 @@
 // Starts the whole product for a test: the gateway sandbox, the Shopify stand-in and the
 // real app server (Vite dev mode, real routes, workers on), on a fresh database, with one
 // shop installed and connected to the sandbox. Nothing here fakes the app itself.
+import { randomUUID } from "node:crypto";
 import { forThisFile } from "./for-this-file";
 import { onFreePort } from "./free-port";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -320,4 +321,13 @@ export async function sendGatewayWebhook(stack: Stack, secretHex: string, body: 
   });
   await response.body?.cancel();
   return response.status;
+}
+
+/** POSTs a payment session body to the app as Shopify does, for `shopDomain` (the stack's shop unless told). */
+export function sendPaymentSession(stack: Stack, body: unknown, shopDomain = stack.shopDomain): Promise<Response> {
+  return fetch(`${stack.app.url}/payments/session`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "shopify-shop-domain": shopDomain, "shopify-request-id": randomUUID(), "shopify-api-version": "2026-04" },
+    body: JSON.stringify(body),
+  });
 }

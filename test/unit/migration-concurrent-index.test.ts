@@ -14,14 +14,7 @@ const INDEX = "OutboxMessage_review_kind_idx";
 
 describe("a PostgreSQL migration run outside a transaction", () => {
   let database: Awaited<ReturnType<typeof createTestPostgresDatabase>>;
-  const clients: pg.Client[] = [];
-
-  async function connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    clients.push(client);
-    return client;
-  }
+  const connect = () => database.connect();
 
   /** A copy of the committed migrations with one more, `sql`, after them. */
   function rootWith(name: string, sql: string): string {
@@ -44,7 +37,6 @@ describe("a PostgreSQL migration run outside a transaction", () => {
   });
 
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.end().catch(() => undefined)));
     await database?.drop();
   });
 

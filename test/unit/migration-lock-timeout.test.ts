@@ -16,14 +16,7 @@ const MIGRATION = "20261125120000_transaction_block_bigint";
 describe("a PostgreSQL migration behind a long transaction", () => {
   let database: Awaited<ReturnType<typeof createTestPostgresDatabase>>;
   let root: string;
-  const clients: pg.Client[] = [];
-
-  async function connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    clients.push(client);
-    return client;
-  }
+  const connect = () => database.connect();
 
   const blockType = async (client: pg.Client) =>
     (await client.query(`SELECT data_type FROM information_schema.columns WHERE table_name = 'PaymentTransaction' AND column_name = 'block'`)).rows[0]?.data_type as string;
@@ -41,7 +34,6 @@ describe("a PostgreSQL migration behind a long transaction", () => {
   });
 
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.end().catch(() => undefined)));
     await database?.drop();
   });
 
