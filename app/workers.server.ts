@@ -141,7 +141,7 @@ export function startWorkers(services: AppServices, options: { stopAllowanceMs?:
     "reconciler",
     services.env.RECONCILE_INTERVAL_MS,
     async () => {
-      await reconcileOnce(services, { worker });
+      await reconcileOnce(services, { worker, stopping: () => stopping });
     },
     services.logger,
   );

@@ -148,7 +148,7 @@ function whileShopClaimed<T>(deps: PaymentsDeps, shopId: string, worker: string,
 
 export async function reconcileOnce(
   deps: PaymentsDeps,
-  options: { worker: string; force?: boolean; leaseMs?: number; shopConcurrency?: number },
+  options: { worker: string; force?: boolean; leaseMs?: number; shopConcurrency?: number; stopping?: () => boolean },
 ): Promise<ReconcileSummary> {
   const leaseMs = options.leaseMs ?? LEASE_MS;
   const summary: ReconcileSummary = { shops: 0, gatewayCalls: 0, settled: 0, verified: 0, finalised: 0, skippedForQuota: 0 };
@@ -158,6 +158,9 @@ export async function reconcileOnce(
     distinct: ["shopId"],
   });
   const reconcileShop = async (shopId: string): Promise<void> => {
+    // Once the instance is stopping, no more shops are claimed: the shops left are another
+    // instance's (or the next start's) at once, not held for a lease after this one exits.
+    if (options.stopping?.()) return;
     if (!(await claimShop(deps, shopId, options.worker, leaseMs))) return;
     try {
       await whileShopClaimed(deps, shopId, options.worker, leaseMs, async () => {

@@ -499,3 +499,27 @@ it("shops are reconciled a few at a time: a device slow to answer does not hold 
     await db().payment.delete({ where: { id: otherPayment.id } });
   }
 }, 60_000);
+
+it("a stopping instance claims no more shops: the shops its pass had not reached are left for another at once", async () => {
+  await advance(0);
+  const other = await connectSandbox(stack().services, "stopping-pass.myshopify.com");
+  if (!other.ok) throw new Error(other.message);
+  const otherPayment = await db().payment.create({ data: paymentColumns(other.shop.id, { gatewayOrderId: crypto.randomUUID(), createdAt: clock.now() }) });
+  await openPayment(false);
+  try {
+    // The stop comes while the pass works on its first shop.
+    let stopping = false;
+    const base = stack().services;
+    const stoppingAfterFirstClaim = createServices(base.env, { db: base.db, sql: base.sql, logger: stack().logger, clock, fetch: (async (input, init) => {
+      stopping = true;
+      return fetch(input, init);
+    }) as typeof fetch });
+    const summary = await reconcileOnce(stoppingAfterFirstClaim, { worker: "stopping", force: true, shopConcurrency: 1, stopping: () => stopping });
+    expect(summary.shops).toBe(1);
+    expect(await db().shop.count({ where: { reconcileLockedBy: { not: null } } })).toBe(0);
+    // Stopping from the start: nothing is claimed.
+    expect((await reconcileOnce(base, { worker: "stopped", force: true, stopping: () => true })).shops).toBe(0);
+  } finally {
+    await db().payment.delete({ where: { id: otherPayment.id } });
+  }
+}, 60_000);
