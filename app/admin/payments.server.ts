@@ -24,11 +24,18 @@ export interface PaymentRow {
   createdAt: string;
   updatedAt: string;
   needsAttention: boolean;
+  /** Paid at the gateway, and Shopify was told it is not (a second payment of a checkout): its crypto is the shopper's. */
+  notPaidInShopify: boolean;
 }
 
 function coinText(payment: Pick<Payment, "inputCurrency" | "cryptoAmount">): string {
   if (!payment.inputCurrency) return "—";
   return payment.cryptoAmount ? `${payment.cryptoAmount} ${payment.inputCurrency}` : payment.inputCurrency;
+}
+
+/** Paid at the gateway while Shopify was told it is not: not the shop's money. */
+export function isNotPaidInShopify(payment: Pick<Payment, "state" | "shopifyOutcome">): boolean {
+  return payment.state === "paid" && payment.shopifyOutcome === "rejected";
 }
 
 function row(payment: Payment): PaymentRow {
@@ -47,6 +54,7 @@ function row(payment: Payment): PaymentRow {
     createdAt: formatDateTime(payment.createdAt),
     updatedAt: formatDateTime(payment.updatedAt),
     needsAttention: payment.attention !== null && payment.attentionResolvedAt === null,
+    notPaidInShopify: isNotPaidInShopify(payment),
   };
 }
 
@@ -136,7 +144,14 @@ function shopifySide(payment: Payment): PaymentDetail["shopify"] {
     case "rejected":
       return { outcome: "Not paid in Shopify", state: payment.shopifyState, nextAction: "Nothing to do unless it needs attention: the shopper was offered another way to pay.", nextActionUrl: payment.nextActionUrl, finalizedAt };
     case "pending":
-      return { outcome: "Pending in Shopify", state: payment.shopifyState, nextAction: "Waiting for the gateway; the app tells Shopify the outcome when the payment completes or ends.", nextActionUrl: payment.nextActionUrl, finalizedAt };
+      return {
+        outcome: "Pending in Shopify",
+        state: payment.shopifyState,
+        // Ended at the gateway: what is left is Shopify's side.
+        nextAction: payment.state === "paid" || payment.state === "failed" ? untoldNextAction(payment.state) : "Waiting for the gateway; the app tells Shopify the outcome when the payment completes or ends.",
+        nextActionUrl: payment.nextActionUrl,
+        finalizedAt,
+      };
     default:
       return { outcome: "Shopify not told yet", state: payment.shopifyState, nextAction: untoldNextAction(payment.state), nextActionUrl: payment.nextActionUrl, finalizedAt };
   }

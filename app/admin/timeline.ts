@@ -1,7 +1,9 @@
 // A payment's timeline in words: each stored PaymentEvent (gateway statuses, state
 // changes, Shopify's answers, the shopper's moves) becomes a title and a sentence.
 // Event details are JSON written by the app itself, still parsed defensively.
+import Decimal from "decimal.js";
 import { z } from "zod";
+import { isDecimalText } from "~/gateway/money";
 import type { SettleSource } from "~/payments/settle-payment";
 import { CUSTOMER_DATA_ERASED } from "~/payments/retention";
 import { followUpAnswerOf } from "~/payments/shopify-requests";
@@ -92,6 +94,8 @@ const via = (source: string | undefined) => (source ? ` (seen through ${sourceWo
 /** The payment the events belong to: older follow-up requests store their amount without its currency, which is the payment's. */
 export interface EventPayment {
   currency: string;
+  /** The payment's amount: a refund asked for less is a part, which the gateway cannot refund. */
+  amount?: string;
 }
 
 /**
@@ -110,6 +114,20 @@ function requestedAmount(d: Detail, payment: EventPayment | undefined): string {
   return d.amount ? formatMoney(d.amount, d.currency ?? payment?.currency) : "?";
 }
 
+/**
+ * How to return the money a refund asked for: the gateway has no refund API, and its dashboard
+ * refunds a payment only in full (a voucher for the whole amount), so a part is returned
+ * another way. Unknown amounts get both ways.
+ */
+function refundAdvice(d: Detail, payment: EventPayment | undefined): string {
+  const part = "return that part to the shopper another way, then record it in Shopify as a manual refund";
+  const whole = "refund the payment once from the gateway dashboard (it sends the shopper a voucher for the whole amount)";
+  const sameCurrency = payment?.amount !== undefined && (d.currency ?? payment.currency) === payment.currency;
+  const asked = d.amount && isDecimalText(d.amount) ? new Decimal(d.amount) : null;
+  if (!sameCurrency || asked === null || !isDecimalText(payment.amount!)) return `The gateway has no refund API and refunds only in full: for the whole payment, ${whole}; for a part, ${part}.`;
+  return asked.lt(new Decimal(payment.amount!)) ? `The gateway refunds a payment only in full: ${part}.` : `The gateway has no refund API: ${whole}.`;
+}
+
 /** What Shopify did with the app's answer to a refund, capture or void ("shopify_answered"). */
 const ANSWERED_WORDS: Record<string, TimelineEntry> = {
   "capture.resolve": { title: "Shopify: capture made", description: "Shopify took the app's answer: the authorization is captured." },
@@ -117,7 +135,7 @@ const ANSWERED_WORDS: Record<string, TimelineEntry> = {
   "void.resolve": { title: "Shopify: authorization voided", description: "Shopify took the app's answer: the authorization is voided, and the app refuses any later capture of it." },
   "void.reject": { title: "Shopify: void refused", description: "Shopify took the app's refusal and shows the merchant why; the authorization stands." },
   "refund.resolve": { title: "Shopify: refund made", description: "Shopify took the app's answer: the refund is recorded." },
-  "refund.reject": { title: "Shopify: refund refused", description: "Shopify took the app's refusal and shows the merchant how to refund from the gateway dashboard." },
+  "refund.reject": { title: "Shopify: refund refused", description: "Shopify took the app's refusal and shows the merchant why, and how to return the money instead." },
 };
 
 function answeredEntry(d: Detail): TimelineEntry {
@@ -220,7 +238,7 @@ export function describeEvent(type: string, detailText: string, payment?: EventP
     case "refund_requested":
       return {
         title: "Refund requested in Shopify",
-        description: `A refund of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer, d.queued)} The gateway has no refund API: refund it from the gateway dashboard.`,
+        description: `A refund of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer, d.queued)} ${refundAdvice(d, payment)}`,
       };
     case "capture_requested":
       return { title: "Capture requested in Shopify", description: `A capture of ${requestedAmount(d, payment)} was asked.${answerWords(d.answer, d.queued)}` };

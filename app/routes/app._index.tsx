@@ -7,7 +7,8 @@ import { useLoaderData } from "@remix-run/react";
 import { Badge, BlockStack, Button, Card, InlineGrid, InlineStack, Layout, Page, Text } from "@shopify/polaris";
 import { adminShop } from "~/admin/admin-shop.server";
 import { connectionView } from "~/admin/connection.server";
-import { countNeedingAttention, listPayments } from "~/admin/payments.server";
+import { PaymentBadges } from "~/admin/payment-badges";
+import { countNeedingAttention, isNotPaidInShopify, listPayments } from "~/admin/payments.server";
 import { paymentStateWords } from "~/admin/status-words";
 import { TitledCard } from "~/admin/titled-card";
 import { UnreadableCredentials } from "~/admin/unreadable-credentials";
@@ -20,7 +21,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     throw redirect(`/app/onboarding${new URL(request.url).search}`);
   }
   const since = new Date(services.clock.now().getTime() - 7 * 86_400_000);
-  const byState = await services.db.payment.groupBy({ by: ["state", "test"], where: { shopId: shop.id, createdAt: { gte: since } }, _count: { _all: true } });
+  const byState = await services.db.payment.groupBy({ by: ["state", "test", "shopifyOutcome"], where: { shopId: shop.id, createdAt: { gte: since } }, _count: { _all: true } });
   const recent = await listPayments(services.db, shop.id, {});
   return {
     connection,
@@ -32,13 +33,18 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 /**
  * The week's payments by state, live and test counted apart: a test payment (gateway sandbox)
- * moves no real money, so its counts are labelled as test and come after the live ones.
+ * moves no real money, so its counts are labelled as test and come after the live ones. A
+ * payment paid at the gateway that Shopify was told is not paid is counted apart too.
  */
-function weekCounts(groups: { state: string; test: boolean; _count: { _all: number } }[]): { label: string; count: number }[] {
-  return groups
-    .map((g) => ({ label: `${paymentStateWords(g.state).label}${g.test ? " (test)" : ""}`, test: g.test, count: g._count._all }))
-    .sort((a, b) => Number(a.test) - Number(b.test) || b.count - a.count)
-    .map(({ label, count }) => ({ label, count }));
+function weekCounts(groups: { state: string; test: boolean; shopifyOutcome: string | null; _count: { _all: number } }[]): { label: string; count: number }[] {
+  const counts = new Map<string, { label: string; test: boolean; count: number }>();
+  for (const g of groups) {
+    const label = `${paymentStateWords(g.state).label}${isNotPaidInShopify(g) ? ", not paid in Shopify" : ""}${g.test ? " (test)" : ""}`;
+    const entry = counts.get(label) ?? { label, test: g.test, count: 0 };
+    entry.count += g._count._all;
+    counts.set(label, entry);
+  }
+  return [...counts.values()].sort((a, b) => Number(a.test) - Number(b.test) || b.count - a.count).map(({ label, count }) => ({ label, count }));
 }
 
 export default function Home() {
@@ -114,8 +120,7 @@ export default function Home() {
                     <Button variant="plain" url={`/app/payments/${p.id}`}>
                       {p.amount}
                     </Button>
-                    <Badge tone={p.stateTone}>{p.stateLabel}</Badge>
-                    {p.test ? <Badge>Test</Badge> : null}
+                    <PaymentBadges payment={p} />
                     <Text as="span" tone="subdued">
                       {p.gatewayStatusLabel} · {p.createdAt}
                     </Text>

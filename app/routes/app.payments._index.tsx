@@ -4,10 +4,11 @@
 // payment shown (a cursor), so payments arriving meanwhile do not shift the pages.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { Badge, BlockStack, Button, Card, DataTable, InlineStack, Layout, Page, Pagination, Select, Text, TextField } from "@shopify/polaris";
+import { BlockStack, Button, Card, DataTable, InlineStack, Layout, Page, Pagination, Select, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
 import { adminShop } from "~/admin/admin-shop.server";
 import { filtersQuery, listPageQuery, parsePageCursor, parsePaymentFilters, type PaymentFilters } from "~/admin/payment-filters";
+import { PaymentBadges } from "~/admin/payment-badges";
 import { listPayments } from "~/admin/payments.server";
 import { gatewayStatusWords, PAYMENT_STATE_OPTIONS } from "~/admin/status-words";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
@@ -67,11 +68,7 @@ export default function Payments() {
       {p.amount}
     </Text>,
     p.coin,
-    <InlineStack key="state" gap="100">
-      <Badge tone={p.stateTone}>{p.stateLabel}</Badge>
-      {p.needsAttention ? <Badge tone="critical">Needs attention</Badge> : null}
-      {p.test ? <Badge>Test</Badge> : null}
-    </InlineStack>,
+    <PaymentBadges key="state" payment={p} />,
     p.gatewayStatusLabel,
     p.percentage,
     p.createdAt,

@@ -63,9 +63,19 @@ describe("describeEvent", () => {
     );
   });
 
-  it("says the app refused a refund, with the payment's currency", () => {
-    const entry = describeEvent("refund_requested", JSON.stringify({ amount: "1500", answer: "refund.reject" }), { currency: "JPY" });
-    expect(entry.description).toBe("A refund of 1500 JPY was asked. The app refused it; Shopify shows the merchant why. The gateway has no refund API: refund it from the gateway dashboard.");
+  it("says the app refused a refund, with the payment's currency, and how to return the money: the whole payment from the dashboard, a part another way", () => {
+    const whole = describeEvent("refund_requested", JSON.stringify({ amount: "1500", answer: "refund.reject" }), { currency: "JPY", amount: "1500" });
+    expect(whole.description).toBe(
+      "A refund of 1500 JPY was asked. The app refused it; Shopify shows the merchant why. The gateway has no refund API: refund the payment once from the gateway dashboard (it sends the shopper a voucher for the whole amount).",
+    );
+    // The dashboard would give back the whole 100.00 EUR for a refund of 10.00.
+    const part = describeEvent("refund_requested", JSON.stringify({ amount: "10.00", currency: "EUR", answer: "refund.reject" }), { currency: "EUR", amount: "100.00" });
+    expect(part.description).toBe(
+      "A refund of 10.00 EUR was asked. The app refused it; Shopify shows the merchant why. The gateway refunds a payment only in full: return that part to the shopper another way, then record it in Shopify as a manual refund.",
+    );
+    expect(part.description).not.toContain("dashboard");
+    // The payment's amount unknown: both ways, each for its case.
+    expect(describeEvent("refund_requested", JSON.stringify({ amount: "1500", answer: "refund.reject" }), { currency: "JPY" }).description).toContain("for a part, return that part");
   });
 
   it("says whether the app accepted or refused a void", () => {
