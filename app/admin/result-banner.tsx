@@ -12,7 +12,8 @@ export function ResultBanner({
   takeFocus = false,
   failureTone = "critical",
 }: {
-  result: { ok: boolean; message: string } | undefined;
+  /** `warning`: done, with something the merchant must act on. */
+  result: { ok: boolean; message: string; warning?: boolean } | undefined;
   takeFocus?: boolean;
   failureTone?: "critical" | "warning";
 }) {
@@ -23,7 +24,7 @@ export function ResultBanner({
   if (!result) return null;
   return (
     <Layout.Section>
-      <Banner ref={banner} tone={result.ok ? "success" : failureTone} title={result.message} />
+      <Banner ref={banner} tone={result.ok ? (result.warning ? "warning" : "success") : failureTone} title={result.message} />
     </Layout.Section>
   );
 }

@@ -23,7 +23,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 /** A save's outcome; `field` names the field a refusal is about, which the page marks with it. */
-type ActionResult = { ok: boolean; message: string; field?: SettingsField };
+type ActionResult = { ok: boolean; message: string; field?: SettingsField; warning?: boolean };
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
@@ -33,7 +33,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!form.ok) return data<ActionResult>({ ok: false, message: form.message, ...(form.field ? { field: form.field } : {}) }, { status: 400 });
   const result = await updateShopSettings(services, shop.shopDomain, form.value, form.version);
   if (!result.ok) return data<ActionResult>({ ok: false, message: result.message }, { status: 400 });
-  return data<ActionResult>({ ok: true, message: "Settings saved." });
+  return data<ActionResult>(savedResult(shop.paymentsAppReady, result.shop));
+}
+
+/**
+ * "Settings saved.", and what the save changed at checkout: switching test mode can leave the
+ * shop without a connected device for the new mode, and Shopify then stops offering crypto.
+ */
+function savedResult(wasReady: boolean, shop: { paymentsAppReady: boolean; testMode: boolean }): ActionResult {
+  if (wasReady && !shop.paymentsAppReady) {
+    const why = shop.testMode
+      ? "test mode takes test payments through the gateway sandbox, which is not connected. Connect it on the Connection page, or turn test mode off."
+      : "with test mode off, payments go to the live gateway, and no live device is connected. Connect one on the Connection page, or turn test mode back on.";
+    return { ok: true, warning: true, message: `Settings saved, but Shopify no longer offers crypto at checkout: ${why}` };
+  }
+  if (!wasReady && shop.paymentsAppReady) return { ok: true, message: "Settings saved. Shopify offers crypto at checkout again." };
+  return { ok: true, message: "Settings saved." };
 }
 
 export default function Settings() {
