@@ -148,6 +148,18 @@ function removalConsequences(env: EnvironmentConnection["env"], followed: Follow
 }
 
 /**
+ * What connecting another device costs, said before the merchant presses Connect (or
+ * Reconnect): while payments are followed on the current device, its credentials are kept in
+ * the place of those kept from the device before it, which are deleted even though payments
+ * may still be in progress on them. Null when nothing would be deleted.
+ */
+function replacementWarning(env: EnvironmentConnection["env"], connected: boolean, followed: FollowedPayments, earlierFollowed: number): string | null {
+  if (!connected || followed.inProgress + followed.watched === 0 || earlierFollowed === 0) return null;
+  const earlier = earlierFollowed === 1 ? "1 payment that may still be in progress" : `${earlierFollowed} payments that may still be in progress`;
+  return `Connecting another ${env === "live" ? "live" : "sandbox"} device now: the credentials kept from the device before the current one, for ${earlier} on it, will be deleted to make room, and that device's notifications will no longer be accepted. Check those payments in the gateway dashboard first, or connect once they have ended.`;
+}
+
+/**
  * "Remove" asks first, about the credentials it was pressed for (`credentials`, their
  * credentialsVersion, which the form posts and the action checks): once others are connected
  * (removed and connected again, or replaced), the question is no longer open.
@@ -194,6 +206,8 @@ export default function Onboarding() {
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : null;
 
   const [env, setEnv] = useState<"live" | "sandbox">(connection.testMode ? "sandbox" : "live");
+  const connectWarning = replacementWarning(env, connection[env].connected, followed[env], earlierFollowed[env]);
+  const sandboxWarning = replacementWarning("sandbox", connection.sandbox.connected, followed.sandbox, earlierFollowed.sandbox);
   const [deviceKey, setDeviceKey] = useState("");
   const [secretKeyHex, setSecretKeyHex] = useState("");
   const [deviceName, setDeviceName] = useState("");
@@ -304,6 +318,7 @@ export default function Onboarding() {
                   helpText="The hexadecimal key from “Generate Secret Key”."
                   error={connectError?.field === "secretKeyHex" ? connectError.message : undefined}
                 />
+                {connectWarning ? <Banner tone="warning" title={connectWarning} /> : null}
                 <InlineStack>
                   <Button submit variant="primary" loading={busyIntent === "connect"}>
                     Connect
@@ -360,6 +375,7 @@ export default function Onboarding() {
               account; turn on test mode in Settings to send every payment there.
             </Text>
             {result && result.intent === "connect_sandbox" && !result.ok ? <Banner tone="critical" title={result.message} /> : null}
+            {sandboxWarning ? <Banner tone="warning" title={sandboxWarning} /> : null}
             <Form method="post">
               <input type="hidden" name="intent" value="connect_sandbox" />
               <Button submit loading={busyIntent === "connect_sandbox"}>
