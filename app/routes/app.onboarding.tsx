@@ -53,7 +53,7 @@ const actionSchema = z.discriminatedUnion("intent", [
 type ActionResult =
   | { intent: "connect" | "connect_sandbox" | "remove"; ok: true; message: string; detail?: string }
   | { intent: "connect" | "connect_sandbox" | "create_device" | "remove" | "invalid"; ok: false; message: string; field?: "deviceKey" | "secretKeyHex" }
-  | { intent: "create_device"; ok: true; device: { name: string; identifier: string } };
+  | { intent: "create_device"; ok: true; device: { name: string; identifier: string; env: "live" | "sandbox" } };
 
 // A removal refused because the credentials changed since the page was loaded reads the page's
 // data again, so that it shows the device connected now (and the question asked about the
@@ -81,7 +81,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     case "create_device": {
       const result = await createDedicatedDevice(services, shop.shopDomain, input.env, input.name);
       if (!result.ok) return data<ActionResult>({ intent: "create_device", ok: false, message: result.message }, { status: 422 });
-      return data<ActionResult>({ intent: "create_device", ok: true, device: { name: result.device.name, identifier: result.device.identifier } });
+      return data<ActionResult>({ intent: "create_device", ok: true, device: { name: result.device.name, identifier: result.device.identifier, env: input.env } });
     }
     case "connect_sandbox": {
       const result = await connectSandbox(services, shop.shopDomain);
@@ -219,6 +219,8 @@ export default function Onboarding() {
       setDeviceKey("");
       setSecretKeyHex("");
     }
+    // A device is created on the gateway whose key made it: it is connected there.
+    if (result && result.ok && result.intent === "create_device") setEnv(result.device.env);
   }
   const connectError = result && !result.ok && result.intent === "connect" ? result : null;
 
@@ -343,7 +345,7 @@ export default function Onboarding() {
                 </Text>
                 {result && result.intent === "create_device" && !result.ok ? <Banner tone="critical" title={result.message} /> : null}
                 {result && result.intent === "create_device" && result.ok ? (
-                  <Banner tone="success" title={`Device “${result.device.name}” created`}>
+                  <Banner tone="success" title={`Device “${result.device.name}” created on the ${result.device.env === "live" ? "live gateway" : "gateway sandbox"}`}>
                     <BlockStack gap="200">
                       <p>Its API key is shown only this once. Copy it now:</p>
                       <InlineStack gap="200" blockAlign="center" wrap>

@@ -81,7 +81,9 @@ describe("onboarding in the admin", () => {
     const before = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
     await page.getByLabel("New device name").fill("Online shop");
     await page.getByRole("button", { name: "Create device" }).click();
-    await page.getByText("Device “Online shop” created").waitFor();
+    await page.getByText("Device “Online shop” created on the gateway sandbox").waitFor();
+    // Made with the sandbox device's key, it is a sandbox device: the connection form is set to match.
+    expect(await page.getByLabel("Gateway", { exact: true }).inputValue()).toBe("sandbox");
     const newKey = (await page.locator("#new-device-key").textContent()) ?? "";
     expect(newKey).toMatch(/^[0-9a-f-]{36}$/);
     expect(newKey).not.toBe(stack().sandbox.demo.deviceKey);
