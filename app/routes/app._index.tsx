@@ -63,7 +63,10 @@ export default function Home() {
                 ) : (
                   <Badge tone="warning">{connection.testMode ? "Not ready" : "Not ready for live payments"}</Badge>
                 )}
-                {!connection.testMode && connection.sandbox.connected && !connection.sandbox.unreadable ? <Badge tone="info">Test payments ready</Badge> : null}
+                {/* Shopify offers the method only when the shop is ready: with no live device, test orders need test mode too. */}
+                {!connection.testMode && connection.sandbox.connected && !connection.sandbox.unreadable ? (
+                  <Badge tone="info">{connection.ready ? "Test payments ready" : "Test payments need test mode"}</Badge>
+                ) : null}
               </InlineStack>
               <Text as="p" tone="subdued">
                 {connection.live.connected ? `Live device ${connection.live.maskedKey}${connection.live.unreadable ? " (cannot be read)" : ""}` : "No live device"}

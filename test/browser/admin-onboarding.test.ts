@@ -70,10 +70,11 @@ describe("onboarding in the admin", () => {
     expect(html).not.toContain(secretKeyHex);
     expect(html).toContain(deviceKey.slice(-4));
 
-    // The home page tells live and test payments apart: only the sandbox is connected.
+    // The home page tells live and test payments apart: only the sandbox is connected, and with
+    // test mode off Shopify is told the shop is not ready, so it offers no test payments either.
     await openAdmin(page, stack(), "/app", SHOP);
     await page.getByText("Not ready for live payments").waitFor();
-    await page.getByText("Test payments ready").waitFor();
+    await page.getByText("Test payments need test mode").waitFor();
   }, 120_000);
 
   it("creates a dedicated device and shows its key once, without storing it", async () => {
