@@ -1,7 +1,7 @@
 // `npm run dev`: the whole product on this machine with no Shopify account and no network —
 // the gateway sandbox, the Shopify stand-in (checkout simulator and Payments Apps API) and
 // the app (Vite dev server, SQLite, background workers), then the URLs to open.
-import { parseEnv } from "../app/config/env.server";
+import { ConfigurationError, parseEnv, type AppEnv } from "../app/config/env.server";
 import { applyMigrations } from "../app/db/migrate.server";
 import { createServices } from "../app/services.server";
 import { ensureShop } from "../app/shops/shop-credentials.server";
@@ -29,13 +29,6 @@ async function listening<T>(what: string, port: number, portVariable: string, st
   }
 }
 
-const sandbox = await listening("gateway sandbox", sandboxPort, "SANDBOX_PORT", () =>
-  startSandbox({ port: sandboxPort, host: "127.0.0.1", dbPath: process.env.SANDBOX_DB ?? "data/sandbox.db", publicUrl: `http://localhost:${sandboxPort}` }),
-);
-const standin = await listening("Shopify stand-in", standinPort, "STANDIN_PORT", () =>
-  startShopifyStandin({ port: standinPort, host: "127.0.0.1", appUrl, shopDomain: DEV_SHOP, accessToken: DEV_ACCESS_TOKEN, publicUrl: `http://localhost:${standinPort}` }),
-);
-
 const devValues = {
   NODE_ENV: "development",
   PORT: String(appPort),
@@ -49,8 +42,24 @@ const devValues = {
   DEV_ADMIN_LOGIN: "true",
   RECONCILE_INTERVAL_MS: process.env.RECONCILE_INTERVAL_MS ?? "30000",
 };
+// Defaults: a variable already set in the shell wins.
 for (const [key, value] of Object.entries(devValues)) process.env[key] ??= value;
-const env = parseEnv(process.env);
+// A configuration that cannot run stops here, with its reasons and no stack trace, before anything listens.
+let env: AppEnv;
+try {
+  env = parseEnv(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigurationError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+const sandbox = await listening("gateway sandbox", sandboxPort, "SANDBOX_PORT", () =>
+  startSandbox({ port: sandboxPort, host: "127.0.0.1", dbPath: process.env.SANDBOX_DB ?? "data/sandbox.db", publicUrl: `http://localhost:${sandboxPort}` }),
+);
+const standin = await listening("Shopify stand-in", standinPort, "STANDIN_PORT", () =>
+  startShopifyStandin({ port: standinPort, host: "127.0.0.1", appUrl, shopDomain: DEV_SHOP, accessToken: DEV_ACCESS_TOKEN, publicUrl: `http://localhost:${standinPort}` }),
+);
+
 await applyMigrations(env.DATABASE_URL);
 
 // The dev shop is "installed": an offline token the stand-in accepts, and its shop record.
@@ -73,8 +82,9 @@ Crypto checkout is running locally.
   Sandbox demo device key   ${sandbox.demo.deviceKey}
   Sandbox demo Secret Key   ${sandbox.demo.secretKeyHex}
 
-Start in the admin: connect the gateway sandbox (or paste the demo key and Secret Key),
-then pay from the checkout simulator. Ctrl-C stops everything.
+Start in the admin: connect the gateway sandbox with one click (pasting the demo key and
+Secret Key instead also needs the notification URL the Connection page shows set on the
+device in the sandbox dashboard), then pay from the checkout simulator. Ctrl-C stops everything.
 `);
 
 let stopping = false;

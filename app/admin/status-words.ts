@@ -1,6 +1,6 @@
 // The words the admin uses for a payment's state and its gateway status, so merchants
 // never have to read two-letter codes.
-import { parseGatewayStatus } from "~/gateway/statuses";
+import { parseGatewayStatus, type GatewayStatus } from "~/gateway/statuses";
 import { isPaymentState, type PaymentState } from "~/payments/payment-state";
 import { paidPercentage, paymentProgress } from "~/payment-page/progress";
 
@@ -54,7 +54,8 @@ function confirmingMeaning({ percentage, cryptoAmount, transactions = [] }: Conf
   return STATE_WORDS.confirming.meaning;
 }
 
-const STATUS_TONE: Record<string, Tone> = { CO: "success", CM: "success", AC: "warning", PE: "attention", NR: "info", IA: "critical", OC: "critical", EX: undefined, CA: undefined, DE: undefined, FA: "critical" };
+// Every status has its tone: a new one fails to compile until it has.
+const STATUS_TONE: Record<GatewayStatus, Tone> = { CO: "success", CM: "success", AC: "warning", PE: "attention", NR: "info", IA: "critical", OC: "critical", EX: undefined, CA: undefined, DE: undefined, FA: "critical" };
 
 /** A gateway status code in words: "Completed", "Expired"... (null: no gateway order yet). */
 export function gatewayStatusWords(code: string | null | undefined): StatusWords {

@@ -97,3 +97,16 @@ it("a second run on the same ports ends at once, saying which port is taken and 
   // The first run goes on serving.
   expect((await fetch(`http://127.0.0.1:${appPort}/app/settings?shop=demo-shop.myshopify.com`, { redirect: "manual" })).status).toBe(200);
 }, 60_000);
+
+it("a run asked to listen on every interface stops before anything listens, saying why (the development login is loopback only)", async () => {
+  const exposed = startDevRun({ ...runEnv, HOST: "0.0.0.0", PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()), STANDIN_PORT: String(await freePort()) });
+  onTestFinished(() => void (exposed.exitCode === null && exposed.signalCode === null && exposed.kill("SIGKILL")));
+  let said = "";
+  exposed.stdout?.on("data", (chunk: Buffer) => (said += chunk.toString()));
+  exposed.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => exposed.once("exit", resolve));
+  expect(code).toBe(1);
+  expect(said).toContain("DEV_ADMIN_LOGIN: needs HOST on loopback");
+  expect(said).not.toMatch(/\n\s+at /);
+  expect(said).not.toContain("Crypto checkout is running locally.");
+}, 60_000);
