@@ -20,6 +20,9 @@ COPY package.json tsconfig.json ./
 COPY app ./app
 COPY server ./server
 COPY prisma ./prisma
+# The gateway sandbox, for Shopify's test orders: the same image runs it as a service of its
+# own (`node --import tsx sandbox/main.ts`), which GATEWAY_SANDBOX_URL points the app at.
+COPY sandbox ./sandbox
 # The app's own folder for SQLite (a trial without PostgreSQL): writable by the user it runs as.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -31,7 +31,7 @@ describe("project files", () => {
     for (const file of files) expect(() => readFileSync(file)).not.toThrow();
   });
 
-  it("every package the production server loads is a runtime dependency, so it starts after `npm ci --omit=dev`", () => {
+  it("every package the production server and the sandbox load is a runtime dependency, so they start after `npm ci --omit=dev`", () => {
     const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string>; dependencies: Record<string, string> };
     // Loaded only by the development server (server/app.ts), never in production.
     const developmentOnly = new Set(["vite"]);
@@ -39,7 +39,8 @@ describe("project files", () => {
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
         entry.isDirectory() ? files(join(dir, entry.name)) : /\.(ts|tsx|mjs)$/.test(entry.name) ? [join(dir, entry.name)] : [],
       );
-    const sources = ["app", "server"].flatMap((dir) => files(dir));
+    // The sandbox too: the image runs it for Shopify's test orders.
+    const sources = ["app", "server", "sandbox"].flatMap((dir) => files(dir));
     const packages = new Set<string>();
     for (const file of sources) {
       const text = readFileSync(file, "utf8");
