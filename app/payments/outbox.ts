@@ -195,13 +195,14 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
   const followUp = followUpCall(payload);
   const client = await deps.shopify.forShop(message.shopDomain);
   const attempts = message.attempts + 1;
-  // Shopify resolves at most one payment session of a checkout: a second one paid is rejected
-  // instead, so that it does not stay pending in Shopify, and its payment is flagged.
-  let paidTwice = client && payload.kind === "payment.resolve" && message.paymentId ? await paidTwiceOutcome(deps, message.paymentId, payload.gid) : null;
-  let sent = paidTwice?.reject ?? (await currentPayload(deps, message.shopDomain, payload));
+  let sent = await currentPayload(deps, message.shopDomain, payload);
   let result: PaymentsAppsResult | null = client ? await call(client, sent) : null;
-  if (client && !paidTwice && payload.kind === "payment.resolve" && message.paymentId && result?.isOk() && !classifyUserErrors(result.value).ok) {
-    // Refused: another session of the checkout may have been resolved while this call was on its way.
+  // Shopify resolves at most one payment session of a checkout. A resolve it refuses while
+  // another payment of the checkout is accepted is a second payment (the shopper paid twice):
+  // its session is rejected instead, so that it does not stay pending in Shopify, and the
+  // payment is flagged. Looked for only then, never on a resolve's way.
+  let paidTwice: PaidTwice | null = null;
+  if (client && payload.kind === "payment.resolve" && message.paymentId && result?.isOk() && !classifyUserErrors(result.value).ok) {
     paidTwice = await paidTwiceOutcome(deps, message.paymentId, payload.gid);
     if (paidTwice) {
       sent = paidTwice.reject;
@@ -329,16 +330,18 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
 
 /**
  * Shopify resolves at most one payment session of a checkout. A shopper who paid one crypto
- * order, went back and paid another for the same checkout has paid twice: when the app holds
- * another payment of the checkout as resolved, this one's session is rejected (a resolve would
- * be refused, and the session, told pending earlier, would stay so), and the merchant is told
- * to refund its crypto. Null when no other payment of the checkout is resolved.
+ * order, went back and paid another for the same checkout has paid twice: when Shopify refused
+ * this one's resolve and the app holds another payment of the checkout as resolved, this one's
+ * session is rejected (else it would stay pending, as it may have been told), and the merchant
+ * is told to refund its crypto. Null when no other payment of the checkout is resolved.
  */
-async function paidTwiceOutcome(
-  deps: PaymentsDeps,
-  paymentId: string,
-  gid: string,
-): Promise<{ reject: OutboxPayload; siblingShopifyPaymentId: string; note: string } | null> {
+interface PaidTwice {
+  reject: OutboxPayload;
+  siblingShopifyPaymentId: string;
+  note: string;
+}
+
+async function paidTwiceOutcome(deps: PaymentsDeps, paymentId: string, gid: string): Promise<PaidTwice | null> {
   const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, select: { shopId: true, groupId: true } });
   if (!payment) return null;
   const sibling = await deps.db.payment.findFirst({

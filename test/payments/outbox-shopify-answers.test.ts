@@ -3,7 +3,7 @@
 // that comes back without the session is a refusal whatever its words (Shopify's refusal of a
 // second payment of one checkout says "already been resolved" of the other session): the
 // payment is flagged. A second paid payment of a checkout whose other payment Shopify accepted
-// is rejected in Shopify instead of resolved, and flagged as paid twice. A wait Shopify asks for (Retry-After, or its cost limit's restore time) is obeyed
+// is rejected in Shopify once Shopify refuses its resolve, and flagged as paid twice. A wait Shopify asks for (Retry-After, or its cost limit's restore time) is obeyed
 // up to the outbox's own cap of 10 minutes, never longer: a paid resolve is not parked unseen.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../app/lib/logger.server";
@@ -81,14 +81,15 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     },
   });
 
-  it("a second paid payment of a checkout whose other payment Shopify accepted: rejected in Shopify instead of resolved, and flagged as paid twice", async () => {
+  it("a second paid payment of a checkout whose other payment Shopify accepted: its refused resolve is followed by a reject, and it is flagged as paid twice", async () => {
     const group = `group-${Math.random()}`;
     const first = await createPayment(opened, { state: "paid", groupId: group, shopifyOutcome: "resolved" });
     const { payment, message } = await paidWithResolve({ groupId: group });
+    answer = refusedWithoutSession("Another payment session of this checkout has already been resolved.");
     answers = { PaymentSessionReject: rejected(payment.gid) };
 
     expect(await deliverNow(deps(), message.id)).toBe("done");
-    expect(sent).toEqual(["PaymentSessionReject"]);
+    expect(sent).toEqual(["PaymentSessionResolve", "PaymentSessionReject"]);
     const after = await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(after).toMatchObject({ state: "paid", shopifyOutcome: "rejected", shopifyState: "REJECTED", attention: "paid_twice", attentionResolvedAt: null });
     expect(after.attentionDetail).toContain(`(Shopify payment ${first.shopifyPaymentId}) was already accepted, so the shopper paid twice`);
@@ -110,14 +111,14 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const waiting = await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
     expect(waiting).toMatchObject({ status: "pending", attempts: 1, lockedBy: null });
 
-    // The other payment's resolve is recorded; the next attempt rejects this one.
+    // The other payment's resolve is recorded; the next attempt, refused again, rejects this one.
     await opened.db.payment.update({ where: { id: other.id }, data: { shopifyOutcome: "resolved" } });
     await opened.db.outboxMessage.update({ where: { id: othersResolve.id }, data: { status: "done" } });
     at = new Date(waiting.nextAttemptAt.getTime() + 1);
     sent = [];
     answers = { PaymentSessionReject: rejected(payment.gid) };
     expect(await deliverNow(deps(), message.id)).toBe("done");
-    expect(sent).toEqual(["PaymentSessionReject"]);
+    expect(sent).toEqual(["PaymentSessionResolve", "PaymentSessionReject"]);
     expect(await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ shopifyOutcome: "rejected", attention: "paid_twice" });
   });
 
@@ -151,6 +152,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const group = `group-${Math.random()}`;
     const first = await createPayment(opened, { state: "paid", groupId: group, shopifyOutcome: "resolved" });
     const { payment, message } = await paidWithResolve({ groupId: group });
+    answer = refusedWithoutSession("Another payment session of this checkout has already been resolved.");
     answers = { PaymentSessionReject: { status: 200, body: { data: { paymentSessionReject: { paymentSession: null, userErrors: [{ field: ["id"], message: "Payment session not found" }] } } } } };
 
     expect(await deliverNow(deps(), message.id)).toBe("failed");

@@ -1,8 +1,8 @@
 // The Payments Apps contract: sessions of one checkout share a `group`, at most one session
 // of a group is resolved, and a session the app marked pending is finalised later by resolve or
 // reject. A shopper who went back to checkout and paid the second crypto session of a checkout
-// whose first one is resolved: the second session is rejected in Shopify (not sent a resolve
-// Shopify must refuse, and then left pending), and the merchant is told to refund its crypto.
+// whose first one is resolved: once Shopify refuses its resolve, the second session is rejected
+// (not left pending), and the merchant is told to refund its crypto.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { enqueuePending } from "../../app/payments/pending";
@@ -15,7 +15,7 @@ import { ROW_DATABASES } from "../support/row-databases";
 describe("a second paid session of a checkout whose first session is resolved", () => {
   const h = harnessForFile(ROW_DATABASES[0]!);
 
-  it("is finalised (rejected, with the merchant flagged) instead of being sent a resolve Shopify must refuse and then left pending", async () => {
+  it("is finalised (rejected, with the merchant flagged) once Shopify refuses its resolve, instead of being left pending", async () => {
     const db = () => h().services.db;
     // The checkout's first crypto session: paid, and resolved in Shopify.
     const first = await paymentWithSession(h(), { kind: "sale" });
@@ -56,7 +56,8 @@ describe("a second paid session of a checkout whose first session is resolved", 
       calls: operationNames(h(), second.gid),
     }).toEqual({
       shopifyState: "REJECTED",
-      calls: ["PaymentSessionPending", "PaymentSessionReject"],
+      // The resolve Shopify refuses is what tells the app: nothing is looked up on a resolve's way.
+      calls: ["PaymentSessionPending", "PaymentSessionResolve", "PaymentSessionReject"],
     });
     // The merchant is told the shopper paid twice.
     const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
