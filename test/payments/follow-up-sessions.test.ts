@@ -187,7 +187,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(await requestStatus(refund.session.id)).toBe("rejecting");
       expect(await deliver(refund.session.gid)).toBe("done");
       expect(await requestStatus(refund.session.id)).toBe("rejected");
-      expect((await timeline(payment.id)).at(-1)).toMatch(/^Shopify: refund refused: .*gateway dashboard/);
+      expect((await timeline(payment.id)).at(-1)).toMatch(/^Shopify: refund refused: .*how to return the money instead/);
       expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).attention).toBeNull();
     });
 
