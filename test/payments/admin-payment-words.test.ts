@@ -3,13 +3,15 @@
 // Shopify is not said to wait for the gateway, and the list and home page show what the
 // payment's own page shows (not paid in Shopify, needs attention).
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import { getAdminPage, pageText } from "../support/admin-pages";
 import { paymentColumns } from "../support/payment-rows";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
+// The stack checks its log for secrets when it closes: these pages alone may write no line.
+beforeAll(() => stack().logger.info("admin payment words: started"));
 
 const db = () => stack().services.db;
 

@@ -1,10 +1,12 @@
 // Switching test mode in Settings says what it changed at checkout. The stack's shop has the
 // gateway sandbox connected and no live device: test mode off leaves Shopify nothing to offer.
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getAdminPage, postAdminForm, postForms } from "../support/admin-pages";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
+// The stack checks its log for secrets when it closes: these pages alone may write no line.
+beforeAll(() => stack().logger.info("admin test mode switch: started"));
 
 const shopRow = () => stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
 
