@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { connectSandbox } from "../../app/shops/onboarding.server";
 import { getAdminPage, postAdminForm } from "../support/admin-pages";
-import { stackForFile } from "../support/stack";
+import { paymentThrough, stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
 // The stack checks its log for secrets when it closes: these pages alone may write no line.
@@ -15,12 +15,8 @@ beforeAll(() => stack().logger.info("admin replace device warning: started"));
 const db = () => stack().services.db;
 const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
 
-async function pendingPayment() {
-  const { session } = await stack().standin.state.startPayment({ test: true });
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "choose_currency", currency: "BTC" });
-  return payment;
-}
+/** A payment in progress: its order made, the coin chosen, nothing paid yet. */
+const pendingPayment = async () => (await paymentThrough(stack(), [{ action: "choose_currency", currency: "BTC" }])).payment;
 
 describe("replacing a device while the one before it still has payments in progress", () => {
   it("warns before the connection, as the removal does, that the earlier device's credentials will be deleted", async () => {

@@ -4,7 +4,7 @@
 import { expect, it } from "vitest";
 import { connectGateway, connectSandbox, credentialsVersion, paymentsOnEarlierCredentialsFollowed, removeGatewayCredentials } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { stackForFile } from "../support/stack";
+import { paymentThrough, stackForFile } from "../support/stack";
 
 const logLines: string[] = [];
 const stack = stackForFile({ workers: false, logLines });
@@ -12,12 +12,8 @@ const stack = stackForFile({ workers: false, logLines });
 const db = () => stack().services.db;
 const shopRow = () => db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
 
-async function pendingPayment() {
-  const { session } = await stack().standin.state.startPayment({ test: true });
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "choose_currency", currency: "BTC" });
-  return payment;
-}
+/** A payment in progress: its order made, the coin chosen, nothing paid yet. */
+const pendingPayment = async () => (await paymentThrough(stack(), [{ action: "choose_currency", currency: "BTC" }])).payment;
 
 const warnings = () => logLines.map((line) => JSON.parse(line) as { level: string; msg: string; replaced?: string }).filter((line) => line.level === "warn");
 
