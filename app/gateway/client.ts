@@ -298,7 +298,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       }
       return ok(parsed.data);
     }
-    if (status === 403) return err(new GatewayUnauthorizedError());
+    if (status === 401 || status === 403) return err(new GatewayUnauthorizedError(status));
     if (status === 404) {
       if (spec.operation === "create_order" || spec.operation === "create_device") return err(new GatewayRejectedError(404, errorDetail(text)));
       // "No such order" is the gateway's own answer, DRF's {"detail": ...}. A 404 page of a proxy,

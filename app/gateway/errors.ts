@@ -12,13 +12,19 @@ abstract class GatewayErrorBase extends Error {
   }
 }
 
-/** 403: the device key is missing, invalid or its device is disabled. */
+/**
+ * 403: the device key is missing, invalid or its device is disabled. A 401 (the gateway's
+ * authentication, or something in front of it, asking for credentials) is the same refusal.
+ */
 export class GatewayUnauthorizedError extends GatewayErrorBase {
   readonly kind = "unauthorized";
   readonly retryable = false;
   override readonly name = "GatewayUnauthorizedError";
-  constructor(options?: { cause?: unknown }) {
-    super("the gateway refused the device key (403): check the key and that the device is enabled", options);
+  constructor(
+    readonly status: 401 | 403 = 403,
+    options?: { cause?: unknown },
+  ) {
+    super(`the gateway refused the device key (${status}): check the key and that the device is enabled`, options);
   }
 }
 

@@ -202,6 +202,17 @@ describe("errors", () => {
     expect(sleeps).toEqual([]);
   });
 
+  it("401 is the same refusal of the key: unauthorized, not retried, and never a 'rejected' order", async () => {
+    server.script(json(401, { detail: "Authentication credentials were not provided." }), json(401, {}));
+    const { client, sleeps } = makeClient();
+    const read = (await client.currencies())._unsafeUnwrapErr();
+    expect(read.kind === "unauthorized" && [read.status, read.retryable]).toEqual([401, false]);
+    const created = (await client.createOrder(orderRequest))._unsafeUnwrapErr();
+    expect(created.kind).toBe("unauthorized");
+    expect(server.requests).toHaveLength(2);
+    expect(sleeps).toEqual([]);
+  });
+
   it("404 on create is rejected with the service's detail, sent once", async () => {
     server.script(json(404, { detail: "Amount is below the minimum for ETH_TEST3" }));
     const { client } = makeClient();
