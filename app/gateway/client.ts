@@ -307,7 +307,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       return err(isGatewayErrorBody(text) ? new GatewayNotFoundError(errorDetail(text)) : new GatewayServerError(404));
     }
     if (status === 429) return err(new GatewayThrottledError(parseRetryAfter(outcome.headers.get("retry-after"), clock())));
-    if (status >= 500) return err(new GatewayServerError(status));
+    // A redirect (not followed: it would resend a POST as a GET) is no answer about the request:
+    // something in front of the gateway moved it, or a POST was taken and its result put
+    // elsewhere (303). Like a 5xx: a read is tried again, a creation's outcome is unknown.
+    if (status >= 500 || (status >= 300 && status < 400)) return err(new GatewayServerError(status));
     return err(new GatewayRejectedError(status, errorDetail(text)));
   }
 

@@ -73,7 +73,7 @@ export class GatewayThrottledError extends GatewayErrorBase {
   }
 }
 
-/** 5xx from the service. */
+/** 5xx from the service (or whatever stands in front of it), or a redirect (3xx), which is no answer either. */
 export class GatewayServerError extends GatewayErrorBase {
   readonly kind = "server_error";
   readonly retryable = true;

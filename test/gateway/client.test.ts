@@ -213,6 +213,19 @@ describe("errors", () => {
     expect(sleeps).toEqual([]);
   });
 
+  it("a redirect is no answer: a read is tried again, and a creation is reported with its outcome unknown (never resent, never 'rejected')", async () => {
+    server.script(raw(301, "", { Location: "https://elsewhere.example/api/v1/currencies" }), json(200, []));
+    const { client } = makeClient();
+    expect((await client.currencies()).isOk()).toBe(true);
+    expect(server.requests).toHaveLength(2);
+
+    server.script(raw(303, "", { Location: "https://elsewhere.example/api/v1/orders/123" }));
+    const created = (await client.createOrder(orderRequest))._unsafeUnwrapErr();
+    expect(created.kind).toBe("outcome_unknown");
+    expect(created.kind === "outcome_unknown" && created.cause).toMatchObject({ kind: "server_error", status: 303 });
+    expect(server.requests).toHaveLength(3);
+  });
+
   it("404 on create is rejected with the service's detail, sent once", async () => {
     server.script(json(404, { detail: "Amount is below the minimum for ETH_TEST3" }));
     const { client } = makeClient();
