@@ -254,7 +254,7 @@ const pt: PageTexts = {
   noCoins: "Nenhuma criptomoeda pode ser usada para este valor. Escolha outra forma de pagamento.",
   scanQr: "Leia o código QR com a sua carteira ou copie os dados abaixo.",
   qrLabel: "Código QR do pedido de pagamento",
-  openInWallet: "Abrir num app de carteira",
+  openInWallet: "Abrir numa app de carteira",
   exactAmount: "Valor exato a enviar",
   amountStillDue: "Valor que falta enviar",
   sendTheRest: "Envie apenas o valor em falta, para o mesmo endereço, antes de o tempo terminar.",
