@@ -17,13 +17,24 @@ export const streamTimeout = 5000;
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
-  const where = { method: request.method, path: new URL(request.url).pathname };
+  const where = { method: request.method, path: loggedPath(new URL(request.url).pathname) };
   if (isRouteErrorResponse(error) && error.status < 500) {
     context.services.logger.info("Page request refused", { ...where, status: error.status });
     return;
   }
   context.services.logger.error("Page request failed", { ...where, error });
 };
+
+/**
+ * A path as the log keeps it: the token of a shop's gateway notification URL (under
+ * /gateway/webhooks/, in any spelling the router reads as such) authenticates notifications,
+ * so a request that reaches the pages with one (a suffix added, a doubled slash) logs none.
+ */
+export function loggedPath(pathname: string): string {
+  return routedPath(pathname)?.startsWith(WEBHOOK_PATH) ? `${WEBHOOK_PATH}[token]` : pathname;
+}
+
+const WEBHOOK_PATH = "/gateway/webhooks/";
 
 export default async function handleRequest(
   request: Request,

@@ -1,0 +1,30 @@
+// The gateway notification URL's token (/gateway/webhooks/:token) selects the shop whose
+// Secret Key verifies a notification: it is a credential and never reaches the log. A request
+// under that URL that the API router does not take (a path segment appended, a doubled slash,
+// another spelling) falls through to the pages, whose 404 is logged without it.
+import { expect, it } from "vitest";
+import { stackForFile } from "../support/stack";
+
+const lines: string[] = [];
+const stack = stackForFile({ workers: false, logLines: lines });
+
+async function webhookToken(): Promise<string> {
+  const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain }, select: { webhookToken: true } });
+  return shop.webhookToken;
+}
+
+it.each([
+  ["POST", "/notify", "/gateway/webhooks"],
+  ["GET", "//", "/gateway/webhooks"],
+  ["GET", "/x", "/GATEWAY/Webhooks"],
+])("a %s to the notification URL with %s appended (under %s) is answered 404 and logs no webhook token", async (method, suffix, spelling) => {
+  const token = await webhookToken();
+  const before = lines.length;
+  const answer = await fetch(`${stack().app.url}${spelling}/${token}${suffix}`, { method, ...(method === "POST" ? { body: "{}", headers: { "content-type": "application/json" } } : {}) });
+  await answer.body?.cancel();
+  expect(answer.status).toBe(404);
+  const written = lines.slice(before);
+  expect(written.length, "the refusal is logged").toBeGreaterThan(0);
+  expect(written.filter((line) => line.includes(token))).toEqual([]);
+  expect(written.some((line) => line.includes("/gateway/webhooks/[token]"))).toBe(true);
+});
