@@ -418,10 +418,18 @@ async function answerOfClaimHolder(deps: PaymentsDeps, payment: Pick<Payment, "i
 /** The longest cause of a refusal kept in a payment's timeline and shown. */
 const CAUSE_MAX = 300;
 
-/** The shopper's details an order request carries that a gateway's message must not bring back into the app's records. */
-function personalDetails(customer: PaymentSessionRequest["customer"]): string[] {
-  const { full_name, email_client, phone_number, home_address, address_additional } = gatewayCustomerFields(customer);
-  return [full_name, email_client, phone_number, home_address, address_additional].filter((value): value is string => value !== undefined && value.length >= 4);
+/**
+ * The shopper's details an order request carries that a gateway's message must not bring back
+ * into the app's records: the whole name and each part of it, the e-mail, the phone and the
+ * address, city and postcode included. Shorter than 4 characters, a value is left (it would
+ * take out common words with it).
+ */
+export function personalDetails(customer: PaymentSessionRequest["customer"]): string[] {
+  const { full_name, email_client, phone_number, home_address, address_additional, city, province, zip_code } = gatewayCustomerFields(customer);
+  const address = customer?.billing_address ?? customer?.shipping_address ?? undefined;
+  return [full_name, address?.given_name, address?.family_name, email_client, phone_number, home_address, address_additional, city, province, zip_code].filter(
+    (value): value is string => typeof value === "string" && value.length >= 4,
+  );
 }
 
 /**

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { GatewayCurrency } from "../../app/gateway/schemas";
 import { amountLimitIn, offerableCoins, refusedSymbols, withinLimits } from "../../app/payment-page/coins";
-import { gatewayCause } from "../../app/payments/start-payment-session";
+import { gatewayCause, personalDetails } from "../../app/payments/start-payment-session";
 
 const coin = (symbol: string, min_amount: string, max_amount: string | null): GatewayCurrency => ({
   symbol,
@@ -110,6 +110,16 @@ describe("the gateway's words for a refusal, as kept and shown", () => {
       "Calle Mayor 1",
     ]);
     expect(cause).toBe("Customer [removed] ([removed], [removed]) at [removed] is not verified; write to [removed]");
+  });
+
+  it("leave out each of the shopper's details an order carries: name and its parts, e-mail, phone, address, city, province and postcode", () => {
+    const customer = {
+      email: "ana.ejemplo@example.com",
+      phone_number: "+34 600 111 222",
+      billing_address: { given_name: "Anabel", family_name: "Ejemplo", line1: "Calle Mayor 1", line2: "Piso 3", city: "Valladolid", province: "Castilla", postal_code: "47001", country_code: "ES" },
+    } as Parameters<typeof personalDetails>[0];
+    const cause = gatewayCause("Anabel Ejemplo: Ejemplo, Anabel lives at Calle Mayor 1, Piso 3, 47001 Valladolid (Castilla); call +34600111222", personalDetails(customer));
+    expect(cause).toBe("[removed]: [removed], [removed] lives at [removed], [removed], [removed] [removed] ([removed]); call [removed]");
   });
 
   it("are cut to 300 characters; nothing given is none", () => {
