@@ -203,11 +203,12 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
   // payment is flagged. Looked for only then, never on a resolve's way.
   let paidTwice: PaidTwice | null = null;
   if (client && payload.kind === "payment.resolve" && message.paymentId && result?.isOk() && !classifyUserErrors(result.value).ok) {
-    paidTwice = await paidTwiceOutcome(deps, message.paymentId, payload.gid);
+    const checkout = await otherPaymentsOfCheckout(deps, message.paymentId, payload.gid);
+    paidTwice = checkout?.paidTwice ?? null;
     if (paidTwice) {
       sent = paidTwice.reject;
       result = await call(client, sent);
-    } else if (await siblingResolveOnItsWay(deps, message.paymentId)) {
+    } else if (checkout?.resolveOnItsWay) {
       // Another payment of the checkout is being resolved: Shopify may have taken it a moment
       // ago, before the app recorded it. Tried again once its answer is recorded.
       const reason = "Shopify refused the resolve while another payment of this checkout was being resolved";
@@ -333,7 +334,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
  * order, went back and paid another for the same checkout has paid twice: when Shopify refused
  * this one's resolve and the app holds another payment of the checkout as resolved, this one's
  * session is rejected (else it would stay pending, as it may have been told), and the merchant
- * is told to refund its crypto. Null when no other payment of the checkout is resolved.
+ * is told to refund its crypto.
  */
 interface PaidTwice {
   reject: OutboxPayload;
@@ -341,31 +342,35 @@ interface PaidTwice {
   note: string;
 }
 
-async function paidTwiceOutcome(deps: PaymentsDeps, paymentId: string, gid: string): Promise<PaidTwice | null> {
+/**
+ * What the other payments of a payment's checkout (its shop and group) say of a resolve Shopify
+ * refused: `paidTwice` when one of them is resolved; else `resolveOnItsWay` when one has its
+ * resolve queued or on its way (Shopify may have taken it a moment ago, before the app recorded
+ * it). Null when the payment is gone.
+ */
+async function otherPaymentsOfCheckout(deps: PaymentsDeps, paymentId: string, gid: string): Promise<{ paidTwice: PaidTwice | null; resolveOnItsWay: boolean } | null> {
   const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, select: { shopId: true, groupId: true } });
   if (!payment) return null;
-  const sibling = await deps.db.payment.findFirst({
-    where: { shopId: payment.shopId, groupId: payment.groupId, id: { not: paymentId }, shopifyOutcome: "resolved" },
-    select: { shopifyPaymentId: true },
+  const others = await deps.db.payment.findMany({
+    where: { shopId: payment.shopId, groupId: payment.groupId, id: { not: paymentId } },
+    select: { id: true, shopifyPaymentId: true, shopifyOutcome: true },
   });
-  if (!sibling) return null;
-  return {
-    reject: { kind: "payment.reject", gid, code: "PROCESSING_ERROR", merchantMessage: PAID_TWICE_MERCHANT_MESSAGE },
-    siblingShopifyPaymentId: sibling.shopifyPaymentId,
-    note: `Another crypto payment of this checkout (Shopify payment ${sibling.shopifyPaymentId}) was already accepted, so the shopper paid twice: refund this payment's crypto from the gateway dashboard.`,
-  };
-}
-
-/** Whether another payment of the payment's checkout has its resolve queued or on its way to Shopify. */
-async function siblingResolveOnItsWay(deps: PaymentsDeps, paymentId: string): Promise<boolean> {
-  const payment = await deps.db.payment.findUnique({ where: { id: paymentId }, select: { shopId: true, groupId: true } });
-  if (!payment) return false;
-  const siblings = await deps.db.payment.findMany({ where: { shopId: payment.shopId, groupId: payment.groupId, id: { not: paymentId } }, select: { id: true } });
-  if (siblings.length === 0) return false;
+  const resolved = others.find((other) => other.shopifyOutcome === "resolved");
+  if (resolved) {
+    return {
+      paidTwice: {
+        reject: { kind: "payment.reject", gid, code: "PROCESSING_ERROR", merchantMessage: PAID_TWICE_MERCHANT_MESSAGE },
+        siblingShopifyPaymentId: resolved.shopifyPaymentId,
+        note: `Another crypto payment of this checkout (Shopify payment ${resolved.shopifyPaymentId}) was already accepted, so the shopper paid twice: refund this payment's crypto from the gateway dashboard.`,
+      },
+      resolveOnItsWay: false,
+    };
+  }
+  if (others.length === 0) return { paidTwice: null, resolveOnItsWay: false };
   const queued = await deps.db.outboxMessage.count({
-    where: { dedupeKey: { in: siblings.map((sibling) => finalMessageKey(sibling.id)) }, kind: "payment.resolve", status: "pending" },
+    where: { dedupeKey: { in: others.map((other) => finalMessageKey(other.id)) }, kind: "payment.resolve", status: "pending" },
   });
-  return queued > 0;
+  return { paidTwice: null, resolveOnItsWay: queued > 0 };
 }
 
 /** What Shopify shows the merchant on a paid session rejected because another of its checkout was accepted. */
