@@ -122,10 +122,10 @@ function requestedAmount(d: Detail, payment: EventPayment | undefined): string {
 function refundAdvice(d: Detail, payment: EventPayment | undefined): string {
   const part = "return that part to the shopper another way, then record it in Shopify as a manual refund";
   const whole = "refund the payment once from the gateway dashboard (it sends the shopper a voucher for the whole amount)";
-  const sameCurrency = payment?.amount !== undefined && (d.currency ?? payment.currency) === payment.currency;
+  const total = payment?.amount && isDecimalText(payment.amount) && (d.currency ?? payment.currency) === payment.currency ? new Decimal(payment.amount) : null;
   const asked = d.amount && isDecimalText(d.amount) ? new Decimal(d.amount) : null;
-  if (!sameCurrency || asked === null || !isDecimalText(payment.amount!)) return `The gateway has no refund API and refunds only in full: for the whole payment, ${whole}; for a part, ${part}.`;
-  return asked.lt(new Decimal(payment.amount!)) ? `The gateway refunds a payment only in full: ${part}.` : `The gateway has no refund API: ${whole}.`;
+  if (total === null || asked === null) return `The gateway has no refund API and refunds only in full: for the whole payment, ${whole}; for a part, ${part}.`;
+  return asked.lt(total) ? `The gateway refunds a payment only in full: ${part}.` : `The gateway has no refund API: ${whole}.`;
 }
 
 /** What Shopify did with the app's answer to a refund, capture or void ("shopify_answered"). */
