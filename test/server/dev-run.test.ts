@@ -83,13 +83,19 @@ it.skipIf(!networkAddress)(
   60_000,
 );
 
+/** How a run that must stop by itself ended: its exit code and all it wrote (killed if the test ends first). */
+async function endOf(run: ReturnType<typeof startDevRun>): Promise<{ code: number | null; said: string }> {
+  onTestFinished(() => void (run.exitCode === null && run.signalCode === null && run.kill("SIGKILL")));
+  let said = "";
+  run.stdout?.on("data", (chunk: Buffer) => (said += chunk.toString()));
+  run.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => run.once("exit", resolve));
+  return { code, said };
+}
+
 it("a second run on the same ports ends at once, saying which port is taken and which variable moves it", async () => {
   const second = startDevRun(runEnv);
-  onTestFinished(() => void (second.exitCode === null && second.signalCode === null && second.kill("SIGKILL")));
-  let said = "";
-  second.stdout?.on("data", (chunk: Buffer) => (said += chunk.toString()));
-  second.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => second.once("exit", resolve));
+  const { code, said } = await endOf(second);
   expect(code).toBe(1);
   expect(said).toContain(`The gateway sandbox cannot listen on port ${runEnv.SANDBOX_PORT} (EADDRINUSE)`);
   expect(said).toContain("set SANDBOX_PORT to another port");
@@ -100,11 +106,7 @@ it("a second run on the same ports ends at once, saying which port is taken and 
 
 it("a run asked to listen on every interface stops before anything listens, saying why (the development login is loopback only)", async () => {
   const exposed = startDevRun({ ...runEnv, HOST: "0.0.0.0", PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()), STANDIN_PORT: String(await freePort()) });
-  onTestFinished(() => void (exposed.exitCode === null && exposed.signalCode === null && exposed.kill("SIGKILL")));
-  let said = "";
-  exposed.stdout?.on("data", (chunk: Buffer) => (said += chunk.toString()));
-  exposed.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => exposed.once("exit", resolve));
+  const { code, said } = await endOf(exposed);
   expect(code).toBe(1);
   expect(said).toContain("DEV_ADMIN_LOGIN: needs HOST on loopback");
   expect(said).not.toMatch(/\n\s+at /);
