@@ -16,7 +16,7 @@ import { AMOUNT_LIMITS, COIN_REFUSED_EVENT, isLightning, memoKind, offerableCoin
 import { pageLanguage, type PageLanguage } from "./language";
 import { paidPercentage, paymentProgress, remainderPaymentUri } from "./progress";
 import { paymentQrSvg } from "./qr.server";
-import { shopperMoney } from "./shopper-money";
+import { shopperMoney, shopperNumber, shopperPercentage } from "./shopper-money";
 import type { MemoKind, ShopperStatus } from "./texts";
 import { asksForPayment, statusAt } from "./timing";
 
@@ -162,6 +162,14 @@ export interface PaymentPageView {
   received: string | null;
   /** What arrived in the coin, once the order's transactions were read. */
   receivedCrypto: string | null;
+  /**
+   * What arrived in the coin, as the shopper reads it: in the page's notation ("0,0079" in
+   * Spain). Only read, never copied: the amounts to copy into a wallet stay as the gateway
+   * gave them.
+   */
+  receivedCryptoText: string | null;
+  /** The gateway's percentage paid, in the page's notation ("50.0%", "50,0 %"). */
+  percentageText: string | null;
   /** The crypto amount still due after a partial payment: exact, copied as it is. */
   remaining: string | null;
   /**
@@ -269,6 +277,7 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
   const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
   const remaining = status === "partial" && progress?.remaining.gt(0) ? progress.remaining.toFixed() : null;
   const language = pageLanguage(payment.merchantLocale);
+  const arrived = receivedCrypto(payment);
   const restUnknown = status === "partial" && remaining === null;
   const pay = stage === "pay" && paying && !restUnknown ? await instructions(services, payment, remaining) : null;
   const gatewayUrl = stage === "gateway" && paying ? payment.gatewayWebUrl : null;
@@ -283,7 +292,9 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     coin: payment.inputCurrency,
     // The gateway states received_amount in the order's fiat, as a float ("24.5", "1000.0").
     received: payment.receivedAmount ? shopperMoney(payment.receivedAmount, payment.currency, payment.merchantLocale, language) : null,
-    receivedCrypto: receivedCrypto(payment),
+    receivedCrypto: arrived,
+    receivedCryptoText: arrived === null ? null : shopperNumber(arrived, payment.merchantLocale, language),
+    percentageText: payment.percentage ? shopperPercentage(payment.percentage, payment.merchantLocale, language) : null,
     remaining,
     restUnknown,
     coins: stage === "choose" ? await coinsFor(services, payment) : null,

@@ -8,7 +8,11 @@ export type MemoKind = "destination_tag" | "memo" | "note";
 
 export interface PageTexts {
   pageTitle: string;
-  amountDue: string;
+  /**
+   * The header's label for the payment's whole amount. Never "due": after a partial payment
+   * only the rest is, and the page asks for it below, in the coin.
+   */
+  paymentAmount: string;
   payingAt: string;
   chooseCoin: string;
   chooseHelp: string;
@@ -73,6 +77,12 @@ export interface PageTexts {
    * page will follow until the merchant sees to it, and the shopper must not pay again.
    */
   shopNotified: { title: string; heading: string; body: string };
+  /**
+   * The return link's pages that check again by themselves (waitingForShop, waitingLong,
+   * shopNotified): that they do and how often ({seconds}), or that the shopper stopped it; a
+   * link to check at once, and one to stop, or start again, the automatic checks.
+   */
+  checking: { every: string; paused: string; checkNow: string; stop: string; resume: string };
   /** The page for a link that leads to no payment (altered, cut short, or another payment's). */
   linkNotValid: { title: string; heading: string; body: string };
   /** The page when the payment page itself failed; it says nothing of why. */
@@ -81,7 +91,7 @@ export interface PageTexts {
 
 const en: PageTexts = {
   pageTitle: "Pay with crypto",
-  amountDue: "Amount due",
+  paymentAmount: "Payment amount",
   payingAt: "Payment to",
   chooseCoin: "Choose a cryptocurrency",
   chooseHelp: "Pick the coin you want to pay with. The exact amount and the address appear next.",
@@ -137,17 +147,24 @@ const en: PageTexts = {
   waitingForShop: {
     title: "Confirming your payment",
     heading: "Confirming your payment…",
-    body: "We are letting the shop know about your payment. This page refreshes by itself; please keep it open.",
+    body: "We are letting the shop know about your payment. Please keep this page open.",
   },
   waitingLong: {
     title: "Still confirming your payment",
     heading: "This is taking longer than usual",
-    body: "We cannot confirm your payment with the shop yet. If you paid, do not pay again: the shop will confirm your order as soon as your payment is confirmed. This page keeps checking by itself; you can also close it.",
+    body: "We cannot confirm your payment with the shop yet. If you paid, do not pay again: the shop will confirm your order as soon as your payment is confirmed. You can keep this page open or close it.",
   },
   shopNotified: {
     title: "Payment received",
     heading: "Your payment was received",
     body: "The shop could not confirm your order automatically and has been notified: it will complete your order or contact you. Do not pay again. You can close this page.",
+  },
+  checking: {
+    every: "This page checks again by itself every {seconds} seconds.",
+    paused: "This page no longer checks by itself.",
+    checkNow: "Check now",
+    stop: "Stop automatic checks",
+    resume: "Resume automatic checks",
   },
   linkNotValid: {
     title: "Payment link not valid",
@@ -163,7 +180,7 @@ const en: PageTexts = {
 
 const es: PageTexts = {
   pageTitle: "Pagar con criptomonedas",
-  amountDue: "Importe a pagar",
+  paymentAmount: "Importe del pago",
   payingAt: "Pago a",
   chooseCoin: "Elige una criptomoneda",
   chooseHelp: "Elige la moneda con la que quieres pagar. A continuación verás el importe exacto y la dirección.",
@@ -219,17 +236,24 @@ const es: PageTexts = {
   waitingForShop: {
     title: "Confirmando tu pago",
     heading: "Confirmando tu pago…",
-    body: "Estamos informando a la tienda de tu pago. Esta página se actualiza sola; no la cierres.",
+    body: "Estamos informando a la tienda de tu pago. No cierres esta página.",
   },
   waitingLong: {
     title: "Seguimos confirmando tu pago",
     heading: "Está tardando más de lo habitual",
-    body: "Todavía no podemos confirmar tu pago con la tienda. Si has pagado, no vuelvas a pagar: la tienda confirmará tu pedido en cuanto se confirme tu pago. Esta página sigue comprobándolo sola; también puedes cerrarla.",
+    body: "Todavía no podemos confirmar tu pago con la tienda. Si has pagado, no vuelvas a pagar: la tienda confirmará tu pedido en cuanto se confirme tu pago. Puedes dejar esta página abierta o cerrarla.",
   },
   shopNotified: {
     title: "Pago recibido",
     heading: "Hemos recibido tu pago",
     body: "La tienda no ha podido confirmar tu pedido automáticamente y ya está avisada: completará tu pedido o se pondrá en contacto contigo. No vuelvas a pagar. Puedes cerrar esta página.",
+  },
+  checking: {
+    every: "Esta página se actualiza sola cada {seconds} segundos.",
+    paused: "Esta página ya no se actualiza sola.",
+    checkNow: "Comprobar ahora",
+    stop: "Detener la comprobación automática",
+    resume: "Reanudar la comprobación automática",
   },
   linkNotValid: {
     title: "Enlace de pago no válido",
@@ -245,7 +269,7 @@ const es: PageTexts = {
 
 const pt: PageTexts = {
   pageTitle: "Pagar com criptomoedas",
-  amountDue: "Valor a pagar",
+  paymentAmount: "Valor do pagamento",
   payingAt: "Pagamento para",
   chooseCoin: "Escolha uma criptomoeda",
   chooseHelp: "Escolha a moeda com que quer pagar. Em seguida aparecem o valor exato e o endereço.",
@@ -301,17 +325,24 @@ const pt: PageTexts = {
   waitingForShop: {
     title: "A confirmar o seu pagamento",
     heading: "A confirmar o seu pagamento…",
-    body: "Estamos a informar a loja sobre o seu pagamento. Esta página atualiza-se sozinha; mantenha-a aberta.",
+    body: "Estamos a informar a loja sobre o seu pagamento. Mantenha esta página aberta.",
   },
   waitingLong: {
     title: "Ainda a confirmar o seu pagamento",
     heading: "Está a demorar mais do que o habitual",
-    body: "Ainda não conseguimos confirmar o seu pagamento junto da loja. Se já pagou, não pague novamente: a loja confirmará a sua encomenda assim que o seu pagamento for confirmado. Esta página continua a verificar sozinha; também a pode fechar.",
+    body: "Ainda não conseguimos confirmar o seu pagamento junto da loja. Se já pagou, não pague novamente: a loja confirmará a sua encomenda assim que o seu pagamento for confirmado. Pode manter esta página aberta ou fechá-la.",
   },
   shopNotified: {
     title: "Pagamento recebido",
     heading: "Recebemos o seu pagamento",
     body: "A loja não conseguiu confirmar a sua encomenda automaticamente e já foi avisada: vai concluir a sua encomenda ou contactá-lo. Não pague novamente. Pode fechar esta página.",
+  },
+  checking: {
+    every: "Esta página atualiza-se sozinha a cada {seconds} segundos.",
+    paused: "Esta página já não se atualiza sozinha.",
+    checkNow: "Verificar agora",
+    stop: "Parar a verificação automática",
+    resume: "Retomar a verificação automática",
   },
   linkNotValid: {
     title: "Link de pagamento inválido",
@@ -328,7 +359,7 @@ const pt: PageTexts = {
 /** Brazilian Portuguese: the shoppers of Brazil, where most Portuguese speakers are. */
 const ptBR: PageTexts = {
   pageTitle: "Pagar com criptomoedas",
-  amountDue: "Valor a pagar",
+  paymentAmount: "Valor do pagamento",
   payingAt: "Pagamento para",
   chooseCoin: "Escolha uma criptomoeda",
   chooseHelp: "Escolha a moeda com que você quer pagar. Em seguida aparecem o valor exato e o endereço.",
@@ -384,17 +415,24 @@ const ptBR: PageTexts = {
   waitingForShop: {
     title: "Confirmando o seu pagamento",
     heading: "Confirmando o seu pagamento…",
-    body: "Estamos informando a loja sobre o seu pagamento. Esta página se atualiza sozinha; mantenha-a aberta.",
+    body: "Estamos informando a loja sobre o seu pagamento. Mantenha esta página aberta.",
   },
   waitingLong: {
     title: "Ainda confirmando seu pagamento",
     heading: "Está demorando mais do que o normal",
-    body: "Ainda não conseguimos confirmar seu pagamento com a loja. Se você já pagou, não pague novamente: a loja vai confirmar seu pedido assim que seu pagamento for confirmado. Esta página continua verificando sozinha; você também pode fechá-la.",
+    body: "Ainda não conseguimos confirmar seu pagamento com a loja. Se você já pagou, não pague novamente: a loja vai confirmar seu pedido assim que seu pagamento for confirmado. Você pode manter esta página aberta ou fechá-la.",
   },
   shopNotified: {
     title: "Pagamento recebido",
     heading: "Recebemos o seu pagamento",
     body: "A loja não conseguiu confirmar o seu pedido automaticamente e já foi avisada: ela vai concluir o seu pedido ou entrar em contato com você. Não pague de novo. Você pode fechar esta página.",
+  },
+  checking: {
+    every: "Esta página se atualiza sozinha a cada {seconds} segundos.",
+    paused: "Esta página não se atualiza mais sozinha.",
+    checkNow: "Verificar agora",
+    stop: "Parar a verificação automática",
+    resume: "Retomar a verificação automática",
   },
   linkNotValid: {
     title: "Link de pagamento inválido",
@@ -410,7 +448,7 @@ const ptBR: PageTexts = {
 
 const it: PageTexts = {
   pageTitle: "Paga con criptovalute",
-  amountDue: "Importo da pagare",
+  paymentAmount: "Importo del pagamento",
   payingAt: "Pagamento a",
   chooseCoin: "Scegli una criptovaluta",
   chooseHelp: "Scegli la moneta con cui vuoi pagare. Subito dopo vedrai l'importo esatto e l'indirizzo.",
@@ -466,17 +504,24 @@ const it: PageTexts = {
   waitingForShop: {
     title: "Conferma del pagamento in corso",
     heading: "Conferma del pagamento in corso…",
-    body: "Stiamo informando il negozio del tuo pagamento. Questa pagina si aggiorna da sola; tienila aperta.",
+    body: "Stiamo informando il negozio del tuo pagamento. Tieni aperta questa pagina.",
   },
   waitingLong: {
     title: "Stiamo ancora confermando il pagamento",
     heading: "Ci vuole più tempo del solito",
-    body: "Non riusciamo ancora a confermare il tuo pagamento con il negozio. Se hai pagato, non pagare di nuovo: il negozio confermerà il tuo ordine appena il pagamento sarà confermato. Questa pagina continua a controllare da sola; puoi anche chiuderla.",
+    body: "Non riusciamo ancora a confermare il tuo pagamento con il negozio. Se hai pagato, non pagare di nuovo: il negozio confermerà il tuo ordine appena il pagamento sarà confermato. Puoi tenere aperta questa pagina o chiuderla.",
   },
   shopNotified: {
     title: "Pagamento ricevuto",
     heading: "Abbiamo ricevuto il tuo pagamento",
     body: "Il negozio non è riuscito a confermare il tuo ordine automaticamente ed è stato avvisato: completerà l'ordine o ti contatterà. Non pagare di nuovo. Puoi chiudere questa pagina.",
+  },
+  checking: {
+    every: "Questa pagina si aggiorna da sola ogni {seconds} secondi.",
+    paused: "Questa pagina non si aggiorna più da sola.",
+    checkNow: "Controlla ora",
+    stop: "Interrompi il controllo automatico",
+    resume: "Riprendi il controllo automatico",
   },
   linkNotValid: {
     title: "Link di pagamento non valido",
@@ -492,7 +537,7 @@ const it: PageTexts = {
 
 const fr: PageTexts = {
   pageTitle: "Payer en cryptomonnaie",
-  amountDue: "Montant à payer",
+  paymentAmount: "Montant du paiement",
   payingAt: "Paiement à",
   chooseCoin: "Choisissez une cryptomonnaie",
   chooseHelp: "Choisissez la monnaie avec laquelle vous voulez payer. Le montant exact et l'adresse s'affichent ensuite.",
@@ -548,17 +593,24 @@ const fr: PageTexts = {
   waitingForShop: {
     title: "Confirmation de votre paiement",
     heading: "Confirmation de votre paiement…",
-    body: "Nous informons la boutique de votre paiement. Cette page s'actualise toute seule ; gardez-la ouverte.",
+    body: "Nous informons la boutique de votre paiement. Gardez cette page ouverte.",
   },
   waitingLong: {
     title: "Confirmation de votre paiement en cours",
     heading: "Cela prend plus de temps que d’habitude",
-    body: "Nous ne pouvons pas encore confirmer votre paiement auprès de la boutique. Si vous avez payé, ne payez pas une seconde fois : la boutique confirmera votre commande dès que votre paiement sera confirmé. Cette page continue de vérifier d’elle-même ; vous pouvez aussi la fermer.",
+    body: "Nous ne pouvons pas encore confirmer votre paiement auprès de la boutique. Si vous avez payé, ne payez pas une seconde fois : la boutique confirmera votre commande dès que votre paiement sera confirmé. Vous pouvez garder cette page ouverte ou la fermer.",
   },
   shopNotified: {
     title: "Paiement reçu",
     heading: "Votre paiement a bien été reçu",
     body: "La boutique n'a pas pu confirmer votre commande automatiquement et a été prévenue : elle finalisera votre commande ou vous contactera. Ne payez pas une seconde fois. Vous pouvez fermer cette page.",
+  },
+  checking: {
+    every: "Cette page s'actualise toute seule toutes les {seconds} secondes.",
+    paused: "Cette page ne s'actualise plus toute seule.",
+    checkNow: "Vérifier maintenant",
+    stop: "Arrêter la vérification automatique",
+    resume: "Reprendre la vérification automatique",
   },
   linkNotValid: {
     title: "Lien de paiement non valide",
@@ -574,7 +626,7 @@ const fr: PageTexts = {
 
 const de: PageTexts = {
   pageTitle: "Mit Kryptowährung bezahlen",
-  amountDue: "Zu zahlender Betrag",
+  paymentAmount: "Zahlungsbetrag",
   payingAt: "Zahlung an",
   chooseCoin: "Kryptowährung wählen",
   chooseHelp: "Wählen Sie die Währung, mit der Sie bezahlen möchten. Danach sehen Sie den genauen Betrag und die Adresse.",
@@ -630,17 +682,24 @@ const de: PageTexts = {
   waitingForShop: {
     title: "Ihre Zahlung wird bestätigt",
     heading: "Ihre Zahlung wird bestätigt…",
-    body: "Wir informieren den Shop über Ihre Zahlung. Diese Seite aktualisiert sich von selbst; bitte lassen Sie sie geöffnet.",
+    body: "Wir informieren den Shop über Ihre Zahlung. Bitte lassen Sie diese Seite geöffnet.",
   },
   waitingLong: {
     title: "Ihre Zahlung wird noch bestätigt",
     heading: "Das dauert länger als üblich",
-    body: "Wir können Ihre Zahlung noch nicht beim Shop bestätigen. Wenn Sie bezahlt haben, zahlen Sie nicht erneut: Der Shop bestätigt Ihre Bestellung, sobald Ihre Zahlung bestätigt ist. Diese Seite prüft weiterhin von selbst; Sie können sie auch schließen.",
+    body: "Wir können Ihre Zahlung noch nicht beim Shop bestätigen. Wenn Sie bezahlt haben, zahlen Sie nicht erneut: Der Shop bestätigt Ihre Bestellung, sobald Ihre Zahlung bestätigt ist. Sie können diese Seite geöffnet lassen oder schließen.",
   },
   shopNotified: {
     title: "Zahlung erhalten",
     heading: "Ihre Zahlung ist eingegangen",
     body: "Der Shop konnte Ihre Bestellung nicht automatisch bestätigen und wurde benachrichtigt: Er schließt Ihre Bestellung ab oder meldet sich bei Ihnen. Bitte zahlen Sie nicht erneut. Sie können diese Seite schließen.",
+  },
+  checking: {
+    every: "Diese Seite aktualisiert sich alle {seconds} Sekunden von selbst.",
+    paused: "Diese Seite aktualisiert sich nicht mehr von selbst.",
+    checkNow: "Jetzt prüfen",
+    stop: "Automatische Prüfung beenden",
+    resume: "Automatische Prüfung fortsetzen",
   },
   linkNotValid: {
     title: "Ungültiger Zahlungslink",

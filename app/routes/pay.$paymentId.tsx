@@ -298,7 +298,10 @@ function CopyButton({ label, value, texts }: { label: string; value: string; tex
 /**
  * A value to copy, on a line of its own; below it `unit` (an amount's coin), left out of the
  * copy as a wallet's amount field takes a bare number, and the Copy button. An amount never
- * breaks; an address or invoice (`long`) wraps anywhere.
+ * breaks; an address or invoice (`long`) wraps anywhere. The value shows exactly what is
+ * copied, as the gateway gave it (an amount with its decimal point, in every language): a
+ * shopper who types it into a wallet instead types what they see, and a wallet reads
+ * "0,0158" as another amount, or not at all.
  */
 function CopyField({ id, label, value, unit, long = false, texts }: { id: string; label: string; value: string; unit?: string; long?: boolean; texts: PageTexts }) {
   return (
@@ -413,10 +416,14 @@ function PayWithCoin({ view, status, now, texts }: { view: PaymentPageView; stat
   );
 }
 
-/** "0.0079 ETH (24.50 EUR, 50.0 %)": the coin when the transactions are known, then the gateway's fiat value and percentage. */
+/**
+ * "0.0079 ETH (€24.50, 50.0%)", "0,0079 ETH (24,50 €, 50,0 %)" in Spain: the coin when the
+ * transactions are known, then the gateway's fiat value and percentage, all in the page's
+ * notation (the server writes them so, as the browser's own number data may differ).
+ */
 function receivedText(view: PaymentPageView): string {
-  const fiat = [view.received, view.percentage ? `${view.percentage} %` : null].filter(Boolean).join(", ");
-  const coin = view.receivedCrypto && view.coin ? `${view.receivedCrypto} ${view.coin}` : null;
+  const fiat = [view.received, view.percentageText].filter(Boolean).join(", ");
+  const coin = view.receivedCryptoText && view.coin ? `${view.receivedCryptoText} ${view.coin}` : null;
   if (!coin) return fiat;
   return fiat ? `${coin} (${fiat})` : coin;
 }
@@ -463,8 +470,9 @@ export default function PaymentPage() {
           <p className="muted">
             {texts.payingAt} {view.shopName}
           </p>
+          {/* The payment's whole amount, whatever has arrived of it: what is still due, after a partial payment, is asked for below. */}
           <p className="muted" style={{ margin: "8px 0 0" }}>
-            {texts.amountDue}
+            {texts.paymentAmount}
           </p>
           <p className="big">{view.amount}</p>
         </header>

@@ -2,12 +2,13 @@
 // cannot be told yet, a page in the payment page's language checks again by itself; after a
 // couple of minutes of it (the gateway or Shopify out of reach) it says so, tells a shopper who
 // paid not to pay again, and checks less often. Once Shopify refused a paid payment's outcome,
-// the page says the payment was received.
+// the page says the payment was received. A page that checks by itself says so and how often,
+// and lets the shopper check at once, or stop the automatic checks.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { z } from "zod";
 import { acceptedLanguage, pageLanguage, type PageLanguage } from "~/payment-page/language";
-import { pageTexts } from "~/payment-page/texts";
+import { fill, pageTexts, type PageTexts } from "~/payment-page/texts";
 import { handleShopperReturn } from "~/payments/handle-return";
 
 const paramsSchema = z.object({
@@ -38,26 +39,69 @@ function waitingSince(url: URL, nowSeconds: number): number {
   return given <= nowSeconds && nowSeconds - given <= 86_400 ? given : nowSeconds;
 }
 
-/** A page of its own (no scripts): a heading and a paragraph in the shopper's language. */
-function shopperPage(
-  language: PageLanguage,
-  texts: { title: string; heading: string; body: string },
-  answer: { status: number; refreshSeconds?: number; refreshUrl?: string },
-): Response {
-  const target = answer.refreshUrl === undefined ? "" : `;url=${answer.refreshUrl}`;
-  const refresh = answer.refreshSeconds === undefined ? "" : `\n<meta http-equiv="refresh" content="${answer.refreshSeconds}${escapeHtml(target)}">`;
-  const html = `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${refresh}
+/**
+ * The query parameter of a page whose automatic checks the shopper stopped ("1"): it checks
+ * only when asked. It needs no signature: it decides only whether the page reloads itself.
+ */
+const PAUSED = "paused";
+
+/** A page that checks again: every how many seconds, and its own link (the return link, its signature and what its reloads carry). */
+interface Checking {
+  seconds: number;
+  url: URL;
+}
+
+/**
+ * The page checks again by reloading itself (a meta refresh), as it has no scripts: the
+ * reload is what takes the shopper on once Shopify answers, and until then it brings back
+ * the same short page, with nothing typed or chosen to lose. A refresh the shopper cannot
+ * control would still be a time limit (WCAG 2.2.1; F41: the reload moves focus back to the
+ * top and restarts a screen reader), so it stays only under the shopper's control: the page
+ * says in words that it checks again by itself and how often, "Check now" checks at once, and
+ * "Stop automatic checks" serves the same page without the refresh (2.2.1's "turn off"),
+ * from which the shopper checks when they want, or starts the automatic checks again.
+ */
+function checkingHtml(texts: PageTexts["checking"], checking: Checking): { refreshSeconds: number | null; head: string; body: string } {
+  const paused = checking.url.searchParams.get(PAUSED) === "1";
+  const toggled = new URL(checking.url);
+  if (paused) toggled.searchParams.delete(PAUSED);
+  else toggled.searchParams.set(PAUSED, "1");
+  const now = escapeHtml(`${checking.url.pathname}${checking.url.search}`);
+  const toggle = escapeHtml(`${toggled.pathname}${toggled.search}`);
+  const said = paused ? texts.paused : fill(texts.every, { seconds: String(checking.seconds) });
+  return {
+    refreshSeconds: paused ? null : checking.seconds,
+    head: paused ? "" : `\n<meta http-equiv="refresh" content="${checking.seconds};url=${now}">`,
+    // The link that stops the checks comes first, right after the words about them: one Tab
+    // reaches it before the next reload takes focus back to the top.
+    body: `<p>${escapeHtml(said)}<br><a href="${toggle}">${escapeHtml(paused ? texts.resume : texts.stop)}</a></p><p><a class="button" href="${now}">${escapeHtml(texts.checkNow)}</a></p>`,
+  };
+}
+
+/** The pages' stylesheet: the payment page's ink, links and large touch targets, and a visible focus. */
+const STYLE = [
+  "body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#202223}",
+  "main{max-width:28rem;padding:1.5rem;text-align:center}",
+  "a{color:#1f5199;display:inline-block;box-sizing:border-box;min-height:44px;padding:10px 0}",
+  "a.button{background:#1f2124;color:#fff;border-radius:10px;padding:11px 16px;text-decoration:none;font-weight:600}",
+  "a:focus-visible{outline:3px solid #1f5199;outline-offset:2px}",
+].join("");
+
+/** A page of its own (no scripts): a heading and a paragraph in the shopper's language, and how it checks again when it does. */
+function shopperPage(language: PageLanguage, texts: { title: string; heading: string; body: string }, answer: { status: number; checking?: Checking }): Response {
+  const checking = answer.checking ? checkingHtml(pageTexts(language).checking, answer.checking) : { refreshSeconds: null, head: "", body: "" };
+  const html = `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${checking.head}
 <title>${escapeHtml(texts.title)}</title>
-<style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:90vh;margin:0;color:#202223}main{max-width:28rem;padding:1.5rem;text-align:center}</style></head>
-<body><main><h1>${escapeHtml(texts.heading)}</h1><p>${escapeHtml(texts.body)}</p></main></body></html>`;
+<style>${STYLE}</style></head>
+<body><main><h1>${escapeHtml(texts.heading)}</h1><p>${escapeHtml(texts.body)}</p>${checking.body}</main></body></html>`;
   const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" };
-  if (answer.refreshSeconds !== undefined) headers["retry-after"] = String(answer.refreshSeconds);
+  if (checking.refreshSeconds !== null) headers["retry-after"] = String(checking.refreshSeconds);
   return new Response(html, { status: answer.status, headers });
 }
 
-function shopNotifiedPage(retryAfterSeconds: number, locale: string | null): Response {
+function shopNotifiedPage(request: Request, retryAfterSeconds: number, locale: string | null): Response {
   const language = pageLanguage(locale);
-  return shopperPage(language, pageTexts(language).shopNotified, { status: 200, refreshSeconds: retryAfterSeconds });
+  return shopperPage(language, pageTexts(language).shopNotified, { status: 200, checking: { seconds: retryAfterSeconds, url: new URL(request.url) } });
 }
 
 /** The page that checks again, its reloads carrying when the wait began (the return link and its signature kept). */
@@ -70,8 +114,7 @@ function waitingPage(request: Request, retryAfterSeconds: number, locale: string
   const long = now - since >= LONG_WAIT_SECONDS;
   return shopperPage(language, pageTexts(language)[long ? "waitingLong" : "waitingForShop"], {
     status: 200,
-    refreshSeconds: long ? Math.max(retryAfterSeconds, LONG_WAIT_REFRESH_SECONDS) : retryAfterSeconds,
-    refreshUrl: `${url.pathname}${url.search}`,
+    checking: { seconds: long ? Math.max(retryAfterSeconds, LONG_WAIT_REFRESH_SECONDS) : retryAfterSeconds, url },
   });
 }
 
@@ -91,7 +134,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     case "wait":
       return waitingPage(request, result.retryAfterSeconds, result.locale);
     case "shop_notified":
-      return shopNotifiedPage(result.retryAfterSeconds, result.locale);
+      return shopNotifiedPage(request, result.retryAfterSeconds, result.locale);
     case "not_found":
       return notValidPage(request);
   }

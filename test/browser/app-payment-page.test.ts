@@ -128,9 +128,9 @@ describe("the app's own payment page", () => {
     const due = new Decimal(order.crypto_amount!).minus(arrived);
     expect(due.gt(0)).toBe(true);
 
-    // What arrived, in the coin and in the shop's money (written as the admin writes it).
+    // What arrived, in the coin, in the shop's money and as a percentage, in the page's notation.
     const received = page.getByText(/^Received:/);
-    expect(await received.textContent()).toBe(`Received: ${arrived.toFixed()} ETH (€24.50, ${order.percentage} %)`);
+    expect(await received.textContent()).toBe(`Received: ${arrived.toFixed()} ETH (€24.50, ${order.percentage}%)`);
     // What is still due: exact, copied bare, with the countdown still running.
     expect(await page.locator("#remaining").textContent()).toBe(due.toFixed());
     expect(await page.locator("#remaining-unit").textContent()).toBe("ETH");

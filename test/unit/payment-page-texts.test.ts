@@ -1,8 +1,9 @@
 // The shopper's texts in every language of the payment page: each language has its own
 // wording for every text (no English left behind, apart from words the languages share),
-// with the same {placeholders} as the English.
+// with the same {placeholders} as the English; the header's label for the payment's amount
+// never calls it due.
 import { describe, expect, it } from "vitest";
-import { acceptedLanguage, PAGE_LANGUAGES, pageLanguage } from "../../app/payment-page/language";
+import { acceptedLanguage, PAGE_LANGUAGES, pageLanguage, type PageLanguage } from "../../app/payment-page/language";
 import { PAGE_TEXTS, type PageTexts } from "../../app/payment-page/texts";
 
 /** Every text as "path = value". */
@@ -29,6 +30,25 @@ describe("the payment page's texts", () => {
     expect(untranslated).toEqual([]);
     const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
     for (const [path, value] of texts) expect(placeholders(value), path).toEqual(placeholders(english.get(path)!));
+  });
+});
+
+/** How each language says an amount is still to be paid. */
+const STILL_TO_PAY: Record<PageLanguage, RegExp> = {
+  en: /\b(due|to pay|owed)\b/i,
+  es: /a pagar|pendiente|debid/i,
+  pt: /a pagar|em falta|devid/i,
+  "pt-BR": /a pagar|falta|devid/i,
+  it: /da pagare|dovut/i,
+  fr: /à payer|dû|restant/i,
+  de: /zu zahlen|fällig|offen/i,
+};
+
+describe("the payment page's header", () => {
+  // After a partial payment only the rest is due, asked for below in the coin: a header that
+  // calls the whole amount due gives the shopper two different amounts to pay.
+  it.each(PAGE_LANGUAGES)("%s labels the payment's whole amount as such, never as an amount still to pay", (language) => {
+    expect(PAGE_TEXTS[language].paymentAmount).not.toMatch(STILL_TO_PAY[language]);
   });
 });
 

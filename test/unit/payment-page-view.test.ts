@@ -132,6 +132,21 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect(view.receivedCrypto).toBeNull();
   });
 
+  it("writes what arrived, in the coin and as a percentage, in the page's notation, and the amounts to copy into a wallet as the gateway gave them", async () => {
+    const partly = { receivedAmount: "24.5", percentage: "50.0" };
+    const spanish = await paymentPageView(services, seen(["0.0079"], { ...partly, merchantLocale: "es-ES" }));
+    expect(spanish).toMatchObject({ received: "24,50\u00a0€", receivedCryptoText: "0,0079", percentageText: "50,0\u00a0%" });
+    const german = await paymentPageView(services, seen(["0.0079"], { ...partly, merchantLocale: "de" }));
+    expect(german).toMatchObject({ receivedCryptoText: "0,0079", percentageText: "50,0\u00a0%" });
+    const english = await paymentPageView(services, seen(["0.0079"], partly));
+    expect(english).toMatchObject({ received: "€24.50", receivedCryptoText: "0.0079", percentageText: "50.0%" });
+    // Copied into a wallet, or compared with the live status: as the gateway gave them, in every language.
+    for (const view of [spanish, german, english]) {
+      expect(view).toMatchObject({ receivedCrypto: "0.0079", remaining: "0.0079", percentage: "50.0" });
+      expect(view.pay).toMatchObject({ amount: "0.0158", address: ADDRESS });
+    }
+  });
+
   it("writes the received fiat amount with its currency's minor digits, in the shopper's notation", async () => {
     expect((await paymentPageView(services, seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" }))).received).toBe("€24.50");
     const yen = seen(["0.0161"], { amount: "2000", currency: "JPY", cryptoAmount: "0.0322", paymentUri: `ethereum:${ADDRESS}?amount=0.0322`, receivedAmount: "1000.0", percentage: "50.0" });

@@ -1,9 +1,10 @@
-// How the shopper's payment page writes fiat: in the shopper's notation, from the stored
-// decimal text, never through a float and never rounded.
+// How the shopper's payment page writes the numbers a shopper reads (fiat, what arrived in the
+// coin, the percentage paid): in the shopper's notation, from the stored decimal text, never
+// through a float and never rounded.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatFiatAmount } from "../../app/gateway/money";
-import { shopperMoney } from "../../app/payment-page/shopper-money";
+import { shopperMoney, shopperNumber, shopperPercentage } from "../../app/payment-page/shopper-money";
 
 describe("shopperMoney", () => {
   it.each([
@@ -29,10 +30,13 @@ describe("shopperMoney", () => {
     expect(shopperMoney("49.90", "EUR", null, "fr")).toBe("49,90\u00a0€");
   });
 
-  it("shows an amount with more digits than its fiat, or anything else it cannot write, as stored", () => {
-    expect(shopperMoney("10.005", "EUR", "es", "es")).toBe("10.005 EUR");
-    expect(shopperMoney("1.5", "JPY", "en", "en")).toBe("1.5 JPY");
+  it("writes an amount with more digits than its fiat with all of them, in the shopper's notation, and what is no plain amount as stored", () => {
+    // A Spanish page writing "10.005 EUR" reads as ten thousand and five euros.
+    expect(shopperMoney("10.005", "EUR", "es", "es")).toBe("10,005\u00a0€");
+    expect(shopperMoney("1.5", "JPY", "en", "en")).toBe("¥1.5");
     expect(shopperMoney("49.90", "XYZ", "en", "en")).toBe("49.90 XYZ");
+    expect(shopperMoney("49.90", "XYZ", "de", "de")).toBe("49,90 XYZ");
+    expect(shopperMoney("1e3", "EUR", "es", "es")).toBe("1e3 EUR");
   });
 
   it("writes every digit of any amount exactly, however large, in every notation", () => {
@@ -45,6 +49,70 @@ describe("shopperMoney", () => {
         const shown = shopperMoney(amount, "EUR", locale, language);
         const digitsOnly = (text: string) => text.replace(/\D/g, "");
         expect(digitsOnly(shown)).toBe(digitsOnly(formatFiatAmount(amount, "EUR")._unsafeUnwrap()));
+      }),
+    );
+  });
+});
+
+describe("shopperNumber", () => {
+  it.each([
+    ["0.0079", "en", "en", "0.0079"],
+    ["0.0079", "es-ES", "es", "0,0079"],
+    ["0.0079", "de", "de", "0,0079"],
+    ["0.0079", "fr", "fr", "0,0079"],
+    ["0.0079", "it", "it", "0,0079"],
+    ["0.0079", "pt-PT", "pt", "0,0079"],
+    ["0.0079", "pt-BR", "pt-BR", "0,0079"],
+    ["1234.5", "de-CH", "de", "1'234.5"],
+    ["12345.678901234567890123", "de", "de", "12.345,678901234567890123"],
+    ["25", "en", "en", "25"],
+  ])("%s for %s reads as the shopper writes it, with the digits it came with", (value, locale, language, expected) => {
+    expect(shopperNumber(value, locale, language as "en")).toBe(expected);
+  });
+
+  it("shows what is no plain decimal as stored", () => {
+    for (const value of ["", "1e-8", "-0.5", "0,5", "abc"]) expect(shopperNumber(value, "es", "es")).toBe(value);
+  });
+
+  it("writes every digit of any coin amount exactly, in every notation", () => {
+    const amounts = fc
+      .tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.stringMatching(/^\d{0,18}$/))
+      .map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : `${whole}`));
+    fc.assert(
+      fc.property(amounts, fc.constantFrom("en", "es-ES", "de-CH", "pt-BR", "fr-CA", "it"), (amount, locale) => {
+        const language = (locale === "pt-BR" ? locale : locale.slice(0, 2)) as "en";
+        const digitsOnly = (text: string) => text.replace(/\D/g, "");
+        expect(digitsOnly(shopperNumber(amount, locale, language))).toBe(digitsOnly(amount));
+      }),
+    );
+  });
+});
+
+describe("shopperPercentage", () => {
+  it.each([
+    ["50.0", "en", "en", "50.0%"],
+    ["50.0", "es", "es", "50,0\u00a0%"],
+    ["50.0", "de", "de", "50,0\u00a0%"],
+    ["99.99", "it", "it", "99,99%"],
+    ["100.0", "pt-BR", "pt-BR", "100,0%"],
+    ["5", "en", "en", "5%"],
+    ["0.5", "fr", "fr", "0,5\u00a0%"],
+  ])("%s for %s reads as the shopper writes it, with the gateway's digits", (value, locale, language, expected) => {
+    // Spaces before "%" differ between ICU versions (no-break or narrow no-break).
+    expect(shopperPercentage(value, locale, language as "en").replace(/[\u00a0\u202f]/g, "\u00a0")).toBe(expected);
+  });
+
+  it("shows what is no plain decimal as stored", () => {
+    expect(shopperPercentage("n/a", "es", "es")).toBe("n/a %");
+  });
+
+  it("moves no digit: the gateway's percentage keeps every digit it has", () => {
+    const percentages = fc.tuple(fc.integer({ min: 0, max: 1000 }), fc.stringMatching(/^\d{0,6}$/)).map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : `${whole}`));
+    fc.assert(
+      fc.property(percentages, fc.constantFrom("en", "es", "de", "fr", "it", "pt-BR"), (value, locale) => {
+        const language = locale as "en";
+        const digitsOnly = (text: string) => text.replace(/\D/g, "");
+        expect(digitsOnly(shopperPercentage(value, locale, language))).toBe(digitsOnly(value));
       }),
     );
   });
