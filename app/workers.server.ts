@@ -13,6 +13,7 @@ import { processWebhookInbox } from "./payments/process-webhooks";
 import { reconcileOnce } from "./payments/reconcile";
 import { purgeExpiredRows } from "./payments/retention";
 import { keepOfflineTokensAlive, syncReadinessOfInstalledShops } from "./shops/onboarding.server";
+import { recordDeviceKeyHashes } from "./shops/shop-credentials.server";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -111,7 +112,8 @@ const RETENTION_INTERVAL_MS = 3_600_000;
  * How often the shops' readiness in Shopify is checked against whether their credentials can
  * be read (an encryption key dropped too early, then put back); also once at start-up, and
  * when a payment session finds a shop's credentials unreadable. The same pass renews the
- * offline tokens whose refresh token is running out.
+ * offline tokens whose refresh token is running out, and brings the digests that tell which
+ * shops share a device in line with their credentials (recordDeviceKeyHashes).
  */
 const READINESS_INTERVAL_MS = 10 * 60_000;
 
@@ -157,6 +159,8 @@ export function startWorkers(services: AppServices, options: { stopAllowanceMs?:
     async () => {
       await syncReadinessOfInstalledShops(services);
       await keepOfflineTokensAlive(services);
+      const digests = await recordDeviceKeyHashes(services.db, services.cipher);
+      if (digests > 0) services.logger.info("Device key digests brought in line with the shops' credentials", { digests });
     },
     services.logger,
   );

@@ -1,6 +1,7 @@
 // What the connection page shows of a shop's gateway setup: which environments have a
 // device (by the key's last four characters only), the notification URL to paste in the
-// gateway dashboard, and whether Shopify may offer the payment method.
+// gateway dashboard, whether another shop uses the same device, and whether Shopify may offer
+// the payment method.
 import type { Database } from "~/db/database.server";
 import type { GatewayDirectory, GatewayEnv } from "~/payments/deps";
 import { PAYMENTS_IN_PROGRESS, watchedRejectedPayments } from "~/payments/payment-state";
@@ -61,6 +62,26 @@ export function connectionView(shop: Shop, appUrl: string, gateways: GatewayDire
     ready: readyToTakePayments(gateways, shop),
     anyConnected: hasAnyCredentials(shop),
   };
+}
+
+/**
+ * For each environment, whether another installed shop of this app has the device this shop uses
+ * connected in the same environment (the same device key, by its deviceKeyHash). The gateway
+ * sends a device's notifications to the one notification URL set on it, so only one of the shops
+ * receives them: the merchant is told. Only yes or no: nothing of the other shop leaves this
+ * function. This shop's digest is made from its key as it reads now; the other shops' are those
+ * their rows hold (recordDeviceKeyHashes writes the ones saved before digests were kept).
+ */
+export async function devicesUsedByAnotherShop(db: Database, gateways: GatewayDirectory, shop: Shop): Promise<Record<GatewayEnv, boolean>> {
+  const usedElsewhere = async (env: GatewayEnv): Promise<boolean> => {
+    const gateway = shopGateway(gateways, shop, env);
+    if (gateway.state !== "connected") return false;
+    const hash = gateway.access.deviceKeyHash;
+    const sameDevice = env === "live" ? { liveDeviceKeyHash: hash, liveDeviceKeyEnc: { not: null } } : { sandboxDeviceKeyHash: hash, sandboxDeviceKeyEnc: { not: null } };
+    return (await db.shop.findFirst({ where: { id: { not: shop.id }, uninstalledAt: null, ...sameDevice }, select: { id: true } })) !== null;
+  };
+  const [live, sandbox] = await Promise.all([usedElsewhere("live"), usedElsewhere("sandbox")]);
+  return { live, sandbox };
 }
 
 /** An environment's payments that still need its credentials, in two kinds the merchant is told apart. */

@@ -28,6 +28,17 @@ export function signWebhook(input: { secretHex: string; nonce: string; rawBody: 
   return hmac(input.secretHex, input.nonce, input.rawBody).toString("hex");
 }
 
+/**
+ * Whether `signature` is the one the Secret Key gives this nonce and body, whatever the nonce's
+ * age: for a notification taken already (its freshness was checked when it came), asked again
+ * of another Secret Key. False for a malformed nonce, signature or secret. Compared in constant
+ * time, as at the door.
+ */
+export function signatureMatches(input: { secretHex: string; nonce: string; signature: string; rawBody: RawBody }): boolean {
+  if (!NONCE.test(input.nonce) || !HEX_SIGNATURE.test(input.signature) || !HEX_SECRET.test(input.secretHex)) return false;
+  return timingSafeEqual(hmac(input.secretHex, input.nonce, input.rawBody), Buffer.from(input.signature, "hex"));
+}
+
 export type WebhookRejection =
   | "missing_nonce"
   | "missing_signature"

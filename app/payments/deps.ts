@@ -22,6 +22,11 @@ export interface ShopGatewayAccess {
   env: GatewayEnv;
   client: GatewayClient;
   secretKeyHex: string;
+  /**
+   * The device's deviceKeyHash (app/shops/shop-credentials.server.ts): tells two shops' credentials
+   * for one device from credentials for two devices, without the key.
+   */
+  deviceKeyHash: string;
 }
 
 /** What the gateway directory reads of a shop: its sealed credentials per environment, and those it retired. */

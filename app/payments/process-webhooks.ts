@@ -24,6 +24,7 @@ import { isFinalGatewayStatus, type ParsedGatewayStatus } from "~/gateway/status
 import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { isOpenPaymentState } from "./payment-state";
 import { readGatewayOrders } from "./read-orders";
+import { passOnToPaymentShops } from "./shared-device-webhooks";
 import { settleFromGatewayOrder, settleFromSignedWebhook } from "./settle-payment";
 
 const CLAIM_MS = 30_000;
@@ -42,6 +43,10 @@ const UNKNOWN_ORDER_GRACE_MS = 10 * 60_000;
 const SETTLE_CONCURRENCY = 8;
 /** The note of a webhook processed without its order: the gateway's read did not return it. */
 const UNREAD_ORDER_NOTE = "the gateway's read did not return this order";
+/** The note of a webhook for an order no payment of its shop has. */
+const NOT_THIS_SHOPS_ORDER_NOTE = "no payment of this shop has that gateway order";
+/** The note of a webhook passed on to the shop whose payment has its order (shared-device-webhooks.ts); that shop is not named. */
+const PASSED_ON_NOTE = "passed on to another shop's payment on the same device";
 
 export interface InboxPassResult {
   processed: number;
@@ -245,11 +250,21 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     if (status) trusted.push({ hook, payment, status });
     else known.push(hook);
   }
+  // An order no payment of this shop has may be another shop's on the same device, whose
+  // notifications come here: asked only for these, so the shop's own notifications cost nothing
+  // more. One found to be another shop's can never be this shop's (an order is one payment's),
+  // so it is not waited for, whether passed on or not.
+  const elsewhere = unknown.length === 0 ? { passedOn: [], refused: [] } : await passOnToPaymentShops(deps, shop, env, unknown);
+  await markProcessed(deps, claim, elsewhere.passedOn, PASSED_ON_NOTE);
+  await markProcessed(deps, claim, elsewhere.refused, NOT_THIS_SHOPS_ORDER_NOTE);
+  outcome.processed += elsewhere.passedOn.length + elsewhere.refused.length;
+  const anotherShops = new Set([...elsewhere.passedOn, ...elsewhere.refused]);
+  const ofNoPayment = unknown.filter((h) => !anotherShops.has(h.id));
   const now = deps.clock.now();
-  const expired = unknown.filter((h) => now.getTime() - h.receivedAt.getTime() > UNKNOWN_ORDER_GRACE_MS);
-  await markProcessed(deps, claim, expired.map((h) => h.id), "no payment of this shop has that gateway order");
+  const expired = ofNoPayment.filter((h) => now.getTime() - h.receivedAt.getTime() > UNKNOWN_ORDER_GRACE_MS);
+  await markProcessed(deps, claim, expired.map((h) => h.id), NOT_THIS_SHOPS_ORDER_NOTE);
   outcome.processed += expired.length;
-  const waiting = unknown.filter((h) => !expired.includes(h));
+  const waiting = ofNoPayment.filter((h) => !expired.includes(h));
   if (waiting.length) {
     await retryLater(deps, claim, waiting, "gateway order not known yet");
     outcome.retried += waiting.length;

@@ -1,7 +1,7 @@
 // Connecting the shop to the gateway: the device API key and the webhook Secret Key
 // (checked at once, stored encrypted, never shown again), the notification URL to paste
-// in the gateway dashboard, a dedicated device, the gateway sandbox for test mode, and
-// removing credentials.
+// in the gateway dashboard, a warning when another shop uses the same device, a dedicated
+// device, the gateway sandbox for test mode, and removing credentials.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, type ShouldRevalidateFunction } from "@remix-run/react";
@@ -9,7 +9,7 @@ import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List
 import { useState } from "react";
 import { z } from "zod";
 import { adminShop } from "~/admin/admin-shop.server";
-import { connectionView, paymentsFollowed, type EnvironmentConnection, type FollowedPayments } from "~/admin/connection.server";
+import { connectionView, devicesUsedByAnotherShop, paymentsFollowed, type EnvironmentConnection, type FollowedPayments } from "~/admin/connection.server";
 import { ConfirmQuestion, ConfirmTrigger, useConfirmation } from "~/admin/confirm-question";
 import { CopyButton } from "~/admin/copy-button";
 import { postedFields } from "~/admin/form-data";
@@ -27,13 +27,16 @@ import {
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
-  const [followed, earlierLive, earlierSandbox] = await Promise.all([
+  const [followed, earlierLive, earlierSandbox, usedByAnotherShop] = await Promise.all([
     paymentsFollowed(context.services.db, shop, context.services.clock.now()),
     paymentsOnEarlierCredentialsFollowed(context.services, shop, "live"),
     paymentsOnEarlierCredentialsFollowed(context.services, shop, "sandbox"),
+    devicesUsedByAnotherShop(context.services.db, context.services.gateways, shop),
   ]);
   return {
     connection: connectionView(shop, context.services.appUrl, context.services.gateways),
+    // Whether each environment's device is connected in another shop too: yes or no, nothing of that shop.
+    usedByAnotherShop,
     followed,
     // Payments on the credentials kept from the device before, which a removal keeping the current ones would delete.
     earlierFollowed: { live: earlierLive, sandbox: earlierSandbox },
@@ -127,6 +130,36 @@ function ConnectionState({ connection }: { connection: EnvironmentConnection }) 
 }
 
 /**
+ * The device of an environment is connected in another shop of this app too. The gateway sends
+ * a device's notifications to the one URL set on it, so the merchant is told what that means for
+ * this shop's payments and how to give the shop a device of its own. The other shop is never
+ * named: shops learn nothing of each other.
+ */
+function SharedDeviceWarning({ env }: { env: EnvironmentConnection["env"] }) {
+  const device = env === "live" ? "live device" : "gateway sandbox device";
+  const fix =
+    env === "live"
+      ? "To have this shop's notifications come to it, connect a device of its own here: create one below (or in the gateway dashboard), set its notification URL to this shop's address above, and connect it with its Secret Key."
+      : "To have this shop's notifications come to it, reconnect the gateway sandbox below: it makes a device of this shop's own, with this shop's notification URL.";
+  return (
+    <Banner tone="warning" title={`Another shop uses this ${device}`}>
+      <BlockStack gap="200">
+        <p>
+          The same device is connected in another shop that uses this app. The gateway sends a device&apos;s notifications to the one notification URL set on it, so they reach only
+          one of the two shops.
+        </p>
+        <p>
+          When that URL is the other shop&apos;s, the notifications of this shop&apos;s payments are passed on to this shop as long as both shops hold the device&apos;s current Secret
+          Key. Otherwise this shop&apos;s payments still settle, but only through the app&apos;s regular checks with the gateway (when the shopper returns, and the hourly
+          reconciliation), so later than a notification would settle them.
+        </p>
+        <p>{fix}</p>
+      </BlockStack>
+    </Banner>
+  );
+}
+
+/**
  * What removing an environment's credentials does, said before the merchant confirms.
  * `earlierFollowed`: payments still followed on the credentials kept from the device before,
  * which the removal deletes when it keeps the current ones in their place.
@@ -200,7 +233,7 @@ function RemoveCredentials({
 }
 
 export default function Onboarding() {
-  const { connection, followed, earlierFollowed, credentials } = useLoaderData<typeof loader>();
+  const { connection, usedByAnotherShop, followed, earlierFollowed, credentials } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
   const busyIntent = navigation.state !== "idle" ? navigation.formData?.get("intent") : null;
@@ -235,6 +268,14 @@ export default function Onboarding() {
           </Layout.Section>
         ) : null}
         <UnreadableCredentials environments={[connection.live, connection.sandbox]} />
+        {usedByAnotherShop.live || usedByAnotherShop.sandbox ? (
+          <Layout.Section>
+            <BlockStack gap="300">
+              {usedByAnotherShop.live ? <SharedDeviceWarning env="live" /> : null}
+              {usedByAnotherShop.sandbox ? <SharedDeviceWarning env="sandbox" /> : null}
+            </BlockStack>
+          </Layout.Section>
+        ) : null}
         <Layout.Section>
           <TitledCard title="Status" gap="300">
             <ConnectionState connection={connection.live} />

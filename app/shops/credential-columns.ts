@@ -3,10 +3,10 @@
 // retention pass (read by the configuration) can use it without loading the Shopify library
 // through shop-credentials.
 
-/** An environment's credentials in use, emptied. */
+/** An environment's credentials in use, emptied, with the digest of their device key. */
 export const NO_CREDENTIALS = {
-  live: { liveDeviceKeyEnc: null, liveSecretKeyEnc: null, liveDeviceKeyHint: null },
-  sandbox: { sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null, sandboxDeviceKeyHint: null },
+  live: { liveDeviceKeyEnc: null, liveSecretKeyEnc: null, liveDeviceKeyHint: null, liveDeviceKeyHash: null },
+  sandbox: { sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null, sandboxDeviceKeyHint: null, sandboxDeviceKeyHash: null },
 } as const;
 
 /** An environment's retired credentials, emptied, with the time they were retired. */

@@ -9,7 +9,7 @@ import type { GatewayCurrency } from "~/gateway/schemas";
 import { registerSecret, type Logger } from "~/lib/logger.server";
 import type { GatewayDirectory, GatewayEnv, ShopCredentials, ShopGatewayAccess } from "~/payments/deps";
 import { isCredentialDecryptionError, type CredentialCipher } from "./credential-cipher.server";
-import { credentialContext } from "./shop-credentials.server";
+import { credentialContext, deviceKeyHash } from "./shop-credentials.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 
 export interface GatewayDirectoryOptions {
@@ -76,7 +76,7 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
     });
-    const access = { env, client, secretKeyHex };
+    const access = { env, client, secretKeyHex, deviceKeyHash: deviceKeyHash(deviceKey) };
     clients.set(cacheKey, { sealed, access });
     return access;
   };
@@ -240,6 +240,7 @@ function readingThroughRetired(current: ShopGatewayAccess, openRetired: () => Sh
     env: current.env,
     client,
     secretKeyHex: current.secretKeyHex,
+    deviceKeyHash: current.deviceKeyHash,
     retired: {
       access: retiredAccess,
       get fallbacks() {

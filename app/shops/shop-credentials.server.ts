@@ -2,7 +2,7 @@
 // notification-URL token; credentials are sealed with the credential cipher and bound to
 // the shop, environment and field they belong to. A key rotation re-seals them, and the shops'
 // Shopify tokens (app/shops/shopify-sessions.server.ts) with them.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import type { GatewayEnv } from "~/payments/deps";
 import type { Shop } from "../../generated/prisma/sqlite/client";
@@ -12,6 +12,16 @@ import { openSessionToken, sessionTokenContext } from "./shopify-sessions.server
 
 export function credentialContext(shopId: string, env: GatewayEnv, field: "device-key" | "secret-key"): string {
   return `${shopId}:${env}:${field}`;
+}
+
+/**
+ * What names a device across shops without holding its key: the SHA-256 of the key under a
+ * purpose of its own, as the quota names devices (hashDeviceKey in app/gateway/quota.ts). The
+ * gateway issues device keys as random UUIDs, far too many to try one by one, so the digest does
+ * not give the key back; the purpose keeps it from matching the quota's digests of the same key.
+ */
+export function deviceKeyHash(deviceKey: string): string {
+  return createHash("sha256").update("shared-device\0").update(deviceKey).digest("hex");
 }
 
 export function newWebhookToken(): string {
@@ -101,12 +111,13 @@ export async function storeCredentials(
   const deviceKeyEnc = cipher.encrypt(credentials.deviceKey, credentialContext(shop.id, env, "device-key"));
   const secretKeyEnc = cipher.encrypt(credentials.secretKeyHex, credentialContext(shop.id, env, "secret-key"));
   const hint = credentials.deviceKey.slice(-4);
+  const hash = deviceKeyHash(credentials.deviceKey);
   return db.shop.update({
     where: { id: shop.id },
     data:
       env === "live"
-        ? { liveDeviceKeyEnc: deviceKeyEnc, liveSecretKeyEnc: secretKeyEnc, liveDeviceKeyHint: hint }
-        : { sandboxDeviceKeyEnc: deviceKeyEnc, sandboxSecretKeyEnc: secretKeyEnc, sandboxDeviceKeyHint: hint },
+        ? { liveDeviceKeyEnc: deviceKeyEnc, liveSecretKeyEnc: secretKeyEnc, liveDeviceKeyHint: hint, liveDeviceKeyHash: hash }
+        : { sandboxDeviceKeyEnc: deviceKeyEnc, sandboxSecretKeyEnc: secretKeyEnc, sandboxDeviceKeyHint: hint, sandboxDeviceKeyHash: hash },
   });
 }
 
@@ -255,6 +266,7 @@ export async function replaceCredentials(
     const deviceKeyEnc = cipher.encrypt(credentials.deviceKey, credentialContext(row.id, env, "device-key"));
     const secretKeyEnc = cipher.encrypt(credentials.secretKeyHex, credentialContext(row.id, env, "secret-key"));
     const hint = credentials.deviceKey.slice(-4);
+    const hash = deviceKeyHash(credentials.deviceKey);
     const retire = (replaced === "retired" || replaced === "retired_over_earlier") && current !== null;
     const data =
       env === "live"
@@ -262,12 +274,14 @@ export async function replaceCredentials(
             liveDeviceKeyEnc: deviceKeyEnc,
             liveSecretKeyEnc: secretKeyEnc,
             liveDeviceKeyHint: hint,
+            liveDeviceKeyHash: hash,
             ...(retire ? { liveRetiredDeviceKeyEnc: current.deviceKeyEnc, liveRetiredSecretKeyEnc: current.secretKeyEnc, liveRetiredAt: now } : {}),
           }
         : {
             sandboxDeviceKeyEnc: deviceKeyEnc,
             sandboxSecretKeyEnc: secretKeyEnc,
             sandboxDeviceKeyHint: hint,
+            sandboxDeviceKeyHash: hash,
             ...(retire ? { sandboxRetiredDeviceKeyEnc: current.deviceKeyEnc, sandboxRetiredSecretKeyEnc: current.secretKeyEnc, sandboxRetiredAt: now } : {}),
           };
     // Only over the credentials just read: a pair stored or retired meanwhile is not lost unseen.
@@ -319,6 +333,44 @@ export async function retireCredentials(db: Database, shop: Shop, env: GatewayEn
 export async function deleteCredentials(db: Database, shop: Shop, env: GatewayEnv): Promise<boolean> {
   const written = await db.shop.updateMany({ where: { id: shop.id, uninstalledAt: null, ...credentialsInUse(shop, env) }, data: NO_CREDENTIALS[env] });
   return written.count > 0;
+}
+
+/**
+ * Brings the shops' device key digests (deviceKeyHash) in line with the credentials they hold:
+ * written for credentials saved before digests were kept, written again where an instance of
+ * the release before connected other credentials without one (during a rolling deploy), and
+ * emptied where such an instance removed the credentials or handled an uninstall. The readiness
+ * pass runs it on every start and every 10 minutes, so that a shop saved long ago is known to
+ * share its device within minutes of a deploy, whether or not its merchant opens the app. Each
+ * digest is written only while the row still holds the sealed key it was made from; a key none
+ * of the configured encryption keys opens is left as it is. How many digests it wrote.
+ */
+export async function recordDeviceKeyHashes(db: Database, cipher: CredentialCipher): Promise<number> {
+  const emptied = await Promise.all([
+    db.shop.updateMany({ where: { liveDeviceKeyEnc: null, liveDeviceKeyHash: { not: null } }, data: { liveDeviceKeyHash: null } }),
+    db.shop.updateMany({ where: { sandboxDeviceKeyEnc: null, sandboxDeviceKeyHash: { not: null } }, data: { sandboxDeviceKeyHash: null } }),
+  ]);
+  let written = emptied[0].count + emptied[1].count;
+  const shops = await db.shop.findMany({
+    where: { uninstalledAt: null, OR: [{ liveDeviceKeyEnc: { not: null } }, { sandboxDeviceKeyEnc: { not: null } }] },
+    select: { id: true, liveDeviceKeyEnc: true, liveDeviceKeyHash: true, sandboxDeviceKeyEnc: true, sandboxDeviceKeyHash: true },
+  });
+  for (const shop of shops) {
+    for (const env of ["live", "sandbox"] as const) {
+      const [sealed, stored] = env === "live" ? [shop.liveDeviceKeyEnc, shop.liveDeviceKeyHash] : [shop.sandboxDeviceKeyEnc, shop.sandboxDeviceKeyHash];
+      if (sealed === null) continue;
+      const deviceKey = openOrNull(() => cipher.decrypt(sealed, credentialContext(shop.id, env, "device-key")));
+      if (deviceKey === null) continue;
+      const hash = deviceKeyHash(deviceKey);
+      if (hash === stored) continue;
+      const update =
+        env === "live"
+          ? db.shop.updateMany({ where: { id: shop.id, liveDeviceKeyEnc: sealed }, data: { liveDeviceKeyHash: hash } })
+          : db.shop.updateMany({ where: { id: shop.id, sandboxDeviceKeyEnc: sealed }, data: { sandboxDeviceKeyHash: hash } });
+      written += (await update).count;
+    }
+  }
+  return written;
 }
 
 // Retired credentials (removed while payments on them were in progress) are sealed as they

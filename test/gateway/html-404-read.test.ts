@@ -53,7 +53,7 @@ describe("an HTML 404 page in front of the gateway", () => {
           createdAt: new Date(now - 2 * 3_600_000),
         }),
       });
-      const access: ShopGatewayAccess = { env: "sandbox", client: htmlNotFoundClient(), secretKeyHex: "00".repeat(32) };
+      const access: ShopGatewayAccess = { env: "sandbox", client: htmlNotFoundClient(), secretKeyHex: "00".repeat(32), deviceKeyHash: "device" };
       const gateways: GatewayDirectory = { forShop: (_shop, env) => (env === "sandbox" ? access : null), retiredFor: () => null, currencies: async () => null };
       const deps = { db: opened.db, sql: opened.sql, clock: { now: () => new Date(now) }, logger: createLogger({ level: "debug", sink: () => {} }), gateways } as unknown as PaymentsDeps;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signWebhook, verifyWebhookSignature, type VerifyWebhookInput } from "../../app/gateway/webhook-signature";
+import { signatureMatches, signWebhook, verifyWebhookSignature, type VerifyWebhookInput } from "../../app/gateway/webhook-signature";
 import { fixtureJson } from "./support/fixtures";
 
 interface Vector {
@@ -95,5 +95,18 @@ describe("webhook signature", () => {
 
   it("signWebhook refuses a malformed secret", () => {
     expect(() => signWebhook({ secretHex: "abc", nonce, rawBody: "{}" })).toThrow();
+  });
+
+  it("a notification taken already is asked again of a Secret Key whatever its nonce's age, and only its own Secret Key, nonce and body match", () => {
+    const stored = { secretHex: vector.secret_hex, nonce, signature: vector.headers["X-SIGNATURE"].toLowerCase(), rawBody: vector.raw_body };
+    // The test vector's nonce is years old: the door would refuse it as stale, the question here is only who signed it.
+    expect(signatureMatches(stored)).toBe(true);
+    expect(signatureMatches({ ...stored, rawBody: new TextEncoder().encode(vector.raw_body) })).toBe(true);
+    expect(signatureMatches({ ...stored, secretHex: "ab".repeat(32) })).toBe(false);
+    expect(signatureMatches({ ...stored, nonce: String(Number(nonce) + 1) })).toBe(false);
+    expect(signatureMatches({ ...stored, rawBody: `${vector.raw_body} ` })).toBe(false);
+    for (const malformed of [{ secretHex: "abc" }, { nonce: "" }, { nonce: "12a" }, { signature: "" }, { signature: "zz".repeat(32) }]) {
+      expect(signatureMatches({ ...stored, ...malformed })).toBe(false);
+    }
   });
 });

@@ -51,7 +51,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
         orderInfo: async (id: string) => ok(orders.find((o) => o.identifier === id)!),
         quotaRemaining: async () => ({ general: { minute: 60, day: 2000 }, critical: { minute: 15, day: 200 } }),
       } as unknown as GatewayClient;
-      return { env, client, secretKeyHex: "00".repeat(32) };
+      return { env, client, secretKeyHex: "00".repeat(32), deviceKeyHash: `device-${env}` };
     };
     // The live environment is listed first: its payment's order is the one that fails.
     const byEnv = { live: access("live", [failing, ...live]), sandbox: access("sandbox", sandbox) };
@@ -128,7 +128,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
           goneOrders.has(id) ? err({ kind: "not_found", message: "Not found." }) : ok(orders.find((o) => o.identifier === id)!),
         quotaRemaining: async () => ({ general: { minute: 60, day: 2000 }, critical: { minute: 15, day: 200 } }),
       } as unknown as GatewayClient;
-      return { env, client, secretKeyHex: "00".repeat(32) };
+      return { env, client, secretKeyHex: "00".repeat(32), deviceKeyHash: `device-${env}` };
     };
     const byEnv = { live: access("live"), sandbox: access("sandbox") };
     const gateways: GatewayDirectory = { forShop: (_shop, env) => byEnv[env], retiredFor: () => null, currencies: async () => null };

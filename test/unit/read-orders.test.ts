@@ -28,7 +28,7 @@ function gateway() {
       return answer(404, { detail: "Not found." });
     },
   });
-  const access: ShopGatewayAccess = { env: "sandbox", client, secretKeyHex: "00" };
+  const access: ShopGatewayAccess = { env: "sandbox", client, secretKeyHex: "00", deviceKeyHash: "device" };
   return { access, paths };
 }
 

@@ -1,0 +1,121 @@
+// Flow 4, for shops that share a device: a merchant may connect one gateway device in two of
+// their shops, but the gateway sends the device's notifications to the one notification URL set
+// on it in its dashboard, so only one of the shops receives them. A notification that came to
+// one shop's URL, verified there with its Secret Key, for an order that shop has no payment for
+// but another installed shop has, is stored in that other shop's inbox and processed there
+// exactly as if it had come to its own URL. Only when that shop's payment was made on the very
+// device the notification came from (the shop's credentials in use, or the retired ones the
+// payment began on: beganOnRetiredCredentials) and the Secret Key that shop holds for it signs the
+// notification too: a notification never reaches a payment of a shop whose Secret Key did not
+// sign it. Asked only for orders the receiving shop does not have, so the notifications of its
+// own payments cost nothing more; everything else is left as it was.
+import { randomUUID } from "node:crypto";
+import { Prisma, type GatewayWebhook } from "../../generated/prisma/sqlite/client";
+import { insertWhere } from "~/db/plain-sql.server";
+import { signatureMatches } from "~/gateway/webhook-signature";
+import { beganOnRetiredCredentials, type RetirementColumns } from "~/shops/credential-columns";
+import { shopGateway } from "~/shops/gateway-directory.server";
+import type { GatewayEnv, PaymentsDeps, ShopCredentials, ShopGatewayAccess } from "./deps";
+
+export interface PassedOn {
+  /** Stored in the inbox of the shop whose payment has their order. */
+  passedOn: string[];
+  /**
+   * For an order of another shop's payment, but not passed on (another device, another Secret
+   * Key, a shop uninstalled or whose credentials cannot be read): never this shop's either, as
+   * an order is one payment's.
+   */
+  refused: string[];
+}
+
+/** Why a notification for another shop's order was not passed on, as logged. */
+type Refusal = "shop_not_installed" | "no_credentials" | "credentials_unreadable" | "another_device" | "another_secret_key";
+
+/** Whether the Secret Key signed the stored notification (the nonce's age was checked when it came). */
+function signs(access: ShopGatewayAccess, hook: GatewayWebhook): boolean {
+  return signatureMatches({ secretHex: access.secretKeyHex, nonce: hook.nonce, signature: hook.signature, rawBody: hook.rawBody });
+}
+
+/**
+ * Why the notification may not reach the owner's payment, or null when it may: the device the
+ * payment's order was made on, as its own shop holds it, must be one of the receiving shop's
+ * (`ownDevices`) whose Secret Key signed the notification, and the owner's Secret Key for it must
+ * sign it too.
+ */
+function refusalOf(
+  deps: PaymentsDeps,
+  ownDevices: ShopGatewayAccess[],
+  owner: ShopCredentials & RetirementColumns,
+  env: GatewayEnv,
+  payment: { createdAt: Date; orderRequestedAt: Date | null },
+  hook: GatewayWebhook,
+): Refusal | null {
+  const theirs = shopGateway(deps.gateways, owner, env, beganOnRetiredCredentials(owner, env, payment) ? "retired" : "current");
+  if (theirs.state === "not_connected") return "no_credentials";
+  if (theirs.state === "unreadable") return "credentials_unreadable";
+  if (!ownDevices.some((own) => own.deviceKeyHash === theirs.access.deviceKeyHash && signs(own, hook))) return "another_device";
+  return signs(theirs.access, hook) ? null : "another_secret_key";
+}
+
+/**
+ * Passes on to the shops whose payments have their orders the notifications `shop` received for
+ * orders it has no payment for (`hooks`, of environment `env`), where the rules above allow. One
+ * query for the payments, one for their shops, and nothing when no other shop has the orders.
+ */
+export async function passOnToPaymentShops(deps: PaymentsDeps, shop: ShopCredentials, env: GatewayEnv, hooks: GatewayWebhook[]): Promise<PassedOn> {
+  const result: PassedOn = { passedOn: [], refused: [] };
+  const orderIds = [...new Set(hooks.map((hook) => hook.orderId).filter((id): id is string => id !== null))];
+  if (orderIds.length === 0) return result;
+  const payments = await deps.db.payment.findMany({
+    where: { gatewayEnv: env, gatewayOrderId: { in: orderIds }, shopId: { not: shop.id } },
+    select: { shopId: true, gatewayOrderId: true, createdAt: true, orderRequestedAt: true },
+  });
+  if (payments.length === 0) return result;
+  const owners = new Map(
+    (await deps.db.shop.findMany({ where: { id: { in: [...new Set(payments.map((p) => p.shopId))] }, uninstalledAt: null } })).map((owner) => [owner.id, owner]),
+  );
+  const byOrder = new Map(payments.map((payment) => [payment.gatewayOrderId!, payment]));
+  // The receiving shop's devices of the environment: the one in use verified the notification at
+  // the door, unless it was replaced since, when it is the retired one.
+  const ownDevices = (["current", "retired"] as const).flatMap((slot) => {
+    const gateway = shopGateway(deps.gateways, shop, env, slot);
+    return gateway.state === "connected" ? [gateway.access] : [];
+  });
+  const now = deps.clock.now();
+  for (const hook of hooks) {
+    const payment = hook.orderId === null ? undefined : byOrder.get(hook.orderId);
+    if (!payment) continue;
+    const owner = owners.get(payment.shopId);
+    const refusal = owner ? refusalOf(deps, ownDevices, owner, env, payment, hook) : "shop_not_installed";
+    if (!owner || refusal !== null) {
+      result.refused.push(hook.id);
+      deps.logger.warn("Gateway webhook for another shop's order not passed on to it", { shop: shop.shopDomain, webhookId: hook.id, reason: refusal });
+      continue;
+    }
+    const row = {
+      id: randomUUID(),
+      shopId: owner.id,
+      gatewayEnv: env,
+      nonce: hook.nonce,
+      signature: hook.signature,
+      rawBody: hook.rawBody,
+      orderId: hook.orderId,
+      status: hook.status,
+      // When it reached the app, as if at the shop's own URL.
+      receivedAt: hook.receivedAt,
+      nextAttemptAt: now,
+      attempts: 0,
+    };
+    // The shop's replay guard: a notification passed on twice (a pass that lost its claim, then
+    // another) is stored once.
+    await deps.sql.execute(Prisma.sql`${insertWhere(deps.sql.kind, "GatewayWebhook", row)} ON CONFLICT ("shopId", "signature") DO NOTHING`);
+    result.passedOn.push(hook.id);
+    deps.logger.info("Gateway webhook passed on to the shop whose payment has its order: both shops use the same device", {
+      shop: shop.shopDomain,
+      to: owner.shopDomain,
+      webhookId: hook.id,
+    });
+  }
+  if (result.passedOn.length > 0) deps.notify?.inbox();
+  return result;
+}
