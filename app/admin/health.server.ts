@@ -5,7 +5,7 @@ import type { GatewayEnv } from "~/payments/deps";
 import type { RecordedRefusal } from "~/payments/gateway-webhooks";
 import type { AppServices } from "~/services.server";
 import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
-import { environmentConnection, type EnvironmentConnection } from "./connection.server";
+import { devicesUsedByAnotherShop, environmentConnection, type EnvironmentConnection } from "./connection.server";
 import { formatDateTime } from "./format";
 
 /** Every reason the door records (stored rows may hold older ones: those are shown as they are). */
@@ -44,6 +44,11 @@ export interface HealthView {
   outboxRetrying: { id: string; kind: string; lastError: string; attempts: number; nextAttemptAt: string }[];
   /** Each environment's connection, to say which stored credentials cannot be read. */
   connections: EnvironmentConnection[];
+  /**
+   * The environments whose device another installed shop uses too: its notifications reach one
+   * of the shops only, which explains a quiet "last one received" (the Connection page says more).
+   */
+  sharedDevices: GatewayEnv[];
   quotas: { env: GatewayEnv; label: string; generalDay: number; generalMinute: number; criticalDay: number; criticalMinute: number }[];
 }
 
@@ -119,6 +124,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
       criticalMinute: remaining.critical.minute,
     });
   }
+  const shared = await devicesUsedByAnotherShop(db, services.gateways, shop);
   const lastAt = last._max.receivedAt;
   return {
     lastWebhookAt: lastAt ? formatDateTime(lastAt) : "never",
@@ -134,6 +140,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     outboxFailedHandledCount: outboxFailedTotal - refusals.count,
     outboxRetrying: outboxRetrying.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", attempts: m.attempts, nextAttemptAt: formatDateTime(m.nextAttemptAt) })),
     connections,
+    sharedDevices: (["live", "sandbox"] as const).filter((env) => shared[env]),
     quotas,
   };
 }

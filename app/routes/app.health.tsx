@@ -2,7 +2,7 @@
 // Shopify accepting the app's calls, and gateway request quota left for today.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { Badge, BlockStack, DataTable, InlineGrid, Layout, Page, Text } from "@shopify/polaris";
+import { Badge, BlockStack, DataTable, InlineGrid, Layout, Link, Page, Text } from "@shopify/polaris";
 import { adminShop } from "~/admin/admin-shop.server";
 import { shopHealth } from "~/admin/health.server";
 import { TitledCard } from "~/admin/titled-card";
@@ -40,6 +40,12 @@ export default function Health() {
               <Text as="p" tone="subdued">
                 {health.lastWebhookAt}
               </Text>
+              {health.sharedDevices.map((env) => (
+                <Text as="p" tone="caution" key={env}>
+                  {env === "live" ? "The live device" : "The gateway sandbox device"} is connected in another shop too: its notifications reach only the shop whose
+                  notification URL is set on it. See <Link url="/app/onboarding">Connection</Link>.
+                </Text>
+              ))}
             </TitledCard>
             <TitledCard title="Backlogs">
               <Figure label="Notifications waiting to be processed" value={health.inboxBacklog} tone={health.inboxFailing > 0 ? "critical" : undefined} />

@@ -22,6 +22,9 @@ beforeAll(() => stack().logger.info("admin shared device: started"));
 const db = () => stack().services.db;
 /** The connection page of the stack's shop, or of another shop. */
 const connectionPage = (shopDomain = stack().shopDomain) => getAdminPage({ ...stack(), shopDomain }, "/app/onboarding");
+/** The health page, where a merchant looks when notifications stop coming. */
+const healthPage = (shopDomain = stack().shopDomain) => getAdminPage({ ...stack(), shopDomain }, "/app/health");
+const HEALTH_NOTE = "The gateway sandbox device is connected in another shop too";
 
 /** The other shop connects the very sandbox device the stack's shop uses, with its Secret Key. */
 async function connectTheSameDeviceInTheOtherShop(): Promise<void> {
@@ -36,6 +39,7 @@ it("each shop's connection page warns that another shop uses its device, what th
   const alone = await connectionPage();
   expect(alone.status).toBe(200);
   expect(alone.text).not.toContain("Another shop uses this");
+  expect((await healthPage()).text).not.toContain("connected in another shop too");
 
   await connectTheSameDeviceInTheOtherShop();
 
@@ -55,6 +59,12 @@ it("each shop's connection page warns that another shop uses its device, what th
     expect(page.text).not.toContain("Another shop uses this live device");
     // Nothing of the other shop, in the page or in the data it carries.
     expect(page.html).not.toContain(other);
+    // The health page, beside the last notification received, says why it may be quiet.
+    const health = await healthPage(shop);
+    expect(health.status).toBe(200);
+    expect(health.text).toContain(HEALTH_NOTE);
+    expect(health.text).not.toContain("The live device is connected in another shop too");
+    expect(health.html).not.toContain(other);
   }
 }, 60_000);
 
@@ -85,4 +95,5 @@ it("once the other shop is uninstalled, the device is no longer said to be share
   expect((await connectionPage()).text).toContain(WARNING);
   await handleAppUninstalled(stack().services, OTHER_SHOP);
   expect((await connectionPage()).text).not.toContain("Another shop uses this");
+  expect((await healthPage()).text).not.toContain(HEALTH_NOTE);
 }, 60_000);
