@@ -7,10 +7,10 @@
 import Decimal from "decimal.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkPaymentNow } from "../../app/payments/check-payment";
-import type { PageLanguage } from "../../app/payment-page/language";
 import { pageTexts } from "../../app/payment-page/texts";
 import { browserForFile } from "../support/browser";
 import { stackForFile } from "../support/stack";
+import { STILL_TO_PAY } from "../support/still-to-pay";
 import { PHONE, waitForHydration } from "./support/admin";
 import { recordCopies } from "./support/clipboard";
 
@@ -54,17 +54,6 @@ async function served(url: URL): Promise<string> {
   expect(answer.status).toBe(200);
   return answer.text();
 }
-
-/** How each language says an amount is still to be paid. */
-const STILL_TO_PAY: Record<PageLanguage, RegExp> = {
-  en: /\b(due|to pay|owed)\b/i,
-  es: /a pagar|pendiente|debid/i,
-  pt: /a pagar|em falta|devid/i,
-  "pt-BR": /a pagar|falta|devid/i,
-  it: /da pagare|dovut/i,
-  fr: /à payer|dû|restant/i,
-  de: /zu zahlen|fällig|offen/i,
-};
 
 /** A space Intl writes in a number (a no-break or narrow no-break space), or none. */
 const SPACE = "[\\u00a0\\u202f ]?";

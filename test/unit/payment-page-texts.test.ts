@@ -3,8 +3,9 @@
 // with the same {placeholders} as the English; the header's label for the payment's amount
 // never calls it due.
 import { describe, expect, it } from "vitest";
-import { acceptedLanguage, PAGE_LANGUAGES, pageLanguage, type PageLanguage } from "../../app/payment-page/language";
+import { acceptedLanguage, PAGE_LANGUAGES, pageLanguage } from "../../app/payment-page/language";
 import { PAGE_TEXTS, type PageTexts } from "../../app/payment-page/texts";
+import { STILL_TO_PAY } from "../support/still-to-pay";
 
 /** Every text as "path = value". */
 function leaves(texts: PageTexts): Map<string, string> {
@@ -32,17 +33,6 @@ describe("the payment page's texts", () => {
     for (const [path, value] of texts) expect(placeholders(value), path).toEqual(placeholders(english.get(path)!));
   });
 });
-
-/** How each language says an amount is still to be paid. */
-const STILL_TO_PAY: Record<PageLanguage, RegExp> = {
-  en: /\b(due|to pay|owed)\b/i,
-  es: /a pagar|pendiente|debid/i,
-  pt: /a pagar|em falta|devid/i,
-  "pt-BR": /a pagar|falta|devid/i,
-  it: /da pagare|dovut/i,
-  fr: /à payer|dû|restant/i,
-  de: /zu zahlen|fällig|offen/i,
-};
 
 describe("the payment page's header", () => {
   // After a partial payment only the rest is due, asked for below in the coin: a header that
