@@ -252,14 +252,13 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   }
   // An order no payment of this shop has may be another shop's on the same device, whose
   // notifications come here: asked only for these, so the shop's own notifications cost nothing
-  // more. One found to be another shop's can never be this shop's (an order is one payment's),
-  // so it is not waited for, whether passed on or not.
-  const elsewhere = unknown.length === 0 ? { passedOn: [], refused: [] } : await passOnToPaymentShops(deps, shop, env, unknown);
-  await markProcessed(deps, claim, elsewhere.passedOn, PASSED_ON_NOTE);
-  await markProcessed(deps, claim, elsewhere.refused, NOT_THIS_SHOPS_ORDER_NOTE);
-  outcome.processed += elsewhere.passedOn.length + elsewhere.refused.length;
-  const anotherShops = new Set([...elsewhere.passedOn, ...elsewhere.refused]);
-  const ofNoPayment = unknown.filter((h) => !anotherShops.has(h.id));
+  // more. One passed on is done with here. One not passed on is handled as one of an order no
+  // shop has (waited for, then done with), whoever has it: a shop can sign a notification
+  // itself, and how it is handled must not tell it whether another shop has that order.
+  const passedOn = new Set(unknown.length === 0 ? [] : (await passOnToPaymentShops(deps, shop, env, unknown)).passedOn);
+  await markProcessed(deps, claim, [...passedOn], PASSED_ON_NOTE);
+  outcome.processed += passedOn.size;
+  const ofNoPayment = unknown.filter((h) => !passedOn.has(h.id));
   const now = deps.clock.now();
   const expired = ofNoPayment.filter((h) => now.getTime() - h.receivedAt.getTime() > UNKNOWN_ORDER_GRACE_MS);
   await markProcessed(deps, claim, expired.map((h) => h.id), NOT_THIS_SHOPS_ORDER_NOTE);

@@ -22,8 +22,9 @@ export interface PassedOn {
   passedOn: string[];
   /**
    * For an order of another shop's payment, but not passed on (another device, another Secret
-   * Key, a shop uninstalled or whose credentials cannot be read): never this shop's either, as
-   * an order is one payment's.
+   * Key, a shop uninstalled or whose credentials cannot be read). Handled as one for an order no
+   * shop has, so that the receiving shop, which may sign a notification itself, learns nothing
+   * of which orders other shops have.
    */
   refused: string[];
 }
@@ -39,8 +40,10 @@ function signs(access: ShopGatewayAccess, hook: GatewayWebhook): boolean {
 /**
  * Why the notification may not reach the owner's payment, or null when it may: the device the
  * payment's order was made on, as its own shop holds it, must be one of the receiving shop's
- * (`ownDevices`) whose Secret Key signed the notification, and the owner's Secret Key for it must
- * sign it too.
+ * (`ownDevices`) whose Secret Key signed the notification, and a Secret Key the owner holds for
+ * that device must sign it too: the pair the payment began on, or the owner's other pair when it
+ * is the same device (a Secret Key renewed in the dashboard while the payment was in progress,
+ * the old pair kept as retired: the gateway signs with the new one).
  */
 function refusalOf(
   deps: PaymentsDeps,
@@ -50,11 +53,15 @@ function refusalOf(
   payment: { createdAt: Date; orderRequestedAt: Date | null },
   hook: GatewayWebhook,
 ): Refusal | null {
-  const theirs = shopGateway(deps.gateways, owner, env, beganOnRetiredCredentials(owner, env, payment) ? "retired" : "current");
+  const began = beganOnRetiredCredentials(owner, env, payment) ? "retired" : "current";
+  const theirs = shopGateway(deps.gateways, owner, env, began);
   if (theirs.state === "not_connected") return "no_credentials";
   if (theirs.state === "unreadable") return "credentials_unreadable";
-  if (!ownDevices.some((own) => own.deviceKeyHash === theirs.access.deviceKeyHash && signs(own, hook))) return "another_device";
-  return signs(theirs.access, hook) ? null : "another_secret_key";
+  const device = theirs.access.deviceKeyHash;
+  if (!ownDevices.some((own) => own.deviceKeyHash === device && signs(own, hook))) return "another_device";
+  const other = shopGateway(deps.gateways, owner, env, began === "retired" ? "current" : "retired");
+  const ownersPairs = [theirs.access, ...(other.state === "connected" && other.access.deviceKeyHash === device ? [other.access] : [])];
+  return ownersPairs.some((pair) => signs(pair, hook)) ? null : "another_secret_key";
 }
 
 /**
