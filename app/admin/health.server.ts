@@ -10,7 +10,8 @@ import { formatDateTime } from "./format";
 
 /** Every reason the door records (stored rows may hold older ones: those are shown as they are). */
 const REJECTION_WORDS: Record<RecordedRefusal, string> = {
-  bad_signature: "Signature did not match the Secret Key (a wrong Secret Key, or not sent by the gateway)",
+  bad_signature:
+    "Signature did not match the Secret Key (a wrong Secret Key, not sent by the gateway, or a device this shop no longer uses whose notification URL is still this shop's: set that device's URL to the shop that uses it)",
   missing_nonce: "No nonce header",
   missing_signature: "No signature header",
   malformed_nonce: "Malformed nonce",

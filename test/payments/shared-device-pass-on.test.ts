@@ -121,4 +121,20 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const [received] = await webhooksOf(shopA);
     expect(received!.lastError).toBe("passed on to another shop's payment on the same device");
   });
+
+  it("once the shop the shared device notifies connects a device of its own, the device's notifications of the other shop's payments are refused there, and its health page says what to do", async () => {
+    const shared = newDevice();
+    await connect(shopA, shared);
+    await connect(shopB, shared);
+    const payment = await paymentOf(shopB);
+    // A follows the advice and connects a device of its own; the shared device still notifies A's URL.
+    await connect(shopA, newDevice());
+
+    expect(await notify(TOKEN_A, shared.secretKeyHex, payment.gatewayOrderId!)).toMatchObject({ status: 401 });
+
+    const health = await shopHealth(services, await shopRow(shopA));
+    const refused = health.rejected.find((row) => row.reason === "bad_signature");
+    expect(refused?.count).toBe(1);
+    expect(refused?.description).toContain("a device this shop no longer uses whose notification URL is still this shop's: set that device's URL to the shop that uses it");
+  });
 });
