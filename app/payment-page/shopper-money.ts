@@ -52,7 +52,10 @@ function written(value: string, locale: string | null | undefined, language: Pag
       maximumFractionDigits: digits,
       numberingSystem: "latn",
     });
-    return notation.format(value as `${number}`);
+    const shown = notation.format(value as `${number}`);
+    // Intl writes a decimal string exactly up to the largest double (about 1.8e308) and "∞"
+    // beyond it; such a value is shown as stored, like one with more decimals than Intl takes (it throws).
+    return /[∞]|NaN/.test(shown) ? null : shown;
   } catch {
     return null;
   }

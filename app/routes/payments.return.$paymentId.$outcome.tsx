@@ -61,7 +61,7 @@ interface Checking {
  * "Stop automatic checks" serves the same page without the refresh (2.2.1's "turn off"),
  * from which the shopper checks when they want, or starts the automatic checks again.
  */
-function checkingHtml(texts: PageTexts["checking"], checking: Checking): { refreshSeconds: number | null; head: string; body: string } {
+function checkingHtml(texts: PageTexts["checking"], checking: Checking): { refreshSeconds: number | null; head: string; notice: string; action: string } {
   const paused = checking.url.searchParams.get(PAUSED) === "1";
   const toggled = new URL(checking.url);
   if (paused) toggled.searchParams.delete(PAUSED);
@@ -72,9 +72,11 @@ function checkingHtml(texts: PageTexts["checking"], checking: Checking): { refre
   return {
     refreshSeconds: paused ? null : checking.seconds,
     head: paused ? "" : `\n<meta http-equiv="refresh" content="${checking.seconds};url=${now}">`,
-    // The link that stops the checks comes first, right after the words about them: one Tab
-    // reaches it before the next reload takes focus back to the top.
-    body: `<p>${escapeHtml(said)}<br><a href="${toggle}">${escapeHtml(paused ? texts.resume : texts.stop)}</a></p><p><a class="button" href="${now}">${escapeHtml(texts.checkNow)}</a></p>`,
+    // The words about the checks and the link that stops them come right after the heading,
+    // before anything else: one Tab, or a screen reader reading from the top, reaches them
+    // before the next reload starts the page again. "Check now" follows the page's own words.
+    notice: `<p>${escapeHtml(said)}<br><a href="${toggle}">${escapeHtml(paused ? texts.resume : texts.stop)}</a></p>`,
+    action: `<p><a class="button" href="${now}">${escapeHtml(texts.checkNow)}</a></p>`,
   };
 }
 
@@ -89,11 +91,11 @@ const STYLE = [
 
 /** A page of its own (no scripts): a heading and a paragraph in the shopper's language, and how it checks again when it does. */
 function shopperPage(language: PageLanguage, texts: { title: string; heading: string; body: string }, answer: { status: number; checking?: Checking }): Response {
-  const checking = answer.checking ? checkingHtml(pageTexts(language).checking, answer.checking) : { refreshSeconds: null, head: "", body: "" };
+  const checking = answer.checking ? checkingHtml(pageTexts(language).checking, answer.checking) : { refreshSeconds: null, head: "", notice: "", action: "" };
   const html = `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${checking.head}
 <title>${escapeHtml(texts.title)}</title>
 <style>${STYLE}</style></head>
-<body><main><h1>${escapeHtml(texts.heading)}</h1><p>${escapeHtml(texts.body)}</p>${checking.body}</main></body></html>`;
+<body><main><h1>${escapeHtml(texts.heading)}</h1>${checking.notice}<p>${escapeHtml(texts.body)}</p>${checking.action}</main></body></html>`;
   const headers: Record<string, string> = { "content-type": "text/html; charset=utf-8" };
   if (checking.refreshSeconds !== null) headers["retry-after"] = String(checking.refreshSeconds);
   return new Response(html, { status: answer.status, headers });

@@ -62,6 +62,11 @@ describe("the return link's pages that check again by themselves", () => {
     expect(waiting.html).toContain(`<p>${fill(texts.every, { seconds: "3" }).replace(/&/g, "&amp;")}<br>`);
     // Stopping comes first: one Tab reaches it before the next reload.
     expect(waiting.linkOrder).toEqual([texts.stop, texts.checkNow]);
+    // And right after the heading, before the page's own words: read from the top, it comes before the reload does.
+    const body = pageTexts(pageLanguage(locale)).waitingForShop.body;
+    const escaped = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+    expect(waiting.html).toMatch(/<\/h1><p>[^<]*<br><a /);
+    expect(waiting.html.indexOf(escaped(texts.stop))).toBeLessThan(waiting.html.indexOf(escaped(body)));
     // "Check now" is the reload itself, at once: the same signed link, carrying when the wait began.
     const now = waiting.links[texts.checkNow]!;
     expect(now.toString()).toBe(waiting.refresh!.url.toString());
