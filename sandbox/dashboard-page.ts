@@ -44,7 +44,8 @@ async function renderDashboard(ctx: SandboxContext, notice: string | null, error
 <td><a href="${escapeHtml(webUrlOf(ctx, s.order.shortCode))}?stay=1">payment page</a></td></tr>`,
     )
     .join("");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+  // The icon link is empty: the browser then asks for no /favicon.ico, which the sandbox does not serve.
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
 <title>Gateway sandbox dashboard</title><style>${STYLE}</style></head><body><main>
 <h1>Gateway sandbox dashboard</h1><p>Sandbox time: <time>${escapeHtml(isoDateTime(ctx.clock.now()))}</time> · API base <code>${escapeHtml(ctx.publicBase())}/api/v1</code></p>
 ${notice ? `<p class="notice" role="status">${escapeHtml(notice)}</p>` : ""}${error ? `<p class="err" role="alert">${escapeHtml(error)}</p>` : ""}

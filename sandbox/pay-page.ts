@@ -121,8 +121,9 @@ const SCRIPT = `
 })();
 `;
 
+// The icon link is empty: the browser then asks for no /favicon.ico, which the sandbox does not serve.
 function layout(lang: string, title: string, body: string): string {
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main><script>${SCRIPT}</script></body></html>`;
 }
 

@@ -72,11 +72,13 @@ ul.plain li { padding: .4rem 0; border-bottom: 1px solid var(--line); }
 form.inline { display: inline; }
 `;
 
+// The icon link is empty: the browser then asks for no /favicon.ico, which this server does not serve.
 export function page(title: string, body: SafeHtml, options: { refreshSeconds?: number; status?: number } = {}): string {
   return `<!doctype html>${html`<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 ${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ""}
 <title>${title} · Shopify stand-in</title>
 <style>${new SafeHtml(STYLES)}</style>

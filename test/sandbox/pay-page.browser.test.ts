@@ -171,4 +171,26 @@ describe("hosted payment page", () => {
       await page.close();
     }
   });
+
+  it("its payment page and dashboard load with no failed request and no console error (the browser asks for no /favicon.ico)", async () => {
+    const order = await createOrder(t.sandbox, { expected_output_amount: "15.00", fiat: "EUR", language: "en", merchant_urlok: `${shopOrigin}/ok`, merchant_urlko: `${shopOrigin}/ko` });
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    page.on("response", (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+    });
+    try {
+      for (const url of [order.web_url, `${t.sandbox.origin}/sandbox/dashboard`]) {
+        await page.goto(url, { waitUntil: "load" });
+        // Its icon is given in the page (a browser that once failed to get /favicon.ico may not ask again, so the page says it).
+        expect(await page.evaluate(() => document.querySelector('link[rel~="icon"]')?.getAttribute("href"))).toBe("data:,");
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -53,4 +53,24 @@ describe("checkout in a browser", () => {
     expect(standin.state.refundSessions()).toEqual([expect.objectContaining({ paymentId: sessionId, state: { code: "OPEN" } })]);
     expect(standin.state.invalidOperations()).toEqual([]);
   });
+
+  it("loads the stand-in's checkout with no failed request and no console error (the browser asks it for no /favicon.ico)", async () => {
+    const page = await browser.newPage();
+    const failed: string[] = [];
+    page.on("response", (response) => {
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+    });
+    // A failed icon request shows only as a console error.
+    page.on("console", (message) => {
+      if (message.type() === "error") failed.push(message.text());
+    });
+    try {
+      await page.goto(`${standin.origin}/checkout`, { waitUntil: "load" });
+      // Its icon is given in the page (a browser that once failed to get /favicon.ico may not ask again, so the page says it).
+      expect(await page.evaluate(() => document.querySelector('link[rel~="icon"]')?.getAttribute("href"))).toBe("data:,");
+      expect(failed).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
 });
