@@ -6,11 +6,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { devicesUsedByAnotherShop } from "../../app/admin/connection.server";
-import { parseEnv } from "../../app/config/env.server";
 import type { Database } from "../../app/db/database.server";
 import { hashDeviceKey } from "../../app/gateway/quota";
 import { silentLogger } from "../../app/lib/logger.server";
-import { createServices, type AppServices } from "../../app/services.server";
+import type { AppServices } from "../../app/services.server";
 import { NO_CREDENTIALS } from "../../app/shops/credential-columns";
 import { handleAppUninstalled } from "../../app/shops/shopify-webhooks.server";
 import {
@@ -23,7 +22,7 @@ import {
   storeCredentials,
 } from "../../app/shops/shop-credentials.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
-import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
+import { anotherShop, ROW_DATABASES, rowsDatabaseForFile, servicesOverRows } from "../support/row-databases";
 
 const SHOP_A = "device-digest-a.myshopify.com";
 const SHOP_B = "device-digest-b.myshopify.com";
@@ -39,9 +38,8 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
 
   beforeAll(async () => {
     ({ db, shopId: shopA } = rows());
-    const env = parseEnv({ NODE_ENV: "test", GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1", GATEWAY_SANDBOX_URL: "http://127.0.0.1:9/api/v1" });
-    services = createServices(env, { db, sql: rows().sql, clock, logger: silentLogger });
-    shopB = (await db.shop.create({ data: { shopDomain: SHOP_B, webhookToken: "device-digest-token-b-0001", installedAt: clock.now() } })).id;
+    services = servicesOverRows(rows(), { clock });
+    shopB = await anotherShop(rows(), { shopDomain: SHOP_B, webhookToken: "device-digest-token-b-0001" }, clock.now());
   });
 
   beforeEach(async () => {

@@ -6,16 +6,14 @@
 // B, and A's own notifications are processed without a look at other shops' payments.
 import { randomBytes, randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseEnv } from "../../app/config/env.server";
 import type { Database } from "../../app/db/database.server";
 import { signWebhook } from "../../app/gateway/webhook-signature";
-import { silentLogger } from "../../app/lib/logger.server";
 import { receiveGatewayWebhook } from "../../app/payments/gateway-webhooks";
 import { processWebhookInbox } from "../../app/payments/process-webhooks";
-import { createServices, type AppServices } from "../../app/services.server";
+import type { AppServices } from "../../app/services.server";
 import { retireCredentials, storeCredentials } from "../../app/shops/shop-credentials.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
-import { createPayment, ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
+import { anotherShop, createPayment, ROW_DATABASES, rowsDatabaseForFile, servicesOverRows } from "../support/row-databases";
 
 const SHOP_A = "shared-device-a.myshopify.com";
 const TOKEN_A = "shared-device-token-a-0001";
@@ -65,10 +63,8 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
         });
       },
     });
-    // Gateways on a closed port: nothing here may reach a real one.
-    const env = parseEnv({ NODE_ENV: "test", GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1", GATEWAY_SANDBOX_URL: "http://127.0.0.1:9/api/v1" });
-    services = createServices(env, { db: counted, sql: rows().sql, clock, logger: silentLogger });
-    shopB = (await db.shop.create({ data: { shopDomain: SHOP_B, webhookToken: TOKEN_B, installedAt: clock.now() } })).id;
+    services = servicesOverRows(rows(), { clock, db: counted });
+    shopB = await anotherShop(rows(), { shopDomain: SHOP_B, webhookToken: TOKEN_B }, clock.now());
   });
 
   beforeEach(async () => {

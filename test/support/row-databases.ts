@@ -3,9 +3,12 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseEnv } from "../../app/config/env.server";
 import { openAppDatabase, type Database } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
+import { silentLogger } from "../../app/lib/logger.server";
+import { createServices, type AppServices } from "../../app/services.server";
 import type { Payment, Prisma } from "../../generated/prisma/sqlite/client";
 import { forThisFile } from "./for-this-file";
 import { paymentColumns } from "./payment-rows";
@@ -43,6 +46,20 @@ export function rowsDatabaseForFile(database: RowDatabase, shop: { shopDomain: s
       await drop();
     },
   );
+}
+
+/**
+ * The app's services over the rows' database, on `clock`, with their gateways on a closed port:
+ * nothing here may reach a real one. `db` stands in for the rows' client (one that counts calls).
+ */
+export function servicesOverRows(rows: OpenedRows, options: { clock: { now(): Date }; db?: Database }): AppServices {
+  const env = parseEnv({ NODE_ENV: "test", GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1", GATEWAY_SANDBOX_URL: "http://127.0.0.1:9/api/v1" });
+  return createServices(env, { db: options.db ?? rows.db, sql: rows.sql, clock: options.clock, logger: silentLogger });
+}
+
+/** Another shop, installed at `installedAt`, beside the rows' own; its id. */
+export async function anotherShop(rows: OpenedRows, shop: { shopDomain: string; webhookToken: string }, installedAt: Date): Promise<string> {
+  return (await rows.db.shop.create({ data: { ...shop, installedAt }, select: { id: true } })).id;
 }
 
 /** A payment of the shop (sandbox, 49.90 EUR, awaiting payment unless `columns` say otherwise). */
