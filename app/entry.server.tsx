@@ -3,7 +3,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { createReadableStreamFromReadable, type EntryContext, type HandleErrorFunction } from "@remix-run/node";
 import { isbot } from "isbot";
-import { isAdminPath, routedPath } from "./lib/routed-path";
+import { GATEWAY_WEBHOOKS_PATH, isAdminPath, routedPath } from "./lib/routed-path";
 import { addDocumentResponseHeaders } from "./shopify.server";
 
 export const streamTimeout = 5000;
@@ -31,10 +31,8 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
  * so a request that reaches the pages with one (a suffix added, a doubled slash) logs none.
  */
 export function loggedPath(pathname: string): string {
-  return routedPath(pathname)?.startsWith(WEBHOOK_PATH) ? `${WEBHOOK_PATH}[token]` : pathname;
+  return routedPath(pathname)?.startsWith(GATEWAY_WEBHOOKS_PATH) ? `${GATEWAY_WEBHOOKS_PATH}[token]` : pathname;
 }
-
-const WEBHOOK_PATH = "/gateway/webhooks/";
 
 export default async function handleRequest(
   request: Request,

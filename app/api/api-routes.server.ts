@@ -6,6 +6,7 @@
 // BENCHMARKS.md). Every route takes POST only; each handler parses with zod, calls one use
 // case and answers.
 import type { ZodType, ZodTypeDef } from "zod";
+import { GATEWAY_WEBHOOKS_PATH } from "~/lib/routed-path";
 import type { AppServices } from "~/services.server";
 import { receiveFollowUpSession } from "~/payments/follow-up-sessions";
 import { receiveGatewayWebhook } from "~/payments/gateway-webhooks";
@@ -72,5 +73,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: "/payments/refund", caller: "shopify", handle: followUpSession("refund") },
   { path: "/payments/capture", caller: "shopify", handle: followUpSession("capture") },
   { path: "/payments/void", caller: "shopify", handle: followUpSession("void") },
-  { path: "/gateway/webhooks/:token", caller: "gateway", handle: gatewayWebhook },
+  { path: `${GATEWAY_WEBHOOKS_PATH}:token`, caller: "gateway", handle: gatewayWebhook },
 ];

@@ -20,3 +20,6 @@ export function routedPath(url: string): string | null {
 
 /** The admin's pages, their single-fetch data ("/app.data", "/app/payments.data") included. */
 export const isAdminPath = (path: string) => path === "/app" || path.startsWith("/app/") || path.startsWith("/app.");
+
+/** Where the gateway's notifications come in: a shop's notification URL is this path and its token. */
+export const GATEWAY_WEBHOOKS_PATH = "/gateway/webhooks/";

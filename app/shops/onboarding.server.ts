@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { createGatewayClient } from "~/gateway/client";
+import { GATEWAY_WEBHOOKS_PATH } from "~/lib/routed-path";
 import type { GatewayError } from "~/gateway/errors";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import type { GatewayEnv, PaymentsDeps } from "~/payments/deps";
@@ -56,7 +57,7 @@ export type OnboardingFailure = {
 const UNINSTALLED: OnboardingFailure = { ok: false, kind: "uninstalled", message: SHOP_UNINSTALLED_MESSAGE };
 
 export function notificationUrl(appUrl: string, shop: Pick<Shop, "webhookToken">): string {
-  return `${appUrl.replace(/\/+$/, "")}/gateway/webhooks/${shop.webhookToken}`;
+  return `${appUrl.replace(/\/+$/, "")}${GATEWAY_WEBHOOKS_PATH}${shop.webhookToken}`;
 }
 
 export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure {
