@@ -29,9 +29,14 @@ type CustomerFields = Pick<
   "full_name" | "email_client" | "phone_number" | "home_address" | "address_additional" | "city" | "province" | "zip_code" | "country"
 >;
 
+/** The address an order request carries: the billing address, else the shipping address. */
+export function customerAddress(customer: PaymentSessionRequest["customer"]) {
+  return customer?.billing_address ?? customer?.shipping_address ?? undefined;
+}
+
 export function gatewayCustomerFields(customer: PaymentSessionRequest["customer"]): CustomerFields {
   if (!customer) return {};
-  const address = customer.billing_address ?? customer.shipping_address ?? undefined;
+  const address = customerAddress(customer);
   const name = [address?.given_name, address?.family_name].filter(Boolean).join(" ");
   const email = customer.email?.trim();
   const phone = (customer.phone_number ?? address?.phone_number)?.replace(/[^\d+]/g, "");

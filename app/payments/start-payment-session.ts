@@ -12,7 +12,7 @@ import { err, type Result } from "neverthrow";
 import type { PreparedOrder } from "~/gateway/client";
 import type { GatewayError } from "~/gateway/errors";
 import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
-import { cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
+import { customerAddress, cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import { amountLimitIn, COIN_REFUSED_EVENT } from "~/payment-page/coins";
 import type { PaymentSessionRequest } from "./shopify-requests";
 import { whileRenewing } from "~/lib/renewal";
@@ -426,7 +426,7 @@ const CAUSE_MAX = 300;
  */
 export function personalDetails(customer: PaymentSessionRequest["customer"]): string[] {
   const { full_name, email_client, phone_number, home_address, address_additional, city, province, zip_code } = gatewayCustomerFields(customer);
-  const address = customer?.billing_address ?? customer?.shipping_address ?? undefined;
+  const address = customerAddress(customer);
   return [full_name, address?.given_name, address?.family_name, email_client, phone_number, home_address, address_additional, city, province, zip_code].filter(
     (value): value is string => typeof value === "string" && value.length >= 4,
   );
