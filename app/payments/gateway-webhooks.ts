@@ -4,7 +4,7 @@
 // The Secret Key of credentials taken out of use (removed, or replaced by another device,
 // possibly because it leaked) verifies only the notifications of the payments begun on them.
 import { randomUUID } from "node:crypto";
-import { Prisma } from "../../generated/prisma/sqlite/client";
+import { Prisma, type GatewayWebhook } from "../../generated/prisma/sqlite/client";
 import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
@@ -141,26 +141,40 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
   const { text, payload } = (notification ??= readNotification(input.rawBody));
   if (payload === null) return refuse(400, "malformed_payload");
 
-  // One plain statement (this answers every notification, and the gateway waits for it):
-  // a replay, the same signature for the shop, inserts nothing instead of raising.
-  const id = randomUUID();
   const now = deps.clock.now();
-  const row = {
-    id,
-    shopId: shop.id,
-    gatewayEnv: verifiedEnv,
-    nonce: input.nonce ?? "",
-    // The signature verified, in its one spelling: the replay guard's key (a unique index).
-    signature: verifiedSignature,
-    rawBody: text,
-    orderId: payload.identifier,
-    status: payload.status?.code ?? null,
-    receivedAt: now,
-    nextAttemptAt: now,
-    attempts: 0,
-  };
-  const inserted = await deps.sql.execute(Prisma.sql`${insertWhere(deps.sql.kind, "GatewayWebhook", row, onlyIf)} ON CONFLICT ("shopId", "signature") DO NOTHING`);
-  if (inserted === 0) return refuse(409, "replayed");
+  const id = await storeInInbox(
+    deps,
+    {
+      shopId: shop.id,
+      gatewayEnv: verifiedEnv,
+      nonce: input.nonce ?? "",
+      signature: verifiedSignature,
+      rawBody: text,
+      orderId: payload.identifier,
+      status: payload.status?.code ?? null,
+      receivedAt: now,
+    },
+    now,
+    onlyIf,
+  );
+  if (id === null) return refuse(409, "replayed");
   deps.notify?.inbox();
   return { status: 200, webhookId: id };
+}
+
+/** A verified notification as a shop's inbox keeps it. */
+export type InboxNotification = Pick<GatewayWebhook, "shopId" | "gatewayEnv" | "nonce" | "signature" | "rawBody" | "orderId" | "status" | "receivedAt">;
+
+/**
+ * Stores a verified notification in its shop's inbox, due at `now`; its id, or null for a replay.
+ * One plain statement (the door answers every notification with it, and the gateway waits): the
+ * same signature for the shop (`signature` in its one spelling, lower-case hex: the replay
+ * guard's unique key) inserts nothing instead of raising. `onlyIf`: a condition the insert
+ * also needs.
+ */
+export async function storeInInbox(deps: PaymentsDeps, notification: InboxNotification, now: Date, onlyIf?: Prisma.Sql): Promise<string | null> {
+  const id = randomUUID();
+  const row = { id, ...notification, nextAttemptAt: now, attempts: 0 };
+  const inserted = await deps.sql.execute(Prisma.sql`${insertWhere(deps.sql.kind, "GatewayWebhook", row, onlyIf)} ON CONFLICT ("shopId", "signature") DO NOTHING`);
+  return inserted === 0 ? null : id;
 }

@@ -255,7 +255,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   // more. One passed on is done with here. One not passed on is handled as one of an order no
   // shop has (waited for, then done with), whoever has it: a shop can sign a notification
   // itself, and how it is handled must not tell it whether another shop has that order.
-  const passedOn = new Set(unknown.length === 0 ? [] : (await passOnToPaymentShops(deps, shop, env, unknown)).passedOn);
+  const passedOn = new Set(unknown.length === 0 ? [] : await passOnToPaymentShops(deps, shop, env, unknown));
   await markProcessed(deps, claim, [...passedOn], PASSED_ON_NOTE);
   outcome.processed += passedOn.size;
   const ofNoPayment = unknown.filter((h) => !passedOn.has(h.id));

@@ -9,25 +9,12 @@
 // notification too: a notification never reaches a payment of a shop whose Secret Key did not
 // sign it. Asked only for orders the receiving shop does not have, so the notifications of its
 // own payments cost nothing more; everything else is left as it was.
-import { randomUUID } from "node:crypto";
-import { Prisma, type GatewayWebhook } from "../../generated/prisma/sqlite/client";
-import { insertWhere } from "~/db/plain-sql.server";
+import type { GatewayWebhook } from "../../generated/prisma/sqlite/client";
 import { signatureMatches } from "~/gateway/webhook-signature";
 import { beganOnRetiredCredentials, type RetirementColumns } from "~/shops/credential-columns";
 import { shopGateway } from "~/shops/gateway-directory.server";
 import type { GatewayEnv, PaymentsDeps, ShopCredentials, ShopGatewayAccess } from "./deps";
-
-export interface PassedOn {
-  /** Stored in the inbox of the shop whose payment has their order. */
-  passedOn: string[];
-  /**
-   * For an order of another shop's payment, but not passed on (another device, another Secret
-   * Key, a shop uninstalled or whose credentials cannot be read). Handled as one for an order no
-   * shop has, so that the receiving shop, which may sign a notification itself, learns nothing
-   * of which orders other shops have.
-   */
-  refused: string[];
-}
+import { storeInInbox } from "./gateway-webhooks";
 
 /** Why a notification for another shop's order was not passed on, as logged. */
 type Refusal = "shop_not_installed" | "no_credentials" | "credentials_unreadable" | "another_device" | "another_secret_key";
@@ -66,18 +53,19 @@ function refusalOf(
 
 /**
  * Passes on to the shops whose payments have their orders the notifications `shop` received for
- * orders it has no payment for (`hooks`, of environment `env`), where the rules above allow. One
- * query for the payments, one for their shops, and nothing when no other shop has the orders.
+ * orders it has no payment for (`hooks`, of environment `env`), where the rules above allow; the
+ * ids of those passed on. One query for the payments, one for their shops, and nothing when no
+ * other shop has the orders.
  */
-export async function passOnToPaymentShops(deps: PaymentsDeps, shop: ShopCredentials, env: GatewayEnv, hooks: GatewayWebhook[]): Promise<PassedOn> {
-  const result: PassedOn = { passedOn: [], refused: [] };
+export async function passOnToPaymentShops(deps: PaymentsDeps, shop: ShopCredentials, env: GatewayEnv, hooks: GatewayWebhook[]): Promise<string[]> {
+  const passedOn: string[] = [];
   const orderIds = [...new Set(hooks.map((hook) => hook.orderId).filter((id): id is string => id !== null))];
-  if (orderIds.length === 0) return result;
+  if (orderIds.length === 0) return passedOn;
   const payments = await deps.db.payment.findMany({
     where: { gatewayEnv: env, gatewayOrderId: { in: orderIds }, shopId: { not: shop.id } },
     select: { shopId: true, gatewayOrderId: true, createdAt: true, orderRequestedAt: true },
   });
-  if (payments.length === 0) return result;
+  if (payments.length === 0) return passedOn;
   const owners = new Map(
     (await deps.db.shop.findMany({ where: { id: { in: [...new Set(payments.map((p) => p.shopId))] }, uninstalledAt: null } })).map((owner) => [owner.id, owner]),
   );
@@ -95,34 +83,22 @@ export async function passOnToPaymentShops(deps: PaymentsDeps, shop: ShopCredent
     const owner = owners.get(payment.shopId);
     const refusal = owner ? refusalOf(deps, ownDevices, owner, env, payment, hook) : "shop_not_installed";
     if (!owner || refusal !== null) {
-      result.refused.push(hook.id);
+      // Left to be handled as one for an order no shop has, so that the receiving shop, which
+      // may sign a notification itself, learns nothing of which orders other shops have.
       deps.logger.warn("Gateway webhook for another shop's order not passed on to it", { shop: shop.shopDomain, webhookId: hook.id, reason: refusal });
       continue;
     }
-    const row = {
-      id: randomUUID(),
-      shopId: owner.id,
-      gatewayEnv: env,
-      nonce: hook.nonce,
-      signature: hook.signature,
-      rawBody: hook.rawBody,
-      orderId: hook.orderId,
-      status: hook.status,
-      // When it reached the app, as if at the shop's own URL.
-      receivedAt: hook.receivedAt,
-      nextAttemptAt: now,
-      attempts: 0,
-    };
-    // The shop's replay guard: a notification passed on twice (a pass that lost its claim, then
-    // another) is stored once.
-    await deps.sql.execute(Prisma.sql`${insertWhere(deps.sql.kind, "GatewayWebhook", row)} ON CONFLICT ("shopId", "signature") DO NOTHING`);
-    result.passedOn.push(hook.id);
+    // As if it had come to the shop's own URL, when it reached the app. The shop's replay guard
+    // stores a notification passed on twice (a pass that lost its claim, then another) once.
+    const { nonce, signature, rawBody, orderId, status, receivedAt } = hook;
+    await storeInInbox(deps, { shopId: owner.id, gatewayEnv: env, nonce, signature, rawBody, orderId, status, receivedAt }, now);
+    passedOn.push(hook.id);
     deps.logger.info("Gateway webhook passed on to the shop whose payment has its order: both shops use the same device", {
       shop: shop.shopDomain,
       to: owner.shopDomain,
       webhookId: hook.id,
     });
   }
-  if (result.passedOn.length > 0) deps.notify?.inbox();
-  return result;
+  if (passedOn.length > 0) deps.notify?.inbox();
+  return passedOn;
 }
