@@ -109,17 +109,21 @@ export async function storeCredentials(
   env: GatewayEnv,
   credentials: { deviceKey: string; secretKeyHex: string },
 ): Promise<Shop> {
-  const deviceKeyEnc = cipher.encrypt(credentials.deviceKey, credentialContext(shop.id, env, "device-key"));
-  const secretKeyEnc = cipher.encrypt(credentials.secretKeyHex, credentialContext(shop.id, env, "secret-key"));
+  return db.shop.update({ where: { id: shop.id }, data: newCredentialColumns(cipher, shop.id, env, credentials) });
+}
+
+/**
+ * The columns of an environment's credentials in use, for `credentials`: sealed (bound to the
+ * shop, environment and field), the device key's last four characters and its digest.
+ */
+function newCredentialColumns(cipher: CredentialCipher, shopId: string, env: GatewayEnv, credentials: { deviceKey: string; secretKeyHex: string }) {
+  const deviceKeyEnc = cipher.encrypt(credentials.deviceKey, credentialContext(shopId, env, "device-key"));
+  const secretKeyEnc = cipher.encrypt(credentials.secretKeyHex, credentialContext(shopId, env, "secret-key"));
   const hint = credentials.deviceKey.slice(-4);
   const hash = deviceKeyHash(credentials.deviceKey);
-  return db.shop.update({
-    where: { id: shop.id },
-    data:
-      env === "live"
-        ? { liveDeviceKeyEnc: deviceKeyEnc, liveSecretKeyEnc: secretKeyEnc, liveDeviceKeyHint: hint, liveDeviceKeyHash: hash }
-        : { sandboxDeviceKeyEnc: deviceKeyEnc, sandboxSecretKeyEnc: secretKeyEnc, sandboxDeviceKeyHint: hint, sandboxDeviceKeyHash: hash },
-  });
+  return env === "live"
+    ? { liveDeviceKeyEnc: deviceKeyEnc, liveSecretKeyEnc: secretKeyEnc, liveDeviceKeyHint: hint, liveDeviceKeyHash: hash }
+    : { sandboxDeviceKeyEnc: deviceKeyEnc, sandboxSecretKeyEnc: secretKeyEnc, sandboxDeviceKeyHint: hint, sandboxDeviceKeyHash: hash };
 }
 
 /** What became of the credentials an environment held when others were connected in their place. */
@@ -264,27 +268,13 @@ export async function replaceCredentials(
         }
       }
     }
-    const deviceKeyEnc = cipher.encrypt(credentials.deviceKey, credentialContext(row.id, env, "device-key"));
-    const secretKeyEnc = cipher.encrypt(credentials.secretKeyHex, credentialContext(row.id, env, "secret-key"));
-    const hint = credentials.deviceKey.slice(-4);
-    const hash = deviceKeyHash(credentials.deviceKey);
     const retire = (replaced === "retired" || replaced === "retired_over_earlier") && current !== null;
-    const data =
-      env === "live"
-        ? {
-            liveDeviceKeyEnc: deviceKeyEnc,
-            liveSecretKeyEnc: secretKeyEnc,
-            liveDeviceKeyHint: hint,
-            liveDeviceKeyHash: hash,
-            ...(retire ? { liveRetiredDeviceKeyEnc: current.deviceKeyEnc, liveRetiredSecretKeyEnc: current.secretKeyEnc, liveRetiredAt: now } : {}),
-          }
-        : {
-            sandboxDeviceKeyEnc: deviceKeyEnc,
-            sandboxSecretKeyEnc: secretKeyEnc,
-            sandboxDeviceKeyHint: hint,
-            sandboxDeviceKeyHash: hash,
-            ...(retire ? { sandboxRetiredDeviceKeyEnc: current.deviceKeyEnc, sandboxRetiredSecretKeyEnc: current.secretKeyEnc, sandboxRetiredAt: now } : {}),
-          };
+    const retiring = !retire
+      ? {}
+      : env === "live"
+        ? { liveRetiredDeviceKeyEnc: current.deviceKeyEnc, liveRetiredSecretKeyEnc: current.secretKeyEnc, liveRetiredAt: now }
+        : { sandboxRetiredDeviceKeyEnc: current.deviceKeyEnc, sandboxRetiredSecretKeyEnc: current.secretKeyEnc, sandboxRetiredAt: now };
+    const data = { ...newCredentialColumns(cipher, row.id, env, credentials), ...retiring };
     // Only over the credentials just read: a pair stored or retired meanwhile is not lost unseen.
     // Only while installed: an uninstall handled meanwhile deleted every credential for good.
     const written = await db.shop.updateMany({ where: { id: row.id, uninstalledAt: null, ...held }, data });
