@@ -15,11 +15,11 @@ const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
 export function shopperMoney(amount: string, currency: string, locale: string | null | undefined, language: PageLanguage): string {
   const fixed = isFiatCode(currency) ? formatFiatAmount(amount, currency) : null;
-  // The fiat's minor digits; an amount with more keeps them all, as does a code that is no fiat's.
-  const digits = fixed?.isOk() ? fixed.value : PLAIN_DECIMAL.test(amount) ? amount : null;
-  if (digits === null) return formatMoney(amount, currency);
-  const shown = isFiatCode(currency) ? written(digits, locale, language, { style: "currency", currency }) : null;
-  return shown ?? `${shopperNumber(digits, locale, language)} ${currency}`;
+  // With the fiat's minor digits; an amount with more keeps them all, as does a code that is no fiat's.
+  const value = fixed?.isOk() ? fixed.value : PLAIN_DECIMAL.test(amount) ? amount : null;
+  if (value === null) return formatMoney(amount, currency);
+  const shown = isFiatCode(currency) ? written(value, locale, language, { style: "currency", currency }) : null;
+  return shown ?? `${shopperNumber(value, locale, language)} ${currency}`;
 }
 
 /** An amount of a coin, or any plain decimal the shopper only reads ("0.0079" → "0,0079" in Spain), with all its digits. */
