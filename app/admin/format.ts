@@ -24,8 +24,8 @@ export function formatMoney(amount: string | null | undefined, currency: string 
   return `${shown} ${currency}`;
 }
 
-/** The gateway's percentage paid ("100.0" → "100.0 %"); shown as the gateway wrote it. */
+/** The gateway's percentage paid ("100.0" → "100.0%", as English writes it); its digits as the gateway wrote them. */
 export function formatPercentage(value: string | null | undefined): string {
   if (value === null || value === undefined || value === "") return "—";
-  return `${value} %`;
+  return `${value}%`;
 }

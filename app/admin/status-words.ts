@@ -3,6 +3,7 @@
 import { parseGatewayStatus, type GatewayStatus } from "~/gateway/statuses";
 import { isPaymentState, type PaymentState } from "~/payments/payment-state";
 import { paidPercentage, paymentProgress } from "~/payment-page/progress";
+import { formatPercentage } from "./format";
 
 export type Tone = "success" | "critical" | "warning" | "attention" | "info" | undefined;
 
@@ -50,7 +51,7 @@ function confirmingMeaning({ percentage, cryptoAmount, transactions = [] }: Conf
   if (progress) return progress.remaining.gt(0) ? partly(`${progress.received.toFixed()} of ${cryptoAmount}`) : STATE_WORDS.confirming.meaning;
   const paid = paidPercentage(percentage);
   if (paid === null) return "Crypto was seen at the gateway and is waiting for network confirmation.";
-  if (paid.lt(100)) return partly(`${percentage} %`);
+  if (paid.lt(100)) return partly(formatPercentage(percentage));
   return STATE_WORDS.confirming.meaning;
 }
 

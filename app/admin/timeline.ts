@@ -9,7 +9,7 @@ import { CUSTOMER_DATA_ERASED } from "~/payments/retention";
 import { followUpAnswerOf } from "~/payments/shopify-requests";
 import { asSentence, endsSentence } from "~/lib/text";
 import { attentionAdvice } from "./attention";
-import { formatMoney } from "./format";
+import { formatMoney, formatPercentage } from "./format";
 import { gatewayStatusWords, paymentStateWords } from "./status-words";
 
 export interface TimelineEntry {
@@ -213,7 +213,7 @@ export function describeEvent(type: string, detailText: string, payment?: EventP
     case "gateway_status": {
       const to = gatewayStatusWords(d.to);
       const from = d.from ? gatewayStatusWords(d.from).label : null;
-      const paid = d.percentage ? ` ${d.percentage} % paid.` : "";
+      const paid = d.percentage ? ` ${formatPercentage(d.percentage)} paid.` : "";
       return { title: `Gateway: ${to.label}`, description: `${from ? `From ${from} to ${to.label}` : to.label}${via(d.source)}. ${to.meaning}${paid}` };
     }
     case "state":

@@ -92,7 +92,7 @@ export function overpaymentDetail(order: Pick<GatewayOrder, "crypto_amount" | "c
   const over = progress ? progress.excess.gt(0) : (percentage?.gt(100) ?? false);
   if (!over) return null;
   const coin = order.currency_id ? ` ${order.currency_id}` : "";
-  const shown = percentage?.gt(100) ? `the gateway shows ${order.percentage} % paid` : null;
+  const shown = percentage?.gt(100) ? `the gateway shows ${order.percentage}% paid` : null;
   const howMuch = progress
     ? `${progress.received.toFixed()}${coin} arrived for the ${order.crypto_amount}${coin} asked: ${progress.excess.toFixed()}${coin} more than was due${shown ? ` (${shown})` : ""}.`
     : `More than was due arrived: ${shown}.`;

@@ -61,7 +61,7 @@ describe("a payment's page", () => {
   it("says a confirming order at 50 % has part of its amount, not that it was received", async () => {
     const payment = await makePayment({ state: "confirming", gatewayOrderId: randomUUID(), gatewayStatus: "AC", inputCurrency: "BTC", cryptoAmount: "0.00100000", percentage: "50.0", receivedAmount: "24.95" });
     const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
-    expect(page.text).toContain("Part of the amount (50.0 %) has arrived; the rest is due before the order expires.");
+    expect(page.text).toContain("Part of the amount (50.0%) has arrived; the rest is due before the order expires.");
     expect(page.text).not.toContain("Crypto was received");
   });
 

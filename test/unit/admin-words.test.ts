@@ -15,8 +15,8 @@ describe("paymentStateWords", () => {
   });
 
   it("says a confirming payment below 100 % has part of its amount, with the rest due before the order expires", () => {
-    expect(paymentStateWords("confirming", { percentage: "50.0" }).meaning).toBe("Part of the amount (50.0 %) has arrived; the rest is due before the order expires.");
-    expect(paymentStateWords("confirming", { percentage: "99.9" }).meaning).toContain("Part of the amount (99.9 %)");
+    expect(paymentStateWords("confirming", { percentage: "50.0" }).meaning).toBe("Part of the amount (50.0%) has arrived; the rest is due before the order expires.");
+    expect(paymentStateWords("confirming", { percentage: "99.9" }).meaning).toContain("Part of the amount (99.9%)");
   });
 
   it("says a confirming payment at 100 % or more was received", () => {

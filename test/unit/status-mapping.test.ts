@@ -58,12 +58,12 @@ describe("an overpaid order", () => {
     expect(overpaymentDetail(completed(2))).toBe(
       "The shopper sent more than the order's amount. 0.0049 BTC arrived for the 0.00245 BTC asked: 0.00245 BTC more than was due. The order is paid; the extra belongs to the shopper. A refund from the gateway dashboard returns the full amount, not the extra alone: return the extra another way, as agreed with the shopper.",
     );
-    expect(overpaymentDetail(completed(2, "200.0"))).toContain("0.00245 BTC more than was due (the gateway shows 200.0 % paid).");
+    expect(overpaymentDetail(completed(2, "200.0"))).toContain("0.00245 BTC more than was due (the gateway shows 200.0% paid).");
   });
 
   it("is told by the gateway's percentage above 100 before the transactions are known", () => {
     expect(overpaymentDetail(completed(0, "110.0"))).toBe(
-      "The shopper sent more than the order's amount. More than was due arrived: the gateway shows 110.0 % paid. The order is paid; the extra belongs to the shopper. A refund from the gateway dashboard returns the full amount, not the extra alone: return the extra another way, as agreed with the shopper.",
+      "The shopper sent more than the order's amount. More than was due arrived: the gateway shows 110.0% paid. The order is paid; the extra belongs to the shopper. A refund from the gateway dashboard returns the full amount, not the extra alone: return the extra another way, as agreed with the shopper.",
     );
   });
 
