@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches } from "@remix-run/react";
-import { acceptedLanguage } from "~/payment-page/language";
+import { acceptedLanguage, languageTag } from "~/payment-page/language";
 
 /** What a route's `handle.documentLanguage` may go by besides its data. */
 export interface DocumentLanguageContext {
@@ -32,7 +32,7 @@ function useDocumentLanguage(): string {
 export default function App() {
   const language = useDocumentLanguage();
   return (
-    <html lang={language}>
+    <html lang={languageTag(language)}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />

@@ -9,6 +9,11 @@ export function primaryLanguage(language: PageLanguage): string {
   return language.split("-")[0]!;
 }
 
+/** The language as a document's lang attribute declares it: the page's "pt" is Portugal's Portuguese ("pt-PT"). */
+export function languageTag(language: string): string {
+  return language === "pt" ? "pt-PT" : language;
+}
+
 export function pageLanguage(locale: string | null | undefined): PageLanguage {
   const [primary = "", region = ""] = (locale ?? "").trim().toLowerCase().split(/[-_]/);
   if (primary === "pt" && region === "br") return "pt-BR";

@@ -9,7 +9,7 @@
 import { formatMoney } from "~/admin/format";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { formatFiatAmount } from "~/gateway/money";
-import { primaryLanguage, type PageLanguage } from "./language";
+import { languageTag, primaryLanguage, type PageLanguage } from "./language";
 
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
@@ -78,5 +78,5 @@ function numberLocale(locale: string | null | undefined, language: PageLanguage)
 
 /** Intl writes a bare "pt" as Brazil does; the page's "pt" is Portugal's, wording and notation. */
 function regional(locale: string): string {
-  return locale === "pt" ? "pt-PT" : locale;
+  return languageTag(locale);
 }

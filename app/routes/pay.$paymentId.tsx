@@ -13,7 +13,7 @@ import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation
 import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { postedFields } from "~/admin/form-data";
-import { acceptedLanguage, pageLanguage, type PageLanguage } from "~/payment-page/language";
+import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import type { DocumentLanguageContext } from "~/root";
 import {
   coinsFor,
@@ -417,12 +417,13 @@ function PayWithCoin({ view, status, now, texts }: { view: PaymentPageView; stat
 }
 
 /**
- * "0.0079 ETH (€24.50, 50.0%)", "0,0079 ETH (24,50 €, 50,0 %)" in Spain: the coin when the
+ * "0.0079 ETH (€24.50; 50.0%)", "0,0079 ETH (24,50 €; 50,0 %)" in Spain: the coin when the
  * transactions are known, then the gateway's fiat value and percentage, all in the page's
- * notation (the server writes them so, as the browser's own number data may differ).
+ * notation (the server writes them so, as the browser's own number data may differ). A
+ * semicolon parts the two, as a comma would run into a decimal comma ("R$ 24,50, 50,0%").
  */
 function receivedText(view: PaymentPageView): string {
-  const fiat = [view.received, view.percentageText].filter(Boolean).join(", ");
+  const fiat = [view.received, view.percentageText].filter(Boolean).join("; ");
   const coin = view.receivedCryptoText && view.coin ? `${view.receivedCryptoText} ${view.coin}` : null;
   if (!coin) return fiat;
   return fiat ? `${coin} (${fiat})` : coin;
@@ -462,7 +463,7 @@ export default function PaymentPage() {
   useFocusAfterPick(view.stage, result);
 
   return (
-    <div className="pp" lang={view.language}>
+    <div className="pp" lang={languageTag(view.language)}>
       <style dangerouslySetInnerHTML={{ __html: PAYMENT_PAGE_CSS }} />
       <main>
         <header className="card">
@@ -548,7 +549,7 @@ export default function PaymentPage() {
 export function ErrorBoundary() {
   const { language, texts } = errorTexts(useRouteError());
   return (
-    <div className="pp" lang={language}>
+    <div className="pp" lang={languageTag(language)}>
       <style dangerouslySetInnerHTML={{ __html: PAYMENT_PAGE_CSS }} />
       <main>
         <section className="card" aria-labelledby="error-heading">

@@ -7,7 +7,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { z } from "zod";
-import { acceptedLanguage, pageLanguage, type PageLanguage } from "~/payment-page/language";
+import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import { fill, pageTexts, type PageTexts } from "~/payment-page/texts";
 import { handleShopperReturn } from "~/payments/handle-return";
 
@@ -92,7 +92,7 @@ const STYLE = [
 /** A page of its own (no scripts): a heading and a paragraph in the shopper's language, and how it checks again when it does. */
 function shopperPage(language: PageLanguage, texts: { title: string; heading: string; body: string }, answer: { status: number; checking?: Checking }): Response {
   const checking = answer.checking ? checkingHtml(pageTexts(language).checking, answer.checking) : { refreshSeconds: null, head: "", notice: "", action: "" };
-  const html = `<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${checking.head}
+  const html = `<!doctype html><html lang="${languageTag(language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${checking.head}
 <title>${escapeHtml(texts.title)}</title>
 <style>${STYLE}</style></head>
 <body><main><h1>${escapeHtml(texts.heading)}</h1>${checking.notice}<p>${escapeHtml(texts.body)}</p>${checking.action}</main></body></html>`;

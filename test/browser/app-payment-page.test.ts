@@ -130,7 +130,7 @@ describe("the app's own payment page", () => {
 
     // What arrived, in the coin, in the shop's money and as a percentage, in the page's notation.
     const received = page.getByText(/^Received:/);
-    expect(await received.textContent()).toBe(`Received: ${arrived.toFixed()} ETH (€24.50, ${order.percentage}%)`);
+    expect(await received.textContent()).toBe(`Received: ${arrived.toFixed()} ETH (€24.50; ${order.percentage}%)`);
     // What is still due: exact, copied bare, with the countdown still running.
     expect(await page.locator("#remaining").textContent()).toBe(due.toFixed());
     expect(await page.locator("#remaining-unit").textContent()).toBe("ETH");

@@ -141,7 +141,9 @@ describe("the payment page for assistive technology", () => {
     }
     for (const [language, { title }] of Object.entries(seen)) expect(title, language).toBe(pageTexts(language as "de").linkNotValid.title);
     const declared = Object.fromEntries(Object.entries(seen).map(([language, s]) => [language, { document: s.document, content: s.content }]));
-    const expected = Object.fromEntries(Object.keys(seen).map((language) => [language, { document: language, content: language }]));
+    // Portugal's Portuguese is declared as such ("pt-PT"), so a screen reader picks its voice, not Brazil's.
+    const tag = (language: string) => (language === "pt" ? "pt-PT" : language);
+    const expected = Object.fromEntries(Object.keys(seen).map((language) => [language, { document: tag(language), content: tag(language) }]));
     expect(declared).toEqual(expected);
   }, 120_000);
 });

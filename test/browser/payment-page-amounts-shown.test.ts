@@ -2,7 +2,7 @@
 // - the header gives the payment's whole amount as such, never as "due": the only amount the
 //   page asks for is the rest, in the coin, below (two amounts "due" would ask for two payments);
 // - what arrived (in the coin, in fiat, as a percentage) reads in the page's own notation
-//   ("0,0079 ETH (24,50 €, 50,0 %)" in Spain), while the amount still due, which the shopper
+//   ("0,0079 ETH (24,50 €; 50,0 %)" in Spain; a semicolon, not a comma, between the two numbers), while the amount still due, which the shopper
 //   copies or types into a wallet, shows and copies exactly as the gateway gave it.
 import Decimal from "decimal.js";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -89,7 +89,7 @@ describe("the amounts the payment page shows after a partial payment", () => {
     expect(percentage).toMatch(/^\d+\.\d+$/);
     const comma = (value: string | null) => (value ?? "").replace(".", ",");
     const fiat = language === "pt-BR" ? `€${SPACE}24,50` : `24,50${SPACE}€`;
-    const received = new RegExp(`^${texts.received}: ${comma(arrived.toFixed())} ETH \\(${fiat}, ${comma(percentage)}${SPACE}%\\)$`);
+    const received = new RegExp(`^${texts.received}: ${comma(arrived.toFixed())} ETH \\(${fiat}; ${comma(percentage)}${SPACE}%\\)$`);
 
     const html = await served(pageUrl);
     const line = /<p class="muted">([^<]*)<\/p>/g;
