@@ -1,6 +1,7 @@
 // The health page: is the gateway reaching this shop (last notification, rejected ones
 // by reason), is work piling up (inbox and outbox backlogs, failed Shopify calls), and
 // how much of today's gateway request quota is left for each connected device.
+import { GATEWAY_STATUSES, isFinalGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv } from "~/payments/deps";
 import type { RecordedRefusal } from "~/payments/gateway-webhooks";
 import type { AppServices } from "~/services.server";
@@ -51,6 +52,43 @@ export interface HealthView {
    */
   sharedDevices: GatewayEnv[];
   quotas: { env: GatewayEnv; label: string; generalDay: number; generalMinute: number; criticalDay: number; criticalMinute: number }[];
+  /**
+   * Per environment with payments that finished in the last 7 days at a final gateway status:
+   * how many, and how many of them no notification of the gateway reached.
+   */
+  unnotified: { env: GatewayEnv; finished: number; unnotified: number }[];
+}
+
+/** A notification sent as a payment finished may come after the app's own read settled it: so long is waited for it. */
+const NOTIFICATION_GRACE_MS = 10 * 60_000;
+/** The longest a gateway order stays open (CA: unpaid for more than 24 hours), with room: bounds the payments looked at by their start. */
+const ORDER_LIFETIME_BOUND_MS = 2 * 86_400_000;
+
+/**
+ * The gateway notifies every change of an order's status, so a payment whose order reached a
+ * final status was notified at least once. Of the shop's payments that finished since `since`
+ * (and longer ago than the grace), per environment: how many reached a final status at the
+ * gateway, and how many of those have no notification stored for their order. Notifications
+ * are kept at least as long as the window (MIN_RETENTION_DAYS), passed-on ones in this shop's
+ * own inbox. When none arrives, the device's notification URL is not this shop's (never set,
+ * or set to another shop that used the device), or something in front of the app refuses the
+ * gateway: the payments then settle through the app's own reads, later.
+ */
+async function unnotifiedPayments(services: AppServices, shop: Shop, since: Date, now: Date): Promise<HealthView["unnotified"]> {
+  const finalStatuses = GATEWAY_STATUSES.filter(isFinalGatewayStatus);
+  const rows = await services.sql.query<{ env: string; finished: number | bigint; unnotified: number | bigint }>(Prisma.sql`
+    SELECT p."gatewayEnv" AS "env", COUNT(*) AS "finished",
+      COUNT(CASE WHEN NOT EXISTS (
+        SELECT 1 FROM "GatewayWebhook" w WHERE w."shopId" = p."shopId" AND w."orderId" = p."gatewayOrderId") THEN 1 END) AS "unnotified"
+    FROM "Payment" p
+    WHERE p."shopId" = ${shop.id} AND p."createdAt" >= ${new Date(since.getTime() - ORDER_LIFETIME_BOUND_MS)}
+      AND p."finalizedAt" >= ${since} AND p."finalizedAt" < ${new Date(now.getTime() - NOTIFICATION_GRACE_MS)}
+      AND p."gatewayOrderId" IS NOT NULL AND p."gatewayStatus" IN (${Prisma.join(finalStatuses)})
+    GROUP BY p."gatewayEnv"`);
+  return rows
+    .filter((row): row is typeof row & { env: GatewayEnv } => row.env === "live" || row.env === "sandbox")
+    .map((row) => ({ env: row.env, finished: Number(row.finished), unnotified: Number(row.unnotified) }))
+    .sort((a, b) => a.env.localeCompare(b.env));
 }
 
 function ago(from: Date, now: Date): string {
@@ -125,7 +163,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
       criticalMinute: remaining.critical.minute,
     });
   }
-  const shared = await devicesUsedByAnotherShop(db, services.gateways, shop);
+  const [shared, unnotified] = await Promise.all([devicesUsedByAnotherShop(db, services.gateways, shop), unnotifiedPayments(services, shop, since, now)]);
   const lastAt = last._max.receivedAt;
   return {
     lastWebhookAt: lastAt ? formatDateTime(lastAt) : "never",
@@ -143,5 +181,6 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     connections,
     sharedDevices: (["live", "sandbox"] as const).filter((env) => shared[env]),
     quotas,
+    unnotified,
   };
 }

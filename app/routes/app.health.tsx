@@ -26,6 +26,30 @@ function Figure({ label, value, tone }: { label: string; value: string | number;
   );
 }
 
+const DEVICE_WORDS = { live: "live", sandbox: "gateway sandbox" } as const;
+
+/** Whether the gateway's notifications reached the payments that finished lately, on one device. */
+function NotifiedPayments({ env, finished, unnotified }: { env: "live" | "sandbox"; finished: number; unnotified: number }) {
+  const payments = `${finished} ${DEVICE_WORDS[env]} payment${finished === 1 ? "" : "s"} that finished in the last 7 days`;
+  if (unnotified === 0) {
+    return (
+      <Text as="p" tone="success">
+        A notification came for each of the {payments}.
+      </Text>
+    );
+  }
+  const which = unnotified === finished ? `None of the ${payments} had a notification` : `${unnotified} of the ${payments} had no notification`;
+  return (
+    <Text as="p" tone={unnotified === finished ? "critical" : "caution"}>
+      {which} from the gateway: the app settled {unnotified === 1 ? "it" : "them"} with its own checks, later than a notification would have.{" "}
+      {unnotified === finished
+        ? "Check that the device's notification URL in the gateway dashboard is this shop's, shown on "
+        : "A few can be lost on the way; if most are, check the device's notification URL on "}
+      <Link url="/app/onboarding">Connection</Link>.
+    </Text>
+  );
+}
+
 export default function Health() {
   const { health } = useLoaderData<typeof loader>();
   const rejectedTotal = health.rejected.reduce((sum, r) => sum + r.count, 0);
@@ -40,6 +64,9 @@ export default function Health() {
               <Text as="p" tone="subdued">
                 {health.lastWebhookAt}
               </Text>
+              {health.unnotified.map((figures) => (
+                <NotifiedPayments key={figures.env} {...figures} />
+              ))}
               {health.sharedDevices.map((env) => (
                 <Text as="p" tone="caution" key={env}>
                   {env === "live" ? "The live device" : "The gateway sandbox device"} is connected in another shop too: its notifications reach only the shop whose
