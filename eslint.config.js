@@ -14,6 +14,16 @@ export default tseslint.config(
       "no-console": "error",
       // The environment is read in exactly one module (app/config/env.server.ts).
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read configuration through app/config/env.server.ts." }],
+      // The pages run on their own copy of the app's modules (Vite's in development, the Remix
+      // build in production) while the services they are handed were built by the server's:
+      // an error thrown by a service is not an instance of the page's copy of its class.
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "BinaryExpression[operator='instanceof'][right.name='CredentialDecryptionError']",
+          message: "Use isCredentialDecryptionError: the pages and the services may hold different copies of the class.",
+        },
+      ],
     },
   },
   {

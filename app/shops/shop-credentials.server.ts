@@ -8,7 +8,7 @@ import type { Database } from "~/db/database.server";
 import type { GatewayEnv } from "~/payments/deps";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import { NO_CREDENTIALS } from "./credential-columns";
-import { CredentialDecryptionError, isSealed, type CredentialCipher } from "./credential-cipher.server";
+import { isCredentialDecryptionError, isSealed, type CredentialCipher } from "./credential-cipher.server";
 import { openSessionToken, sessionTokenContext } from "./shopify-sessions.server";
 
 export function credentialContext(shopId: string, env: GatewayEnv, field: "device-key" | "secret-key"): string {
@@ -195,7 +195,7 @@ function openPair(cipher: CredentialCipher, shopId: string, env: GatewayEnv, pai
       secretKeyHex: cipher.decrypt(pair.secretKeyEnc, credentialContext(shopId, env, "secret-key")),
     };
   } catch (error) {
-    if (error instanceof CredentialDecryptionError) return null;
+    if (isCredentialDecryptionError(error)) return null;
     throw error;
   }
 }
@@ -448,7 +448,7 @@ function openOrNull(open: () => string): string | null {
   try {
     return open();
   } catch (error) {
-    if (error instanceof CredentialDecryptionError) return null;
+    if (isCredentialDecryptionError(error)) return null;
     throw error;
   }
 }

@@ -8,7 +8,7 @@ import { Session } from "@shopify/shopify-api";
 import { PrismaSessionStorage } from "@shopify/shopify-app-session-storage-prisma";
 import type { Database } from "~/db/database.server";
 import { registerSecret, silentLogger, type Logger } from "~/lib/logger.server";
-import { CredentialDecryptionError, isSealed, type CredentialCipher } from "./credential-cipher.server";
+import { isCredentialDecryptionError, isSealed, type CredentialCipher } from "./credential-cipher.server";
 
 export type SessionToken = "access-token" | "refresh-token";
 
@@ -64,7 +64,7 @@ export function createSealedSessionStorage(db: Database, cipher: CredentialCiphe
       try {
         tokens[field] = openSessionToken(cipher, session.id, token, stored);
       } catch (error) {
-        if (!(error instanceof CredentialDecryptionError)) throw error;
+        if (!isCredentialDecryptionError(error)) throw error;
         tokens[field] = undefined;
         logger.warn("A stored Shopify token cannot be opened with the configured keys; the merchant's next visit to the app replaces it", {
           shop: session.shop,
