@@ -157,8 +157,12 @@ export function startWorkers(services: AppServices, options: { stopAllowanceMs?:
     "readiness",
     READINESS_INTERVAL_MS,
     async () => {
+      // Once stopping, nothing more is begun: above all no further token renewal, which spends a
+      // shop's refresh token and must store the new pair before the process ends.
       await syncReadinessOfInstalledShops(services);
-      await keepOfflineTokensAlive(services);
+      if (stopping) return;
+      await keepOfflineTokensAlive(services, { stopping: () => stopping });
+      if (stopping) return;
       const digests = await recordDeviceKeyHashes(services.db, services.cipher);
       if (digests > 0) services.logger.info("Device key digests brought in line with the shops' credentials", { digests });
     },

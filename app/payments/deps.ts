@@ -68,9 +68,11 @@ export interface ShopifyDirectory {
   /**
    * Renews the offline tokens whose refresh token runs out before `cutoff` (and not before
    * `now`: one spent already cannot be); the count renewed. A shop that makes no Shopify call
-   * for months keeps a token that works. Left out by test doubles that never renew.
+   * for months keeps a token that works. Left out by test doubles that never renew. Once
+   * `stopping` says so, no further shop's is begun: a renewal spends the shop's refresh token,
+   * so one begun must have the time to store the pair Shopify answers with before the process ends.
    */
-  renewTokensRunningOut?(now: Date, cutoff: Date): Promise<number>;
+  renewTokensRunningOut?(now: Date, cutoff: Date, stopping?: () => boolean): Promise<number>;
 }
 
 export interface ReturnLinks {

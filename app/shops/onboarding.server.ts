@@ -128,11 +128,14 @@ export async function syncReadinessOfInstalledShops(deps: ShopsDeps): Promise<nu
  */
 export const RENEW_REFRESH_TOKEN_BEFORE_MS = 30 * 86_400_000;
 
-/** Keeps the installed shops' offline tokens alive (the readiness pass runs it); the count renewed. */
-export async function keepOfflineTokensAlive(deps: ShopsDeps): Promise<number> {
+/**
+ * Keeps the installed shops' offline tokens alive (the readiness pass runs it); the count
+ * renewed. Once `stopping` says so, no further renewal is begun (the rest wait for the next pass).
+ */
+export async function keepOfflineTokensAlive(deps: ShopsDeps, options: { stopping?: () => boolean } = {}): Promise<number> {
   if (!deps.shopify.renewTokensRunningOut) return 0;
   const now = deps.clock.now();
-  const renewed = await deps.shopify.renewTokensRunningOut(now, new Date(now.getTime() + RENEW_REFRESH_TOKEN_BEFORE_MS));
+  const renewed = await deps.shopify.renewTokensRunningOut(now, new Date(now.getTime() + RENEW_REFRESH_TOKEN_BEFORE_MS), options.stopping);
   if (renewed > 0) deps.logger.info("Renewed offline tokens whose refresh token was running out", { shops: renewed });
   return renewed;
 }

@@ -243,7 +243,7 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
   }
 
   return {
-    async renewTokensRunningOut(now, cutoff) {
+    async renewTokensRunningOut(now, cutoff, stopping) {
       const due = await options.db.session.findMany({
         where: { isOnline: false, refreshToken: { not: null }, refreshTokenExpires: { gt: now, lt: cutoff } },
         select: { shop: true },
@@ -251,6 +251,7 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
       });
       let count = 0;
       for (const { shop } of due) {
+        if (stopping?.()) break;
         const stored = await loadOffline(shop);
         if (!stored?.accessToken || !stored.refreshToken) continue;
         const fresh = await renewed(shop, stored.accessToken);
