@@ -20,6 +20,9 @@ COPY package.json tsconfig.json ./
 COPY app ./app
 COPY server ./server
 COPY prisma ./prisma
+# The production commands README.md documents, run in the image with npm run: key rotation
+# (credentials:rotate) and the migrations alone (setup).
+COPY scripts/rotate-credentials.ts scripts/setup.ts ./scripts/
 # The gateway sandbox, for Shopify's test orders: the same image runs it as a service of its
 # own (`node --import tsx sandbox/main.ts`), which GATEWAY_SANDBOX_URL points the app at.
 COPY sandbox ./sandbox
