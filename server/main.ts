@@ -18,6 +18,17 @@ try {
 
 // From here on the process writes the app's JSON log lines, as its services do.
 const log = createLogger({ level: env.LOG_LEVEL });
+
+// Stopped while starting (the migrations may wait minutes for another instance's migrator):
+// nothing is served yet, so the process ends at once, as a kill would end it, the database
+// rolling back a migration under way. Without a handler the signal would be ignored in a
+// container, where the process is PID 1, until the container's kill.
+const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const;
+const stopWhileStarting = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
+  log.warn(`${signal} received while starting: exiting`, { signal });
+  process.exit(SIGNAL_EXIT_CODES[signal]);
+};
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, stopWhileStarting);
 await applyMigrations(env.DATABASE_URL);
 const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS }).catch((error: unknown) => {
   const code = portRefusal(error);
@@ -29,6 +40,7 @@ log.info(`App listening on ${server.url}`, { url: server.url });
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.off(signal, stopWhileStarting);
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
