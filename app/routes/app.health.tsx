@@ -30,21 +30,21 @@ const DEVICE_WORDS = { live: "live", sandbox: "gateway sandbox" } as const;
 
 /** Whether the gateway's notifications reached the payments that finished lately, on one device. */
 function NotifiedPayments({ env, finished, unnotified }: { env: "live" | "sandbox"; finished: number; unnotified: number }) {
-  const payments = `${finished} ${DEVICE_WORDS[env]} payment${finished === 1 ? "" : "s"} that finished in the last 7 days`;
+  const one = finished === 1;
+  const payments = `${DEVICE_WORDS[env]} payment${one ? "" : "s"} that finished in the last 7 days`;
   if (unnotified === 0) {
     return (
       <Text as="p" tone="success">
-        A notification came for each of the {payments}.
+        {one ? `A notification came for the ${payments}.` : `A notification came for each of the ${finished} ${payments}.`}
       </Text>
     );
   }
-  const which = unnotified === finished ? `None of the ${payments} had a notification` : `${unnotified} of the ${payments} had no notification`;
+  const none = unnotified === finished;
+  const which = none ? (one ? `The ${payments} had no notification` : `None of the ${finished} ${payments} had a notification`) : `${unnotified} of the ${finished} ${payments} had no notification`;
   return (
-    <Text as="p" tone={unnotified === finished ? "critical" : "caution"}>
+    <Text as="p" tone={none ? "critical" : "caution"}>
       {which} from the gateway: the app settled {unnotified === 1 ? "it" : "them"} with its own checks, later than a notification would have.{" "}
-      {unnotified === finished
-        ? "Check that the device's notification URL in the gateway dashboard is this shop's, shown on "
-        : "A few can be lost on the way; if most are, check the device's notification URL on "}
+      {none ? "Check that the device's notification URL in the gateway dashboard is this shop's, shown on " : "A few can be lost on the way; if most are, check the device's notification URL on "}
       <Link url="/app/onboarding">Connection</Link>.
     </Text>
   );
