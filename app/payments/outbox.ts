@@ -194,6 +194,13 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
 
   const followUp = followUpCall(payload);
   const client = await deps.shopify.forShop(message.shopDomain);
+  // Renewing the shop's token first may have taken much of the claim (up to 20 s): the claim is
+  // renewed before the call when less than half of it is left, and a claim that lapsed and was
+  // taken meanwhile sends nothing (its new holder sends the call).
+  if (client && message.lockedUntil !== null && message.lockedUntil.getTime() - now().getTime() < CLAIM_MS / 2 && !(await renewedClaim(deps, message))) {
+    log.warn("The claim on the call lapsed while the shop's token was renewed; left to whoever holds it now", { attempts: message.attempts });
+    return "skipped";
+  }
   const attempts = message.attempts + 1;
   let sent = await currentPayload(deps, message.shopDomain, payload);
   let result: PaymentsAppsResult | null = client ? await call(client, sent) : null;
@@ -390,14 +397,23 @@ const PAYMENT_OUTCOMES: Partial<Record<OutboxPayload["kind"], "resolved" | "reje
  * being sent), or how it ended.
  */
 export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise<DeliveryResult | "in_flight"> {
-  const message = await claim(deps, messageId, `inline-${randomUUID()}`);
+  const claimId = `inline-${randomUUID()}`;
+  const message = await claim(deps, messageId, claimId);
   if (!message) {
     const current = await deps.db.outboxMessage.findUnique({ where: { id: messageId }, select: { status: true, lockedBy: true, lockedUntil: true } });
     if (current?.status === "done" || current?.status === "failed") return current.status;
     const sending = current?.status === "pending" && current.lockedUntil !== null && current.lockedUntil > deps.clock.now() && !isKept(current.lockedBy);
     return sending ? "in_flight" : "skipped";
   }
-  return deliverClaimed(deps, message);
+  // The claim is renewed while the delivery runs, as a pass's are: renewing the shop's token
+  // and Shopify's answer may together outlast one claim, which another instance's pass would
+  // then take and send the same call again.
+  return whileRenewing(
+    () => deps.db.outboxMessage.updateMany({ where: { id: message.id, lockedBy: claimId }, data: { lockedUntil: new Date(deps.clock.now().getTime() + CLAIM_MS) } }),
+    CLAIM_MS / 3,
+    (error) => deps.logger.warn("Could not renew an inline delivery's claim", { outboxId: message.id, error }),
+    () => deliverClaimed(deps, message),
+  );
 }
 
 /** The kinds of the calls that answer a refund, capture or void Shopify asked for. */
