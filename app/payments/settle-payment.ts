@@ -213,6 +213,13 @@ async function voidAcceptedAt(deps: PaymentsDeps, payment: Payment): Promise<Dat
   return accepted?.createdAt ?? null;
 }
 
+/**
+ * How far apart two instances' clocks may be when one's time is compared with another's (a
+ * read's against a webhook's settlement): instances keep their clocks in step with a time
+ * service, to well within this.
+ */
+export const INSTANCE_CLOCK_ALLOWANCE_MS = 15_000;
+
 /** The gateway's non-final statuses in the one order it moves through them; every final status comes after them. */
 const OPEN_GATEWAY_PROGRESS: Partial<Record<GatewayStatus, number>> = { NR: 0, PE: 1, AC: 2 };
 const FINAL_GATEWAY_PROGRESS = 3;
@@ -239,8 +246,10 @@ function standingOfRead(payment: Payment, order: GatewayOrder, readAt: Date): "s
   if (payment.unverifiedSince === null) return behind ? "stale" : "news";
   // The stored status is a signed webhook's final one. A read asked for before the webhook was
   // acted on may simply predate it (the next listing verifies it); one asked for after it that
-  // still shows the order open does not back it.
-  if (behind) return readAt.getTime() < payment.unverifiedSince.getTime() ? "stale" : "contradicts";
+  // still shows the order open does not back it. The two times come from the clocks of the
+  // instances that made the read and settled the webhook: a read asked for within their
+  // possible difference is taken as one that may predate it, and left to the next.
+  if (behind) return readAt.getTime() < payment.unverifiedSince.getTime() + INSTANCE_CLOCK_ALLOWANCE_MS ? "stale" : "contradicts";
   // Two different final statuses cannot both be the gateway's: it keeps the first it reaches.
   const finalShown = order.status.known && order.status.info.final;
   return finalShown && order.status.code !== payment.gatewayStatus ? "contradicts" : "news";
