@@ -27,10 +27,11 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
     whatToDo:
       "Shopify already shows this payment as not paid. Refund the crypto from the gateway dashboard, or arrange the order with the shopper.",
   },
+  // Crypto the gateway showed when Shopify voided the authorization, or paid to its order afterwards.
   paid_after_void: {
-    title: "Paid after the authorization was voided",
+    title: "Crypto for a voided authorization",
     whatToDo:
-      "Shopify voided this authorization, and the shopper paid the crypto order at the gateway afterwards. Do not ship on it: the crypto is the shopper's. Refund it from the gateway dashboard, or agree with the shopper on a new order.",
+      "Shopify voided this authorization, and crypto arrived at the gateway for it, before or after the void. Do not ship on it: the crypto is the shopper's. Refund it from the gateway dashboard, or agree with the shopper on a new order.",
   },
   paid_twice: {
     title: "Shopper paid this checkout twice",

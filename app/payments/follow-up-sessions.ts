@@ -6,9 +6,12 @@
 import Decimal from "decimal.js";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
 import { isUniqueViolation } from "~/db/prisma-errors";
+import { isGatewayStatus } from "~/gateway/statuses";
+import { checkPaymentNow, SHOPPER_WAITING_READ } from "./check-payment";
 import type { PaymentsDeps } from "./deps";
 import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
 import type { FollowUpKind } from "./shopify-requests";
+import { statusShowsFundsReceived } from "./status-mapping";
 
 /** How a refund is made: in the gateway dashboard, then recorded in Shopify. */
 const REFUND_HOW =
@@ -55,6 +58,12 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     if (earlier?.kind === "void") return reject(`This authorization was voided, so it cannot be captured. Crypto the shopper paid since is theirs: to return it, ${REFUND_HOW}`);
     if (earlier?.kind === "capture") return reject("This authorization was already captured in full; it cannot be captured again.");
     if (payment.state !== "paid") return reject("The crypto payment was not completed, so there is nothing to capture.");
+    // Paid on a signed webhook that no read of the gateway's own record has backed yet (the
+    // capture's own read, made before this decision, could not): nothing is captured on a
+    // notification alone.
+    if (payment.unverifiedSince !== null) {
+      return reject("A signed notification from the gateway marked this payment paid, and the app could not confirm it with the gateway's own record yet. Capture again in a few minutes.");
+    }
     // Paid on a signed webhook that the gateway's own record then contradicted: nothing is
     // captured until a person has compared the two and marked the flag handled.
     if (payment.attention === "webhook_mismatch" && payment.attentionResolvedAt === null) {
@@ -72,10 +81,44 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     return { kind: "capture.resolve", gid: request.gid };
   }
   if (!payment) return { kind: "void.reject", gid: request.gid, merchantMessage: "This app has no record of the payment to void." };
-  // Crypto received, or on its way to confirmation, cannot be called back.
-  return payment.state === "paid" || payment.state === "confirming"
-    ? { kind: "void.reject", gid: request.gid, merchantMessage: `The crypto payment was already received and cannot be voided. ${REFUND_MESSAGE}` }
-    : { kind: "void.resolve", gid: request.gid };
+  // A void ends the authorization in Shopify, which is what the merchant asks for, whether or
+  // not crypto arrived for it: crypto that did is the shopper's, and the payment is flagged
+  // to refund it from the gateway dashboard (receiveFollowUpSession). Refusing the void instead
+  // left an authorization open that Shopify can only capture (it refunds only what was captured).
+  // Once captured, the money is the order's: it is returned by a refund.
+  const captured = await tx.sessionRequest.findFirst({
+    where: { shopId, paymentShopifyId: request.payment_id, kind: "capture", status: { in: ACCEPTED } },
+    select: { id: true },
+  });
+  if (captured) return { kind: "void.reject", gid: request.gid, merchantMessage: `This authorization was already captured, so it cannot be voided. To return the crypto, ${REFUND_HOW}` };
+  return { kind: "void.resolve", gid: request.gid };
+}
+
+/**
+ * The flag of an authorization voided while the gateway's order already shows crypto received
+ * (on its way to confirmation, or paid): that crypto is the shopper's. Null when the order
+ * shows none (crypto paid later is flagged when it shows: settle-payment's paidAfterVoid).
+ */
+function voidedHoldingFunds(payment: Payment, now: Date): { attention: "paid_after_void"; attentionDetail: string } | null {
+  const status = payment.gatewayStatus;
+  if (status === null || !isGatewayStatus(status) || !statusShowsFundsReceived(status)) return null;
+  return {
+    attention: "paid_after_void",
+    attentionDetail: `Shopify voided this authorization on ${now.toISOString()}, and crypto had already arrived at the gateway for it (status ${status}). It belongs to the shopper: refund it from the gateway dashboard before anything ships.`,
+  };
+}
+
+/**
+ * An authorization a signed webhook marked paid, not yet backed by a read of the gateway's own
+ * record (the next listing would do it, within the reconciler's interval): its order is read
+ * now, once and briefly, so that the capture is decided on the gateway's record. A read that
+ * fails leaves it unconfirmed, and the capture is refused with a word to try again.
+ */
+async function confirmBeforeCapture(deps: PaymentsDeps, shopId: string, shopifyPaymentId: string): Promise<void> {
+  const payment = await deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId, shopifyPaymentId } }, select: { id: true, kind: true, unverifiedSince: true } });
+  if (payment?.kind !== "authorization" || payment.unverifiedSince === null) return;
+  const read = await checkPaymentNow(deps, shopId, payment.id, { budget: SHOPPER_WAITING_READ });
+  if (!read.ok) deps.logger.warn("Could not read the gateway's order before deciding a capture; the capture is refused for now", { paymentId: payment.id, reason: read.reason });
 }
 
 export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: FollowUpKind; shopDomain: string; request: FollowUpRequest }): Promise<FollowUpAnswer> {
@@ -85,6 +128,7 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
   // refused as a payment session of the shop is, with nothing recorded or queued.
   if (shop.uninstalledAt) return { status: 422, body: { error: "shop_not_configured", message: "This shop has uninstalled the app." } };
   const { request } = input;
+  if (input.kind === "capture") await confirmBeforeCapture(deps, shop.id, request.payment_id);
   const now = deps.clock.now();
   try {
     await deps.db.$transaction(async (tx) => {
@@ -100,7 +144,12 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
       // row before it (which could not see the void) fails its write and is decided again,
       // so crypto paid after the void is flagged (settle-payment).
       if (payment && payload.kind === "void.resolve") {
-        await tx.payment.update({ where: { id: payment.id }, data: { updatedAt: new Date(Math.max(Date.now(), payment.updatedAt.getTime() + 1)) } });
+        const flag = voidedHoldingFunds(payment, now);
+        await tx.payment.update({
+          where: { id: payment.id },
+          data: { updatedAt: new Date(Math.max(now.getTime(), payment.updatedAt.getTime() + 1)), ...(flag ? { ...flag, attentionResolvedAt: null } : {}) },
+        });
+        if (flag) await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "attention", detail: JSON.stringify({ reason: flag.attention, detail: flag.attentionDetail }), at: now } });
       }
       const record = await tx.sessionRequest.create({
         data: {

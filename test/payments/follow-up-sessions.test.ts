@@ -95,7 +95,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(await timeline(payment.id)).toContain("Void requested in Shopify: Shopify asked to void the authorization. The app accepted it and queued its answer for Shopify.");
     });
 
-    it("crypto paid after an accepted void is flagged for a person, once, whether a read or a signed webhook reports it; a refused void flags nothing", async () => {
+    it("crypto paid after an accepted void is flagged for a person, once, whether a read or a signed webhook reports it; as is crypto the gateway showed when the void came", async () => {
       const voided = async () => {
         const gatewayOrderId = randomUUID();
         const { session, payment } = await paymentWithSession(h(), { state: "awaiting_payment", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "PE" } });
@@ -116,7 +116,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(settled.payment.attentionDetail).toMatch(/^Shopify voided this authorization on .+, and crypto arrived at the gateway since \(status CO\)\. It belongs to the shopper/);
       await settleFromGatewayOrder(h().services, read.payment.id, documentedOrder(read.gatewayOrderId, "CO", 1, "2026-11-25T10:05:00Z"), "reconcile", new Date());
       expect(await flags(read.payment.id)).toEqual(["paid_after_void"]);
-      expect(attentionAdvice("paid_after_void").title).toBe("Paid after the authorization was voided");
+      expect(attentionAdvice("paid_after_void").title).toBe("Crypto for a voided authorization");
 
       // A signed webhook, which settles from the row the intake read.
       const signed = await voided();
@@ -124,14 +124,18 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       const byWebhook = await settleFromSignedWebhook(h().services, { payment: row, shopDomain: SHOP }, { identifier: signed.gatewayOrderId, status: parseGatewayStatus("CM") as Extract<ParsedGatewayStatus, { known: true }> });
       expect(byWebhook?.payment).toMatchObject({ state: "paid", attention: "paid_after_void" });
 
-      // A void the app refused (the crypto was on its way) is no reason for the flag.
+      // A void while the crypto is on its way (AC): accepted, and flagged at once; its confirmation later flags nothing more.
       const gatewayOrderId = randomUUID();
       const { session, payment } = await paymentWithSession(h(), { state: "confirming", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "AC" } });
-      const refused = body("void", session.id);
-      expect((await post(h(), "void", refused)).status).toBe(201);
-      expect((await queued(refused.gid)).kind).toBe("void.reject");
+      const onItsWay = body("void", session.id);
+      expect((await post(h(), "void", onItsWay)).status).toBe(201);
+      expect((await queued(onItsWay.gid)).kind).toBe("void.resolve");
+      const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+      expect(flagged).toMatchObject({ attention: "paid_after_void", attentionResolvedAt: null });
+      expect(flagged.attentionDetail).toMatch(/^Shopify voided this authorization on .+, and crypto had already arrived at the gateway for it \(status AC\)\. It belongs to the shopper/);
       const paid = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z"), "reconcile", new Date());
-      expect(paid.payment).toMatchObject({ state: "paid", attention: null });
+      expect(paid.payment).toMatchObject({ state: "paid", attention: "paid_after_void" });
+      expect(await flags(payment.id)).toEqual(["paid_after_void"]);
     });
 
     it("a capture naming a payment the app has no record of (another shop's included) says so, and leaves that shop's payment untouched", async () => {
@@ -255,11 +259,11 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
     it("a refused answer leaves another open flag as it is, and is told on the timeline", async () => {
       const { session, payment } = await paymentWithSession(h());
       await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %." } });
-      const unknown = body("void", session.id);
-      expect((await post(h(), "void", unknown)).status).toBe(201);
+      const unknown = body("capture", session.id);
+      expect((await post(h(), "capture", unknown)).status).toBe(201);
       expect(await deliver(unknown.gid)).toBe("failed");
       expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionDetail: "Paid 120 %.", attentionResolvedAt: null });
-      expect(await refusals(payment.id)).toEqual([expect.objectContaining({ call: "void.reject", session: unknown.gid })]);
+      expect(await refusals(payment.id)).toEqual([expect.objectContaining({ call: "capture.resolve", session: unknown.gid })]);
     });
   });
 

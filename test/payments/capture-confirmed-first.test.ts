@@ -1,0 +1,38 @@
+// A capture of an authorization that a signed notification alone marked paid: before deciding,
+// the app reads the order from the gateway (the sandbox, over HTTP), and captures once the
+// gateway's own record backs the notification, rather than refusing until the reconciler's
+// next listing has read it.
+import { beforeAll, expect, it } from "vitest";
+import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
+import { deliverDueMessages } from "../../app/payments/outbox";
+import { settleFromSignedWebhook } from "../../app/payments/settle-payment";
+import { PAID_IN_FULL, stackForFile } from "../support/stack";
+
+const stack = stackForFile({ workers: false });
+beforeAll(() => stack().logger.info("capture confirmed first: started"));
+
+it("reads the order first and captures the authorization, the gateway's record backing the notification", async () => {
+  const { services, standin } = stack();
+  const { session, delivery } = await standin.state.startPayment({ test: true, kind: "authorization" });
+  expect(delivery.status).toBe(200);
+  const payment = await services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  for (const action of PAID_IN_FULL) await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId!}/actions`, action);
+
+  // The CO notification settles the payment on its own word (no read yet); Shopify is told.
+  const row = await services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  const signed = await settleFromSignedWebhook(services, { payment: row, shopDomain: stack().shopDomain }, {
+    identifier: payment.gatewayOrderId!,
+    status: parseGatewayStatus("CO") as Extract<ParsedGatewayStatus, { known: true }>,
+  });
+  expect(signed?.payment).toMatchObject({ state: "paid", unverifiedSince: expect.any(Date) });
+  await deliverDueMessages(services, { worker: "test" });
+  expect(standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+
+  const capture = await standin.state.startFollowUp("capture", session.id);
+  expect(capture.delivery.status).toBe(201);
+  // The capture's read backed the notification.
+  expect(await services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "paid", unverifiedSince: null, attention: null });
+  expect(await services.db.paymentEvent.count({ where: { paymentId: payment.id, type: "verified" } })).toBe(1);
+  await deliverDueMessages(services, { worker: "test" });
+  expect(standin.state.session(capture.session.id)?.state.code).toBe("RESOLVED");
+}, 60_000);

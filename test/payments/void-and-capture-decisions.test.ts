@@ -1,0 +1,101 @@
+// What a void or a capture of a crypto authorization is answered, on SQLite and PostgreSQL,
+// where the crypto and the gateway's record stand otherwise than plainly paid:
+// - a void of an authorization not captured is accepted, as the merchant asks: Shopify refunds
+//   only what was captured, so a refused void left an authorization that could only be
+//   captured. Crypto the gateway already shows for it is flagged to refund from the gateway
+//   dashboard; an authorization the gateway's record shows unpaid (a notification said paid,
+//   the order expired) is voided with no such flag;
+// - a void after a capture is refused, with how to refund;
+// - a capture of a payment that only a signed notification marked paid, whose order the app
+//   could not read before deciding, is refused with a word to try again: Shopify would
+//   otherwise book crypto the gateway's record may then say never arrived.
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
+import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
+import { documentedOrder } from "../gateway/support/fixtures";
+import { drainOutbox, harnessForFile, paymentWithSession, post, SHOP } from "../support/follow-up-routes";
+import { ROW_DATABASES } from "../support/row-databases";
+
+const CO = parseGatewayStatus("CO") as Extract<ParsedGatewayStatus, { known: true }>;
+
+/** A void as Shopify sends it, for a session Shopify itself would not open (a retry or a bug on either side could still bring it). */
+function voidBody(paymentId: string) {
+  const id = randomUUID().replace(/-/g, "");
+  return { id, gid: `gid://shopify/VoidSession/${id}`, payment_id: paymentId, merchant_locale: "en", proposed_at: new Date().toISOString(), test: true };
+}
+
+describe.each(ROW_DATABASES)("voids and captures of crypto authorizations on $name", (database) => {
+  const h = harnessForFile(database);
+  const db = () => h().services.db;
+  const queued = async (gid: string) => {
+    const stored = await db().outboxMessage.findFirstOrThrow({ where: { payload: { contains: gid } } });
+    return { kind: stored.kind, merchantMessage: (JSON.parse(stored.payload) as { merchantMessage?: string }).merchantMessage ?? "" };
+  };
+
+  /** An authorization a signed CO notification marked paid (resolved in Shopify), whose gateway order is `gatewayOrderId`. */
+  async function paidOnANotification() {
+    const gatewayOrderId = randomUUID();
+    const { session, payment } = await paymentWithSession(h(), { state: "awaiting_payment", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "PE" } });
+    const row = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    const signed = await settleFromSignedWebhook(h().services, { payment: row, shopDomain: SHOP }, { identifier: gatewayOrderId, status: CO });
+    expect(signed?.payment).toMatchObject({ state: "paid", unverifiedSince: expect.any(Date) });
+    await drainOutbox(h());
+    expect(h().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+    return { session, payment, gatewayOrderId };
+  }
+
+  it("a void of a paid authorization not captured is accepted, and the payment flagged: the crypto is the shopper's, to refund from the gateway dashboard", async () => {
+    const { session, payment } = await paymentWithSession(h());
+    const voiding = await h().standin.state.startFollowUp("void", session.id);
+    expect(voiding.delivery.status).toBe(201);
+    expect((await queued(voiding.session.gid)).kind).toBe("void.resolve");
+    const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(flagged).toMatchObject({ state: "paid", attention: "paid_after_void", attentionResolvedAt: null });
+    expect(flagged.attentionDetail).toContain("crypto had already arrived at the gateway for it (status CO). It belongs to the shopper: refund it from the gateway dashboard");
+    await drainOutbox(h());
+    expect(h().standin.state.session(voiding.session.id)?.state.code).toBe("RESOLVED");
+  });
+
+  it("a void of an authorization whose gateway record shows nothing received (the notification that marked it paid contradicted) is accepted, with no claim that crypto arrived", async () => {
+    const { session, payment, gatewayOrderId } = await paidOnANotification();
+    const read = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "EX", 0, "2026-11-25T10:00:00Z"), "reconcile", new Date(Date.now() + 60_000));
+    expect(read.payment).toMatchObject({ state: "paid", attention: "webhook_mismatch", attentionResolvedAt: null });
+
+    const voiding = await h().standin.state.startFollowUp("void", session.id);
+    expect(voiding.delivery.status).toBe(201);
+    expect((await queued(voiding.session.gid)).kind).toBe("void.resolve");
+    // The mismatch flag stays, for the merchant to compare; nothing says crypto arrived.
+    expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "webhook_mismatch", attentionResolvedAt: null });
+  });
+
+  it("a void after the authorization was captured is refused, with how to refund", async () => {
+    const { session } = await paymentWithSession(h());
+    const capture = await h().standin.state.startFollowUp("capture", session.id);
+    expect((await queued(capture.session.gid)).kind).toBe("capture.resolve");
+    await drainOutbox(h());
+    // Shopify itself opens no void once captured; one that comes all the same is refused.
+    const voiding = voidBody(session.id);
+    expect((await post(h(), "void", voiding)).status).toBe(201);
+    const answer = await queued(voiding.gid);
+    expect(answer.kind).toBe("void.reject");
+    expect(answer.merchantMessage).toMatch(/^This authorization was already captured, so it cannot be voided\. To return the crypto, issue the refund in the gateway dashboard/);
+  });
+
+  it("a capture of a payment only a notification marked paid, whose order cannot be read first, is refused with a word to try again; nothing is captured in Shopify", async () => {
+    const { session, payment, gatewayOrderId } = await paidOnANotification();
+    // This shop holds no gateway credentials here: the capture's read of the order cannot be made.
+    const capture = await h().standin.state.startFollowUp("capture", session.id);
+    expect(capture.delivery.status).toBe(201);
+    const answer = await queued(capture.session.gid);
+    expect(answer.kind).toBe("capture.reject");
+    expect(answer.merchantMessage).toBe(
+      "A signed notification from the gateway marked this payment paid, and the app could not confirm it with the gateway's own record yet. Capture again in a few minutes.",
+    );
+    await drainOutbox(h());
+    // The read, later: the order expired, nothing was received. Shopify never booked a capture.
+    const read = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "EX", 0, "2026-11-25T10:00:00Z"), "reconcile", new Date(Date.now() + 60_000));
+    expect(read.payment).toMatchObject({ attention: "webhook_mismatch" });
+    expect(h().standin.state.session(capture.session.id)?.state.code).not.toBe("RESOLVED");
+  });
+});
