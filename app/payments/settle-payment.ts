@@ -126,9 +126,9 @@ function attentionFor(
  * stays open after a void (the gateway has no way to cancel it), so a shopper can still pay
  * it. Shopify is told as for any payment, but the money is the shopper's and the order must
  * not ship: a person is told over any other flag (the timeline keeps the earlier one), once,
- * when the money first shows (a void is refused once it has: the app stored no status showing
- * money before it). Money shown is a status on its way to paid or paid; an underpaid or late
- * order's own flag already says to refund it.
+ * when the money first shows (a void accepted while the stored status showed money was flagged
+ * then: follow-up-sessions). Money shown is a status on its way to paid or paid; an underpaid
+ * or late order's own flag already says to refund it.
  */
 function paidAfterVoid(payment: Payment, decision: SettlementDecision, status: string, voidedAt: Date | null): { reason: "paid_after_void"; detail: string } | null {
   if (voidedAt === null) return null;
