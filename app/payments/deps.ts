@@ -18,6 +18,13 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/**
+ * How far apart two instances' clocks may be when one's time is compared with another's (a
+ * read's against a webhook's settlement, a repeat's against an order request): instances keep
+ * their clocks in step with a time service, to well within this.
+ */
+export const INSTANCE_CLOCK_ALLOWANCE_MS = 15_000;
+
 export interface ShopGatewayAccess {
   env: GatewayEnv;
   client: GatewayClient;

@@ -22,7 +22,7 @@
 import type { GatewayOrder } from "~/gateway/schemas";
 import { isGatewayStatus, parseGatewayStatus, type GatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
 import type { Payment } from "../../generated/prisma/sqlite/client";
-import type { PaymentsDeps } from "./deps";
+import { INSTANCE_CLOCK_ALLOWANCE_MS, type PaymentsDeps } from "./deps";
 import { finalMessageKey, type OutboxPayload } from "./outbox";
 import { writeSettlement, type SettledColumns, type SettledTransaction, type SettlementWrite } from "./settlement-rows.server";
 import { isFinalPaymentState, isPaymentState, nextState, stateForDecision, type PaymentState } from "./payment-state";
@@ -212,13 +212,6 @@ async function voidAcceptedAt(deps: PaymentsDeps, payment: Payment): Promise<Dat
   });
   return accepted?.createdAt ?? null;
 }
-
-/**
- * How far apart two instances' clocks may be when one's time is compared with another's (a
- * read's against a webhook's settlement): instances keep their clocks in step with a time
- * service, to well within this.
- */
-export const INSTANCE_CLOCK_ALLOWANCE_MS = 15_000;
 
 /** The gateway's non-final statuses in the one order it moves through them; every final status comes after them. */
 const OPEN_GATEWAY_PROGRESS: Partial<Record<GatewayStatus, number>> = { NR: 0, PE: 1, AC: 2 };

@@ -11,7 +11,7 @@ import { listedOrderByReference, type CreateOrderRequest, type CreateOrderRespon
 import { err, type Result } from "neverthrow";
 import type { PreparedOrder } from "~/gateway/client";
 import type { GatewayError } from "~/gateway/errors";
-import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
+import { INSTANCE_CLOCK_ALLOWANCE_MS, type GatewayEnv, type PaymentsDeps, type ShopGatewayAccess } from "./deps";
 import { customerAddress, cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import { amountLimitIn, COIN_REFUSED_EVENT } from "~/payment-page/coins";
 import type { PaymentSessionRequest } from "./shopify-requests";
@@ -50,9 +50,11 @@ const CLAIM_RENEW_MS = CLAIM_MS / 3;
  * died): the order appears in the listing only once the gateway is done, so an empty listing
  * proves nothing before then, and creating another order could make a second one. A repeat
  * within this time is asked to come back, without spending a listing of the device's quota.
- * A repeat after a crash comes no sooner anyway: the dead attempt's claim lapses after as long.
+ * A repeat after a crash comes no sooner anyway: the dead attempt's claim lapses after 30 s.
+ * The request's time may come from another instance's clock: the difference they may have is
+ * waited for too.
  */
-export const ORDER_MAY_STILL_APPEAR_MS = 30_000;
+export const ORDER_MAY_STILL_APPEAR_MS = 30_000 + INSTANCE_CLOCK_ALLOWANCE_MS;
 
 /** The gateway order this payment may have requested: found, proven absent (null), or not known yet. */
 async function lookUpRequestedOrder(
