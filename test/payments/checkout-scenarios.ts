@@ -455,7 +455,7 @@ export function checkoutScenarios(getStack: () => Stack): void {
     expect(stack().standin.state.operationsFor(refund.id).filter((op) => op.operationName === "RefundSessionReject")).toHaveLength(1);
   });
 
-  it("an authorization paid in crypto: capture resolves (the money is in), void is refused with how to refund", async () => {
+  it("an authorization paid in crypto: capture resolves (the money is in); a void is accepted and the payment flagged to refund the crypto from the gateway dashboard", async () => {
     const paidAuthorization = async () => {
       const { session, orderId } = await startPayment({ kind: "authorization" });
       await act(orderId, { action: "choose_currency", currency: "BTC" });
@@ -479,9 +479,10 @@ export function checkoutScenarios(getStack: () => Stack): void {
     const voided = await paidAuthorization();
     const voiding = await stack().standin.state.startFollowUp("void", voided.id);
     expect(voiding.delivery.status).toBe(201);
-    await waitFor(async () => stack().standin.state.session(voiding.session.id)?.state.code === "REJECTED", "void rejected");
-    const state = stack().standin.state.session(voiding.session.id)!.state;
-    expect(state.code === "REJECTED" && state.merchantMessage).toMatch(/cannot be voided/);
+    await waitFor(async () => stack().standin.state.session(voiding.session.id)?.state.code === "RESOLVED", "void resolved");
+    const flagged = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: voided.id } });
+    expect(flagged).toMatchObject({ state: "paid", attention: "paid_after_void", attentionResolvedAt: null });
+    expect(flagged.attentionDetail).toContain("refund it from the gateway dashboard");
   });
 
   async function listSandboxOrders(): Promise<{ reference: string | null }[]> {
