@@ -10,7 +10,7 @@
 // per-device advisory lock, both in one call of the "takeGatewayCall" function (its
 // migration). Only a refused call reads more, to say which window is full.
 import { randomUUID } from "node:crypto";
-import { DEFAULT_QUOTA_LIMITS, type QuotaClass, type QuotaLimits, type QuotaRemaining, type QuotaStore, type QuotaTakeResult, type QuotaWindow } from "~/gateway/quota";
+import { createThrottleHolds, DEFAULT_QUOTA_LIMITS, type QuotaClass, type QuotaLimits, type QuotaRemaining, type QuotaStore, type QuotaTakeResult, type QuotaWindow } from "~/gateway/quota";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { Database } from "./database.server";
 import { timeValue, type PlainSql } from "./plain-sql.server";
@@ -29,6 +29,7 @@ interface WindowCounts {
 export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Partial<QuotaLimits> = {}): QuotaStore {
   const effective = { ...DEFAULT_QUOTA_LIMITS, ...limits };
   const postgres = sql.kind === "postgresql";
+  const holds = createThrottleHolds();
   let lastPrune = 0;
 
   const since = (now: Date, ms: number) => new Date(now.getTime() - ms);
@@ -108,6 +109,8 @@ export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Part
 
   return {
     async take(keyHash: string, cls: QuotaClass, now: Date): Promise<QuotaTakeResult> {
+      const held = holds.held(keyHash, now);
+      if (held) return held;
       if (now.getTime() - lastPrune > 10 * MINUTE_MS) {
         lastPrune = now.getTime();
         await db.gatewayCall.deleteMany({ where: { at: { lt: new Date(now.getTime() - DAY_MS - MINUTE_MS) } } });
@@ -133,5 +136,6 @@ export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Part
         },
       };
     },
+    holdUntil: holds.holdUntil,
   };
 }

@@ -354,7 +354,12 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         takenSlot = false;
         if (quotaError !== null) return err(quotaError);
         const outcome = await sendOnce(fetchFn, { url, method: spec.method, headers, body: spec.body }, attemptTimeoutMs);
-        return settleCreating(spec, toResult(spec, outcome, attemptTimeoutMs));
+        const result = toResult(spec, outcome, attemptTimeoutMs);
+        // The gateway said when it takes the device's calls again: the device's other calls wait for it too.
+        if (result.isErr() && result.error.kind === "throttled" && result.error.retryAfterSeconds !== null) {
+          quotaStore.holdUntil(keyHash, new Date(clock().getTime() + result.error.retryAfterSeconds * 1000));
+        }
+        return settleCreating(spec, result);
       },
       {
         policy: budget.retry ? { ...policy, ...budget.retry } : policy,

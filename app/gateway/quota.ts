@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
 
 export type QuotaClass = "general" | "critical";
 
-export type QuotaWindow = "general_minute" | "general_day" | "critical_minute" | "critical_day";
+/** A window of the budget, or the gateway's own throttle on the device as a 429 last announced it. */
+export type QuotaWindow = "general_minute" | "general_day" | "critical_minute" | "critical_day" | "gateway_throttle";
 
 export interface QuotaLimits {
   generalPerMinute: number;
@@ -41,6 +42,35 @@ export interface QuotaStore {
   /** Records one call if every window it counts against has room; records nothing otherwise. */
   take(keyHash: string, cls: QuotaClass, now: Date): Promise<QuotaTakeResult>;
   remaining(keyHash: string, now: Date): Promise<QuotaRemaining>;
+  /**
+   * The gateway answered 429 saying when it takes the device's calls again: until then no call
+   * of this process is let through (take refuses with "gateway_throttle"), so that the other
+   * calls on the device (another pass, a webhook's read, a shopper's return) do not each run
+   * into the throttle, and keep it full, before its end.
+   */
+  holdUntil(keyHash: string, until: Date): void;
+}
+
+/**
+ * The holds of holdUntil, in the process's memory (each instance learns of the throttle from its
+ * own 429s: at most one call each per announced wait).
+ */
+export function createThrottleHolds(): Pick<QuotaStore, "holdUntil"> & { held(keyHash: string, now: Date): QuotaTakeResult | null } {
+  const until = new Map<string, number>();
+  return {
+    holdUntil(keyHash, at) {
+      if (at.getTime() > (until.get(keyHash) ?? 0)) until.set(keyHash, at.getTime());
+    },
+    held(keyHash, now) {
+      const end = until.get(keyHash);
+      if (end === undefined) return null;
+      if (end <= now.getTime()) {
+        until.delete(keyHash);
+        return null;
+      }
+      return { ok: false, retryAt: new Date(end), window: "gateway_throttle" };
+    },
+  };
 }
 
 export function hashDeviceKey(deviceKey: string): string {
@@ -107,6 +137,7 @@ function usage(times: readonly number[], spec: WindowSpec, nowMs: number): { use
 export function createMemoryQuotaStore(limits: Partial<QuotaLimits> = {}): QuotaStore {
   const effective: QuotaLimits = { ...DEFAULT_QUOTA_LIMITS, ...limits };
   const byKey = new Map<string, KeyLogs>();
+  const holds = createThrottleHolds();
 
   function logsFor(keyHash: string, nowMs: number): KeyLogs {
     let logs = byKey.get(keyHash);
@@ -124,6 +155,8 @@ export function createMemoryQuotaStore(limits: Partial<QuotaLimits> = {}): Quota
 
   return {
     async take(keyHash, cls, now) {
+      const held = holds.held(keyHash, now);
+      if (held) return held;
       const nowMs = now.getTime();
       const logs = logsFor(keyHash, nowMs);
       let blocked: { retryAt: number; window: QuotaWindow } | null = null;
@@ -159,5 +192,6 @@ export function createMemoryQuotaStore(limits: Partial<QuotaLimits> = {}): Quota
         critical: { minute: Math.min(cMinute, gMinute), day: Math.min(cDay, gDay) },
       };
     },
+    holdUntil: holds.holdUntil,
   };
 }

@@ -33,6 +33,18 @@ describe.each(databases)("on $name", ({ name, open }) => {
     await drop?.();
   });
 
+  it("lets no call of the device through while the gateway's announced throttle lasts, records none, and other devices go on", async () => {
+    const store = createPrismaQuotaStore(db.db, db.sql);
+    const t0 = new Date("2026-11-22T11:00:00Z");
+    const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+    store.holdUntil("throttled-device", at(120));
+    expect(await store.take("throttled-device", "general", at(5))).toEqual({ ok: false, window: "gateway_throttle", retryAt: at(120) });
+    expect(await store.take("throttled-device", "critical", at(119))).toEqual({ ok: false, window: "gateway_throttle", retryAt: at(120) });
+    expect(await store.take("another-device", "general", at(5))).toEqual({ ok: true });
+    expect((await store.remaining("throttled-device", at(119))).general.minute).toBe(60);
+    expect(await store.take("throttled-device", "general", at(120))).toEqual({ ok: true });
+  });
+
   it("enforces the minute and day windows, critical calls counting in both, and says when room frees up", async () => {
     const store = createPrismaQuotaStore(db.db, db.sql, { generalPerMinute: 3, generalPerDay: 5, criticalPerMinute: 1, criticalPerDay: 2 });
     const t0 = new Date("2026-11-22T10:00:00Z");

@@ -1,0 +1,61 @@
+// A 429's Retry-After holds every call on the device, not only the retries of the one call that
+// met it: the next look-up of the same reconciler pass, the inbox's read, a shopper's return,
+// another shop on a shared device are not sent into the gateway's throttle before it ends (each
+// would meet a 429 of its own and keep the throttle full: a 429 storm paced by the app).
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { createGatewayClient } from "../../app/gateway/client";
+import { createMemoryQuotaStore } from "../../app/gateway/quota";
+import { json, startScriptedServer, type ScriptedServer } from "../gateway/support/scripted-server";
+
+const DEVICE_KEY = "6c9bb3c5-7d3a-4f1e-9b2a-1f0c8d7e6a5b";
+const ORDER_ID = "1040095a-737d-41a2-a2e1-d031d19ec8cd";
+
+let server: ScriptedServer;
+beforeEach(async () => {
+  server = await startScriptedServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+it("after the gateway answered 429 with Retry-After: 120, no call on that device is sent before the 120 s are up", async () => {
+  let now = new Date("2026-04-17T10:00:00Z").getTime();
+  // One device's budget, shared as the app shares it (one store per process, one row set per device).
+  const store = createMemoryQuotaStore();
+  const clientFor = () =>
+    createGatewayClient({
+      baseUrl: `${server.origin}/api/v1`,
+      deviceKey: DEVICE_KEY,
+      quota: { store },
+      clock: () => new Date(now),
+      sleep: async (ms) => {
+        now += ms;
+      },
+      random: () => 0.5,
+    });
+  const reconciler = clientFor();
+  const inbox = clientFor();
+
+  // The gateway's throttle is full (another client of the key, an instance whose records were
+  // lost): it asks for two minutes. The listing gives up at once (the wait exceeds its budget).
+  server.script(json(429, { detail: "Request was throttled. Expected available in 120 seconds." }, { "Retry-After": "120" }));
+  const listed = await reconciler.listOrders();
+  expect(listed.isErr() && listed.error.kind).toBe("throttled");
+  expect(server.requests).toHaveLength(1);
+
+  // Five seconds later a webhook's read, and the reconciler's next look-up, on the same device.
+  now += 5_000;
+  server.script(
+    json(429, { detail: "Request was throttled. Expected available in 115 seconds." }, { "Retry-After": "115" }),
+    json(429, { detail: "Request was throttled. Expected available in 115 seconds." }, { "Retry-After": "115" }),
+  );
+  const read = await inbox.orderInfo(ORDER_ID);
+  const lookUp = await reconciler.orderInfo(ORDER_ID);
+  expect(read.isErr()).toBe(true);
+  expect(lookUp.isErr()).toBe(true);
+  // The gateway said when it would take calls again: nothing should have been sent meanwhile.
+  expect(
+    server.requests.map((r) => r.url),
+    "calls sent into the gateway's throttle before its Retry-After ran out",
+  ).toEqual(["/api/v1/orders/"]);
+});
