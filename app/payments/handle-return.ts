@@ -197,13 +197,15 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
     const message = await finalMessage();
     const next = await nextActionFor(deps, payment, message?.id);
     if (next.kind !== "wait" || !message) return next;
+    // Ended unpaid, and Shopify has yet to take the rejection (slow, out of reach, or refusing
+    // it): the shopper goes back to the checkout to choose again, as the rejection would send
+    // them, not to a page that waits for a payment being confirmed.
+    if (state === "failed") return { kind: "redirect", url: payment.cancelUrl };
     // Refused by Shopify (a second payment of one checkout, say): no nextAction comes until the
     // merchant sees to the flag. A shopper who paid must not be left to think it failed.
     const refused = (await deps.db.outboxMessage.findUnique({ where: { id: message.id }, select: { status: true } }))?.status === "failed";
     if (!refused) return next;
-    if (state === "paid") return { kind: "shop_notified", retryAfterSeconds: SHOP_NOTIFIED_RECHECK_SECONDS, locale: payment.merchantLocale };
-    // Ended unpaid: the shopper goes back to the checkout, as a delivered rejection would send them.
-    return { kind: "redirect", url: payment.cancelUrl };
+    return { kind: "shop_notified", retryAfterSeconds: SHOP_NOTIFIED_RECHECK_SECONDS, locale: payment.merchantLocale };
   }
   if (state === "started") return { kind: "redirect", url: payment.cancelUrl };
   // Sent back without paying, or back before even choosing a coin (NR: nothing is under way,
