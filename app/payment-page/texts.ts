@@ -45,6 +45,8 @@ export interface PageTexts {
   /** What to do when the time ran out with part of the amount received. */
   partialExpiredHelp: string;
   received: string;
+  /** A label and what it labels ("{label}: {value}"; French puts a space before the colon). */
+  labelled: string;
   redirecting: string;
   backToShop: string;
   confirmingReturn: string;
@@ -130,6 +132,7 @@ const en: PageTexts = {
   expiredHelp: "Please do not send anything for this payment now. If you have just sent it, contact the shop.",
   partialExpiredHelp: "Please do not send anything more: this order can no longer be paid here. The shop sees what arrived and will contact you to refund it or to complete your order. You can also contact the shop yourself.",
   received: "Received",
+  labelled: "{label}: {value}",
   redirecting: "Taking you back to the shop…",
   backToShop: "Return to the shop",
   confirmingReturn: "You can return to the shop now: your order is confirmed as soon as the network confirms the payment.",
@@ -219,6 +222,7 @@ const es: PageTexts = {
   expiredHelp: "No envíes nada para este pago ahora. Si acabas de enviarlo, ponte en contacto con la tienda.",
   partialExpiredHelp: "No envíes nada más: este pedido ya no se puede pagar aquí. La tienda ve lo que ha llegado y se pondrá en contacto contigo para devolvértelo o completar tu pedido. También puedes ponerte en contacto tú con la tienda.",
   received: "Recibido",
+  labelled: "{label}: {value}",
   redirecting: "Volviendo a la tienda…",
   backToShop: "Volver a la tienda",
   confirmingReturn: "Ya puedes volver a la tienda: tu pedido se confirmará en cuanto la red confirme el pago.",
@@ -308,6 +312,7 @@ const pt: PageTexts = {
   expiredHelp: "Não envie nada para este pagamento agora. Se acabou de o enviar, contacte a loja.",
   partialExpiredHelp: "Não envie mais nada: esta encomenda já não pode ser paga aqui. A loja vê o que chegou e vai contactá-lo para o devolver ou concluir a sua encomenda. Também pode contactar a loja.",
   received: "Recebido",
+  labelled: "{label}: {value}",
   redirecting: "A voltar à loja…",
   backToShop: "Voltar à loja",
   confirmingReturn: "Já pode voltar à loja: a sua encomenda é confirmada assim que a rede confirmar o pagamento.",
@@ -398,6 +403,7 @@ const ptBR: PageTexts = {
   expiredHelp: "Não envie nada para este pagamento agora. Se você acabou de enviar, entre em contato com a loja.",
   partialExpiredHelp: "Não envie mais nada: este pedido não pode mais ser pago aqui. A loja vê o que chegou e vai entrar em contato com você para devolver o valor ou concluir o seu pedido. Você também pode entrar em contato com a loja.",
   received: "Recebido",
+  labelled: "{label}: {value}",
   redirecting: "Voltando para a loja…",
   backToShop: "Voltar para a loja",
   confirmingReturn: "Você já pode voltar para a loja: o seu pedido será confirmado assim que a rede confirmar o pagamento.",
@@ -487,6 +493,7 @@ const it: PageTexts = {
   expiredHelp: "Non inviare nulla per questo pagamento ora. Se l'hai appena inviato, contatta il negozio.",
   partialExpiredHelp: "Non inviare altro: questo ordine non può più essere pagato qui. Il negozio vede quanto è arrivato e ti contatterà per rimborsarlo o completare il tuo ordine. Puoi anche contattare tu il negozio.",
   received: "Ricevuto",
+  labelled: "{label}: {value}",
   redirecting: "Ti riportiamo al negozio…",
   backToShop: "Torna al negozio",
   confirmingReturn: "Puoi tornare al negozio: il tuo ordine viene confermato appena la rete conferma il pagamento.",
@@ -576,6 +583,7 @@ const fr: PageTexts = {
   expiredHelp: "N'envoyez rien pour ce paiement maintenant. Si vous venez de l'envoyer, contactez la boutique.",
   partialExpiredHelp: "N'envoyez plus rien : cette commande ne peut plus être payée ici. La boutique voit ce qui est arrivé et vous contactera pour vous le rembourser ou finaliser votre commande. Vous pouvez aussi contacter la boutique vous-même.",
   received: "Reçu",
+  labelled: "{label} : {value}",
   redirecting: "Retour à la boutique…",
   backToShop: "Retour à la boutique",
   confirmingReturn: "Vous pouvez revenir à la boutique : votre commande est confirmée dès que le réseau confirme le paiement.",
@@ -665,6 +673,7 @@ const de: PageTexts = {
   expiredHelp: "Bitte senden Sie jetzt nichts für diese Zahlung. Falls Sie sie gerade gesendet haben, wenden Sie sich an den Shop.",
   partialExpiredHelp: "Bitte senden Sie nichts mehr: Diese Bestellung kann hier nicht mehr bezahlt werden. Der Shop sieht, was eingegangen ist, und meldet sich bei Ihnen, um es zu erstatten oder Ihre Bestellung abzuschließen. Sie können sich auch selbst an den Shop wenden.",
   received: "Erhalten",
+  labelled: "{label}: {value}",
   redirecting: "Sie werden zum Shop zurückgeleitet…",
   backToShop: "Zurück zum Shop",
   confirmingReturn: "Sie können jetzt zum Shop zurückkehren: Ihre Bestellung wird bestätigt, sobald das Netzwerk die Zahlung bestätigt.",

@@ -278,7 +278,7 @@ function CopyButton({ label, value, texts }: { label: string; value: string; tex
       <button
         type="button"
         className="copy"
-        aria-label={`${state}: ${label}`}
+        aria-label={fill(texts.labelled, { label: state, value: label })}
         onClick={() => {
           void navigator.clipboard?.writeText(value).then(
             () => setCopiedText(`${label}\n${value}`),
@@ -289,7 +289,7 @@ function CopyButton({ label, value, texts }: { label: string; value: string; tex
         {state}
       </button>
       <span className="sr-only" aria-live="polite">
-        {copied ? `${texts.copied}: ${label}` : ""}
+        {copied ? fill(texts.labelled, { label: texts.copied, value: label }) : ""}
       </span>
     </>
   );
@@ -500,7 +500,7 @@ export default function PaymentPage() {
           </p>
           {(status === "partial" || status === "partial_expired") && (view.receivedCrypto || view.received) ? (
             <p className="muted">
-              {texts.received}: {receivedText(view)}
+              {fill(texts.labelled, { label: texts.received, value: receivedText(view) })}
             </p>
           ) : null}
           {status === "partial_expired" ? <p>{texts.partialExpiredHelp}</p> : null}

@@ -7,7 +7,7 @@
 import Decimal from "decimal.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkPaymentNow } from "../../app/payments/check-payment";
-import { pageTexts } from "../../app/payment-page/texts";
+import { fill, pageTexts } from "../../app/payment-page/texts";
 import { browserForFile } from "../support/browser";
 import { stackForFile } from "../support/stack";
 import { STILL_TO_PAY } from "../support/still-to-pay";
@@ -89,11 +89,13 @@ describe("the amounts the payment page shows after a partial payment", () => {
     expect(percentage).toMatch(/^\d+\.\d+$/);
     const comma = (value: string | null) => (value ?? "").replace(".", ",");
     const fiat = language === "pt-BR" ? `€${SPACE}24,50` : `24,50${SPACE}€`;
-    const received = new RegExp(`^${texts.received}: ${comma(arrived.toFixed())} ETH \\(${fiat}; ${comma(percentage)}${SPACE}%\\)$`);
+    // "Received: …", "Reçu : …" in French: the label as the page's language writes it.
+    const label = fill(texts.labelled, { label: texts.received, value: "" });
+    const received = new RegExp(`^${label}${comma(arrived.toFixed())} ETH \\(${fiat}; ${comma(percentage)}${SPACE}%\\)$`);
 
     const html = await served(pageUrl);
     const line = /<p class="muted">([^<]*)<\/p>/g;
-    const shown = [...html.replace(/<!-- -->/g, "").matchAll(line)].map((m) => m[1]!).find((text) => text.startsWith(`${texts.received}:`));
+    const shown = [...html.replace(/<!-- -->/g, "").matchAll(line)].map((m) => m[1]!).find((text) => text.startsWith(label));
     expect(shown).toMatch(received);
     expect(/<code id="remaining"[^>]*>([^<]*)<\/code>/.exec(html)?.[1]).toBe(due.toFixed());
 
@@ -103,9 +105,9 @@ describe("the amounts the payment page shows after a partial payment", () => {
     try {
       await page.goto(pageUrl.toString(), { waitUntil: "load" });
       await waitForHydration(page);
-      expect(await page.getByText(new RegExp(`^${texts.received}:`)).textContent()).toMatch(received);
+      expect(await page.getByText(new RegExp(`^${label}`)).textContent()).toMatch(received);
       expect(await page.locator("#remaining").textContent()).toBe(due.toFixed());
-      await page.getByRole("button", { name: `${texts.copy}: ${texts.amountStillDue}` }).click();
+      await page.getByRole("button", { name: fill(texts.labelled, { label: texts.copy, value: texts.amountStillDue }) }).click();
       await expect.poll(copies).toEqual([due.toFixed()]);
     } finally {
       await page.close();
