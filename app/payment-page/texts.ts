@@ -89,6 +89,13 @@ export interface PageTexts {
   linkNotValid: { title: string; heading: string; body: string };
   /** The page when the payment page itself failed; it says nothing of why. */
   pageFailed: { title: string; heading: string; body: string };
+  /**
+   * The payment page and return link of a shop that uninstalled the app: its payments can no
+   * longer reach the shop's orders, so nothing is to be sent, and whoever sent something asks the shop.
+   */
+  shopGone: { title: string; heading: string; body: string };
+  /** The payment page when its connection to the shop failed while open: it tries again by itself. */
+  connectionLost: { heading: string; body: string; tryAgain: string };
 }
 
 const en: PageTexts = {
@@ -178,6 +185,16 @@ const en: PageTexts = {
     title: "Payment page unavailable",
     heading: "The payment page cannot be shown right now.",
     body: "Please reload this page in a moment.",
+  },
+  shopGone: {
+    title: "Payment unavailable",
+    heading: "This shop no longer takes crypto payments here.",
+    body: "Do not send any crypto for this order. If you already sent some, contact the shop: it can confirm your order or refund you from its payment service.",
+  },
+  connectionLost: {
+    heading: "The connection was lost.",
+    body: "This page tries again every few seconds and carries on as soon as the connection is back. Your payment is not affected.",
+    tryAgain: "Try again now",
   },
 };
 
@@ -269,6 +286,16 @@ const es: PageTexts = {
     heading: "La página de pago no se puede mostrar en este momento.",
     body: "Vuelve a cargar esta página dentro de un momento.",
   },
+  shopGone: {
+    title: "Pago no disponible",
+    heading: "Esta tienda ya no acepta pagos con criptomonedas aquí.",
+    body: "No envíes criptomonedas para este pedido. Si ya enviaste, contacta con la tienda: puede confirmar tu pedido o reembolsarte desde su servicio de pago.",
+  },
+  connectionLost: {
+    heading: "Se perdió la conexión.",
+    body: "Esta página lo vuelve a intentar cada pocos segundos y sigue en cuanto vuelve la conexión. Tu pago no se ve afectado.",
+    tryAgain: "Reintentar ahora",
+  },
 };
 
 const pt: PageTexts = {
@@ -358,6 +385,16 @@ const pt: PageTexts = {
     title: "Página de pagamento indisponível",
     heading: "Não é possível mostrar a página de pagamento neste momento.",
     body: "Volte a carregar esta página daqui a um momento.",
+  },
+  shopGone: {
+    title: "Pagamento indisponível",
+    heading: "Esta loja já não aceita pagamentos em criptomoedas aqui.",
+    body: "Não envie criptomoedas para esta encomenda. Se já enviou, contacte a loja: pode confirmar a sua encomenda ou reembolsá-lo a partir do seu serviço de pagamento.",
+  },
+  connectionLost: {
+    heading: "A ligação perdeu-se.",
+    body: "Esta página tenta de novo a cada poucos segundos e continua assim que a ligação voltar. O seu pagamento não é afetado.",
+    tryAgain: "Tentar agora",
   },
 };
 
@@ -450,6 +487,16 @@ const ptBR: PageTexts = {
     heading: "Não é possível mostrar a página de pagamento no momento.",
     body: "Recarregue esta página daqui a pouco.",
   },
+  shopGone: {
+    title: "Pagamento indisponível",
+    heading: "Esta loja não aceita mais pagamentos em criptomoedas aqui.",
+    body: "Não envie criptomoedas para este pedido. Se você já enviou, entre em contato com a loja: ela pode confirmar seu pedido ou reembolsar você pelo serviço de pagamento dela.",
+  },
+  connectionLost: {
+    heading: "A conexão caiu.",
+    body: "Esta página tenta de novo a cada poucos segundos e continua assim que a conexão voltar. Seu pagamento não é afetado.",
+    tryAgain: "Tentar agora",
+  },
 };
 
 const it: PageTexts = {
@@ -539,6 +586,16 @@ const it: PageTexts = {
     title: "Pagina di pagamento non disponibile",
     heading: "Al momento la pagina di pagamento non può essere mostrata.",
     body: "Ricarica questa pagina tra qualche istante.",
+  },
+  shopGone: {
+    title: "Pagamento non disponibile",
+    heading: "Questo negozio non accetta più pagamenti in criptovalute qui.",
+    body: "Non inviare criptovalute per questo ordine. Se le hai già inviate, contatta il negozio: può confermare il tuo ordine o rimborsarti dal suo servizio di pagamento.",
+  },
+  connectionLost: {
+    heading: "La connessione si è interrotta.",
+    body: "Questa pagina riprova ogni pochi secondi e prosegue appena torna la connessione. Il tuo pagamento non ne risente.",
+    tryAgain: "Riprova ora",
   },
 };
 
@@ -630,6 +687,16 @@ const fr: PageTexts = {
     heading: "La page de paiement ne peut pas s'afficher pour le moment.",
     body: "Rechargez cette page dans un instant.",
   },
+  shopGone: {
+    title: "Paiement indisponible",
+    heading: "Cette boutique n'accepte plus les paiements en cryptomonnaies ici.",
+    body: "N'envoyez pas de cryptomonnaies pour cette commande. Si vous en avez déjà envoyé, contactez la boutique : elle peut confirmer votre commande ou vous rembourser depuis son service de paiement.",
+  },
+  connectionLost: {
+    heading: "La connexion a été perdue.",
+    body: "Cette page réessaie toutes les quelques secondes et reprend dès que la connexion revient. Votre paiement n'est pas concerné.",
+    tryAgain: "Réessayer maintenant",
+  },
 };
 
 const de: PageTexts = {
@@ -719,6 +786,16 @@ const de: PageTexts = {
     title: "Zahlungsseite nicht verfügbar",
     heading: "Die Zahlungsseite kann gerade nicht angezeigt werden.",
     body: "Bitte laden Sie diese Seite in einem Moment neu.",
+  },
+  shopGone: {
+    title: "Zahlung nicht verfügbar",
+    heading: "Dieser Shop nimmt hier keine Kryptozahlungen mehr an.",
+    body: "Senden Sie für diese Bestellung keine Kryptowährung. Falls Sie bereits etwas gesendet haben, wenden Sie sich an den Shop: Er kann Ihre Bestellung bestätigen oder Ihnen den Betrag über seinen Zahlungsdienst erstatten.",
+  },
+  connectionLost: {
+    heading: "Die Verbindung wurde unterbrochen.",
+    body: "Diese Seite versucht es alle paar Sekunden erneut und macht weiter, sobald die Verbindung wieder steht. Ihre Zahlung ist davon nicht betroffen.",
+    tryAgain: "Jetzt erneut versuchen",
   },
 };
 

@@ -30,6 +30,12 @@ export type ReturnResult =
    * not to pay again; the page still checks now and then, for when the merchant has.
    */
   | { kind: "shop_notified"; retryAfterSeconds: number; locale: string | null }
+  /**
+   * The shop uninstalled the app: Shopify can no longer be told of the payment (its token and
+   * gateway credentials are gone), so no page that waits would ever move on. The shopper is told
+   * to send nothing, and to ask the shop about anything already sent.
+   */
+  | { kind: "shop_gone"; locale: string | null }
   | { kind: "not_found" };
 
 /** How often the page of a paid payment whose outcome Shopify refused checks again. */
@@ -174,6 +180,7 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   if (payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected") {
     if (payment.nextActionUrl) return { kind: "redirect", url: payment.nextActionUrl };
   }
+  if (payment.shop.uninstalledAt) return { kind: "shop_gone", locale: payment.merchantLocale };
   if (!payment.gatewayOrderId) return { kind: "redirect", url: payment.cancelUrl };
 
   if (input.outcome === "standby" && (payment.state === "awaiting_payment" || payment.state === "confirming")) {

@@ -9,6 +9,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) return jsonResponse(404, { error: "not_found", message: "This payment link is not valid." });
+  // The page, told so, reloads into its "shop gone" answer.
+  if (found.shop.uninstalledAt) return jsonResponse(410, { error: "shop_gone", message: "This shop no longer takes crypto payments through this app." });
   const payment = await refreshIfDue(services, found);
   return jsonResponse(200, paymentStatusView(services, payment));
 }

@@ -45,7 +45,8 @@ function errorLanguage(error: unknown): PageLanguage {
 function errorTexts(error: unknown): { language: PageLanguage; texts: PageTexts["linkNotValid"] } {
   const language = errorLanguage(error);
   const texts = pageTexts(language);
-  return { language, texts: isRouteErrorResponse(error) && error.status === 404 ? texts.linkNotValid : texts.pageFailed };
+  const status = isRouteErrorResponse(error) ? error.status : null;
+  return { language, texts: status === 404 ? texts.linkNotValid : status === 410 ? texts.shopGone : texts.pageFailed };
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data: loaded, error }) => [{ title: loaded ? loaded.texts.pageTitle : errorTexts(error).texts.title }];
@@ -91,6 +92,8 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) throw notFound(request);
+  // The shop uninstalled the app: nothing sent now could reach its order (the return link says the same).
+  if (found.shop.uninstalledAt) throw data({ language: pageLanguage(found.merchantLocale) }, { status: 410 });
   const payment = await refreshIfDue(services, found);
   const view = await paymentPageView(services, payment);
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
@@ -108,6 +111,7 @@ async function pickCoin({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
   const payment = await paymentForLink(services, params, new URL(request.url));
   if (!payment) throw notFound(request);
+  if (payment.shop.uninstalledAt) throw data({ language: pageLanguage(payment.merchantLocale) }, { status: 410 });
   const texts = pageTexts(pageLanguage(payment.merchantLocale));
   const page = new URL(services.links.paymentPageUrl(payment));
   const backToPage = () => redirect(`${page.pathname}${page.search}`, 303);
@@ -173,6 +177,12 @@ function useLiveStatus(view: PaymentPageView, rebase: (serverNowMs: number, rece
         const response = await fetch(statusUrl, { cache: "no-store", headers: { accept: "application/json" } });
         // The server read its clock just before answering: when the answer arrived, not when its body was read.
         const receivedAtMs = Date.now();
+        // The shop uninstalled the app: the page's data, read again, answers so.
+        if (response.status === 410 && !stopped) {
+          stopped = true;
+          revalidator.revalidate();
+          return;
+        }
         if (!response.ok || stopped) return;
         const live: unknown = await response.json();
         if (!isStatusView(live) || stopped) return;

@@ -137,6 +137,10 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
       return waitingPage(request, result.retryAfterSeconds, result.locale);
     case "shop_notified":
       return shopNotifiedPage(request, result.retryAfterSeconds, result.locale);
+    case "shop_gone": {
+      const language = pageLanguage(result.locale);
+      return shopperPage(language, pageTexts(language).shopGone, { status: 410 });
+    }
     case "not_found":
       return notValidPage(request);
   }

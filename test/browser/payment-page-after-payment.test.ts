@@ -160,7 +160,7 @@ describe("the app's payment page once money has arrived", () => {
     expect((await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).gatewayStatus).toBe("AC");
     expect(html).toContain(en.statuses.partial_expired);
     expect(html).toContain(en.partialExpiredHelp);
-    expect(html).toMatch(/Received: 0\.\d+ ETH \(€24\.50, [\d.]+%\)/);
+    expect(html).toMatch(/Received: 0\.\d+ ETH \(€24\.50; [\d.]+%\)/);
     expect(html).not.toContain(en.statuses.partial);
     expect(payInstructions(html)).toEqual(NOTHING_ASKED);
     // Paying another way would leave the money received at the gateway.

@@ -1,5 +1,5 @@
 // The shopper's texts in every language of the payment page: each language has its own
-// wording for every text (no English left behind, apart from words the languages share),
+// wording for every text (no English left behind, apart from words and notations the languages share),
 // with the same {placeholders} as the English; the header's label for the payment's amount
 // never calls it due.
 import { describe, expect, it } from "vitest";
@@ -18,8 +18,8 @@ function leaves(texts: PageTexts): Map<string, string> {
   return out;
 }
 
-/** The same word in English and in the language. */
-const SHARED_WORDS = new Set(["Memo", "Note", "Status"]);
+/** The same word, or notation, in English and in the language. */
+const SHARED_WORDS = new Set(["Memo", "Note", "Status", "{label}: {value}"]);
 
 describe("the payment page's texts", () => {
   const english = leaves(PAGE_TEXTS.en);
