@@ -32,7 +32,7 @@ export const PAYMENT_PAGE_CSS = `
 .pp .error{border:2px solid #b3261e;background:#fff4f2;color:#5f1410;border-radius:10px;padding:10px 12px}
 .pp .status{font-weight:600;margin:0}
 .pp .countdown{font-size:1.4rem;font-variant-numeric:tabular-nums;font-weight:700}
-.pp a.button{display:inline-block;min-height:44px;padding:11px 16px;border-radius:10px;background:var(--ink);color:#fff;text-decoration:none;font-weight:600}
+.pp a.button,.pp button.button{display:inline-block;min-height:44px;padding:11px 16px;border:0;border-radius:10px;background:var(--ink);color:#fff;font:inherit;text-decoration:none;font-weight:600;cursor:pointer}
 .pp a.secondary{color:var(--accent);text-decoration:underline;display:inline-block;padding:10px 0;min-height:44px}
 .pp footer{text-align:center}
 `;

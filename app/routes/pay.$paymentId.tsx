@@ -9,7 +9,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import type { ShouldRevalidateFunction } from "@remix-run/react";
-import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRevalidator, useRouteError } from "@remix-run/react";
+import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRevalidator, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { postedFields } from "~/admin/form-data";
@@ -35,15 +35,15 @@ function notFound(request: Request) {
   return data({ language: acceptedLanguage(request.headers.get("accept-language")) }, { status: 404 });
 }
 
-/** The error page's language: the one a "not valid" or "unavailable" answer carries, English otherwise. */
-function errorLanguage(error: unknown): PageLanguage {
-  if (!isRouteErrorResponse(error) || typeof error.data !== "object" || error.data === null) return "en";
+/** The error page's language: the one a "not valid" or "unavailable" answer carries, else the browser's (English when not known). */
+function errorLanguage(error: unknown, browserLanguage?: string): PageLanguage {
+  if (!isRouteErrorResponse(error) || typeof error.data !== "object" || error.data === null) return pageLanguage(browserLanguage);
   const language: unknown = (error.data as Record<string, unknown>).language;
-  return typeof language === "string" ? pageLanguage(language) : "en";
+  return typeof language === "string" ? pageLanguage(language) : pageLanguage(browserLanguage);
 }
 
-function errorTexts(error: unknown): { language: PageLanguage; texts: PageTexts["linkNotValid"] } {
-  const language = errorLanguage(error);
+function errorTexts(error: unknown, browserLanguage?: string): { language: PageLanguage; texts: PageTexts["linkNotValid"] } {
+  const language = errorLanguage(error, browserLanguage);
   const texts = pageTexts(language);
   const status = isRouteErrorResponse(error) ? error.status : null;
   return { language, texts: status === 404 ? texts.linkNotValid : status === 410 ? texts.shopGone : texts.pageFailed };
@@ -555,9 +555,54 @@ export default function PaymentPage() {
   );
 }
 
-/** A link that leads to no payment, or a page that failed: what to do, and no detail of why. */
+/**
+ * Whether the page's own request to the server did not get through (the shopper's connection
+ * dropped): the browser's fetch failing, in the words of Chromium, Firefox and Safari.
+ */
+function isConnectionFailure(error: unknown): boolean {
+  return error instanceof TypeError && /failed to fetch|networkerror|load failed|network connection was lost/i.test(error.message);
+}
+
+/** How often the page tries again to reach the server after its connection dropped. */
+const RECONNECT_EVERY_MS = 5_000;
+
+/**
+ * The page lost its connection (a coin pick or a reload of its data did not get through): it
+ * says so, tries again by itself and on demand, and comes back as it was once the connection is.
+ */
+function ConnectionLost({ language }: { language: PageLanguage }) {
+  const revalidator = useRevalidator();
+  const { state, revalidate } = revalidator;
+  useEffect(() => {
+    const timer = window.setInterval(() => {
+      if (state === "idle") revalidate();
+    }, RECONNECT_EVERY_MS);
+    return () => window.clearInterval(timer);
+  }, [state, revalidate]);
+  const texts = pageTexts(language).connectionLost;
+  return (
+    <div className="pp" lang={languageTag(language)}>
+      <style dangerouslySetInnerHTML={{ __html: PAYMENT_PAGE_CSS }} />
+      <main>
+        <section className="card" aria-labelledby="error-heading">
+          <h1 id="error-heading">{texts.heading}</h1>
+          <p role="status">{texts.body}</p>
+          <button type="button" className="button" onClick={() => revalidate()}>
+            {texts.tryAgain}
+          </button>
+        </section>
+      </main>
+    </div>
+  );
+}
+
+/** A link that leads to no payment, a page that failed, or a connection that dropped: what to do, and no detail of why. */
 export function ErrorBoundary() {
-  const { language, texts } = errorTexts(useRouteError());
+  const error = useRouteError();
+  // The browser's language, as the root read it: the page's own data may be what did not arrive.
+  const browserLanguage = useRouteLoaderData<DocumentLanguageContext>("root")?.acceptedLanguage;
+  if (isConnectionFailure(error)) return <ConnectionLost language={pageLanguage(browserLanguage)} />;
+  const { language, texts } = errorTexts(error, browserLanguage);
   return (
     <div className="pp" lang={languageTag(language)}>
       <style dangerouslySetInnerHTML={{ __html: PAYMENT_PAGE_CSS }} />

@@ -1,0 +1,77 @@
+// A shopper on a flaky phone connection, on the app's own payment page in Spanish: a request of
+// the page that does not get through (a coin pick, or the reload of the page's data after its
+// live status moved) does not turn the page into an English "cannot be shown" page that stops
+// following the payment. The page says in the shopper's language that the connection was lost,
+// tries again by itself, and carries on as it was once the connection is back.
+import { beforeAll, describe, expect, it } from "vitest";
+import { pageTexts } from "../../app/payment-page/texts";
+import { browserForFile } from "../support/browser";
+import { stackForFile } from "../support/stack";
+import { PHONE, waitForHydration } from "./support/admin";
+
+const stack = stackForFile();
+const browser = browserForFile();
+const en = pageTexts("en");
+const es = pageTexts("es");
+
+beforeAll(async () => {
+  await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { checkoutMode: "app_page" } });
+});
+
+describe("the payment page on a flaky connection", () => {
+  it("a coin pick whose request is lost says so in Spanish and tries again; back online, the page is back and the pick goes through", async () => {
+    const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
+    const context = await browser().newContext({ viewport: PHONE, locale: "es-ES" });
+    try {
+      const page = await context.newPage();
+      await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
+      await waitForHydration(page);
+      // The connection drops for the page's requests.
+      await page.route("**/*.data*", (route) => route.abort("internetdisconnected"));
+      await page.locator('ul.coins button[value="ETH"]').click();
+      await page.getByRole("heading", { name: es.connectionLost.heading }).waitFor();
+      const text = await page.locator("body").innerText();
+      expect(text, "the page became the English error page").not.toContain(en.pageFailed.heading);
+      expect(text).toContain(es.connectionLost.body);
+      expect(await page.locator(".pp").getAttribute("lang")).toBe("es");
+      // Back online: the page comes back by itself (within its 5 s retry), and the pick goes through.
+      await page.unroute("**/*.data*");
+      await page.locator('ul.coins button[value="ETH"]').waitFor({ timeout: 15_000 });
+      await page.locator('ul.coins button[value="ETH"]').click();
+      await expect.poll(() => page.locator("#address").count(), { timeout: 15_000 }).toBe(1);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it("a reload of the page's data that fails after the payment moved on keeps the page, which then follows the payment to its end", async () => {
+    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
+    const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
+    expect(chosen.status).toBe(303);
+    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+    const context = await browser().newContext({ viewport: PHONE, locale: "es-ES" });
+    try {
+      const page = await context.newPage();
+      await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
+      await waitForHydration(page);
+      await expect.poll(() => page.locator("#payment-status").textContent()).toBe(es.statuses.waiting);
+      // The phone loses the page's data requests for a moment, as the shopper's payment arrives.
+      let dropped = 0;
+      await page.route("**/*.data*", async (route) => {
+        dropped++;
+        await route.abort("internetdisconnected");
+      });
+      await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "pay", amount: "exact" });
+      await expect.poll(() => dropped, { timeout: 30_000 }).toBeGreaterThan(0);
+      await page.getByRole("heading", { name: es.connectionLost.heading }).waitFor();
+      await page.unroute("**/*.data*");
+      const text = await page.locator("body").innerText();
+      expect(text, "the payment page became the English error page").not.toContain(en.pageFailed.heading);
+      expect(text).toContain(es.connectionLost.heading);
+      // Back online, the page goes on following the payment and shows it received.
+      await expect.poll(() => page.locator("#payment-status").textContent(), { timeout: 30_000 }).toBe(es.statuses.confirming);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+});
