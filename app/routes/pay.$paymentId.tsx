@@ -459,6 +459,31 @@ function useFocusAfterPick(stage: PaymentPageView["stage"], result: unknown) {
   }, [result]);
 }
 
+/**
+ * Keeps focus on the page when what had it goes away as the payment moves on (the section with
+ * the amount and its Copy buttons once the payment arrives, the countdown's end): on the
+ * status's heading, so that a keyboard or screen-reader shopper is not sent back to the top of
+ * the document (WCAG 2.4.3). Checked after each render, since a browser need not say when the
+ * element with focus is removed.
+ */
+function useFocusKeptOnRemoval() {
+  const lastFocused = useRef<Element | null>(null);
+  useEffect(() => {
+    const onFocusIn = (event: FocusEvent) => {
+      lastFocused.current = event.target instanceof Element ? event.target : null;
+    };
+    document.addEventListener("focusin", onFocusIn);
+    return () => document.removeEventListener("focusin", onFocusIn);
+  }, []);
+  useEffect(() => {
+    const last = lastFocused.current;
+    if (last === null || last.isConnected) return;
+    lastFocused.current = null;
+    const active = document.activeElement;
+    if (active === null || active === document.body) document.getElementById("status-heading")?.focus();
+  });
+}
+
 export default function PaymentPage() {
   const { view, texts } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
@@ -471,6 +496,7 @@ export default function PaymentPage() {
   /** Asked to pay an order the page has no means to pay with: only another way is offered. */
   const cannotPay = view.unpayable && asksForPayment(status);
   useFocusAfterPick(view.stage, result);
+  useFocusKeptOnRemoval();
 
   return (
     <div className="pp" lang={languageTag(view.language)}>
