@@ -13,6 +13,7 @@ import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation
 import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { postedFields } from "~/admin/form-data";
+import { checkingLinks, type CheckingLinks } from "~/payment-page/checking";
 import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import type { DocumentLanguageContext } from "~/root";
 import {
@@ -98,7 +99,7 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const view = await paymentPageView(services, payment);
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
   if (view.redirectUrl) throw redirect(view.redirectUrl, 303);
-  return { view, texts: pageTexts(view.language) };
+  return { view, texts: pageTexts(view.language), withoutScripts: checkingLinks(new URL(request.url)) };
 }
 
 const chooseSchema = z.object({ symbol: z.string().min(1).max(24) });
@@ -484,8 +485,38 @@ function useFocusKeptOnRemoval() {
   });
 }
 
+/** How often the page reloads itself when its scripts do not run: as often as a reload may read the gateway (refreshIfDue). */
+const CHECK_WITHOUT_SCRIPTS_SECONDS = 15;
+
+/**
+ * When the page's scripts do not run (turned off, or never arrived), it follows the payment by
+ * reloading itself, as the return link's pages do, under the shopper's control (WCAG 2.2.1):
+ * it says how often, "Check now" checks at once, and the checks can be stopped and started
+ * again. A reload of a payment that has moved on takes the shopper on. With scripts, the
+ * browser ignores all of it: the page follows the payment by itself.
+ */
+function ChecksWithoutScripts({ links, texts }: { links: CheckingLinks; texts: PageTexts["checking"] }) {
+  return (
+    <noscript>
+      {links.paused ? null : <meta httpEquiv="refresh" content={`${CHECK_WITHOUT_SCRIPTS_SECONDS};url=${links.here}`} />}
+      <p>
+        {links.paused ? texts.paused : fill(texts.every, { seconds: String(CHECK_WITHOUT_SCRIPTS_SECONDS) })}
+        <br />
+        <a className="secondary" href={links.toggle}>
+          {links.paused ? texts.resume : texts.stop}
+        </a>
+      </p>
+      <p>
+        <a className="button" href={links.here}>
+          {texts.checkNow}
+        </a>
+      </p>
+    </noscript>
+  );
+}
+
 export default function PaymentPage() {
-  const { view, texts } = useLoaderData<typeof loader>();
+  const { view, texts, withoutScripts } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   // The countdown reaching zero ends the asking at once; polling goes on, for the order's end.
   const { now, rebase } = useServerNow(view.nowMs, view.expiresAtMs);
@@ -534,6 +565,7 @@ export default function PaymentPage() {
           <p className="status" role="status" aria-live="polite" id="payment-status">
             {cannotPay ? texts.noPaymentDetails : status === "partial" && view.restUnknown && !redirecting ? texts.restUnknown : statusText}
           </p>
+          {view.stage !== "choose" ? <ChecksWithoutScripts links={withoutScripts} texts={texts.checking} /> : null}
           {(status === "partial" || status === "partial_expired") && (view.receivedCrypto || view.received) ? (
             <p className="muted">
               {fill(texts.labelled, { label: texts.received, value: receivedText(view) })}

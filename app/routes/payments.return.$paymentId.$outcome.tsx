@@ -7,6 +7,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { z } from "zod";
+import { checkingLinks } from "~/payment-page/checking";
 import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import { fill, pageTexts, type PageTexts } from "~/payment-page/texts";
 import { handleShopperReturn } from "~/payments/handle-return";
@@ -39,12 +40,6 @@ function waitingSince(url: URL, nowSeconds: number): number {
   return given <= nowSeconds && nowSeconds - given <= 86_400 ? given : nowSeconds;
 }
 
-/**
- * The query parameter of a page whose automatic checks the shopper stopped ("1"): it checks
- * only when asked. It needs no signature: it decides only whether the page reloads itself.
- */
-const PAUSED = "paused";
-
 /** A page that checks again: every how many seconds, and its own link (the return link, its signature and what its reloads carry). */
 interface Checking {
   seconds: number;
@@ -62,12 +57,10 @@ interface Checking {
  * from which the shopper checks when they want, or starts the automatic checks again.
  */
 function checkingHtml(texts: PageTexts["checking"], checking: Checking): { refreshSeconds: number | null; head: string; notice: string; action: string } {
-  const paused = checking.url.searchParams.get(PAUSED) === "1";
-  const toggled = new URL(checking.url);
-  if (paused) toggled.searchParams.delete(PAUSED);
-  else toggled.searchParams.set(PAUSED, "1");
-  const now = escapeHtml(`${checking.url.pathname}${checking.url.search}`);
-  const toggle = escapeHtml(`${toggled.pathname}${toggled.search}`);
+  const links = checkingLinks(checking.url);
+  const paused = links.paused;
+  const now = escapeHtml(links.here);
+  const toggle = escapeHtml(links.toggle);
   const said = paused ? texts.paused : fill(texts.every, { seconds: String(checking.seconds) });
   return {
     refreshSeconds: paused ? null : checking.seconds,
