@@ -639,15 +639,24 @@ function ConnectionLost({ language }: { language: PageLanguage }) {
   }, [state, revalidate]);
   const texts = pageTexts(language).connectionLost;
   return (
+    <ErrorCard language={language} heading={texts.heading}>
+      <p role="status">{texts.body}</p>
+      <button type="button" className="button" onClick={() => revalidate()}>
+        {texts.tryAgain}
+      </button>
+    </ErrorCard>
+  );
+}
+
+/** The page in place of the payment's: one card under a heading, in `language`. */
+function ErrorCard({ language, heading, children }: { language: PageLanguage; heading: string; children: React.ReactNode }) {
+  return (
     <div className="pp" lang={languageTag(language)}>
       <style dangerouslySetInnerHTML={{ __html: PAYMENT_PAGE_CSS }} />
       <main>
         <section className="card" aria-labelledby="error-heading">
-          <h1 id="error-heading">{texts.heading}</h1>
-          <p role="status">{texts.body}</p>
-          <button type="button" className="button" onClick={() => revalidate()}>
-            {texts.tryAgain}
-          </button>
+          <h1 id="error-heading">{heading}</h1>
+          {children}
         </section>
       </main>
     </div>
@@ -662,14 +671,8 @@ export function ErrorBoundary() {
   if (isConnectionFailure(error)) return <ConnectionLost language={pageLanguage(browserLanguage)} />;
   const { language, texts } = errorTexts(error, browserLanguage);
   return (
-    <div className="pp" lang={languageTag(language)}>
-      <style dangerouslySetInnerHTML={{ __html: PAYMENT_PAGE_CSS }} />
-      <main>
-        <section className="card" aria-labelledby="error-heading">
-          <h1 id="error-heading">{texts.heading}</h1>
-          <p>{texts.body}</p>
-        </section>
-      </main>
-    </div>
+    <ErrorCard language={language} heading={texts.heading}>
+      <p>{texts.body}</p>
+    </ErrorCard>
   );
 }

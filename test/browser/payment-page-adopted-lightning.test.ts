@@ -15,8 +15,9 @@ beforeAll(async () => {
 });
 
 /** The markup a browser shows (the scripts carry every text of the page as data). */
+/** The page as a browser running its scripts shows it: no scripts, nor what only a browser without them shows. */
 function shown(html: string): string {
-  return html.replace(/<script\b[\s\S]*?<\/script>/g, "").replace(/<!-- -->/g, "");
+  return html.replace(/<script\b[\s\S]*?<\/script>/g, "").replace(/<noscript>[\s\S]*?<\/noscript>/g, "").replace(/<!-- -->/g, "");
 }
 
 describe("a Lightning pick whose creation answer was lost", () => {
