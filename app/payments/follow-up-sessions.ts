@@ -6,12 +6,11 @@
 import Decimal from "decimal.js";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
 import { isUniqueViolation } from "~/db/prisma-errors";
-import { isGatewayStatus } from "~/gateway/statuses";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "./check-payment";
 import type { PaymentsDeps } from "./deps";
 import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
+import { storedStatusShowsFunds } from "./settle-payment";
 import type { FollowUpKind } from "./shopify-requests";
-import { statusShowsFundsReceived } from "./status-mapping";
 
 /** How a refund is made: in the gateway dashboard, then recorded in Shopify. */
 const REFUND_HOW =
@@ -100,11 +99,10 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
  * shows none (crypto paid later is flagged when it shows: settle-payment's paidAfterVoid).
  */
 function voidedHoldingFunds(payment: Payment, now: Date): { attention: "paid_after_void"; attentionDetail: string } | null {
-  const status = payment.gatewayStatus;
-  if (status === null || !isGatewayStatus(status) || !statusShowsFundsReceived(status)) return null;
+  if (!storedStatusShowsFunds(payment)) return null;
   return {
     attention: "paid_after_void",
-    attentionDetail: `Shopify voided this authorization on ${now.toISOString()}, and crypto had already arrived at the gateway for it (status ${status}). It belongs to the shopper: refund it from the gateway dashboard before anything ships.`,
+    attentionDetail: `Shopify voided this authorization on ${now.toISOString()}, and crypto had already arrived at the gateway for it (status ${payment.gatewayStatus}). It belongs to the shopper: refund it from the gateway dashboard before anything ships.`,
   };
 }
 

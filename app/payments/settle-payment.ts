@@ -60,7 +60,7 @@ function stateOf(payment: Payment): PaymentState {
 }
 
 /** Whether the gateway status the payment already stores shows crypto received. */
-function storedStatusShowsFunds(payment: Pick<Payment, "gatewayStatus">): boolean {
+export function storedStatusShowsFunds(payment: Pick<Payment, "gatewayStatus">): boolean {
   return payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
 }
 
