@@ -397,8 +397,7 @@ const PAYMENT_OUTCOMES: Partial<Record<OutboxPayload["kind"], "resolved" | "reje
  * being sent), or how it ended.
  */
 export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise<DeliveryResult | "in_flight"> {
-  const claimId = `inline-${randomUUID()}`;
-  const message = await claim(deps, messageId, claimId);
+  const message = await claim(deps, messageId, `inline-${randomUUID()}`);
   if (!message) {
     const current = await deps.db.outboxMessage.findUnique({ where: { id: messageId }, select: { status: true, lockedBy: true, lockedUntil: true } });
     if (current?.status === "done" || current?.status === "failed") return current.status;
@@ -409,7 +408,7 @@ export async function deliverNow(deps: PaymentsDeps, messageId: string): Promise
   // and Shopify's answer may together outlast one claim, which another instance's pass would
   // then take and send the same call again.
   return whileRenewing(
-    () => deps.db.outboxMessage.updateMany({ where: { id: message.id, lockedBy: claimId }, data: { lockedUntil: new Date(deps.clock.now().getTime() + CLAIM_MS) } }),
+    () => renewedClaim(deps, message),
     CLAIM_MS / 3,
     (error) => deps.logger.warn("Could not renew an inline delivery's claim", { outboxId: message.id, error }),
     () => deliverClaimed(deps, message),
