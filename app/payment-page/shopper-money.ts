@@ -64,19 +64,15 @@ function written(value: string, locale: string | null | undefined, language: Pag
 /**
  * The shopper's locale when the page speaks its language ("pt-BR", "de-CH": the region's own
  * separators), else the page's language alone, so a number never reads in a language the
- * page around it does not speak.
+ * page around it does not speak. A bare "pt" is Portugal's (languageTag), as the page's wording
+ * is: Intl would write it as Brazil does.
  */
 function numberLocale(locale: string | null | undefined, language: PageLanguage): string {
   try {
     const [canonical] = Intl.getCanonicalLocales((locale ?? "").trim().replaceAll("_", "-") || language);
-    if (canonical && canonical.split("-")[0]!.toLowerCase() === primaryLanguage(language)) return regional(canonical);
+    if (canonical && canonical.split("-")[0]!.toLowerCase() === primaryLanguage(language)) return languageTag(canonical);
   } catch {
     // Not a locale tag at all: the page's language decides.
   }
-  return regional(language);
-}
-
-/** Intl writes a bare "pt" as Brazil does; the page's "pt" is Portugal's, wording and notation. */
-function regional(locale: string): string {
-  return languageTag(locale);
+  return languageTag(language);
 }
