@@ -13,7 +13,7 @@ import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation
 import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { postedFields } from "~/admin/form-data";
-import { checkingLinks, type CheckingLinks } from "~/payment-page/checking";
+import { pageChecks, type PageChecks } from "~/payment-page/checking";
 import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import type { DocumentLanguageContext } from "~/root";
 import {
@@ -22,6 +22,7 @@ import {
   paymentForLink,
   paymentPageView,
   refreshIfDue,
+  REFRESH_MIN_INTERVAL_MS,
   type PaymentPageView,
   type PaymentStatusView,
 } from "~/payment-page/payment-page.server";
@@ -99,7 +100,9 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const view = await paymentPageView(services, payment);
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
   if (view.redirectUrl) throw redirect(view.redirectUrl, 303);
-  return { view, texts: pageTexts(view.language), withoutScripts: checkingLinks(new URL(request.url)) };
+  const texts = pageTexts(view.language);
+  // Without scripts, as often as a reload may read the gateway for the payment.
+  return { view, texts, withoutScripts: pageChecks(new URL(request.url), REFRESH_MIN_INTERVAL_MS / 1000, texts.checking) };
 }
 
 const chooseSchema = z.object({ symbol: z.string().min(1).max(24) });
@@ -485,9 +488,6 @@ function useFocusKeptOnRemoval() {
   });
 }
 
-/** How often the page reloads itself when its scripts do not run: as often as a reload may read the gateway (refreshIfDue). */
-const CHECK_WITHOUT_SCRIPTS_SECONDS = 15;
-
 /**
  * When the page's scripts do not run (turned off, or never arrived), it follows the payment by
  * reloading itself, as the return link's pages do, under the shopper's control (WCAG 2.2.1):
@@ -495,20 +495,20 @@ const CHECK_WITHOUT_SCRIPTS_SECONDS = 15;
  * again. A reload of a payment that has moved on takes the shopper on. With scripts, the
  * browser ignores all of it: the page follows the payment by itself.
  */
-function ChecksWithoutScripts({ links, texts }: { links: CheckingLinks; texts: PageTexts["checking"] }) {
+function ChecksWithoutScripts({ checks }: { checks: PageChecks }) {
   return (
     <noscript>
-      {links.paused ? null : <meta httpEquiv="refresh" content={`${CHECK_WITHOUT_SCRIPTS_SECONDS};url=${links.here}`} />}
+      {checks.refreshSeconds === null ? null : <meta httpEquiv="refresh" content={`${checks.refreshSeconds};url=${checks.here}`} />}
       <p>
-        {links.paused ? texts.paused : fill(texts.every, { seconds: String(CHECK_WITHOUT_SCRIPTS_SECONDS) })}
+        {checks.said}
         <br />
-        <a className="secondary" href={links.toggle}>
-          {links.paused ? texts.resume : texts.stop}
+        <a className="secondary" href={checks.toggle}>
+          {checks.toggleLabel}
         </a>
       </p>
       <p>
-        <a className="button" href={links.here}>
-          {texts.checkNow}
+        <a className="button" href={checks.here}>
+          {checks.checkNow}
         </a>
       </p>
     </noscript>
@@ -565,7 +565,7 @@ export default function PaymentPage() {
           <p className="status" role="status" aria-live="polite" id="payment-status">
             {cannotPay ? texts.noPaymentDetails : status === "partial" && view.restUnknown && !redirecting ? texts.restUnknown : statusText}
           </p>
-          {view.stage !== "choose" ? <ChecksWithoutScripts links={withoutScripts} texts={texts.checking} /> : null}
+          {view.stage !== "choose" ? <ChecksWithoutScripts checks={withoutScripts} /> : null}
           {(status === "partial" || status === "partial_expired") && (view.receivedCrypto || view.received) ? (
             <p className="muted">
               {fill(texts.labelled, { label: texts.received, value: receivedText(view) })}

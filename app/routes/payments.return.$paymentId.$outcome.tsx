@@ -7,9 +7,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { z } from "zod";
-import { checkingLinks } from "~/payment-page/checking";
+import { pageChecks } from "~/payment-page/checking";
 import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "~/payment-page/language";
-import { fill, pageTexts, type PageTexts } from "~/payment-page/texts";
+import { pageTexts, type PageTexts } from "~/payment-page/texts";
 import { handleShopperReturn } from "~/payments/handle-return";
 
 const paramsSchema = z.object({
@@ -57,19 +57,16 @@ interface Checking {
  * from which the shopper checks when they want, or starts the automatic checks again.
  */
 function checkingHtml(texts: PageTexts["checking"], checking: Checking): { refreshSeconds: number | null; head: string; notice: string; action: string } {
-  const links = checkingLinks(checking.url);
-  const paused = links.paused;
-  const now = escapeHtml(links.here);
-  const toggle = escapeHtml(links.toggle);
-  const said = paused ? texts.paused : fill(texts.every, { seconds: String(checking.seconds) });
+  const checks = pageChecks(checking.url, checking.seconds, texts);
+  const now = escapeHtml(checks.here);
   return {
-    refreshSeconds: paused ? null : checking.seconds,
-    head: paused ? "" : `\n<meta http-equiv="refresh" content="${checking.seconds};url=${now}">`,
+    refreshSeconds: checks.refreshSeconds,
+    head: checks.refreshSeconds === null ? "" : `\n<meta http-equiv="refresh" content="${checks.refreshSeconds};url=${now}">`,
     // The words about the checks and the link that stops them come right after the heading,
     // before anything else: one Tab, or a screen reader reading from the top, reaches them
     // before the next reload starts the page again. "Check now" follows the page's own words.
-    notice: `<p>${escapeHtml(said)}<br><a href="${toggle}">${escapeHtml(paused ? texts.resume : texts.stop)}</a></p>`,
-    action: `<p><a class="button" href="${now}">${escapeHtml(texts.checkNow)}</a></p>`,
+    notice: `<p>${escapeHtml(checks.said)}<br><a href="${escapeHtml(checks.toggle)}">${escapeHtml(checks.toggleLabel)}</a></p>`,
+    action: `<p><a class="button" href="${now}">${escapeHtml(checks.checkNow)}</a></p>`,
   };
 }
 
