@@ -37,6 +37,11 @@ function notFound(request: Request) {
   return data({ language: acceptedLanguage(request.headers.get("accept-language")) }, { status: 404 });
 }
 
+/** A payment of a shop that uninstalled the app: nothing sent now could reach its order (the return link says the same), in the payment's language. */
+function shopGone(payment: { merchantLocale: string | null }) {
+  return data({ language: pageLanguage(payment.merchantLocale) }, { status: 410 });
+}
+
 /** The error page's language: the one a "not valid" or "unavailable" answer carries, else the browser's (English when not known). */
 function errorLanguage(error: unknown, browserLanguage?: string): PageLanguage {
   if (!isRouteErrorResponse(error) || typeof error.data !== "object" || error.data === null) return pageLanguage(browserLanguage);
@@ -94,8 +99,7 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) throw notFound(request);
-  // The shop uninstalled the app: nothing sent now could reach its order (the return link says the same).
-  if (found.shop.uninstalledAt) throw data({ language: pageLanguage(found.merchantLocale) }, { status: 410 });
+  if (found.shop.uninstalledAt) throw shopGone(found);
   const payment = await refreshIfDue(services, found);
   const view = await paymentPageView(services, payment);
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
@@ -115,7 +119,7 @@ async function pickCoin({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
   const payment = await paymentForLink(services, params, new URL(request.url));
   if (!payment) throw notFound(request);
-  if (payment.shop.uninstalledAt) throw data({ language: pageLanguage(payment.merchantLocale) }, { status: 410 });
+  if (payment.shop.uninstalledAt) throw shopGone(payment);
   const texts = pageTexts(pageLanguage(payment.merchantLocale));
   const page = new URL(services.links.paymentPageUrl(payment));
   const backToPage = () => redirect(`${page.pathname}${page.search}`, 303);
@@ -629,8 +633,7 @@ const RECONNECT_EVERY_MS = 5_000;
  * says so, tries again by itself and on demand, and comes back as it was once the connection is.
  */
 function ConnectionLost({ language }: { language: PageLanguage }) {
-  const revalidator = useRevalidator();
-  const { state, revalidate } = revalidator;
+  const { state, revalidate } = useRevalidator();
   useEffect(() => {
     const timer = window.setInterval(() => {
       if (state === "idle") revalidate();
