@@ -11,6 +11,7 @@ import type { PaymentsDeps } from "./deps";
 import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
 import { storedStatusShowsFunds } from "./settle-payment";
 import type { FollowUpKind } from "./shopify-requests";
+import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
 
 /** How a refund is made: in the gateway dashboard, then recorded in Shopify. */
 const REFUND_HOW =
@@ -98,11 +99,11 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
  * (on its way to confirmation, or paid): that crypto is the shopper's. Null when the order
  * shows none (crypto paid later is flagged when it shows: settle-payment's paidAfterVoid).
  */
-function voidedHoldingFunds(payment: Payment, now: Date): { attention: "paid_after_void"; attentionDetail: string } | null {
+function voidedHoldingFunds(payment: Payment, now: Date): AttentionFlag | null {
   if (!storedStatusShowsFunds(payment)) return null;
   return {
-    attention: "paid_after_void",
-    attentionDetail: `Shopify voided this authorization on ${now.toISOString()}, and crypto had already arrived at the gateway for it (status ${payment.gatewayStatus}). It belongs to the shopper: refund it from the gateway dashboard before anything ships.`,
+    reason: "paid_after_void",
+    detail: `Shopify voided this authorization on ${now.toISOString()}, and crypto had already arrived at the gateway for it (status ${payment.gatewayStatus}). It belongs to the shopper: refund it from the gateway dashboard before anything ships.`,
   };
 }
 
@@ -145,9 +146,9 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
         const flag = voidedHoldingFunds(payment, now);
         await tx.payment.update({
           where: { id: payment.id },
-          data: { updatedAt: new Date(Math.max(now.getTime(), payment.updatedAt.getTime() + 1)), ...(flag ? { ...flag, attentionResolvedAt: null } : {}) },
+          data: { updatedAt: new Date(Math.max(now.getTime(), payment.updatedAt.getTime() + 1)), ...(flag ? flagColumns(flag) : {}) },
         });
-        if (flag) await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "attention", detail: JSON.stringify({ reason: flag.attention, detail: flag.attentionDetail }), at: now } });
+        if (flag) await tx.paymentEvent.create({ data: { paymentId: payment.id, ...flagEvent(flag, now) } });
       }
       const record = await tx.sessionRequest.create({
         data: {

@@ -8,6 +8,7 @@ import { Prisma } from "../../generated/prisma/sqlite/client";
 import { assignments, quotedName, type PlainSql } from "~/db/plain-sql.server";
 import { writeWithEvent } from "./session-rows.server";
 import type { AttentionReason } from "./status-mapping";
+import { flagColumns } from "./attention-flags";
 
 /** What Shopify's answer to a payment's call means for the payment. */
 export type PaymentAnswer =
@@ -58,7 +59,7 @@ export interface FollowUpDelivery {
 const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
 
 /** The flag a refused payment call raises. */
-const SHOPIFY_ERROR = "shopify_error";
+const SHOPIFY_ERROR: AttentionReason = "shopify_error";
 
 /** The flag of a paid session rejected because another session of its checkout was accepted. */
 const PAID_TWICE: AttentionReason = "paid_twice";
@@ -67,7 +68,7 @@ const PAID_TWICE: AttentionReason = "paid_twice";
 function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
   if (!answer.accepted) {
     return {
-      columns: { attention: SHOPIFY_ERROR, attentionDetail: answer.message, attentionResolvedAt: null },
+      columns: flagColumns({ reason: SHOPIFY_ERROR, detail: answer.message }),
       event: { type: "shopify_refused", detail: JSON.stringify({ call: answer.call, message: answer.message }) },
     };
   }
@@ -83,7 +84,7 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   if (answer.outcome !== "pending") {
     columns.attentionResolvedAt = Prisma.sql`CASE WHEN "attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL THEN ${at} ELSE "attentionResolvedAt" END`;
   }
-  if (answer.paidTwice) Object.assign(columns, { attention: PAID_TWICE, attentionDetail: answer.paidTwice.detail, attentionResolvedAt: null });
+  if (answer.paidTwice) Object.assign(columns, flagColumns({ reason: PAID_TWICE, detail: answer.paidTwice.detail }));
   const detail = { state: answer.state, alreadyInState: answer.alreadyInState, ...(answer.paidTwice ? { paidTwice: answer.paidTwice.siblingShopifyPaymentId } : {}) };
   return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify(detail) } };
 }
@@ -238,7 +239,7 @@ export async function recordRetry(sql: PlainSql, record: RetryRecord): Promise<v
     return;
   }
   const { id: paymentId, call, detail } = record.flagPayment;
-  const flag = Prisma.sql`UPDATE "Payment" SET ${assignments({ attention: SHOPIFY_ERROR, attentionDetail: detail, attentionResolvedAt: null, updatedAt: new Date() })}
+  const flag = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...flagColumns({ reason: SHOPIFY_ERROR, detail }), updatedAt: new Date() })}
     WHERE "id" = ${paymentId} AND ("attention" IS NULL OR ("attentionResolvedAt" IS NOT NULL AND "attention" <> ${SHOPIFY_ERROR}))
       AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
   await writeWithEvent(sql, flag, paymentId, { type: "shopify_refused", detail: JSON.stringify({ call, message: record.lastError, retrying: true }), at: record.at }, [message]);

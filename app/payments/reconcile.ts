@@ -30,6 +30,7 @@ import { AWAITING_VERIFICATION, isOpenPaymentState, OPEN_PAYMENT_STATES, payment
 import { PENDING_WINDOW_MS } from "./pending";
 import { readWantedOrders, type WantedOrdersRead } from "./read-orders";
 import { settleFromGatewayOrder, type SettleResult, type SettleSource } from "./settle-payment";
+import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
 
 const LEASE_MS = 60_000;
 /**
@@ -558,15 +559,16 @@ async function finaliseUnread(
 
 /** The gateway no longer has the order a signed webhook settled: a person must look. */
 async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Date): Promise<void> {
-  const detail = `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but the gateway does not return this order any more. Check it in the gateway dashboard before shipping or refunding.`;
+  const flag: AttentionFlag = {
+    reason: "webhook_mismatch",
+    detail: `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but the gateway does not return this order any more. Check it in the gateway dashboard before shipping or refunding.`,
+  };
   await deps.db.payment.update({
     where: { id: payment.id },
     data: {
       unverifiedSince: null,
-      attention: "webhook_mismatch",
-      attentionDetail: detail,
-      attentionResolvedAt: null,
-      events: { create: { type: "attention", detail: JSON.stringify({ reason: "webhook_mismatch", detail }), at: now } },
+      ...flagColumns(flag),
+      events: { create: flagEvent(flag, now) },
     },
   });
 }
@@ -624,23 +626,24 @@ async function finaliseStalePayment(
   },
   still: { state: "started"; gatewayOrderId: null } | null = null,
 ): Promise<boolean> {
-  const detail =
-    reason.detail ??
-    "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.";
+  const flag: AttentionFlag | null = reason.attention && {
+    reason: reason.attention,
+    detail:
+      reason.detail ??
+      "The gateway had not completed this payment before Shopify's 3-day pending window closed. Check the order in the gateway dashboard; any crypto received must be refunded there.",
+  };
   const finalise = (): Promise<boolean> =>
     deps.db.$transaction(async (tx) => {
       const moved = await tx.payment.updateMany({
         where: still ? { id: payment.id, ...still } : { id: payment.id, state: { in: [...OPEN_PAYMENT_STATES] } },
         data: {
           state: "failed",
-          ...(reason.attention ? { attention: reason.attention, attentionDetail: detail, attentionResolvedAt: null } : {}),
+          ...(flag ? flagColumns(flag) : {}),
         },
       });
       if (moved.count !== 1) return false;
       await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "state", detail: JSON.stringify({ from: payment.state, to: "failed", source: "pending_window" }), at: now } });
-      if (reason.attention) {
-        await tx.paymentEvent.create({ data: { paymentId: payment.id, type: "attention", detail: JSON.stringify({ reason: reason.attention, detail }), at: now } });
-      }
+      if (flag) await tx.paymentEvent.create({ data: { paymentId: payment.id, ...flagEvent(flag, now) } });
       await enqueue(tx, {
         shopDomain: payment.shop.shopDomain,
         paymentId: payment.id,

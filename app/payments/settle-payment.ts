@@ -26,7 +26,8 @@ import { INSTANCE_CLOCK_ALLOWANCE_MS, type PaymentsDeps } from "./deps";
 import { finalMessageKey, type OutboxPayload } from "./outbox";
 import { writeSettlement, type SettledColumns, type SettledTransaction, type SettlementWrite } from "./settlement-rows.server";
 import { isFinalPaymentState, isPaymentState, nextState, stateForDecision, type PaymentState } from "./payment-state";
-import { decideForParsedStatus, overpaymentDetail, statusShowsFundsReceived, type AttentionReason, type SettlementDecision } from "./status-mapping";
+import { decideForParsedStatus, overpaymentDetail, statusShowsFundsReceived, type SettlementDecision } from "./status-mapping";
+import { flagColumns, type AttentionFlag } from "./attention-flags";
 
 export type SettleSource = "webhook" | "signed_webhook" | "return" | "reconcile" | "check" | "create";
 
@@ -86,7 +87,7 @@ function attentionFor(
   decision: SettlementDecision,
   knownTransactions: number,
   voidedAt: Date | null,
-): { reason: AttentionReason; detail: string } | null {
+): AttentionFlag | null {
   const afterVoid = paidAfterVoid(payment, decision, order.status.code, voidedAt);
   if (afterVoid) return afterVoid;
   if (decision.kind === "review") {
@@ -273,7 +274,7 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
   const decision = decideForParsedStatus(status);
   const next = nextState(current, stateForDecision(decision));
 
-  let attention: { reason: AttentionReason; detail: string } | null;
+  let attention: AttentionFlag | null;
   let columns: SettledColumns;
   let transactions: SettledTransaction[] = [];
   if (observation.kind === "read") {
@@ -316,7 +317,7 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
       (holdsFunds ? endedHoldingFunds(status.code) : null);
     columns = { state: next, gatewayStatus: status.code, unverifiedSince: now };
   }
-  if (attention) Object.assign(columns, { attention: attention.reason, attentionDetail: attention.detail, attentionResolvedAt: null });
+  if (attention) Object.assign(columns, flagColumns(attention));
   if (!payment.gatewayOrderId) columns.gatewayOrderId = identifier;
 
   // The timeline's entries of this settlement, in order.
