@@ -9,7 +9,7 @@ export type FaultMode = (typeof FAULT_MODES)[number];
 export const faultRequestSchema = z.object({
   mode: z.enum(FAULT_MODES),
   count: z.number().int().min(1).max(1000).default(1),
-  /** For "slow": how long to hold the answer. */
+  /** For "slow": how long to hold the answer. The call is carried out whether or not its client still waits, as Shopify does. */
   delayMs: z.number().int().min(0).max(120_000).default(5_000),
 });
 export type FaultRequest = z.input<typeof faultRequestSchema>;

@@ -5,7 +5,9 @@
 
 import {
   execute,
+  getOperationAST,
   GraphQLError,
+  Kind,
   parse,
   specifiedRules,
   validate,
@@ -62,7 +64,15 @@ export const INVALID_TOKEN_MESSAGE = "[API] Invalid API key or access token (unr
 
 export function answerGraphql(
   request: GraphqlRequest,
-  context: { store: StandinStore; schema: GraphQLSchema; rootValue: Record<string, unknown>; acceptsToken: (token: string | undefined) => boolean; now: () => Date },
+  context: {
+    store: StandinStore;
+    schema: GraphQLSchema;
+    rootValue: Record<string, unknown>;
+    acceptsToken: (token: string | undefined) => boolean;
+    /** The scopes the token was granted; when given, a root field whose scope is missing is refused (403) as Shopify does. */
+    tokenScopes?: (token: string | undefined) => string[] | null;
+    now: () => Date;
+  },
 ): GraphqlAnswer {
   const { store } = context;
   const base = {
@@ -104,6 +114,12 @@ export function answerGraphql(
   if (!checked.ok) return finish({ status: 200, body: { errors: checked.errors } }, { valid: false, errors: checked.errors });
   const { document } = checked;
 
+  // Shopify refuses a call whose token lacks a root field's access scope before running any of it.
+  const missing = missingScope(document, operationName, context.tokenScopes?.(request.accessToken) ?? null);
+  if (missing) {
+    return finish({ status: 403, body: { errors: `[API] This action requires merchant approval for ${missing} scope.` } }, { valid: true, errors: [] });
+  }
+
   const result = execute({
     schema: context.schema,
     document,
@@ -123,6 +139,24 @@ export function answerGraphql(
   if (result.errors?.length) body.errors = result.errors.map((e) => formatError(e, "INTERNAL_SERVER_ERROR"));
   body.extensions = { cost: costExtension() };
   return finish({ status: 200, body }, { valid: true, errors: [] });
+}
+
+/** The access scope each root field requires (shopify.dev, Payments Apps API reference); absent: none. */
+const FIELD_SCOPES: Record<string, string> = {
+  paymentsAppConfigure: "write_payment_gateways",
+};
+const SESSION_SCOPE = "write_payment_sessions";
+
+function missingScope(document: DocumentNode, operationName: string | null, granted: string[] | null): string | null {
+  if (granted === null) return null;
+  const operation = getOperationAST(document, operationName);
+  if (!operation || operation.operation !== "mutation") return null;
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD || selection.name.value.startsWith("__")) continue;
+    const needed = FIELD_SCOPES[selection.name.value] ?? SESSION_SCOPE;
+    if (!granted.includes(needed)) return needed;
+  }
+  return null;
 }
 
 function parseBody(

@@ -266,13 +266,15 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
             const timer = setTimeout(release, fault.delayMs);
             heldAnswers.add(release);
           });
-          if (res.destroyed || req.socket.destroyed) return;
+          // The app may have stopped waiting meanwhile: Shopify still carries out the request it
+          // received in full, and only the answer is lost.
           break;
       }
     }
 
+    const answerable = () => !res.destroyed && !req.socket.destroyed;
     if (shopInPath !== undefined && shopInPath.toLowerCase() !== shopDomain) {
-      sendJson(res, 404, { errors: "Not Found" });
+      if (answerable()) sendJson(res, 404, { errors: "Not Found" });
       return;
     }
     const answer = answerGraphql(
@@ -283,9 +285,9 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
         contentType: headerValue(req, "content-type"),
         rawBody,
       },
-      { store, schema, rootValue, acceptsToken: (token) => tokens.accepts(token), now },
+      { store, schema, rootValue, acceptsToken: (token) => tokens.accepts(token), tokenScopes: (token) => tokens.scopesOf(token), now },
     );
-    sendJson(res, answer.status, answer.body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
+    if (answerable()) sendJson(res, answer.status, answer.body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -84,10 +84,16 @@ export class OfflineTokens {
 
   /** Whether Shopify would take this access token now: unknown, revoked and expired tokens are all refused. */
   accepts(given: string | undefined): boolean {
-    if (!given) return false;
+    return this.scopesOf(given) !== null;
+  }
+
+  /** The scopes an access token Shopify would take now carries; null for a token it refuses. */
+  scopesOf(given: string | undefined): string[] | null {
+    if (!given) return null;
     const token = this.tokens.find((t) => sameSecret(t.accessToken, given));
-    if (!token || token.revoked) return false;
-    return token.expiresAt === null || this.now().getTime() < token.expiresAt.getTime();
+    if (!token || token.revoked) return null;
+    if (token.expiresAt !== null && this.now().getTime() >= token.expiresAt.getTime()) return null;
+    return token.scope.split(",").map((s) => s.trim()).filter(Boolean);
   }
 
   /**

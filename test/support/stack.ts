@@ -176,12 +176,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         }
       }
       const leaks = lines.filter((line) => secrets.some((secret) => line.includes(secret)));
+      // Every stack checks its Shopify calls too: an operation the real schema refuses fails the file,
+      // whatever its own assertions read (the app takes such an answer as a lasting failure and retries).
+      const invalid = standin.state.invalidOperations();
       await app.close();
       await standin.close();
       await sandbox.close();
       rmSync(dir, { recursive: true, force: true });
       if (lines.length === 0) throw new Error("the app wrote no log line: the log check would prove nothing");
       if (leaks.length > 0) throw new Error(`secrets found in ${leaks.length} log line(s), e.g. ${leaks[0]!.slice(0, 200)}`);
+      if (invalid.length > 0) {
+        const first = invalid[0]!;
+        throw new Error(`the app sent ${invalid.length} Payments Apps operation(s) the schema refuses (invalid), e.g. ${first.operationName ?? "?"}: ${JSON.stringify(first.validation?.errors ?? []).slice(0, 300)}`);
+      }
     },
   };
   return stack;
