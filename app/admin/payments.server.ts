@@ -7,6 +7,7 @@ import type { Payment, Prisma } from "../../generated/prisma/sqlite/client";
 import { attentionAdvice } from "./attention";
 import { formatDateTime, formatMoney, formatPercentage } from "./format";
 import { beyondCursor, cursorText, PAGE_SIZE, paymentWhere, type PageCursor, type PaymentFilters } from "./payment-filters";
+import { paidPercentage } from "~/payment-page/progress";
 import { gatewayStatusWords, paymentStateWords, type Tone } from "./status-words";
 import { describeEvent } from "./timeline";
 
@@ -140,7 +141,17 @@ function shopifySide(payment: Payment): PaymentDetail["shopify"] {
   const finalizedAt = formatDateTime(payment.finalizedAt);
   switch (payment.shopifyOutcome) {
     case "resolved":
-      return { outcome: "Paid in Shopify", state: payment.shopifyState, nextAction: "Nothing to do: Shopify shows the order as paid.", nextActionUrl: payment.nextActionUrl, finalizedAt };
+      return {
+        outcome: "Paid in Shopify",
+        state: payment.shopifyState,
+        // An open flag (the gateway's record disagreeing, crypto for a voided authorization...) says what to do before shipping.
+        nextAction:
+          payment.attention !== null && payment.attentionResolvedAt === null
+            ? "Shopify shows the order as paid, but this payment needs attention: read what to do above before shipping."
+            : "Nothing to do: Shopify shows the order as paid.",
+        nextActionUrl: payment.nextActionUrl,
+        finalizedAt,
+      };
     case "rejected":
       return { outcome: "Not paid in Shopify", state: payment.shopifyState, nextAction: "Nothing to do unless it needs attention: the shopper was offered another way to pay.", nextActionUrl: payment.nextActionUrl, finalizedAt };
     case "pending":
@@ -163,6 +174,9 @@ function untoldNextAction(state: string): string {
     case "paid":
     case "failed":
       return "The outcome is queued for Shopify and will be sent shortly.";
+    case "confirming":
+      // Crypto reached the order (all of it or part: the state's meaning says which); the network has yet to confirm it.
+      return "Crypto reached the gateway order and waits for network confirmation; the app tells Shopify the outcome when the gateway completes or ends the payment.";
     case "not_started":
       // Final: Shopify's request to start the payment was answered with an error, so there is no outcome to send.
       return "Nothing to do: the payment never started. Shopify got an error answer when it asked to start it, and the shopper can pay again from checkout.";
@@ -178,7 +192,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
   });
   if (!payment) return null;
   const state = paymentStateWords(payment.state, { percentage: payment.percentage, cryptoAmount: payment.cryptoAmount, transactions: payment.transactions });
-  const status = gatewayStatusWords(payment.gatewayStatus);
+  const status = gatewayStatusWords(payment.gatewayStatus, { fundsSeen: payment.transactions.length > 0 || paidPercentage(payment.percentage) !== null });
   const advice = payment.attention ? attentionAdvice(payment.attention) : null;
   return {
     id: payment.id,

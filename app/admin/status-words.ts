@@ -58,10 +58,25 @@ function confirmingMeaning({ percentage, cryptoAmount, transactions = [] }: Conf
 // Every status has its tone: a new one fails to compile until it has.
 const STATUS_TONE: Record<GatewayStatus, Tone> = { CO: "success", CM: "success", AC: "warning", PE: "attention", NR: "info", IA: "critical", OC: "critical", EX: undefined, CA: undefined, DE: undefined, FA: "critical" };
 
-/** A gateway status code in words: "Completed", "Expired"... (null: no gateway order yet). */
-export function gatewayStatusWords(code: string | null | undefined): StatusWords {
+/** Statuses whose meaning says the order got nothing: the gateway keeps them when crypto arrives after the order ended, too. */
+const ENDED_WITHOUT_FUNDS: ReadonlySet<GatewayStatus> = new Set<GatewayStatus>(["EX", "CA"]);
+
+/**
+ * A gateway status code in words: "Completed", "Expired"... (null: no gateway order yet).
+ * `fundsSeen`: the order shows crypto (transactions, a percentage paid); an expired or cancelled
+ * order that received crypto late keeps its status, whose own meaning ("nothing received") no
+ * longer holds.
+ */
+export function gatewayStatusWords(code: string | null | undefined, { fundsSeen = false }: { fundsSeen?: boolean } = {}): StatusWords {
   if (!code) return { label: "No gateway order", meaning: "No order exists at the gateway for this payment.", tone: undefined };
   const parsed = parseGatewayStatus(code);
   if (!parsed.known) return { label: `Unknown status ${code}`, meaning: "The gateway reported a status this app does not know; check the order in the gateway dashboard.", tone: "warning" };
+  if (fundsSeen && ENDED_WITHOUT_FUNDS.has(parsed.code)) {
+    return {
+      label: parsed.info.name,
+      meaning: "The order ended unpaid, yet holds crypto the shopper sent (see Transactions): it is the shopper's, to refund from the gateway dashboard.",
+      tone: "critical",
+    };
+  }
   return { label: parsed.info.name, meaning: parsed.info.meaning, tone: STATUS_TONE[parsed.code] };
 }

@@ -1,0 +1,112 @@
+// What a payment's page tells the merchant where its cards could contradict each other: an order
+// that ended unpaid yet holds crypto sent late (the gateway keeps its EX or CA status), a payment
+// whose crypto waits for confirmation before Shopify was told anything, and a payment Shopify
+// shows paid while a flag says not to ship.
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Prisma } from "../../generated/prisma/sqlite/client";
+import { getAdminPage } from "../support/admin-pages";
+import { paymentColumns } from "../support/payment-rows";
+import { stackForFile } from "../support/stack";
+
+const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } });
+// The stack checks its log for secrets and wants a line to check.
+beforeAll(() => stack().logger.info("admin payment detail words: started"));
+
+const db = () => stack().services.db;
+
+async function makePayment(columns: Partial<Prisma.PaymentUncheckedCreateInput> = {}) {
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+  return db().payment.create({ data: paymentColumns(shop.id, columns) });
+}
+
+const between = (text: string, from: string, to: string) => text.slice(text.indexOf(from), text.indexOf(to, text.indexOf(from)));
+
+describe("an order that ended unpaid and received crypto late", () => {
+  it.each(["EX", "CA"])("at status %s, the gateway card says it holds the shopper's crypto, not that nothing was received", async (status) => {
+    const payment = await makePayment({
+      state: "failed",
+      shopifyOutcome: "rejected",
+      gatewayOrderId: randomUUID(),
+      gatewayStatus: status,
+      inputCurrency: "BTC",
+      cryptoAmount: "0.00081234",
+      percentage: "100.0",
+      receivedAmount: "49.90",
+      attention: "late_payment",
+      attentionDetail: `Crypto arrived after the payment was rejected (gateway status ${status}).`,
+      // Handled already: no banner is left to say otherwise.
+      attentionResolvedAt: new Date(),
+    });
+    await db().paymentTransaction.create({ data: { paymentId: payment.id, txHash: `0x${randomUUID().replace(/-/g, "")}`, currency: "BTC", amount: "0.00081234", confirmed: true, block: 870_000n, seenAt: new Date() } });
+
+    const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
+    expect(page.status).toBe(200);
+    const gatewayCard = between(page.text, "Check now", "Gateway order");
+    expect(gatewayCard).toContain("Received 49.90 EUR");
+    expect(gatewayCard).toContain("holds crypto the shopper sent");
+    expect(gatewayCard).not.toContain("Nothing received");
+    expect(gatewayCard).not.toContain("Unpaid for more than 24 hours");
+  });
+
+  it("an expired order with nothing received keeps the status's own meaning", async () => {
+    const payment = await makePayment({ state: "failed", shopifyOutcome: "rejected", gatewayOrderId: randomUUID(), gatewayStatus: "EX", percentage: "0" });
+    const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
+    expect(between(page.text, "Check now", "Gateway order")).toContain("Nothing received within the 15-60 minute window.");
+  });
+});
+
+describe("a confirming payment Shopify was not told of yet", () => {
+  it("says the crypto waits for confirmation, not that the shopper has not finished paying", async () => {
+    const payment = await makePayment({
+      state: "confirming",
+      gatewayOrderId: randomUUID(),
+      gatewayStatus: "AC",
+      inputCurrency: "ETH",
+      cryptoAmount: "0.0158",
+      percentage: "100.0",
+      receivedAmount: "49.90",
+    });
+    await db().paymentTransaction.create({ data: { paymentId: payment.id, txHash: `0x${randomUUID().replace(/-/g, "")}`, currency: "ETH", amount: "0.0158", confirmed: false, seenAt: new Date() } });
+
+    const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Crypto was received and is waiting for network confirmation.");
+    const shopifyCard = between(page.text, "Shopify not told yet", "Timeline");
+    expect(shopifyCard).toContain("waits for network confirmation");
+    expect(shopifyCard).not.toContain("The shopper has not finished paying yet.");
+  });
+});
+
+describe("a payment paid in Shopify", () => {
+  it("with an open flag, the next action points to the flag instead of saying there is nothing to do", async () => {
+    const payment = await makePayment({
+      state: "paid",
+      shopifyOutcome: "resolved",
+      gatewayOrderId: randomUUID(),
+      gatewayStatus: "CO",
+      attention: "webhook_mismatch",
+      attentionDetail: "A signed gateway webhook reported status CO, but the gateway's order now shows EX.",
+    });
+    const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Needs attention: Gateway record disagrees with its webhook");
+    const nextAction = between(page.text, "Next action", "Amount");
+    expect(nextAction).toContain("needs attention");
+    expect(nextAction).not.toMatch(/Nothing to do/);
+  });
+
+  it("once the flag is handled, there is nothing to do", async () => {
+    const payment = await makePayment({
+      state: "paid",
+      shopifyOutcome: "resolved",
+      gatewayOrderId: randomUUID(),
+      gatewayStatus: "CO",
+      attention: "overpaid",
+      attentionDetail: "The shopper sent more than asked.",
+      attentionResolvedAt: new Date(),
+    });
+    const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
+    expect(between(page.text, "Next action", "Amount")).toContain("Nothing to do: Shopify shows the order as paid.");
+  });
+});
