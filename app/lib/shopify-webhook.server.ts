@@ -11,7 +11,7 @@ import type { Logger } from "./logger.server";
 import { jsonResponse, MAX_ROUTE_BODY_BYTES } from "./http.server";
 import { JSON_FLAW_MESSAGES, jsonFlaw } from "./json-flaw";
 
-export interface ShopifyWebhook {
+export interface ShopifyWebhook<Body> {
   /** The shop's domain (X-Shopify-Shop-Domain). */
   shop: string;
   topic: string;
@@ -20,7 +20,8 @@ export interface ShopifyWebhook {
   apiVersion: string;
   /** When the event happened (X-Shopify-Triggered-At); null when absent or unreadable. */
   triggeredAt: Date | null;
-  payload: unknown;
+  /** The body, parsed by the topic's schema (shopify-webhook-bodies.ts). */
+  payload: Body;
 }
 
 const headerText = z.string().trim().min(1).max(255);
@@ -84,23 +85,29 @@ export function shopifyHmacMatches(body: Uint8Array, hmac: string, secret: strin
 }
 
 /**
- * Verifies a webhook from Shopify for `topic` and returns it; otherwise throws the answer:
- * 405 (not a POST), 413 (body over MAX_ROUTE_BODY_BYTES), 400 (no body, no HMAC, a missing or
- * malformed header, another topic, a body that is not JSON, a body about another shop than the
- * header's) or 401 (an HMAC that does not match).
+ * Verifies a webhook from Shopify for `topic`, whose body must fit `body`, and returns it;
+ * otherwise throws the answer: 405 (not a POST), 413 (body over MAX_ROUTE_BODY_BYTES), 400 (no
+ * body, no HMAC, a missing or malformed header, another topic, a body that is not JSON, a body
+ * about another shop than the header's, a body that is not the topic's) or 401 (an HMAC that
+ * does not match).
  */
-export async function verifyShopifyWebhook(request: Request, deps: { env: { SHOPIFY_API_SECRET: string }; logger: Logger }, topic: string): Promise<ShopifyWebhook> {
+export async function verifyShopifyWebhook<Body>(
+  request: Request,
+  deps: { env: { SHOPIFY_API_SECRET: string }; logger: Logger },
+  topic: string,
+  body: z.ZodType<Body, z.ZodTypeDef, unknown>,
+): Promise<ShopifyWebhook<Body>> {
   const refuse = (status: number, error: string, message: string): never => {
     deps.logger.info("A Shopify webhook was refused", { topic, status, error });
     throw refusal(status, error, message);
   };
   if (request.method !== "POST") throw new Response(null, { status: 405, headers: { allow: "POST" } });
-  const body = await readBoundedBody(request, MAX_ROUTE_BODY_BYTES);
-  if (body === null) return refuse(413, "body_too_large", `The body must be at most ${MAX_ROUTE_BODY_BYTES} bytes.`);
-  if (body.byteLength === 0) return refuse(400, "missing_body", "A webhook has a JSON body.");
+  const raw = await readBoundedBody(request, MAX_ROUTE_BODY_BYTES);
+  if (raw === null) return refuse(413, "body_too_large", `The body must be at most ${MAX_ROUTE_BODY_BYTES} bytes.`);
+  if (raw.byteLength === 0) return refuse(400, "missing_body", "A webhook has a JSON body.");
   const hmac = request.headers.get("x-shopify-hmac-sha256");
   if (!hmac) return refuse(400, "missing_hmac", "Send the body's HMAC in X-Shopify-Hmac-Sha256.");
-  if (!shopifyHmacMatches(body, hmac, deps.env.SHOPIFY_API_SECRET)) return refuse(401, "invalid_hmac", "The HMAC does not match the body.");
+  if (!shopifyHmacMatches(raw, hmac, deps.env.SHOPIFY_API_SECRET)) return refuse(401, "invalid_hmac", "The HMAC does not match the body.");
 
   const headers = headersSchema.safeParse(Object.fromEntries(request.headers));
   if (!headers.success) {
@@ -111,7 +118,7 @@ export async function verifyShopifyWebhook(request: Request, deps: { env: { SHOP
   if (fields["x-shopify-topic"].toLowerCase() !== topic) return refuse(400, "wrong_topic", `This address takes ${topic} webhooks only.`);
   let payload: unknown;
   try {
-    payload = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+    payload = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
   } catch {
     return refuse(400, "malformed_json", "The body is not valid UTF-8 JSON.");
   }
@@ -124,12 +131,14 @@ export async function verifyShopifyWebhook(request: Request, deps: { env: { SHOP
   if (named !== null && named.toLowerCase() !== fields["x-shopify-shop-domain"].toLowerCase()) {
     return refuse(400, "shop_mismatch", "X-Shopify-Shop-Domain does not name the shop the body is about.");
   }
+  const parsed = body.safeParse(payload);
+  if (!parsed.success) return refuse(400, "wrong_body", `The body is not a ${topic} webhook's.`);
   return {
     shop: fields["x-shopify-shop-domain"],
     topic,
     webhookId: fields["x-shopify-webhook-id"],
     apiVersion: fields["x-shopify-api-version"],
     triggeredAt: fields["x-shopify-triggered-at"],
-    payload,
+    payload: parsed.data,
   };
 }

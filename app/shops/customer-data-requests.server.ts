@@ -4,22 +4,12 @@
 // from the admin (app/routes/app.data-requests.tsx) and passes it on. A later customers/redact
 // for the same customer deletes the reports too and takes their payments out of other
 // customers' reports (shopify-webhooks.server.ts), and shop/redact deletes everything.
-import { z } from "zod";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
+import type { DataRequestBody } from "~/lib/shopify-webhook-bodies";
 import { customerEmailKey } from "./customer-identity";
 import { customerFilter, lockShopForPrivacy, type CustomerIdentity } from "./shopify-webhooks.server";
-
-/** The parts of the webhook's payload the report uses; anything else in it is ignored. */
-export const dataRequestPayloadSchema = z
-  .object({
-    customer: z.object({ id: z.union([z.number(), z.string()]).nullish(), email: z.string().max(320).nullish(), phone: z.string().max(64).nullish() }).passthrough(),
-    orders_requested: z.array(z.union([z.number(), z.string()])).max(10_000).nullish(),
-    data_request: z.object({ id: z.union([z.number(), z.string()]) }).passthrough().nullish(),
-  })
-  .passthrough();
-export type DataRequestPayload = z.infer<typeof dataRequestPayloadSchema>;
 
 export interface CustomerDataReport {
   shopDomain: string;
@@ -88,7 +78,7 @@ const paymentColumns = {
  */
 export async function recordCustomerDataRequest(
   deps: { db: Database; logger: Logger; clock: { now(): Date } },
-  input: { shopDomain: string; webhookId: string; payload: DataRequestPayload },
+  input: { shopDomain: string; webhookId: string; payload: DataRequestBody },
 ): Promise<{ id: string; paymentCount: number } | null> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain: input.shopDomain }, select: { id: true } });
   if (!shop) return null;

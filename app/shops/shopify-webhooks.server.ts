@@ -107,16 +107,38 @@ export async function redactCustomer(deps: { db: Database; logger: Logger }, sho
     const redacted = await tx.payment.findMany({ where, select: { shopifyPaymentId: true } });
     const result = await tx.payment.updateMany({ where, data: NO_CUSTOMER_FIELDS });
     const reports = await tx.customerDataRequest.deleteMany({ where });
-    const rebuiltCount = await dropPaymentsFromReports(tx, shop.id, new Set(redacted.map((p) => p.shopifyPaymentId)));
+    // Also the copies of the customer's payments a report took while they still held the
+    // customer's fields, erased on the payment since (the retention pass): found by those fields.
+    const rebuiltCount = await dropPaymentsFromReports(tx, shop.id, new Set(redacted.map((p) => p.shopifyPaymentId)), namesCustomer(customer));
     return { payments: result.count, dataRequests: reports.count, rebuilt: rebuiltCount };
   });
   deps.logger.info("Customer data redacted", { shop: shopDomain, payments, dataRequests, otherReportsRebuilt: rebuilt });
   return payments;
 }
 
-/** Rewrites the shop's reports (a shop has few) that hold any of `shopifyPaymentIds` without those payments; how many were rewritten. */
-async function dropPaymentsFromReports(tx: Prisma.TransactionClient, shopId: string, shopifyPaymentIds: Set<string>): Promise<number> {
-  if (shopifyPaymentIds.size === 0) return 0;
+type ReportPayment = CustomerDataReport["payments"][number];
+
+/** Whether a report's copy of a payment names the customer, by the rules of customerFilter. */
+function namesCustomer(customer: CustomerIdentity): (payment: ReportPayment) => boolean {
+  const email = customerEmailKey(customer.email);
+  const phone = customerPhoneKey(customer.phone);
+  return (payment) => {
+    const paymentEmail = customerEmailKey(payment.customerEmail);
+    if (email !== null && paymentEmail === email) return true;
+    return phone !== null && paymentEmail === null && customerPhoneKey(payment.customerPhone) === phone;
+  };
+}
+
+/**
+ * Rewrites the shop's reports (a shop has few) that hold any of `shopifyPaymentIds`, or a copy
+ * of a payment `named` says is the customer's, without those payments; how many were rewritten.
+ */
+async function dropPaymentsFromReports(
+  tx: Prisma.TransactionClient,
+  shopId: string,
+  shopifyPaymentIds: Set<string>,
+  named: (payment: ReportPayment) => boolean = () => false,
+): Promise<number> {
   let rewritten = 0;
   for (const request of await tx.customerDataRequest.findMany({ where: { shopId }, select: { id: true, report: true } })) {
     let report: CustomerDataReport;
@@ -128,7 +150,7 @@ async function dropPaymentsFromReports(tx: Prisma.TransactionClient, shopId: str
       rewritten++;
       continue;
     }
-    const kept = report.payments.filter((p) => !shopifyPaymentIds.has(p.shopifyPaymentId));
+    const kept = report.payments.filter((p) => !shopifyPaymentIds.has(p.shopifyPaymentId) && !named(p));
     if (kept.length === report.payments.length) continue;
     await tx.customerDataRequest.update({ where: { id: request.id }, data: { report: JSON.stringify({ ...report, payments: kept }), paymentCount: kept.length } });
     rewritten++;

@@ -33,7 +33,8 @@ describe.each(["sqlite", "postgresql"] as const)("Shopify's shop webhooks' X-Sho
     const shop = "not-installed-shop.myshopify.com";
     await fc.assert(
       fc.asyncProperty(triggeredAtText, async (at) => {
-        const body = JSON.stringify({ shop_domain: shop });
+        // Each topic's own body: app/uninstalled's is the shop object.
+        const body = JSON.stringify(topic === "app/uninstalled" ? { id: 1, domain: shop, myshopify_domain: shop } : { shop_id: 1, shop_domain: shop });
         const response = await fetch(`${stack().app.url}/webhooks/${topic}`, {
           method: "POST",
           body,

@@ -5,6 +5,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { MAX_ROUTE_BODY_BYTES } from "../../app/lib/http.server";
 import { createLogger } from "../../app/lib/logger.server";
+import { shopRedactBody } from "../../app/lib/shopify-webhook-bodies";
 import { shopifyHmacMatches, verifyShopifyWebhook } from "../../app/lib/shopify-webhook.server";
 
 const SECRET = "test-api-secret";
@@ -50,7 +51,7 @@ describe("verifyShopifyWebhook", () => {
   it("returns the webhook signed with the app's secret, whatever the shop's session", async () => {
     const body = JSON.stringify({ shop_id: 1, shop_domain: "demo-shop.myshopify.com" });
     const request = new Request("http://app.test/webhooks/shop/redact", { method: "POST", body, headers: headers(body, { "x-shopify-triggered-at": "2026-05-01T10:00:00.000Z" }) });
-    const webhook = await verifyShopifyWebhook(request, deps, "shop/redact");
+    const webhook = await verifyShopifyWebhook(request, deps, "shop/redact", shopRedactBody);
     expect(webhook).toMatchObject({ shop: "demo-shop.myshopify.com", topic: "shop/redact", apiVersion: "2026-04", payload: JSON.parse(body) });
     expect(webhook.triggeredAt?.toISOString()).toBe("2026-05-01T10:00:00.000Z");
   });
@@ -63,7 +64,7 @@ describe("verifyShopifyWebhook", () => {
       duplex: "half",
       headers: { ...headers(""), "content-length": String(MAX_ROUTE_BODY_BYTES + 4 * 1024 * 1024) },
     } as RequestInit);
-    const answer = await refusal(verifyShopifyWebhook(request, deps, "shop/redact"));
+    const answer = await refusal(verifyShopifyWebhook(request, deps, "shop/redact", shopRedactBody));
     expect(answer.status).toBe(413);
     expect(((await answer.json()) as { error: string }).error).toBe("body_too_large");
     expect(pulled()).toBeLessThanOrEqual(64 * 1024);
@@ -72,7 +73,7 @@ describe("verifyShopifyWebhook", () => {
   it("refuses a body streamed past the limit once it passes the limit", async () => {
     const { stream, pulled } = countedBody(MAX_ROUTE_BODY_BYTES + 4 * 1024 * 1024);
     const request = new Request("http://app.test/webhooks/shop/redact", { method: "POST", body: stream, duplex: "half", headers: headers("") } as RequestInit);
-    const answer = await refusal(verifyShopifyWebhook(request, deps, "shop/redact"));
+    const answer = await refusal(verifyShopifyWebhook(request, deps, "shop/redact", shopRedactBody));
     expect(answer.status).toBe(413);
     expect(pulled()).toBeLessThan(MAX_ROUTE_BODY_BYTES + 256 * 1024);
   });
@@ -81,7 +82,7 @@ describe("verifyShopifyWebhook", () => {
     const body = `{"shop_domain":"demo-shop.myshopify.com","padding":"${"x".repeat(MAX_ROUTE_BODY_BYTES - 56)}"}`;
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_ROUTE_BODY_BYTES);
     const request = new Request("http://app.test/webhooks/shop/redact", { method: "POST", body, headers: headers(body) });
-    expect((await verifyShopifyWebhook(request, deps, "shop/redact")).shop).toBe("demo-shop.myshopify.com");
+    expect((await verifyShopifyWebhook(request, deps, "shop/redact", shopRedactBody)).shop).toBe("demo-shop.myshopify.com");
   });
 });
 

@@ -1,0 +1,30 @@
+// A Spanish shopper (Shopify's locale "es") whose phone's browser asks for English opens the
+// app's payment page after the merchant uninstalled the app: the page answers 410 in the
+// payment's language (Spanish), as it should. The document must then declare that language:
+// <html lang> is what a screen reader picks its voice by, and the page's <title> lives under it.
+import { beforeAll, expect, it } from "vitest";
+import { pageTexts } from "../../app/payment-page/texts";
+import { handleAppUninstalled } from "../../app/shops/shopify-webhooks.server";
+import { stackForFile } from "../support/stack";
+
+const stack = stackForFile({ workers: false });
+const es = pageTexts("es");
+let pageLink = "";
+
+beforeAll(async () => {
+  await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { checkoutMode: "app_page" } });
+  const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
+  pageLink = delivery.redirectUrl!;
+  await handleAppUninstalled(stack().services, stack().shopDomain);
+}, 60_000);
+
+it("the shop-gone answer of the payment page declares the language it is written in, whatever the browser asks for", async () => {
+  const answer = await fetch(pageLink, { redirect: "manual", headers: { "accept-language": "en-US,en;q=0.9" } });
+  expect(answer.status).toBe(410);
+  const html = await answer.text();
+  // The page speaks the payment's language: Spanish heading and title.
+  expect(html).toContain(es.shopGone.heading);
+  expect(html).toContain(`<title>${es.shopGone.title}</title>`);
+  // ...so the document must say so, not the browser's English.
+  expect(/<html lang="([^"]+)"/.exec(html)?.[1]).toBe("es");
+}, 60_000);
