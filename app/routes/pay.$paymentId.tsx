@@ -37,9 +37,13 @@ function notFound(request: Request) {
   return data({ language: acceptedLanguage(request.headers.get("accept-language")) }, { status: 404 });
 }
 
-/** A payment of a shop that uninstalled the app: nothing sent now could reach its order (the return link says the same), in the payment's language. */
+/**
+ * A payment of a shop that uninstalled the app: nothing sent now could reach its order (the
+ * return link says the same), in the payment's language. The page answers it as its data (410),
+ * not as an error: the document then declares the language the answer is written in.
+ */
 function shopGone(payment: { merchantLocale: string | null }) {
-  return data({ language: pageLanguage(payment.merchantLocale) }, { status: 410 });
+  return data({ gone: true as const, language: pageLanguage(payment.merchantLocale) }, { status: 410 });
 }
 
 /** The error page's language: the one a "not valid" or "unavailable" answer carries, else the browser's (English when not known). */
@@ -56,7 +60,9 @@ function errorTexts(error: unknown, browserLanguage?: string): { language: PageL
   return { language, texts: status === 404 ? texts.linkNotValid : status === 410 ? texts.shopGone : texts.pageFailed };
 }
 
-export const meta: MetaFunction<typeof loader> = ({ data: loaded, error }) => [{ title: loaded ? loaded.texts.pageTitle : errorTexts(error).texts.title }];
+export const meta: MetaFunction<typeof loader> = ({ data: loaded, error }) => [
+  { title: loaded ? ("gone" in loaded ? pageTexts(loaded.language).shopGone.title : loaded.texts.pageTitle) : errorTexts(error).texts.title },
+];
 
 /**
  * The document's language (the root sets <html lang> from it): the payment's; on the error
@@ -65,8 +71,10 @@ export const meta: MetaFunction<typeof loader> = ({ data: loaded, error }) => [{
 export const handle = {
   documentLanguage: (loaded: unknown, context: DocumentLanguageContext): string | undefined => {
     if (loaded === undefined || loaded === null) return context.acceptedLanguage;
-    const view = typeof loaded === "object" ? (loaded as { view?: { language?: unknown } }).view : undefined;
-    return typeof view?.language === "string" ? view.language : undefined;
+    const shown = typeof loaded === "object" ? (loaded as { view?: { language?: unknown }; language?: unknown }) : undefined;
+    // The payment's page, or its shop-gone answer: the language each is written in.
+    const language = shown?.view?.language ?? shown?.language;
+    return typeof language === "string" ? language : undefined;
   },
 };
 
@@ -99,7 +107,7 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) throw notFound(request);
-  if (found.shop.uninstalledAt) throw shopGone(found);
+  if (found.shop.uninstalledAt) return shopGone(found);
   const payment = await refreshIfDue(services, found);
   const view = await paymentPageView(services, payment);
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
@@ -520,7 +528,19 @@ function ChecksWithoutScripts({ checks }: { checks: PageChecks }) {
 }
 
 export default function PaymentPage() {
-  const { view, texts, withoutScripts } = useLoaderData<typeof loader>();
+  const loaded = useLoaderData<typeof loader>();
+  if ("gone" in loaded) {
+    const texts = pageTexts(loaded.language).shopGone;
+    return (
+      <ErrorCard language={loaded.language} heading={texts.heading}>
+        <p>{texts.body}</p>
+      </ErrorCard>
+    );
+  }
+  return <PaymentPageShown view={loaded.view} texts={loaded.texts} withoutScripts={loaded.withoutScripts} />;
+}
+
+function PaymentPageShown({ view, texts, withoutScripts }: { view: PaymentPageView; texts: PageTexts; withoutScripts: PageChecks }) {
   const result = useActionData<typeof action>();
   // The countdown reaching zero ends the asking at once; polling goes on, for the order's end.
   const { now, rebase } = useServerNow(view.nowMs, view.expiresAtMs);
@@ -671,7 +691,10 @@ export function ErrorBoundary() {
   const error = useRouteError();
   // The browser's language, as the root read it: the page's own data may be what did not arrive.
   const browserLanguage = useRouteLoaderData<DocumentLanguageContext>("root")?.acceptedLanguage;
-  if (isConnectionFailure(error)) return <ConnectionLost language={pageLanguage(browserLanguage)} />;
+  // The page's own data, when it was shown before the request that failed: the language it speaks.
+  const shown = useRouteLoaderData<typeof loader>("routes/pay.$paymentId");
+  const shownLanguage = shown && "view" in shown ? shown.view.language : undefined;
+  if (isConnectionFailure(error)) return <ConnectionLost language={shownLanguage ?? pageLanguage(browserLanguage)} />;
   const { language, texts } = errorTexts(error, browserLanguage);
   return (
     <ErrorCard language={language} heading={texts.heading}>

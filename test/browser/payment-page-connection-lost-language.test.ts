@@ -1,14 +1,12 @@
-// A Spanish shopper (Shopify's checkout in Spanish, customer.locale "es") on a phone whose
-// browser is set to English: the app's payment page rightly speaks Spanish, the payment's
-// language. When a request of the page does not get through (a flaky connection), the page
-// must keep speaking Spanish: the payment's texts are already on the page. Instead the
-// "connection lost" card is written in the browser's language, so the page flips to English
-// in the middle of the payment.
+// A shopper whose checkout speaks Spanish (customer.locale "es") on a browser set to English: when
+// a request of the payment page does not get through, the "connection lost" card speaks the page's
+// language (the payment's texts are already on the page), not the browser's, so the page does not
+// switch languages mid-payment.
 import { beforeAll, expect, it } from "vitest";
 import { pageTexts } from "../../app/payment-page/texts";
 import { browserForFile } from "../support/browser";
 import { stackForFile } from "../support/stack";
-import { PHONE, waitForHydration } from "../browser/support/admin";
+import { PHONE, waitForHydration } from "./support/admin";
 
 const stack = stackForFile();
 const browser = browserForFile();

@@ -1,7 +1,6 @@
-// A Spanish shopper (Shopify's locale "es") whose phone's browser asks for English opens the
-// app's payment page after the merchant uninstalled the app: the page answers 410 in the
-// payment's language (Spanish), as it should. The document must then declare that language:
-// <html lang> is what a screen reader picks its voice by, and the page's <title> lives under it.
+// The payment page's 410 after the merchant uninstalled the app is written in the payment's
+// language and declares it: <html lang> (what a screen reader picks its voice by) is the
+// payment's language, whatever the browser asks for.
 import { beforeAll, expect, it } from "vitest";
 import { pageTexts } from "../../app/payment-page/texts";
 import { handleAppUninstalled } from "../../app/shops/shopify-webhooks.server";
