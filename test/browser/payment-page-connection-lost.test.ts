@@ -2,7 +2,8 @@
 // the page that does not get through (a coin pick, or the reload of the page's data after its
 // live status moved) does not turn the page into an English "cannot be shown" page that stops
 // following the payment. The page says in the shopper's language that the connection was lost,
-// tries again by itself, and carries on as it was once the connection is back.
+// tries again by itself, and carries on as it was once the connection is back. On a browser set
+// to English, the card still speaks the page's Spanish: the page does not switch languages.
 import { beforeAll, describe, expect, it } from "vitest";
 import { pageTexts } from "../../app/payment-page/texts";
 import { browserForFile } from "../support/browser";
@@ -74,4 +75,24 @@ describe("the payment page on a flaky connection", () => {
       await context.close();
     }
   }, 180_000);
+  it("on a browser set to English, a lost coin pick says so in the page's language (Spanish), not the browser's", async () => {
+    const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
+    const context = await browser().newContext({ viewport: PHONE, locale: "en-US" });
+    try {
+      const page = await context.newPage();
+      await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
+      await waitForHydration(page);
+      expect(await page.locator("h1").first().textContent()).toBe(es.pageTitle);
+      await page.route("**/*.data*", (route) => route.abort("internetdisconnected"));
+      await page.locator('ul.coins button[value="ETH"]').click();
+      // The connection-lost card, in whichever language it comes.
+      await page.locator("#error-heading").waitFor({ timeout: 15_000 });
+      const heading = await page.locator("#error-heading").textContent();
+      expect([en.connectionLost.heading, es.connectionLost.heading]).toContain(heading);
+      expect(heading, "the page switched from Spanish to English mid-payment").toBe(es.connectionLost.heading);
+      expect(await page.locator(".pp").getAttribute("lang")).toBe("es");
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });
