@@ -155,6 +155,27 @@ async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Prom
   return claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
 }
 
+/**
+ * The webhooks of `hooks` (claimed together) that the pass still holds, their claim renewed for
+ * another CLAIM_MS. A claim with more than half its term left is held (only a lapsed claim is
+ * ever taken over), and costs no statement.
+ */
+async function stillHeld(deps: PaymentsDeps, hooks: GatewayWebhook[]): Promise<GatewayWebhook[]> {
+  const claim = hooks[0]?.lockedBy ?? null;
+  const until = hooks[0]?.lockedUntil ?? null;
+  if (claim === null || until === null) return [];
+  const now = deps.clock.now();
+  if (until.getTime() - now.getTime() > CLAIM_MS / 2) return hooks;
+  const lockedUntil = new Date(now.getTime() + CLAIM_MS);
+  const renewed = await deps.db.gatewayWebhook.updateManyAndReturn({
+    where: { id: { in: hooks.map((hook) => hook.id) }, lockedBy: claim, processedAt: null },
+    data: { lockedUntil },
+    select: { id: true },
+  });
+  const held = new Set(renewed.map((row) => row.id));
+  return hooks.filter((hook) => held.has(hook.id)).map((hook) => ({ ...hook, lockedUntil }));
+}
+
 // Both write only while the pass still holds the claim (`claim`, the pass's lockedBy): a pass
 // slowed past CLAIM_MS (a gateway read waiting out 429s) leaves a webhook another pass has
 // claimed since to that pass, instead of overwriting its claim or outcome.
@@ -179,7 +200,11 @@ export async function processWebhookInbox(deps: PaymentsDeps, options: { worker:
   const result: InboxPassResult = { processed: 0, retried: 0, duplicates: 0 };
   const hooks = await claimDue(deps, options.worker, options.limit ?? 100);
   const groups = Map.groupBy(hooks, (hook) => `${hook.shopId}|${hook.gatewayEnv}`);
-  for (const group of groups.values()) {
+  for (const claimed of groups.values()) {
+    // An earlier group may have waited on the gateway past this one's claim, and another pass
+    // may have claimed and processed its webhooks since: only those still held are processed.
+    const group = await stillHeld(deps, claimed);
+    if (group.length === 0) continue;
     const first = group[0]!;
     try {
       const outcome = await processGroup(deps, first.shopId, first.gatewayEnv as GatewayEnv, group);
