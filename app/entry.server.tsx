@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { renderToPipeableStream } from "react-dom/server";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
-import { createReadableStreamFromReadable, type EntryContext, type HandleErrorFunction } from "@remix-run/node";
+import { createReadableStreamFromReadable, type AppLoadContext, type EntryContext, type HandleErrorFunction } from "@remix-run/node";
 import { isbot } from "isbot";
 import { GATEWAY_WEBHOOKS_PATH, isAdminPath, routedPath } from "./lib/routed-path";
 import { addDocumentResponseHeaders } from "./shopify.server";
@@ -39,12 +39,18 @@ export default async function handleRequest(
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
+  loadContext: AppLoadContext,
 ) {
   // App Bridge headers belong to the embedded admin only (the index, /app and what lies below
   // it, a stale link's 404 included, and the log-in pages), not to the shopper's pages. Told by
   // the path as the router reads it: it matches /APP/… or /%61pp/… as /app/… too.
   const path = routedPath(new URL(request.url).pathname);
-  if (path !== null && (path === "/" || isAdminPath(path) || path.startsWith("/auth"))) addDocumentResponseHeaders(request, responseHeaders);
+  if (path !== null && (path === "/" || isAdminPath(path) || path.startsWith("/auth"))) {
+    addDocumentResponseHeaders(request, responseHeaders);
+    // The development login's admin runs without App Bridge (app/routes/app.tsx), and offline:
+    // the library's preload of App Bridge from Shopify's CDN would only fail in the browser.
+    if (loadContext.services.env.DEV_ADMIN_LOGIN) responseHeaders.delete("Link");
+  }
   const userAgent = request.headers.get("user-agent");
   const callbackName = isbot(userAgent ?? "") ? "onAllReady" : "onShellReady";
 

@@ -13,7 +13,7 @@ import { escapeHtml, readFields, redirect, safeDecode, sendHtml } from "./http-k
 const STYLE = `body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1f24}main{max-width:1000px;margin:0 auto;padding:16px}
 section{background:#fff;border-radius:10px;padding:14px;margin-bottom:14px;box-shadow:0 1px 3px rgba(0,0,0,.08)}
 table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;padding:6px;border-bottom:1px solid #e5e7eb;vertical-align:top}
-code{font-family:ui-monospace,monospace;word-break:break-all}input[type=url],input[type=text]{width:100%;padding:6px;min-width:180px}
+code{font-family:ui-monospace,monospace;word-break:break-all}input[type=url],input[type=text]{width:100%;box-sizing:border-box;padding:6px;min-width:180px}
 button{padding:6px 10px;margin:2px 0;min-height:36px}.notice{background:#dafbe1;padding:8px;border-radius:6px}.err{background:#ffebe9;padding:8px;border-radius:6px}
 @media (max-width:700px){table,thead,tbody,tr,th,td{display:block}th{display:none}td{border:none}tr{border-bottom:1px solid #ccc;padding:6px 0}}`;
 

@@ -30,7 +30,8 @@ const REJECTION_WORDS: Record<RecordedRefusal, string> = {
 const RETRYING_AFTER_ATTEMPTS = 3;
 
 export interface HealthView {
-  lastWebhookAt: string;
+  /** When the last notification came; null when none ever did. */
+  lastWebhookAt: string | null;
   lastWebhookAgo: string | null;
   rejected: { reason: string; description: string; count: number }[];
   inboxBacklog: number;
@@ -166,7 +167,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
   const [shared, unnotified] = await Promise.all([devicesUsedByAnotherShop(db, services.gateways, shop), unnotifiedPayments(services, shop, since, now)]);
   const lastAt = last._max.receivedAt;
   return {
-    lastWebhookAt: lastAt ? formatDateTime(lastAt) : "never",
+    lastWebhookAt: lastAt ? formatDateTime(lastAt) : null,
     lastWebhookAgo: lastAt ? ago(lastAt, now) : null,
     rejected: rejected
       .map((r) => ({ reason: r.reason, description: (REJECTION_WORDS as Record<string, string | undefined>)[r.reason] ?? r.reason.replace(/_/g, " "), count: r._count._all }))

@@ -128,6 +128,12 @@ export interface PaymentDetail {
     tagMemo: string | null;
     expiresAt: string;
     lastCheckedAt: string;
+    /**
+     * What signed notifications told since the order was last read, when the figures above do
+     * not show it yet: a notification that needs nothing from Shopify (NR, PE, AC) is not read
+     * at once, and a final one that agrees with the payment settles it without a read.
+     */
+    notified: string | null;
   };
   shopify: { outcome: string; state: string | null; nextAction: string; nextActionUrl: string | null; finalizedAt: string };
   attention: { reason: string; title: string; detail: string; whatToDo: string; resolvedAt: string | null; flag: string } | null;
@@ -185,12 +191,33 @@ function untoldNextAction(state: string): string {
   }
 }
 
+/**
+ * The words for a signed notification newer than the order's last read, whose status the page's
+ * figures (coin, amounts, transactions) do not show yet; null when they do.
+ */
+function notifiedSinceRead(
+  payment: Pick<Payment, "gatewayStatus" | "lastCheckedAt" | "createdAt" | "unverifiedSince">,
+  newest: { status: string | null; receivedAt: Date } | null,
+): string | null {
+  if (!newest?.status || newest.receivedAt.getTime() <= (payment.lastCheckedAt ?? payment.createdAt).getTime()) return null;
+  if (newest.status === payment.gatewayStatus && payment.unverifiedSince === null) return null;
+  const words = gatewayStatusWords(newest.status);
+  return `A signed notification of ${formatDateTime(newest.receivedAt)} reports ${words.label} (${newest.status}). The coin, amounts and transactions shown are from the order's last read: Check now reads the order at once, or the app reads it within the hour.`;
+}
+
 export async function paymentDetail(db: Database, shopId: string, paymentId: string): Promise<PaymentDetail | null> {
   const payment = await db.payment.findFirst({
     where: { id: paymentId, shopId },
     include: { events: { orderBy: [{ at: "asc" }, { id: "asc" }] }, transactions: { orderBy: { seenAt: "asc" } } },
   });
   if (!payment) return null;
+  const newestNotification = payment.gatewayOrderId
+    ? await db.gatewayWebhook.findFirst({
+        where: { shopId, gatewayEnv: payment.gatewayEnv, orderId: payment.gatewayOrderId, status: { not: null } },
+        orderBy: { receivedAt: "desc" },
+        select: { status: true, receivedAt: true },
+      })
+    : null;
   const state = paymentStateWords(payment.state, { percentage: payment.percentage, cryptoAmount: payment.cryptoAmount, transactions: payment.transactions });
   const status = gatewayStatusWords(payment.gatewayStatus, { fundsSeen: payment.transactions.length > 0 || paidPercentage(payment.percentage) !== null });
   const advice = payment.attention ? attentionAdvice(payment.attention) : null;
@@ -217,6 +244,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
       tagMemo: payment.tagMemo,
       expiresAt: formatDateTime(payment.expiresAt),
       lastCheckedAt: formatDateTime(payment.lastCheckedAt),
+      notified: notifiedSinceRead(payment, newestNotification),
     },
     shopify: shopifySide(payment),
     attention:

@@ -61,9 +61,11 @@ export default function Health() {
           <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
             <TitledCard title="Gateway notifications">
               <Figure label="Last one received" value={health.lastWebhookAgo ?? "never"} />
-              <Text as="p" tone="subdued">
-                {health.lastWebhookAt}
-              </Text>
+              {health.lastWebhookAt ? (
+                <Text as="p" tone="subdued">
+                  {health.lastWebhookAt}
+                </Text>
+              ) : null}
               {health.unnotified.map((figures) => (
                 <NotifiedPayments key={figures.env} {...figures} />
               ))}

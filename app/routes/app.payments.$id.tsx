@@ -2,7 +2,7 @@
 // its timeline and on-chain transactions, and "Check now" to read the gateway at once.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRouteError } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Box, Button, Card, DataTable, InlineGrid, InlineStack, Layout, Page, Text } from "@shopify/polaris";
 import type { ReactNode } from "react";
 import { z } from "zod";
@@ -18,6 +18,19 @@ const paramsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) })
 
 function notFound(): Response {
   return new Response("No such payment in this shop.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+}
+
+/** A payment this shop does not have (a stale or mistyped link): said inside the admin, with the way back to the list. */
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (!isRouteErrorResponse(error) || error.status !== 404) throw error;
+  return (
+    <Page title="Payment not found" backAction={{ content: "Payments", url: "/app/payments" }}>
+      <Card>
+        <Text as="p">No such payment in this shop. It may be another shop's, or the link may be mistyped.</Text>
+      </Card>
+    </Page>
+  );
 }
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -137,6 +150,11 @@ export default function PaymentDetailPage() {
                   <Field label="Environment">{payment.environment}</Field>
                   <Field label="Last read from the gateway">{gateway.lastCheckedAt}</Field>
                 </InlineGrid>
+                {gateway.notified ? (
+                  <Text as="p" tone="caution">
+                    {gateway.notified}
+                  </Text>
+                ) : null}
                 <Field label="Gateway order">{gateway.orderId ?? "none yet"}</Field>
                 {gateway.address ? <Field label="Address">{gateway.address}</Field> : null}
                 {gateway.tagMemo ? <Field label="Tag / memo">{gateway.tagMemo}</Field> : null}

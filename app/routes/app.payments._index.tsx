@@ -76,7 +76,7 @@ export default function Payments() {
   ]);
 
   return (
-    <Page title="Payments" subtitle={`${list.total} payment${list.total === 1 ? "" : "s"}`}>
+    <Page fullWidth title="Payments" subtitle={`${list.total} payment${list.total === 1 ? "" : "s"}`}>
       <Layout>
         <Layout.Section>
           <Card>

@@ -110,3 +110,67 @@ describe("a payment paid in Shopify", () => {
     expect(between(page.text, "Next action", "Amount")).toContain("Nothing to do: Shopify shows the order as paid.");
   });
 });
+
+describe("a signed notification newer than the order's last read", () => {
+  async function notification(payment: { shopId: string; gatewayOrderId: string | null }, status: string, receivedAt: Date) {
+    await db().gatewayWebhook.create({
+      data: {
+        shopId: payment.shopId,
+        gatewayEnv: "sandbox",
+        nonce: String(Math.floor(receivedAt.getTime() / 1000)),
+        signature: randomUUID().replace(/-/g, ""),
+        rawBody: JSON.stringify({ identifier: payment.gatewayOrderId, status }),
+        orderId: payment.gatewayOrderId,
+        status,
+        receivedAt,
+        processedAt: receivedAt,
+      },
+    });
+  }
+  const gatewayCard = (text: string) => between(text, "Check now", "Gateway order");
+
+  it("an AC notification noted without a read (it needs nothing from Shopify) is shown beside the figures of the last read", async () => {
+    const created = new Date(Date.now() - 10 * 60_000);
+    const payment = await makePayment({ state: "awaiting_payment", gatewayOrderId: randomUUID(), gatewayStatus: "NR", createdAt: created });
+    await notification(payment, "AC", new Date(created.getTime() + 5 * 60_000));
+    const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
+    expect(gatewayCard(page.text)).toMatch(/A signed notification of .+ reports Awaiting Completion \(AC\)/);
+    expect(gatewayCard(page.text)).toContain("Check now reads the order at once");
+  });
+
+  it("a paid payment a CO notification settled without a read says its figures are not read yet", async () => {
+    const created = new Date(Date.now() - 10 * 60_000);
+    const at = new Date(created.getTime() + 5 * 60_000);
+    const payment = await makePayment({ state: "paid", shopifyOutcome: "resolved", gatewayOrderId: randomUUID(), gatewayStatus: "CO", createdAt: created, unverifiedSince: at });
+    await notification(payment, "CO", at);
+    const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
+    expect(gatewayCard(page.text)).toMatch(/reports Completed \(CO\)/);
+  });
+
+  it("once the order was read after it, the notification is not mentioned", async () => {
+    const created = new Date(Date.now() - 10 * 60_000);
+    const payment = await makePayment({
+      state: "confirming",
+      gatewayOrderId: randomUUID(),
+      gatewayStatus: "AC",
+      inputCurrency: "BTC",
+      cryptoAmount: "0.0008",
+      createdAt: created,
+      lastCheckedAt: new Date(created.getTime() + 6 * 60_000),
+    });
+    await notification(payment, "AC", new Date(created.getTime() + 5 * 60_000));
+    const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
+    expect(gatewayCard(page.text)).not.toContain("A signed notification");
+  });
+});
+
+describe("a payment this shop does not have", () => {
+  it.each(["does-not-exist", "bad%20id!"])("/app/payments/%s answers 404 inside the admin, with the way back to the list", async (id) => {
+    const page = await getAdminPage(stack(), `/app/payments/${id}`);
+    expect(page.status).toBe(404);
+    expect(page.text).toContain("Payment not found");
+    expect(page.text).toContain("No such payment in this shop.");
+    // The admin's own navigation is still there.
+    expect(page.html).toContain('href="/app/payments');
+  });
+});

@@ -154,7 +154,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     await webhook(quiet.id, daysAgo(90), daysAgo(90));
     const newest = await webhook(quiet.id, daysAgo(60), daysAgo(60));
     const before = await shopHealth(services, quiet);
-    expect(before.lastWebhookAt).not.toBe("never");
+    expect(before.lastWebhookAt).not.toBeNull();
 
     expect(await purge()).toMatchObject({ gatewayWebhooks: 1 });
     expect(ids(await db.gatewayWebhook.findMany({ where: { shopId: quiet.id } }))).toEqual([newest.id]);

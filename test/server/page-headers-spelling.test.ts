@@ -63,6 +63,8 @@ describe("the admin's pages under another spelling of their path", () => {
       expect(answer.headers.get("cache-control"), path).toBe("private, no-store");
       // Shopify's App Bridge headers: the admin may frame the page, no other site may.
       expect(answer.headers.get("content-security-policy") ?? "(none)", path).toContain(`frame-ancestors https://${stack().shopDomain} https://admin.shopify.com`);
+      // The development login's admin runs without App Bridge, offline: nothing is preloaded from Shopify's CDN.
+      expect(answer.headers.get("link"), path).toBeNull();
     }
   });
 
