@@ -17,6 +17,12 @@ const sandbox = await startSandbox({
   publicUrl: config.publicUrl ?? (config.port === 0 ? undefined : `http://localhost:${config.port}`),
   tickMs: config.tickMs,
   logger,
+}).catch((error: unknown) => {
+  // The port is taken or not ours: say which and what moves it, instead of a stack trace.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== "EADDRINUSE" && code !== "EACCES") throw error;
+  console.error(`The gateway sandbox cannot listen on port ${config.port} (${code}): another process has it (an npm run dev?). Stop it, or set SANDBOX_PORT to another port.`);
+  process.exit(1);
 });
 
 const base = config.publicUrl ?? (config.port === 0 ? sandbox.origin : `http://localhost:${config.port}`);
