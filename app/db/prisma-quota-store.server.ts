@@ -136,6 +136,10 @@ export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Part
         },
       };
     },
+    async giveBack(keyHash: string, cls: QuotaClass, at: Date): Promise<void> {
+      const taken = await db.gatewayCall.findFirst({ where: { deviceHash: keyHash, class: cls, at }, select: { id: true } });
+      if (taken) await db.gatewayCall.deleteMany({ where: { id: taken.id } });
+    },
     holdUntil: holds.holdUntil,
   };
 }

@@ -131,6 +131,8 @@ export interface PreparedOrder {
    * the last error, nothing sent again.
    */
   send(options?: { mayResend?: () => Promise<boolean> }): Promise<Result<CreateOrderResponse, GatewayError>>;
+  /** Gives the slot back instead of sending: the order will never be sent (nothing, once it was). */
+  release(): Promise<void>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -260,12 +262,18 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const logger = options.logger;
 
   async function acquireQuota(cls: QuotaClass, operation: GatewayOperation, maxWaitMs = quotaMaxWaitMs): Promise<GatewayQuotaExhaustedError | null> {
+    const taken = await takeSlot(cls, operation, maxWaitMs);
+    return taken instanceof GatewayQuotaExhaustedError ? taken : null;
+  }
+
+  /** A slot of `cls` and the time it was taken at (to give it back); the error when none frees in time. */
+  async function takeSlot(cls: QuotaClass, operation: GatewayOperation, maxWaitMs = quotaMaxWaitMs): Promise<GatewayQuotaExhaustedError | { at: Date }> {
     const deadline = clock().getTime() + maxWaitMs;
     // Bounded so that a clock that never moves cannot spin forever.
     for (let round = 0; round < 100; round += 1) {
       const now = clock();
       const taken = await quotaStore.take(keyHash, cls, now);
-      if (taken.ok) return null;
+      if (taken.ok) return { at: now };
       const waitMs = Math.max(1, taken.retryAt.getTime() - now.getTime());
       if (isDayWindow(taken.window) || now.getTime() + waitMs > deadline) {
         logger?.warn("gateway quota exhausted", { operation, window: taken.window, retryAt: taken.retryAt.toISOString() });
@@ -389,14 +397,19 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       creates: true,
       reference: parsed.data.reference ?? null,
     };
-    const quotaError = await acquireQuota(spec.quotaClass, spec.operation);
-    if (quotaError !== null) return err(quotaError);
+    const slot = await takeSlot(spec.quotaClass, spec.operation);
+    if (slot instanceof GatewayQuotaExhaustedError) return err(slot);
     let sent = false;
     return ok({
       send(sendOptions) {
         if (sent) throw new Error("a prepared gateway order is sent once only");
         sent = true;
         return call(spec, true, sendOptions?.mayResend);
+      },
+      async release() {
+        if (sent) return;
+        sent = true;
+        await quotaStore.giveBack?.(keyHash, spec.quotaClass, slot.at);
       },
     });
   }

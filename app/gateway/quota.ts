@@ -49,6 +49,12 @@ export interface QuotaStore {
    * into the throttle, and keep it full, before its end.
    */
   holdUntil(keyHash: string, until: Date): void;
+  /**
+   * Gives back one call of `cls` taken at `at` (by take, with that time), for a call that was
+   * taken but is surely never made: a prepared order whose payment session was a repeat. A
+   * store without it keeps the call counted, which errs on the side of the gateway's throttle.
+   */
+  giveBack?(keyHash: string, cls: QuotaClass, at: Date): Promise<void>;
 }
 
 /**
@@ -191,6 +197,14 @@ export function createMemoryQuotaStore(limits: Partial<QuotaLimits> = {}): Quota
         general: { minute: gMinute, day: gDay },
         critical: { minute: Math.min(cMinute, gMinute), day: Math.min(cDay, gDay) },
       };
+    },
+    async giveBack(keyHash, cls, at) {
+      const logs = byKey.get(keyHash);
+      if (!logs) return;
+      for (const name of cls === "critical" ? (["general", "critical"] as const) : (["general"] as const)) {
+        const index = logs[name].indexOf(at.getTime());
+        if (index >= 0) logs[name].splice(index, 1);
+      }
     },
     holdUntil: holds.holdUntil,
   };

@@ -186,8 +186,9 @@ async function recordAndStart(
   };
   // Inserted first (the unique shop + Shopify id decides between concurrent duplicates), not
   // looked up first. The gateway order's quota slot is taken meanwhile, on another connection:
-  // the order is only sent once the record is committed, and a session not recorded leaves
-  // its slot unused, which errs on the side of the gateway's throttle.
+  // the order is only sent once the record is committed, and a session not recorded (a repeat
+  // of one already recorded, above all: Shopify's retries) gives its slot back, as it sends
+  // nothing: repeats must not use up the device's order creations (15 a minute, 200 a day).
   const [created, prepared] = await bothSettled(
     insertSessionPayment(
       deps.sql,
@@ -221,7 +222,10 @@ async function recordAndStart(
     ),
     requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)) : Promise.resolve(null),
   );
-  if (!created) return null;
+  if (!created) {
+    if (prepared?.isOk()) await prepared.value.release();
+    return null;
+  }
   return whileHolding(deps, payment, claim, () =>
     prepared ? createGatewayOrder(deps, shop, access, payment, request, claim, { prepared }) : answerSession(deps, shop, access, payment, request, claim),
   );
@@ -349,9 +353,15 @@ async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Pa
     // No answer was stored, so none was given: the session is answered as a new one would be
     // now, and a real checkout is declined while the shop's test mode is on.
     if (declinedInTestMode(shop, fresh.gatewayEnv as GatewayEnv)) return finish(deps, fresh, held, testModeRefusal(), "not_started");
-    const access = deps.gateways.forShop(shop, current.gatewayEnv as GatewayEnv);
-    if (!access) return finish(deps, fresh, held, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
-    return answerSession(deps, shop, access, fresh, request, held);
+    const gateway = shopGateway(deps.gateways, shop, current.gatewayEnv as GatewayEnv);
+    if (gateway.state === "unreadable") {
+      // The operator's to fix, as for a new session: refused for now (503), nothing stored, the
+      // payment left to Shopify's retry.
+      await releaseClaim(deps, fresh, held);
+      return answer(503, UNREADABLE_CREDENTIALS, "The shop's gateway credentials cannot be read; the merchant must connect the gateway again in the app.");
+    }
+    if (gateway.state === "not_connected") return finish(deps, fresh, held, answer(422, "shop_not_configured", "The shop's gateway credentials were removed."), "not_started");
+    return answerSession(deps, shop, gateway.access, fresh, request, held);
   });
 }
 
