@@ -5,6 +5,7 @@ import { Prisma, type Payment, type Shop } from "../../generated/prisma/sqlite/c
 import { readSessionShop, shopRowUnchanged, type SessionShop } from "~/shops/shop-rows.server";
 import { customerEmailKey, customerPhoneKey } from "~/shops/customer-identity";
 import { shopGateway } from "~/shops/gateway-directory.server";
+import Decimal from "decimal.js";
 import { compareDecimal, formatFiatAmount, parseDecimal } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { listedOrderByReference, type CreateOrderRequest, type CreateOrderResponse, type GatewayOrder } from "~/gateway/schemas";
@@ -292,7 +293,7 @@ function checkSession(deps: PaymentsDeps, shop: SessionShop, env: GatewayEnv, re
   if (!isFiatCode(request.currency)) return refuse("unsupported_currency", `The gateway does not take payments in ${request.currency}.`);
   const amount = formatFiatAmount(request.amount, request.currency);
   if (amount.isErr()) return refuse("invalid_amount", `The amount ${request.amount} is not valid in ${request.currency}.`);
-  if (Number(amount.value) <= 0) return refuse("invalid_amount", "The amount must be greater than zero.");
+  if (!new Decimal(amount.value).gt(0)) return refuse("invalid_amount", "The amount must be greater than zero.");
   return { ok: true, access, amount: amount.value };
 }
 
