@@ -1,7 +1,7 @@
 // The Shopify app: OAuth, embedded admin authentication, Shopify webhooks and the offline
 // session storage (Prisma, with the tokens sealed). Named exports follow Shopify's app template.
 import "@shopify/shopify-app-remix/adapters/node";
-import { ApiVersion, AppDistribution, shopifyApp } from "@shopify/shopify-app-remix/server";
+import { ApiVersion, AppDistribution, LogSeverity, shopifyApp } from "@shopify/shopify-app-remix/server";
 import { env } from "./config/env.server";
 import { appDatabase } from "./db.server";
 import { createLogger } from "./lib/logger.server";
@@ -11,6 +11,13 @@ import { createSealedSessionStorage } from "./shops/shopify-sessions.server";
 
 const config = env();
 const db = appDatabase();
+const logger = createLogger({ level: config.LOG_LEVEL });
+
+/** The Shopify library's own log lines, as the app's: JSON, leveled, with secrets redacted. */
+function libraryLog(severity: LogSeverity, message: string): void {
+  const write = severity === LogSeverity.Error ? logger.error : severity === LogSeverity.Warning ? logger.warn : severity === LogSeverity.Info ? logger.info : logger.debug;
+  write("Shopify library", { message });
+}
 
 const shopify = shopifyApp({
   apiKey: config.SHOPIFY_API_KEY,
@@ -19,7 +26,8 @@ const shopify = shopifyApp({
   scopes: config.SCOPES.split(",").map((s) => s.trim()).filter(Boolean),
   appUrl: config.SHOPIFY_APP_URL,
   authPathPrefix: "/auth",
-  sessionStorage: createSealedSessionStorage(db, createCredentialCipher(config.CREDENTIALS_ENCRYPTION_KEYS), createLogger({ level: config.LOG_LEVEL })),
+  sessionStorage: createSealedSessionStorage(db, createCredentialCipher(config.CREDENTIALS_ENCRYPTION_KEYS), logger),
+  logger: { log: libraryLog },
   distribution: AppDistribution.AppStore,
   hooks: {
     // Shopify issued a new offline token (token exchange, or OAuth): the app is installed as of
