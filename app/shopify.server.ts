@@ -16,7 +16,8 @@ const logger = createLogger({ level: config.LOG_LEVEL });
 /** The Shopify library's own log lines, as the app's: JSON, leveled, with secrets redacted. */
 function libraryLog(severity: LogSeverity, message: string): void {
   const write = severity === LogSeverity.Error ? logger.error : severity === LogSeverity.Warning ? logger.warn : severity === LogSeverity.Info ? logger.info : logger.debug;
-  write("Shopify library", { message });
+  // The library prefixes its own "[shopify-api/INFO] ": the level is the record's.
+  write("Shopify library", { message: message.replace(/^\[shopify-[a-z-]+\/[A-Z]+\] /, "") });
 }
 
 const shopify = shopifyApp({
