@@ -39,11 +39,22 @@ ${recent.length
 }
 
 /** `after` names an earlier attempt of the same checkout: the new session joins its group. */
-export function checkoutPage(input: CheckoutInput, errors: string[] = [], after?: string): string {
+/**
+ * Real Shopify offers the app's payment method only while the app's last paymentsAppConfigure
+ * said ready: the simulator sends a session either way, and says when Shopify would not.
+ */
+function readinessNote(configuration: { ready: boolean } | null | undefined): SafeHtml | "" {
+  if (configuration === undefined || configuration?.ready) return "";
+  const why = configuration === null ? "The app has not configured the payments app yet" : "The app last told Shopify it is not ready (paymentsAppConfigure ready: false)";
+  return html`<div class="card"><p><strong>Shopify would not offer this payment method now.</strong> ${why}: with only the gateway sandbox connected, turn on Test mode in the app's Settings. The simulator sends the session anyway.</p></div>`;
+}
+
+export function checkoutPage(input: CheckoutInput, errors: string[] = [], after?: string, configuration?: { ready: boolean } | null): string {
   const billing = input.customer.billing_address;
   return page(
     "Checkout",
     html`<h1>Checkout</h1>
+${readinessNote(configuration)}
 ${errors.length ? html`<div class="card error"><h2>Please correct the order</h2><ul>${errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ""}
 <form method="post" action="/checkout">
 ${after ? html`<input type="hidden" name="after" value="${after}"><p class="muted">Trying again after payment session ${after}.</p>` : ""}

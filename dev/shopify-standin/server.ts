@@ -311,7 +311,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
 
     if (path === "/checkout" && method === "GET") {
       const earlier = store.findPayment(url.searchParams.get("after") ?? "");
-      return sendHtml(res, 200, earlier ? checkoutPage(inputOf(earlier), [], earlier.id) : checkoutPage(DEMO_CHECKOUT));
+      return sendHtml(res, 200, earlier ? checkoutPage(inputOf(earlier), [], earlier.id, store.configuration()) : checkoutPage(DEMO_CHECKOUT, [], undefined, store.configuration()));
     }
     if (path === "/checkout" && method === "POST") {
       if (!isForm(req)) return sendHtml(res, 415, checkoutPage(DEMO_CHECKOUT, ["Send the checkout as a form."]));

@@ -142,6 +142,20 @@ describe("the checkout simulator", () => {
     expect(await (await fetch(`${standin.origin}/`)).text()).toContain('href="/checkout"');
   });
 
+  it("says when real Shopify would not offer the payment method: the app has not configured it, or said it is not ready", async () => {
+    const checkout = async () => (await fetch(`${standin.origin}/checkout`)).text();
+    const configure = (ready: boolean) =>
+      createPaymentsAppsClient({ shopDomain: standin.shopDomain, accessToken: standin.accessToken, endpoint: standin.graphqlEndpoint() }).configurePaymentsApp({ externalHandle: "device", ready });
+    const note = "Shopify would not offer this payment method now.";
+    if (standin.state.configuration() === null) expect(await checkout()).toContain("The app has not configured the payments app yet");
+    (await configure(false))._unsafeUnwrap();
+    const notReady = await checkout();
+    expect(notReady).toContain(note);
+    expect(notReady).toContain("ready: false");
+    (await configure(true))._unsafeUnwrap();
+    expect(await checkout()).not.toContain(note);
+  });
+
   it("posts a well-formed payment session to the app and sends the buyer to the app's redirect", async () => {
     const before = paymentRequests().length;
     const response = await submitCheckout(checkoutForm());
