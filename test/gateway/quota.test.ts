@@ -26,6 +26,19 @@ describe("memory quota store", () => {
     expect((await store.take("k", "general", t0)).ok).toBe(true);
   });
 
+  it("takes back a call given back (a prepared order never sent), in both windows of a critical call, and only one", async () => {
+    const store = createMemoryQuotaStore({ generalPerMinute: 5, criticalPerMinute: 2 });
+    const t0 = new Date("2026-11-22T12:00:00.123Z");
+    const at = (ms: number) => new Date(t0.getTime() + ms);
+    expect(await store.take("k", "critical", at(0))).toEqual({ ok: true });
+    expect(await store.take("k", "critical", at(7))).toEqual({ ok: true });
+    expect((await store.remaining("k", at(8))).critical.minute).toBe(0);
+    await store.giveBack!("k", "critical", at(7));
+    expect(await store.remaining("k", at(8))).toMatchObject({ general: { minute: 4 }, critical: { minute: 1 } });
+    await store.giveBack!("k", "critical", at(3));
+    expect((await store.remaining("k", at(8))).critical.minute).toBe(1);
+  });
+
   it("a refused call records nothing", async () => {
     const store = createMemoryQuotaStore({ criticalPerMinute: 1 });
     await store.take("k", "critical", t0);

@@ -45,6 +45,21 @@ describe.each(databases)("on $name", ({ name, open }) => {
     expect(await store.take("throttled-device", "general", at(120))).toEqual({ ok: true });
   });
 
+  it("takes back a call given back (a prepared order never sent), in both windows of a critical call, and only one", async () => {
+    const store = createPrismaQuotaStore(db.db, db.sql, { generalPerMinute: 5, generalPerDay: 50, criticalPerMinute: 2, criticalPerDay: 20 });
+    const t0 = new Date("2026-11-22T12:00:00.123Z");
+    const at = (ms: number) => new Date(t0.getTime() + ms);
+    expect(await store.take("given-back", "critical", at(0))).toEqual({ ok: true });
+    expect(await store.take("given-back", "critical", at(7))).toEqual({ ok: true });
+    expect(await store.remaining("given-back", at(8))).toEqual({ general: { minute: 3, day: 48 }, critical: { minute: 0, day: 18 } });
+    await store.giveBack!("given-back", "critical", at(7));
+    expect(await store.remaining("given-back", at(8))).toEqual({ general: { minute: 4, day: 49 }, critical: { minute: 1, day: 19 } });
+    // A time no call was taken at gives nothing back.
+    await store.giveBack!("given-back", "critical", at(3));
+    expect((await store.remaining("given-back", at(8))).critical.minute).toBe(1);
+    expect(await store.take("given-back", "critical", at(9))).toEqual({ ok: true });
+  });
+
   it("enforces the minute and day windows, critical calls counting in both, and says when room frees up", async () => {
     const store = createPrismaQuotaStore(db.db, db.sql, { generalPerMinute: 3, generalPerDay: 5, criticalPerMinute: 1, criticalPerDay: 2 });
     const t0 = new Date("2026-11-22T10:00:00Z");
