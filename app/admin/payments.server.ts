@@ -10,6 +10,7 @@ import { beyondCursor, cursorText, PAGE_SIZE, paymentWhere, type PageCursor, typ
 import { paidPercentage } from "~/payment-page/progress";
 import { gatewayStatusWords, paymentStateWords, type Tone } from "./status-words";
 import { describeEvent } from "./timeline";
+import { webhookBody } from "~/payments/process-webhooks";
 
 export interface PaymentRow {
   id: string;
@@ -197,12 +198,24 @@ function untoldNextAction(state: string): string {
  */
 function notifiedSinceRead(
   payment: Pick<Payment, "gatewayStatus" | "lastCheckedAt" | "createdAt" | "unverifiedSince">,
-  newest: { status: string | null; receivedAt: Date } | null,
+  newest: { status: string | null; receivedAt: Date; rawBody: string } | null,
 ): string | null {
   if (!newest?.status || newest.receivedAt.getTime() <= (payment.lastCheckedAt ?? payment.createdAt).getTime()) return null;
   if (newest.status === payment.gatewayStatus && payment.unverifiedSince === null) return null;
   const words = gatewayStatusWords(newest.status);
-  return `A signed notification of ${formatDateTime(newest.receivedAt)} reports ${words.label} (${newest.status}). The coin, amounts and transactions shown are from the order's last read: Check now reads the order at once, or the app reads it within the hour.`;
+  return `A signed notification of ${formatDateTime(newest.receivedAt)} reports ${words.label} (${newest.status})${notifiedAmounts(newest.rawBody)}. The coin, amounts and transactions shown are from the order's last read: Check now reads the order at once, or the app reads it within the hour.`;
+}
+
+/** What a notification's own body says of the crypto (its coin and amounts, as the gateway wrote them); "" when it says nothing usable. */
+function notifiedAmounts(rawBody: string): string {
+  const body = webhookBody({ rawBody });
+  if (!body?.currency) return "";
+  const parts = [
+    body.crypto_amount ? `${body.crypto_amount} ${body.currency} asked` : null,
+    body.confirmed_amount !== undefined ? `${body.confirmed_amount} confirmed` : null,
+    body.unconfirmed_amount !== undefined ? `${body.unconfirmed_amount} unconfirmed` : null,
+  ].filter((part): part is string => part !== null);
+  return parts.length > 0 ? `, in ${body.currency}: ${parts.join(", ")}` : `, in ${body.currency}`;
 }
 
 export async function paymentDetail(db: Database, shopId: string, paymentId: string): Promise<PaymentDetail | null> {
@@ -215,7 +228,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
     ? await db.gatewayWebhook.findFirst({
         where: { shopId, gatewayEnv: payment.gatewayEnv, orderId: payment.gatewayOrderId, status: { not: null } },
         orderBy: { receivedAt: "desc" },
-        select: { status: true, receivedAt: true },
+        select: { status: true, receivedAt: true, rawBody: true },
       })
     : null;
   const state = paymentStateWords(payment.state, { percentage: payment.percentage, cryptoAmount: payment.cryptoAmount, transactions: payment.transactions });

@@ -57,7 +57,7 @@ export interface InboxPassResult {
 type KnownStatus = Extract<ParsedGatewayStatus, { known: true }>;
 
 /** The parsed body of a stored webhook; null when it does not parse. */
-function webhookBody(hook: Pick<GatewayWebhook, "rawBody">): GatewayWebhookPayload | null {
+export function webhookBody(hook: Pick<GatewayWebhook, "rawBody">): GatewayWebhookPayload | null {
   const json = tryParseGatewayJson(hook.rawBody);
   if (!json.ok) return null;
   const parsed = gatewayWebhookPayloadSchema.safeParse(json.value);

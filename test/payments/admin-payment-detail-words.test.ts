@@ -112,14 +112,14 @@ describe("a payment paid in Shopify", () => {
 });
 
 describe("a signed notification newer than the order's last read", () => {
-  async function notification(payment: { shopId: string; gatewayOrderId: string | null }, status: string, receivedAt: Date) {
+  async function notification(payment: { shopId: string; gatewayOrderId: string | null }, status: string, receivedAt: Date, rawBody?: string) {
     await db().gatewayWebhook.create({
       data: {
         shopId: payment.shopId,
         gatewayEnv: "sandbox",
         nonce: String(Math.floor(receivedAt.getTime() / 1000)),
         signature: randomUUID().replace(/-/g, ""),
-        rawBody: JSON.stringify({ identifier: payment.gatewayOrderId, status }),
+        rawBody: rawBody ?? JSON.stringify({ identifier: payment.gatewayOrderId, status }),
         orderId: payment.gatewayOrderId,
         status,
         receivedAt,
@@ -132,9 +132,11 @@ describe("a signed notification newer than the order's last read", () => {
   it("an AC notification noted without a read (it needs nothing from Shopify) is shown beside the figures of the last read", async () => {
     const created = new Date(Date.now() - 10 * 60_000);
     const payment = await makePayment({ state: "awaiting_payment", gatewayOrderId: randomUUID(), gatewayStatus: "NR", createdAt: created });
-    await notification(payment, "AC", new Date(created.getTime() + 5 * 60_000));
+    // As the gateway writes it (Python's spacing and number forms), so its amounts are shown as written.
+    const body = `{"fiat_amount": 49.9, "status": "AC", "crypto_amount": 0.00081234, "unconfirmed_amount": 0.00081234, "confirmed_amount": 0.0, "currency": "BTC", "identifier": "${payment.gatewayOrderId}"}`;
+    await notification(payment, "AC", new Date(created.getTime() + 5 * 60_000), body);
     const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
-    expect(gatewayCard(page.text)).toMatch(/A signed notification of .+ reports Awaiting Completion \(AC\)/);
+    expect(gatewayCard(page.text)).toMatch(/A signed notification of .+ reports Awaiting Completion \(AC\), in BTC: 0\.00081234 BTC asked, 0\.0 confirmed, 0\.00081234 unconfirmed\./);
     expect(gatewayCard(page.text)).toContain("Check now reads the order at once");
   });
 
