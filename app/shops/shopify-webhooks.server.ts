@@ -137,7 +137,7 @@ async function dropPaymentsFromReports(
   tx: Prisma.TransactionClient,
   shopId: string,
   shopifyPaymentIds: Set<string>,
-  named: (payment: ReportPayment) => boolean = () => false,
+  named: (payment: ReportPayment) => boolean,
 ): Promise<number> {
   let rewritten = 0;
   for (const request of await tx.customerDataRequest.findMany({ where: { shopId }, select: { id: true, report: true } })) {
