@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
 import { deliverDueMessages, deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
-import { createPaymentsAppsClient } from "../../app/shopify/payments-apps/client";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+import { sessionTaken, shopifyAnswering } from "../support/shopify-answers";
 
 const SHOP = "final-call-once.myshopify.com";
 
@@ -20,35 +20,16 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   /** Every call Shopify received: the mutation's name and the session's gid. */
   const calls: string[] = [];
 
-  const answer = (operation: string, gid: string) => {
-    const code = operation === "paymentSessionReject" ? "REJECTED" : "RESOLVED";
-    const typename = code === "REJECTED" ? "PaymentSessionStateRejected" : "PaymentSessionStateResolved";
-    return new Response(
-      JSON.stringify({ data: { [operation]: { paymentSession: { id: gid, state: { __typename: typename, code }, nextAction: null }, userErrors: [] } } }),
-      { status: 200, headers: { "Content-Type": "application/json" } },
-    );
-  };
-
   const deps = (): PaymentsDeps =>
     ({
       db: opened.db,
       sql: opened.sql,
       clock,
       logger: silentLogger,
-      shopify: {
-        forShop: async (shopDomain: string) =>
-          createPaymentsAppsClient({
-            shopDomain,
-            accessToken: "shpat_final_call_once",
-            fetch: (async (_url: unknown, init?: RequestInit) => {
-              const body = JSON.parse(String(init?.body)) as { query?: string; variables?: { id?: string } };
-              const operation = /paymentSession(Resolve|Reject)/.exec(body.query ?? "")?.[0] ?? "unknown";
-              const gid = body.variables?.id ?? "gid://shopify/PaymentSession/x";
-              calls.push(`${operation} ${gid}`);
-              return answer(operation, gid);
-            }) as typeof fetch,
-          }),
-      },
+      shopify: shopifyAnswering(({ operationName, variables }) => {
+        calls.push(`${operationName} ${String(variables.id)}`);
+        return sessionTaken(operationName, String(variables.id));
+      }),
     }) as unknown as PaymentsDeps;
 
   it.each([

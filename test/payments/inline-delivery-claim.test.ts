@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
 import { deliverDueMessages, deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
-import { createPaymentsAppsClient } from "../../app/shopify/payments-apps/client";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+import { sessionTaken, shopifyAnswering } from "../support/shopify-answers";
 
 const SHOP = "inline-claim.myshopify.com";
 
@@ -23,41 +23,21 @@ describe.each(ROW_DATABASES.filter((database) => database.name === "PostgreSQL")
   /** Every resolve Shopify received, by instance. */
   const calls: string[] = [];
 
-  const resolved = (gid: string) =>
-    new Response(
-      JSON.stringify({
-        data: {
-          paymentSessionResolve: {
-            paymentSession: { id: gid, state: { __typename: "PaymentSessionStateResolved", code: "RESOLVED" }, nextAction: null },
-            userErrors: [],
-          },
-        },
-      }),
-      { status: 200, headers: { "Content-Type": "application/json" } },
-    );
-
   function instance(name: string, options: { renewTokenMs?: number; onCall?: () => Promise<void> } = {}): PaymentsDeps {
     return {
       db: opened.db,
       sql: opened.sql,
       clock,
       logger: silentLogger,
-      shopify: {
-        forShop: async (shopDomain: string) => {
-          // The offline token had expired: renewing it took this long (the directory allows 20 s).
-          nowMs += options.renewTokenMs ?? 0;
-          return createPaymentsAppsClient({
-            shopDomain,
-            accessToken: "shpat_inline_claim",
-            fetch: (async (_url: unknown, init?: RequestInit) => {
-              const body = JSON.parse(String(init?.body)) as { variables?: { id?: string } };
-              calls.push(name);
-              await options.onCall?.();
-              return resolved(body.variables?.id ?? "gid://shopify/PaymentSession/x");
-            }) as typeof fetch,
-          });
+      shopify: shopifyAnswering(
+        async ({ operationName, variables }) => {
+          calls.push(name);
+          await options.onCall?.();
+          return sessionTaken(operationName, String(variables.id));
         },
-      },
+        // The offline token had expired: renewing it took this long (the directory allows 20 s).
+        { beforeClient: () => void (nowMs += options.renewTokenMs ?? 0) },
+      ),
     } as unknown as PaymentsDeps;
   }
 

@@ -8,8 +8,8 @@ import { silentLogger } from "../../app/lib/logger.server";
 import type { PlainSql } from "../../app/db/plain-sql.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
 import { deliverDueMessages, enqueue, finalMessageKey } from "../../app/payments/outbox";
-import { createPaymentsAppsClient } from "../../app/shopify/payments-apps/client";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+import { jsonAnswer, shopifyAnswering } from "../support/shopify-answers";
 
 const SHOP = "outbox-claim-still-due.myshopify.com";
 
@@ -29,21 +29,11 @@ describe.each(ROW_DATABASES.filter((database) => database.name === "PostgreSQL")
       sql,
       clock,
       logger: silentLogger,
-      shopify: {
-        forShop: async (shopDomain: string) =>
-          createPaymentsAppsClient({
-            shopDomain,
-            accessToken: "shpat_outbox_claim",
-            fetch: (async (_url: unknown, init?: RequestInit) => {
-              calls.push(String(init?.body));
-              // Shopify throttles the app and asks for two minutes.
-              return new Response(JSON.stringify({ errors: "Exceeded 2 calls per second for api client." }), {
-                status: 429,
-                headers: { "Content-Type": "application/json", "Retry-After": "120" },
-              });
-            }) as typeof fetch,
-          }),
-      },
+      shopify: shopifyAnswering(({ operationName }) => {
+        calls.push(operationName);
+        // Shopify throttles the app and asks for two minutes.
+        return jsonAnswer({ errors: "Exceeded 2 calls per second for api client." }, 429, { "Retry-After": "120" });
+      }),
     } as unknown as PaymentsDeps;
   }
 

@@ -9,8 +9,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
 import { deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
-import { createPaymentsAppsClient } from "../../app/shopify/payments-apps/client";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+import { jsonAnswer, shopifyAnswering } from "../support/shopify-answers";
 
 const SHOP = "outbox-shopify-answers.myshopify.com";
 /** The outbox's longest wait between two attempts. */
@@ -40,19 +40,11 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       sql: opened.sql,
       clock,
       logger: silentLogger,
-      shopify: {
-        forShop: async (shopDomain: string) =>
-          createPaymentsAppsClient({
-            shopDomain,
-            accessToken: "shpat_outbox_answers",
-            fetch: (async (_url: string, init: RequestInit) => {
-              const operation = (JSON.parse(String(init.body)) as { operationName: string }).operationName;
-              sent.push(operation);
-              const chosen = answers[operation] ?? answer;
-              return new Response(JSON.stringify(chosen.body), { status: chosen.status, headers: { "Content-Type": "application/json", ...answer?.headers } });
-            }) as typeof fetch,
-          }),
-      },
+      shopify: shopifyAnswering(({ operationName }) => {
+        sent.push(operationName);
+        const chosen = answers[operationName] ?? answer;
+        return jsonAnswer(chosen.body, chosen.status, answer?.headers);
+      }),
     }) as unknown as PaymentsDeps;
 
   /** A paid payment with its resolve stored, due now. */
