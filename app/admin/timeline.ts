@@ -46,6 +46,9 @@ const detailSchema = z
     answer: field(z.string()),
     // A follow-up request's answer was queued for Shopify (the outbox then records what Shopify did with it).
     queued: field(z.boolean()),
+    // A refund of a payment whose gateway order showed no crypto received (false), and that order's status.
+    received: field(z.boolean()),
+    gatewayStatus: field(z.string().nullable()),
     session: field(z.string()),
     gatewayOrderId: field(z.string()),
     adopted: field(z.boolean()),
@@ -120,6 +123,10 @@ function requestedAmount(d: Detail, payment: EventPayment | undefined): string {
  * another way. Unknown amounts get both ways.
  */
 function refundAdvice(d: Detail, payment: EventPayment | undefined): string {
+  if (d.received === false) {
+    const status = d.gatewayStatus ? ` (status ${d.gatewayStatus})` : "";
+    return `The gateway's record of this payment shows no crypto received${status}: there is nothing at the gateway to refund. Compare the order in the gateway dashboard; if the shopper sent nothing, record the refund in Shopify as a manual refund, which returns no money.`;
+  }
   const part = "return that part to the shopper another way, then record it in Shopify as a manual refund";
   const whole = "refund the payment once from the gateway dashboard (it sends the shopper a voucher for the whole amount)";
   const total = payment?.amount && isDecimalText(payment.amount) && (d.currency ?? payment.currency) === payment.currency ? new Decimal(payment.amount) : null;

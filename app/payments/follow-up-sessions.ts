@@ -6,6 +6,7 @@
 import Decimal from "decimal.js";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
 import { isUniqueViolation } from "~/db/prisma-errors";
+import { isGatewayStatus } from "~/gateway/statuses";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "./check-payment";
 import type { PaymentsDeps } from "./deps";
 import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
@@ -22,6 +23,24 @@ export const REFUND_MESSAGE = `Crypto payments cannot be refunded from Shopify. 
 export const PARTIAL_REFUND_MESSAGE =
   "Crypto payments cannot be refunded from Shopify, and the gateway refunds a payment only in full (its dashboard sends the shopper a voucher for the whole amount). To return part of it, return that part to the shopper another way, then record it in Shopify as a manual refund.";
 
+/**
+ * A refund of a payment whose gateway order shows no crypto received (a signed notification
+ * marked it paid, and the gateway's own record then contradicted it): nothing is at the
+ * gateway to refund.
+ */
+export const NOTHING_RECEIVED_REFUND_MESSAGE = (status: string) =>
+  `Crypto payments cannot be refunded from Shopify, and the gateway's record of this payment shows no crypto received (status ${status}), so there is nothing at the gateway to refund. Compare the order in the gateway dashboard: if the shopper sent nothing, record the refund in Shopify as a manual refund, which returns no money.`;
+
+/**
+ * Whether the payment's gateway order shows no crypto received: a known status that shows
+ * none, and no transaction seen on it. Null status or an unknown one (a refund the gateway
+ * made, say) is not taken for "nothing received".
+ */
+async function nothingReceived(tx: Prisma.TransactionClient, payment: Payment): Promise<boolean> {
+  if (payment.gatewayStatus === null || !isGatewayStatus(payment.gatewayStatus) || storedStatusShowsFunds(payment)) return false;
+  return (await tx.paymentTransaction.count({ where: { paymentId: payment.id } })) === 0;
+}
+
 export interface FollowUpRequest {
   id: string;
   gid: string;
@@ -37,11 +56,15 @@ export type FollowUpAnswer = { status: 201 } | { status: 404 | 422; body: { erro
 const ACCEPTED = ["resolving", "resolved"];
 
 /** Decided inside the transaction that records the request, on its payment as read after the row was locked (see below). */
-async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: string, request: FollowUpRequest, payment: Payment | null): Promise<OutboxPayload> {
+async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: string, request: FollowUpRequest, payment: Payment | null, noneReceived: boolean): Promise<OutboxPayload> {
   if (kind === "refund") {
+    const reject = (merchantMessage: string): OutboxPayload => ({ kind: "refund.reject", gid: request.gid, merchantMessage });
+    if (!payment) return reject("This app has no record of the payment to refund.");
+    // Nothing arrived at the gateway: the merchant is not sent there to refund crypto that never came.
+    if (noneReceived) return reject(NOTHING_RECEIVED_REFUND_MESSAGE(payment.gatewayStatus!));
     // The gateway refunds a payment only in full: a part asked for is not to be returned through it.
-    const part = payment !== null && request.amount !== undefined && new Decimal(request.amount).lt(new Decimal(payment.amount));
-    return { kind: "refund.reject", gid: request.gid, merchantMessage: part ? PARTIAL_REFUND_MESSAGE : REFUND_MESSAGE };
+    const part = request.amount !== undefined && new Decimal(request.amount).lt(new Decimal(payment.amount));
+    return reject(part ? PARTIAL_REFUND_MESSAGE : REFUND_MESSAGE);
   }
   if (kind === "capture") {
     const reject = (merchantMessage: string): OutboxPayload => ({ kind: "capture.reject", gid: request.gid, merchantMessage });
@@ -63,6 +86,13 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     // notification alone.
     if (payment.unverifiedSince !== null) {
       return reject("A signed notification from the gateway marked this payment paid, and the app could not confirm it with the gateway's own record yet. Capture again in a few minutes.");
+    }
+    // The gateway's own record shows no crypto received (the notification that marked it paid
+    // contradicted), the flag handled or not: nothing is captured that never arrived. Once the
+    // gateway shows it paid (the merchant marked it so in its dashboard), a read of the order
+    // (Check now, or the reconciler's) lets the capture through.
+    if (noneReceived) {
+      return reject(`The gateway's record of this payment shows no crypto received (status ${payment.gatewayStatus}), so there is nothing to capture. If the shopper sent nothing, void the authorization. If the crypto did arrive, once the gateway dashboard shows the order paid press Check now on the payment in the app, then capture again.`);
     }
     // Paid on a signed webhook that the gateway's own record then contradicted: nothing is
     // captured until a person has compared the two and marked the flag handled.
@@ -138,7 +168,8 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
       // settlement of the payment comes wholly before the decision or wholly after it.
       await tx.$executeRaw`UPDATE "Payment" SET "shopifyPaymentId" = "shopifyPaymentId" WHERE "shopId" = ${shop.id} AND "shopifyPaymentId" = ${request.payment_id}`;
       const payment = await tx.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.payment_id } } });
-      const payload = await decide(tx, input.kind, shop.id, request, payment);
+      const noneReceived = input.kind !== "void" && payment !== null && (await nothingReceived(tx, payment));
+      const payload = await decide(tx, input.kind, shop.id, request, payment, noneReceived);
       // An accepted void is a new version of the payment's row: a settlement decided on the
       // row before it (which could not see the void) fails its write and is decided again,
       // so crypto paid after the void is flagged (settle-payment).
@@ -166,7 +197,14 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
       if (payment) {
         // The amount and currency Shopify asked for; the answer is queued until Shopify takes it
         // (the outbox adds what Shopify did).
-        const detail = { amount: request.amount, currency: request.currency, answer: payload.kind, queued: true };
+        const detail = {
+          amount: request.amount,
+          currency: request.currency,
+          answer: payload.kind,
+          queued: true,
+          // A refund of a payment the gateway shows nothing received for: the timeline says there is nothing to refund there.
+          ...(noneReceived && input.kind === "refund" ? { received: false, gatewayStatus: payment.gatewayStatus } : {}),
+        };
         await tx.paymentEvent.create({ data: { paymentId: payment.id, type: `${input.kind}_requested`, detail: JSON.stringify(detail), at: now } });
       }
       await enqueue(tx, { shopDomain: shop.shopDomain, paymentId: payment?.id ?? null, dedupeKey: followUpMessageKey(input.kind, record.id), payload, now });

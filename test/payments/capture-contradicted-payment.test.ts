@@ -1,8 +1,8 @@
 // A capture Shopify asks for, of an authorization the app settled as paid on a signed webhook
 // alone (CO), whose order the gateway's own record then showed unpaid (EX): the payment is
-// flagged webhook_mismatch ("compare ... before shipping"), and the capture is refused until a
-// person has marked the flag handled, so that Shopify does not book as captured crypto the
-// gateway says never arrived. On SQLite and PostgreSQL.
+// flagged webhook_mismatch ("compare ... before shipping"), and the capture is refused while
+// the gateway's record shows nothing received, the flag handled or not, so that Shopify does not
+// book as captured crypto the gateway says never arrived. On SQLite and PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
@@ -36,16 +36,27 @@ describe.each(ROW_DATABASES)("a capture of a payment the gateway's record contra
     expect(capture.delivery.status).toBe(201);
     const queued = await db().outboxMessage.findFirstOrThrow({ where: { payload: { contains: capture.session.gid } } });
     expect(queued.kind).toBe("capture.reject");
-    expect(JSON.parse(queued.payload)).toMatchObject({ merchantMessage: expect.stringContaining("mark the payment's flag handled") });
+    expect(JSON.parse(queued.payload)).toMatchObject({ merchantMessage: expect.stringContaining("shows no crypto received (status EX), so there is nothing to capture") });
 
     await drainOutbox(h());
     expect(h().standin.state.session(capture.session.id)?.state.code).toBe("REJECTED");
 
-    // The merchant compared the two and marked the flag handled: a capture is taken.
+    // The merchant compared the two and marked the flag handled: while the gateway's record
+    // still shows nothing received, nothing is captured.
     await db().payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
     const again = await h().standin.state.startFollowUp("capture", session.id);
     expect(again.delivery.status).toBe(201);
-    const accepted = await db().outboxMessage.findFirstOrThrow({ where: { payload: { contains: again.session.gid } } });
+    const refusedAgain = await db().outboxMessage.findFirstOrThrow({ where: { payload: { contains: again.session.gid } } });
+    expect(refusedAgain.kind).toBe("capture.reject");
+    expect(JSON.parse(refusedAgain.payload)).toMatchObject({ merchantMessage: expect.stringContaining("shows no crypto received (status EX)") });
+    await drainOutbox(h());
+
+    // The crypto had arrived: the merchant marks the order completed in the gateway dashboard,
+    // the app reads it (CM), and a capture is taken.
+    await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CM", 1, "2026-11-25T11:00:00Z"), "check", new Date());
+    const third = await h().standin.state.startFollowUp("capture", session.id);
+    expect(third.delivery.status).toBe(201);
+    const accepted = await db().outboxMessage.findFirstOrThrow({ where: { payload: { contains: third.session.gid } } });
     expect(accepted.kind).toBe("capture.resolve");
   });
 });
