@@ -5,7 +5,7 @@
 // different gateways, which name their coins differently.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, type ShouldRevalidateFunction } from "@remix-run/react";
 import { Banner, BlockStack, Box, Button, Card, Checkbox, ChoiceList, Layout, Page, Select, Text } from "@shopify/polaris";
 import { ResultBanner } from "~/admin/result-banner";
 import { UnreadableCredentials } from "~/admin/unreadable-credentials";
@@ -15,15 +15,24 @@ import { postedForm } from "~/admin/form-data";
 import { CHECKOUT_MODES, COIN_ENVIRONMENTS, GATEWAY_LANGUAGES } from "~/admin/settings-options";
 import { readSettingsForm, settingsView, type SettingsField, type SettingsFormResult, type SettingsView } from "~/admin/settings.server";
 import type { GatewayEnv } from "~/payments/deps";
-import { updateShopSettings } from "~/shops/onboarding.server";
+import { SETTINGS_CHANGED_MESSAGE, updateShopSettings } from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
   return { settings: await settingsView(context.services, shop) };
 }
 
-/** A save's outcome; `field` names the field a refusal is about, which the page marks with it. */
-type ActionResult = { ok: boolean; message: string; field?: SettingsField; warning?: boolean };
+/**
+ * A save's outcome; `field` names the field a refusal is about, which the page marks with it;
+ * `changed`: refused because the settings were changed since the page was loaded.
+ */
+type ActionResult = { ok: boolean; message: string; field?: SettingsField; warning?: boolean; changed?: true };
+
+// A save refused because the settings changed since the page was loaded reads the page's data
+// again (a refusal's 4xx is not revalidated by default), so that the page shows the settings as
+// they are and the next save is made over them, as the refusal tells the merchant.
+export const shouldRevalidate: ShouldRevalidateFunction = ({ actionResult, defaultShouldRevalidate }) =>
+  (actionResult as ActionResult | undefined)?.changed ? true : defaultShouldRevalidate;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
@@ -32,7 +41,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form: SettingsFormResult = posted ? readSettingsForm(posted) : { ok: false, message: "The settings form was not sent as a form; reload the page and try again." };
   if (!form.ok) return data<ActionResult>({ ok: false, message: form.message, ...(form.field ? { field: form.field } : {}) }, { status: 400 });
   const result = await updateShopSettings(services, shop.shopDomain, form.value, form.version);
-  if (!result.ok) return data<ActionResult>({ ok: false, message: result.message }, { status: 400 });
+  if (!result.ok) return data<ActionResult>({ ok: false, message: result.message, ...(result.message === SETTINGS_CHANGED_MESSAGE ? { changed: true as const } : {}) }, { status: 400 });
   return data<ActionResult>(savedResult(shop.paymentsAppReady, result.shop));
 }
 

@@ -82,21 +82,48 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
  * refused, so checkout should not offer the method.
  */
 export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Promise<void> {
-  const ready = readyToTakePayments(deps.gateways, shop);
-  if (ready === shop.paymentsAppReady && !(await lastReadinessCallRefused(deps, shop))) return;
-  const now = deps.clock.now();
-  const message = await deps.db.$transaction(async (tx) => {
+  // Decided on the row as it is now, and written only while it still is: a change saved in
+  // another tab between the caller's read and this (test mode switched, credentials connected
+  // or removed) would otherwise have Shopify told a readiness the shop no longer has.
+  for (let attempt = 1; attempt <= READINESS_ATTEMPTS; attempt++) {
+    const row = await deps.db.shop.findUnique({ where: { id: shop.id } });
     // Shopify takes no call for an uninstalled shop, and its next install starts not ready.
-    const written = await tx.shop.updateMany({ where: { id: shop.id, uninstalledAt: null }, data: { paymentsAppReady: ready } });
-    if (written.count === 0) return null;
-    return enqueue(tx, {
-      shopDomain: shop.shopDomain,
-      dedupeKey: `configure:${shop.id}:${now.getTime()}:${ready}`,
-      payload: { kind: "app.configure", ready, externalHandle: shop.shopDomain },
-      now,
+    if (!row || row.uninstalledAt !== null) return;
+    const ready = readyToTakePayments(deps.gateways, row);
+    if (ready === row.paymentsAppReady && !(await lastReadinessCallRefused(deps, row))) return;
+    const now = deps.clock.now();
+    const outcome = await deps.db.$transaction(async (tx) => {
+      const written = await tx.shop.updateMany({
+        where: { id: row.id, uninstalledAt: null, paymentsAppReady: row.paymentsAppReady, ...readinessColumns(row) },
+        data: { paymentsAppReady: ready },
+      });
+      if (written.count === 0) return "changed" as const;
+      return enqueue(tx, {
+        shopDomain: row.shopDomain,
+        dedupeKey: `configure:${row.id}:${now.getTime()}:${ready}`,
+        payload: { kind: "app.configure", ready, externalHandle: row.shopDomain },
+        now,
+      });
     });
-  });
-  if (message) await deliverNow(deps, message.id);
+    if (outcome === "changed") continue;
+    if (outcome) await deliverNow(deps, outcome.id);
+    return;
+  }
+  // The row kept changing: whoever changed it last tells Shopify, and the readiness pass checks it.
+}
+
+/** How often the readiness is decided again when the row changed between its read and its write. */
+const READINESS_ATTEMPTS = 5;
+
+/** What a shop's readiness is decided on (readyToTakePayments), as the row holds it. */
+function readinessColumns(shop: Shop) {
+  return {
+    testMode: shop.testMode,
+    liveDeviceKeyEnc: shop.liveDeviceKeyEnc,
+    liveSecretKeyEnc: shop.liveSecretKeyEnc,
+    sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc,
+    sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc,
+  };
 }
 
 /**
