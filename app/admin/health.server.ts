@@ -1,6 +1,7 @@
 // The health page: is the gateway reaching this shop (last notification, rejected ones
 // by reason), is work piling up (inbox and outbox backlogs, failed Shopify calls), and
 // how much of today's gateway request quota is left for each connected device.
+import type { CallBudget } from "~/gateway/client";
 import { GATEWAY_STATUSES, isFinalGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv } from "~/payments/deps";
 import type { RecordedRefusal } from "~/payments/gateway-webhooks";
@@ -48,6 +49,12 @@ export interface HealthView {
   /** Each environment's connection, to say which stored credentials cannot be read. */
   connections: EnvironmentConnection[];
   /**
+   * The connected environments whose device key the gateway refused when the page was loaded
+   * (the device disabled or deleted in the gateway dashboard): no payment can start on it, and
+   * the reconciler cannot read its orders.
+   */
+  refusedKeys: GatewayEnv[];
+  /**
    * The environments whose device another installed shop uses too: its notifications reach one
    * of the shops only, which explains a quiet "last one received" (the Connection page says more).
    */
@@ -59,6 +66,9 @@ export interface HealthView {
    */
   unnotified: { env: GatewayEnv; finished: number; unnotified: number }[];
 }
+
+/** The Health page's check of each connected device key with the gateway: one short attempt. */
+const KEY_CHECK: CallBudget = { timeoutMs: 3_000, retry: { maxAttempts: 1 }, quotaMaxWaitMs: 0 };
 
 /** A notification sent as a payment finished may come after the app's own read settled it: so long is waited for it. */
 const NOTIFICATION_GRACE_MS = 10 * 60_000;
@@ -149,11 +159,15 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
   ]);
   const refusals = await openRefusals(services, shop, outboxFailed);
   const quotas: HealthView["quotas"] = [];
+  const refusedKeys: GatewayEnv[] = [];
   const connections = (["live", "sandbox"] as const).map((env) => environmentConnection(shop, env, services.gateways));
   for (const connection of connections) {
     const { env } = connection;
     const access = connection.unreadable ? null : services.gateways.forShop(shop, env);
     if (!access) continue;
+    // Whether the gateway still takes the device's key: one short read, never waited for long.
+    const check = await access.client.currencies(KEY_CHECK);
+    if (check.isErr() && check.error.kind === "unauthorized") refusedKeys.push(env);
     const remaining = await access.client.quotaRemaining();
     quotas.push({
       env,
@@ -180,6 +194,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     outboxFailedHandledCount: outboxFailedTotal - refusals.count,
     outboxRetrying: outboxRetrying.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", attempts: m.attempts, nextAttemptAt: formatDateTime(m.nextAttemptAt) })),
     connections,
+    refusedKeys,
     sharedDevices: (["live", "sandbox"] as const).filter((env) => shared[env]),
     quotas,
     unnotified,

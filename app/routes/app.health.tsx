@@ -2,7 +2,7 @@
 // Shopify accepting the app's calls, and gateway request quota left for today.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { Badge, BlockStack, DataTable, InlineGrid, Layout, Link, Page, Text } from "@shopify/polaris";
+import { Badge, Banner, BlockStack, DataTable, InlineGrid, Layout, Link, Page, Text } from "@shopify/polaris";
 import { adminShop } from "~/admin/admin-shop.server";
 import { shopHealth } from "~/admin/health.server";
 import { TitledCard } from "~/admin/titled-card";
@@ -57,6 +57,16 @@ export default function Health() {
     <Page title="Health">
       <Layout>
         <UnreadableCredentials environments={health.connections} connectUrl="/app/onboarding" />
+        {health.refusedKeys.map((env) => (
+          <Layout.Section key={`refused-${env}`}>
+            <Banner tone="critical" title={`The gateway refuses the ${DEVICE_WORDS[env]} device's key`}>
+              <p>
+                No payment can start on it, and the app cannot read its orders. Check in the gateway dashboard that the device is enabled, then connect it again, or connect
+                another device, on <Link url="/app/onboarding">Connection</Link>.
+              </p>
+            </Banner>
+          </Layout.Section>
+        ))}
         <Layout.Section>
           <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
             <TitledCard title="Gateway notifications">
