@@ -31,6 +31,11 @@ export interface OrderLookUps {
   candidates: readonly string[];
   /** At most this many orders looked up by identifier (each one call, two when it is read through the retired device). */
   limit: number;
+  /**
+   * At most this many when the listing failed and the look-ups stand in for it (the limit
+   * otherwise): a listing failing for days must not leave most of a busy shop's orders unread.
+   */
+  limitWithoutListing?: number;
   /** Asked before each call (a look-up, the retired device's listing): whether the quota can spare it for this order. */
   affordable(gatewayOrderId: string): Promise<boolean>;
 }
@@ -43,7 +48,7 @@ export interface WantedOrdersRead {
   orders: Map<string, GatewayOrder>;
   /** Wanted orders GET /orders/info answered 404 for: the gateway has no such order for this device or its merchant. */
   gone: Set<string>;
-  /** Wanted orders the listing returned in a shape the app cannot read: not read, not gone, not looked up. */
+  /** Wanted orders the listing, or their look-up, returned in a shape the app cannot read: not read, not gone. */
   unreadable: Set<string>;
   /** Orders looked up by identifier (GET /orders/info) because the listing left them out. */
   lookUps: number;
@@ -149,13 +154,30 @@ interface RetiredListing {
  * current device's gateway did not know that order), the retired device's listing is read,
  * once, before the next look-up: it shows every wanted order of that device in one call. It is
  * not read before that, so a retired device of the same merchant, whose orders the current
- * device reads by their identifiers, costs nothing more.
+ * device reads by their identifiers, costs nothing more, unless more orders are left out than
+ * the look-ups may read: then it is read first, in their place.
  */
 async function lookUpLeftOut(access: ShopGatewayAccess, read: WantedOrdersRead, ids: ReadonlySet<string>, lookUps: OrderLookUps, retired: RetiredListing | null): Promise<void> {
   let retiredListed = false;
   const unread = (id: string) => ids.has(id) && !read.orders.has(id) && !read.unreadable.has(id);
+  // More orders left out of a listing than the look-ups may read: the current device's listing
+  // shows all of its own, so they are the retired device's (the same merchant's, which the current
+  // device reads by identifier without a fallback), and its one listing shows them all. Read one
+  // by one, a few a pass, hundreds of them would not all be read before Shopify's window closes.
+  const leftOut = retired && read.failedListing === null ? [...new Set(lookUps.candidates)].filter(unread) : [];
+  if (retired && leftOut.length > lookUps.limit) {
+    const retiredAccess = retired.reader.access();
+    if (retiredAccess && (await lookUps.affordable(leftOut[0]!))) {
+      retiredListed = true;
+      read.retiredCalls++;
+      const listed = await retiredAccess.client.listOrders(retired.range);
+      if (listed.isOk()) keepListed(read, listed.value, ids);
+      else read.failedRetiredListing = listed.error;
+    }
+  }
+  const limit = read.failedListing ? Math.max(lookUps.limit, lookUps.limitWithoutListing ?? 0) : lookUps.limit;
   for (const id of new Set(lookUps.candidates)) {
-    if (read.lookUps >= lookUps.limit) break;
+    if (read.lookUps >= limit) break;
     if (!unread(id)) continue;
     if (!(await lookUps.affordable(id))) continue;
     // Retired credentials no configured key opens are never listed: their device is not read at all.
@@ -175,6 +197,11 @@ async function lookUpLeftOut(access: ShopGatewayAccess, read: WantedOrdersRead, 
       read.orders.set(info.value.identifier, info.value);
     } else if (info.error.kind === "not_found") {
       read.gone.add(id);
+    } else if (info.error.kind === "invalid_response" && info.error.path.length > 1) {
+      // The order came back in a shape the app cannot read (a field of it), as the listing's
+      // unreadable ones: the gateway answered, so the other orders are still looked up. This
+      // one must not hold them back pass after pass, up to the end of Shopify's window.
+      read.unreadable.add(id);
     } else {
       // The gateway is failing: the rest waits for the next pass rather than spend more calls.
       read.failedLookUp = { gatewayOrderId: id, error: info.error };

@@ -67,6 +67,12 @@ export const FINALISE_UNREAD_AFTER_MS = FINALISE_AFTER_MS + 3 * CLOSING_LIST_SPA
  */
 export const MAX_LOOK_UPS = 5;
 /**
+ * Orders looked up per pass when the listing failed and the look-ups stand in for it: each only
+ * while the reserve holds (beyond MAX_LOOK_UPS for closing payments too), so a listing failing
+ * for days still lets hundreds of open payments be read before Shopify's window closes.
+ */
+export const MAX_LOOK_UPS_WITHOUT_LISTING = 50;
+/**
  * A watched rejected payment joins every listing of its shop's orders (no extra call), and
  * makes one due itself only when its order was not read for this long.
  */
@@ -357,10 +363,19 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   // make a read look older than it is: one that misses a webhook acted on meanwhile is taken
   // as predating it (the next listing verifies), never as contradicting it.
   const readAt = deps.clock.now();
+  // Payments at the finalise point cannot wait: as many calls as MAX_LOOK_UPS and the retired
+  // device's listing are made for them out of the reserve, no more.
+  let outOfReserve = 0;
   const read = await readWantedOrders(access, wanted, now, {
     candidates,
     limit: MAX_LOOK_UPS,
-    affordable: async (id) => closingOrders.has(id) || keepsReserve(await access.client.quotaRemaining()),
+    limitWithoutListing: MAX_LOOK_UPS_WITHOUT_LISTING,
+    affordable: async (id) => {
+      if (keepsReserve(await access.client.quotaRemaining())) return true;
+      if (!closingOrders.has(id) || outOfReserve > MAX_LOOK_UPS) return false;
+      outOfReserve++;
+      return true;
+    },
   });
   summary.gatewayCalls++;
   if (read.isErr()) {
@@ -489,8 +504,9 @@ async function onePayment<T>(
 }
 
 /** Why a closing payment's order was not read: its own failed look-up, else the failed listing. */
-function unreadCause(orderId: string, read: Pick<WantedOrdersRead, "failedLookUp" | "failedListing">): string {
+function unreadCause(orderId: string, read: Pick<WantedOrdersRead, "failedLookUp" | "failedListing" | "unreadable">): string {
   if (read.failedLookUp?.gatewayOrderId === orderId) return read.failedLookUp.error.message;
+  if (read.unreadable.has(orderId)) return "the gateway's answer for this order could not be read";
   return read.failedListing?.message ?? "no read of its order succeeded in time";
 }
 
