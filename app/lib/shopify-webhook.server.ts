@@ -18,7 +18,11 @@ export interface ShopifyWebhook<Body> {
   /** X-Shopify-Webhook-Id: the same for every delivery of one webhook. */
   webhookId: string;
   apiVersion: string;
-  /** When the event happened (X-Shopify-Triggered-At); null when absent or unreadable. */
+  /**
+   * When the event happened (X-Shopify-Triggered-At); null when absent or unreadable. Not signed
+   * (the HMAC covers the body only): it places Shopify's own deliveries, and anyone replaying a
+   * body can set it as they like, so it never alone decides to uninstall or delete a shop.
+   */
   triggeredAt: Date | null;
   /** The body, parsed by the topic's schema (shopify-webhook-bodies.ts). */
   payload: Body;

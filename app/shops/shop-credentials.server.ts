@@ -50,7 +50,9 @@ export const SHOP_UNINSTALLED_MESSAGE =
  * afterAuth: an install, a reinstall, or the merchant opening the app after the last token
  * ran out), which Shopify does only for an installed app. From `now` on, an uninstall
  * triggered earlier is about an earlier install (handleAppUninstalled ignores it), even when
- * Shopify delivers it only after the reinstall. A renewal with a refresh token is not one: it
+ * Shopify delivers it only after the reinstall. X-Shopify-Triggered-At is not signed, so this
+ * comparison places only Shopify's own deliveries: a replayed body with a fresh time is told
+ * apart by asking Shopify whether it still takes the shop's token (confirmUninstall). A renewal with a refresh token is not one: it
  * is made without the merchant, and the pair it gets may be stored long after it was issued.
  *
  * Shopify keeps a payments app's readiness per install, and a new install starts not ready.

@@ -10,7 +10,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import "@shopify/shopify-api/adapters/node";
 import { HttpResponseError, LogSeverity, shopifyApi, type ApiVersion, type Session } from "@shopify/shopify-api";
 import { abstractFetch, setAbstractFetchFunc } from "@shopify/shopify-api/runtime";
-import { createPaymentsAppsClient, type PaymentsAppsClient, type PaymentsAppsResult } from "~/shopify/payments-apps/client";
+import { err, type Result } from "neverthrow";
+import { createPaymentsAppsClient, type PaymentsAppsClient, type PublicApiVersionsResult } from "~/shopify/payments-apps/client";
+import type { PaymentsAppsError } from "~/shopify/payments-apps/errors";
 import { silentLogger, type Logger } from "~/lib/logger.server";
 import type { Database } from "~/db/database.server";
 import type { ShopifyDirectory } from "~/payments/deps";
@@ -44,6 +46,13 @@ export function offlineSessionId(shopDomain: string): string {
 const RENEW_WITHIN_MS = 5 * 60 * 1000;
 /** A refresh grant Shopify does not answer within this long is given up: the outbox's pass waits for it. */
 const REFRESH_TIMEOUT_MS = 20_000;
+
+/** What a renewal gave: the session to use (null: none better), and whether Shopify could not be asked. */
+interface Renewal {
+  session: Session | null;
+  unreachable: boolean;
+}
+const NOT_RENEWED: Renewal = { session: null, unreachable: false };
 
 type LibraryFetch = typeof abstractFetch;
 
@@ -87,7 +96,7 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
   const sessions = () => (storage ??= createSealedSessionStorage(options.db, options.cipher, logger));
   // One refresh per shop at a time: a refresh token is spent by its use, so workers that find
   // the token expired together wait for the same refresh instead of racing with the same refresh token.
-  const renewals = new Map<string, Promise<Session | null>>();
+  const renewals = new Map<string, Promise<Renewal>>();
   /**
    * Sessions renewed here that the storage failed to keep, by shop, with the token each
    * renewed. The refresh token they replaced is spent, so they are the only good pair: used
@@ -148,38 +157,40 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
 
   /**
    * Renews the shop's token unless that was done already: `spent` is the token the caller found
-   * expired or Shopify refused. Resolves to the session to use now, or null when there is
-   * nothing better than `spent` (no refresh token, or Shopify refused the refresh).
+   * expired or Shopify refused. Resolves to the session to use now, or a null session when
+   * there is nothing better than `spent` (no refresh token, or the refresh failed), `unreachable`
+   * when that is because Shopify could not be asked (network, timeout, 5xx, 429).
    */
-  function renewed(shopDomain: string, spent: string): Promise<Session | null> {
+  function renewed(shopDomain: string, spent: string): Promise<Renewal> {
     const running = renewals.get(shopDomain);
     if (running) return running;
-    const renewal = (async (): Promise<Session | null> => {
+    const renewal = (async (): Promise<Renewal> => {
       const stored = await loadOffline(shopDomain);
-      if (!stored?.accessToken) return null;
+      if (!stored?.accessToken) return NOT_RENEWED;
       // Renewed meanwhile (another worker, another instance, the admin): use that one.
-      if (stored.accessToken !== spent) return stored;
-      if (!stored.refreshToken) return null;
+      if (stored.accessToken !== spent) return { session: stored, unreachable: false };
+      if (!stored.refreshToken) return NOT_RENEWED;
       let fresh: Session;
       try {
         fresh = rememberTokens(await refresh(shopDomain, stored.refreshToken));
       } catch (error) {
         // Another instance may have spent the refresh token first and stored what it got.
         const now = await loadOffline(shopDomain);
-        if (now?.accessToken && now.accessToken !== spent) return now;
+        if (now?.accessToken && now.accessToken !== spent) return { session: now, unreachable: false };
         logger.warn("Could not renew the shop's offline access token; the merchant must open the app again", {
           shop: shopDomain,
           ...(error instanceof HttpResponseError
             ? { status: error.response.code, error: (error.response.body as { error?: unknown } | undefined)?.error ?? null }
             : { error: error instanceof Error ? error.name : "unknown" }),
         });
-        return null;
+        const refused = error instanceof HttpResponseError && error.response.code < 500 && error.response.code !== 429;
+        return { session: null, unreachable: !refused };
       }
       // The refresh token is spent now: a pair the storage fails to keep is kept here instead.
       if (!(await keep(fresh))) unsaved.set(shopDomain, { session: fresh, replaces: stored.accessToken });
       else unsaved.delete(shopDomain);
       logger.info("Renewed the shop's offline access token", { shop: shopDomain, expires: fresh.expires?.toISOString() ?? null });
-      return fresh;
+      return { session: fresh, unreachable: false };
     })().finally(() => renewals.delete(shopDomain));
     renewals.set(shopDomain, renewal);
     return renewal;
@@ -198,33 +209,46 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
 
   /**
    * A client that, when Shopify refuses its token (401: expired early, or revoked), renews the
-   * token and sends the call once more. At most one renewal per client: `tried` is set when
-   * forShop already renewed (or failed to), so a refresh Shopify refuses is not asked again
+   * token and sends the call once more. At most one renewal per client: `tried` is the renewal
+   * forShop already made (or failed to make), so a refresh Shopify refuses is not asked again
    * for every message of a pass.
    */
-  function renewingClient(shopDomain: string, session: Session, tried: boolean): PaymentsAppsClient {
+  function renewingClient(shopDomain: string, session: Session, tried: Renewal | null): PaymentsAppsClient {
     let token = session.accessToken!;
     let client = clientWith(shopDomain, token);
-    let renewal: Promise<string | null> | null = tried ? Promise.resolve(null) : null;
+    type Renewed = { token: string | null; unreachable: boolean };
+    let renewal: Promise<Renewed> | null = tried ? Promise.resolve({ token: null, unreachable: tried.unreachable }) : null;
 
-    const renewedToken = (refused: string): Promise<string | null> => {
-      if (refused !== token) return Promise.resolve(token);
-      renewal ??= renewed(shopDomain, refused).then((fresh) => {
-        if (!fresh?.accessToken || fresh.accessToken === refused) return null;
+    const renewedToken = (refused: string): Promise<Renewed> => {
+      if (refused !== token) return Promise.resolve({ token, unreachable: false });
+      renewal ??= renewed(shopDomain, refused).then(({ session: fresh, unreachable }) => {
+        if (!fresh?.accessToken || fresh.accessToken === refused) return { token: null, unreachable };
         token = fresh.accessToken;
         client = clientWith(shopDomain, token);
-        return token;
+        return { token, unreachable: false };
       });
       return renewal;
     };
 
-    async function send(call: (client: PaymentsAppsClient) => Promise<PaymentsAppsResult>): Promise<PaymentsAppsResult> {
+    async function send<T>(call: (client: PaymentsAppsClient) => Promise<Result<T, PaymentsAppsError>>): Promise<Result<T, PaymentsAppsError>> {
       const used = token;
       const result = await call(client);
       // A 401 means Shopify did nothing with the call, so sending it again is safe; a 403 is about scopes, not the token.
       if (result.isOk() || result.error.kind !== "unauthorized" || result.error.status !== 401) return result;
       const fresh = await renewedToken(used);
-      return fresh && fresh !== used ? call(client) : result;
+      return fresh.token && fresh.token !== used ? call(client) : result;
+    }
+
+    /**
+     * Whether Shopify takes the shop's token (see PaymentsAppsClient.publicApiVersions): a 401
+     * stands only when the renewal was refused too. One whose renewal could not reach Shopify
+     * says nothing of the token, and is answered as Shopify being unreachable.
+     */
+    async function publicApiVersions(): Promise<PublicApiVersionsResult> {
+      const used = token;
+      const result = await send((c) => c.publicApiVersions());
+      if (result.isOk() || result.error.kind !== "unauthorized" || result.error.status !== 401 || !(await renewedToken(used)).unreachable) return result;
+      return err({ kind: "network", retryable: true, operation: "PublicApiVersions", message: "Shopify refused the shop's access token, and its renewal could not reach Shopify" });
     }
 
     return {
@@ -239,6 +263,7 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
       resolveVoidSession: (gid) => send((c) => c.resolveVoidSession(gid)),
       rejectVoidSession: (gid, reason) => send((c) => c.rejectVoidSession(gid, reason)),
       configurePaymentsApp: (configuration) => send((c) => c.configurePaymentsApp(configuration)),
+      publicApiVersions,
     };
   }
 
@@ -254,7 +279,7 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
         if (stopping?.()) break;
         const stored = await loadOffline(shop);
         if (!stored?.accessToken || !stored.refreshToken) continue;
-        const fresh = await renewed(shop, stored.accessToken);
+        const { session: fresh } = await renewed(shop, stored.accessToken);
         if (fresh?.accessToken && fresh.accessToken !== stored.accessToken) count++;
       }
       return count;
@@ -262,11 +287,11 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
     async forShop(shopDomain) {
       const stored = await loadOffline(shopDomain);
       if (!stored?.accessToken) return null;
-      if (!(stored.refreshToken && stored.isExpired(RENEW_WITHIN_MS))) return renewingClient(shopDomain, stored, false);
+      if (!(stored.refreshToken && stored.isExpired(RENEW_WITHIN_MS))) return renewingClient(shopDomain, stored, null);
       // Expired or about to: renew first. If that fails the stored token is tried anyway (it may
       // have minutes left), and Shopify's answer goes to the outbox as it is.
-      const fresh = await renewed(shopDomain, stored.accessToken);
-      return renewingClient(shopDomain, fresh?.accessToken ? fresh : stored, true);
+      const renewal = await renewed(shopDomain, stored.accessToken);
+      return renewingClient(shopDomain, renewal.session?.accessToken ? renewal.session : stored, renewal);
     },
   };
 }

@@ -2,24 +2,90 @@
 // to finish), and the mandatory customer and shop data requests.
 import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
+import type { ShopifyDirectory } from "~/payments/deps";
+import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { CustomerDataReport } from "./customer-data-requests.server";
 import { customerEmailKey, customerPhoneKey, NO_CUSTOMER_FIELDS } from "./customer-identity";
 import { NO_CREDENTIALS_AT_ALL } from "./credential-columns";
 
 /**
- * app/uninstalled. `triggeredAt` (Shopify's X-Shopify-Triggered-At): an uninstall Shopify
- * retries after the merchant installed the app again is about the earlier install, and
- * leaves the shop's new credentials and token alone. The install time it is compared with is
- * the issue time of a session token of the admin (recordInstalledAsOf, Shopify's clock) or
- * when a new offline token was stored (recordInstall). The comparison is part of the write,
- * so a reinstall recorded while the uninstall is being handled is never undone by it.
+ * What became of an app/uninstalled or a shop/redact: carried out; ignored, as about an earlier
+ * install (or a replay); or left for Shopify to deliver again (answered 503), because Shopify
+ * could not be asked whether the app is still installed.
+ */
+export type UninstallOutcome = "carried_out" | "ignored" | "unconfirmed";
+
+export interface UninstallDeps {
+  db: Database;
+  logger: Logger;
+  /** Asked whether the shop's token still works before an installed shop is uninstalled or deleted. */
+  shopify: ShopifyDirectory;
+}
+
+/**
+ * Whether an app/uninstalled or shop/redact may be carried out for the shop. Shopify's HMAC
+ * signs a webhook's body only: X-Shopify-Triggered-At is not signed, so a body Shopify once
+ * delivered for the shop (a log, a proxy) can be posted again with a fresh time, and the
+ * comparisons with the install time alone would take it for an uninstall of the current
+ * install. So before acting on a shop whose row says it is installed and that has an offline
+ * token, Shopify is asked whether it still takes that token (the PublicApiVersions query, after
+ * the directory's renewal with the refresh token when refused): Shopify revokes an app's
+ * tokens when the merchant uninstalls it. Refused (401), or no such shop at Shopify any more
+ * (404, a closed shop): the uninstall is real ("go_on").
+ * Taken (or forbidden, 403, which Shopify answers only to a token it knows): the app is
+ * installed, and the webhook is about an earlier install or replayed ("installed"). Any other
+ * answer, or none (network, timeout, 5xx, 429): "unconfirmed", nothing is changed and Shopify
+ * delivers the webhook again later. A shop with no row, no stored token, or whose row records
+ * the uninstall already is not asked about ("go_on").
+ */
+async function confirmUninstall(deps: UninstallDeps, shopDomain: string, topic: string): Promise<"go_on" | "installed" | "unconfirmed"> {
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain }, select: { uninstalledAt: true } });
+  if (!shop || shop.uninstalledAt !== null) return "go_on";
+  const client = await deps.shopify.forShop(shopDomain);
+  if (!client) return "go_on";
+  const answer = await client.publicApiVersions();
+  if (answer.isOk() || (answer.error.kind === "unauthorized" && answer.error.status === 403)) return "installed";
+  // 401: the token is revoked. 404: Shopify knows no such shop any more (closed), where nothing is installed.
+  if ((answer.error.kind === "unauthorized" && answer.error.status === 401) || (answer.error.kind === "http_error" && answer.error.status === 404)) return "go_on";
+  deps.logger.warn("Could not ask Shopify whether the app is still installed; the webhook is left for Shopify to deliver again", {
+    shop: shopDomain,
+    topic,
+    detail: describePaymentsAppsError(answer.error),
+  });
+  return "unconfirmed";
+}
+
+/**
+ * app/uninstalled. Carried out only once Shopify refuses the shop's token (confirmUninstall):
+ * X-Shopify-Triggered-At is not signed, and cannot tell a replay from Shopify's delivery.
+ * `triggeredAt` (that header) still places a genuine delivery: an uninstall Shopify retries
+ * after the merchant installed the app again is about the earlier install, and leaves the
+ * shop's new credentials and token alone. The install time it is compared with is the issue
+ * time of a session token of the admin (recordInstalledAsOf, Shopify's clock) or when a new
+ * offline token was stored (recordInstall). The comparison is part of the write, so a
+ * reinstall recorded while the uninstall is being handled is never undone by it.
  */
 export async function handleAppUninstalled(
-  deps: { db: Database; logger: Logger; clock: { now(): Date }; notify?: { readiness(): void } },
+  deps: UninstallDeps & { clock: { now(): Date }; notify?: { readiness(): void } },
   shopDomain: string,
   triggeredAt: Date | null = null,
-): Promise<void> {
+): Promise<UninstallOutcome> {
+  const confirmed = await confirmUninstall(deps, shopDomain, "app/uninstalled");
+  if (confirmed === "unconfirmed") return "unconfirmed";
+  if (confirmed === "installed") {
+    // Nothing is uninstalled. One triggered before the recorded install is Shopify's late
+    // delivery about an earlier install, and tells of a new install (below); any other (a
+    // fresh time, or none) is a body posted again, and changes nothing.
+    if (triggeredAt && (await deps.db.shop.count({ where: { shopDomain, installedAt: { gt: triggeredAt } } })) > 0) {
+      return ignoredAsEarlierInstall(deps, shopDomain, triggeredAt);
+    }
+    deps.logger.info("An app/uninstalled for a shop whose token Shopify still takes was ignored (about an earlier install, or replayed)", {
+      shop: shopDomain,
+      triggeredAt: triggeredAt?.toISOString() ?? null,
+    });
+    return "ignored";
+  }
   const notInstalledSince = triggeredAt ? { OR: [{ installedAt: null }, { installedAt: { lte: triggeredAt } }] } : {};
   const carriedOut = await deps.db.$transaction(async (tx) => {
     const marked = await tx.shop.updateMany({
@@ -37,8 +103,16 @@ export async function handleAppUninstalled(
   });
   if (carriedOut) {
     deps.logger.info("App uninstalled", { shop: shopDomain });
-    return;
+    return "carried_out";
   }
+  return ignoredAsEarlierInstall(deps, shopDomain, triggeredAt);
+}
+
+async function ignoredAsEarlierInstall(
+  deps: { db: Database; logger: Logger; notify?: { readiness(): void } },
+  shopDomain: string,
+  triggeredAt: Date | null,
+): Promise<UninstallOutcome> {
   // The merchant installed the app again after this uninstall, and Shopify starts a new install
   // not ready, whatever the row says from before: the readiness pass tells it again. The stored
   // offline token is left as it is, though it may be the earlier install's, revoked at the
@@ -48,6 +122,7 @@ export async function handleAppUninstalled(
   await deps.db.shop.updateMany({ where: { shopDomain, paymentsAppReady: true }, data: { paymentsAppReady: false } });
   deps.notify?.readiness();
   deps.logger.info("An uninstall from before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt?.toISOString() ?? null });
+  return "ignored";
 }
 
 export interface CustomerIdentity {
@@ -163,17 +238,29 @@ export const SHOP_REDACT_DELAY_MS = 48 * 3_600_000;
 
 /**
  * shop/redact (48 hours after uninstall): everything the app holds for the shop is deleted.
- * `triggeredAt` (X-Shopify-Triggered-At) places the uninstall it follows 48 hours earlier.
+ * A shop whose row says it is installed is deleted only once Shopify refuses its token
+ * (confirmUninstall): X-Shopify-Triggered-At is not signed, so a replayed body with a fresh
+ * time would otherwise delete an installed shop with all its payment records.
+ * `triggeredAt` (that header) places the uninstall it follows 48 hours earlier.
  * Shopify retries a failed delivery for hours, and one that arrives after the merchant
  * installed the app again is about the earlier install: it is ignored (logged, and answered
  * like any other) when the shop is installed now and was known installed after that
  * uninstall, its install time later than `triggeredAt` less 48 hours. A shop whose
  * app/uninstalled was lost and that was not installed again is still deleted, since its
  * install time is older than the uninstall; so is any shop when `triggeredAt` is missing or
- * unreadable, as nothing then tells which install the redaction is about. Returns whether
- * the shop's data was deleted.
+ * unreadable, as nothing then tells which install the redaction is about (a shop whose
+ * token Shopify refuses, or that has none).
  */
-export async function redactShop(deps: { db: Database; logger: Logger }, shopDomain: string, triggeredAt: Date | null = null): Promise<boolean> {
+export async function redactShop(deps: UninstallDeps, shopDomain: string, triggeredAt: Date | null = null): Promise<UninstallOutcome> {
+  const confirmed = await confirmUninstall(deps, shopDomain, "shop/redact");
+  if (confirmed === "unconfirmed") return "unconfirmed";
+  if (confirmed === "installed") {
+    deps.logger.info("A shop/redact for a shop whose token Shopify still takes was ignored (about an earlier install, or replayed)", {
+      shop: shopDomain,
+      triggeredAt: triggeredAt?.toISOString() ?? null,
+    });
+    return "ignored";
+  }
   const uninstallBefore = triggeredAt ? new Date(triggeredAt.getTime() - SHOP_REDACT_DELAY_MS) : null;
   const notInstalledSince = uninstallBefore ? { OR: [{ uninstalledAt: { not: null } }, { installedAt: null }, { installedAt: { lte: uninstallBefore } }] } : {};
   // In one transaction, so a message enqueued meanwhile (the reconciler finalising a payment)
@@ -188,5 +275,5 @@ export async function redactShop(deps: { db: Database; logger: Logger }, shopDom
   });
   if (deleted) deps.logger.info("Shop data deleted", { shop: shopDomain });
   else deps.logger.info("A shop redaction about an install before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt!.toISOString() });
-  return deleted;
+  return deleted ? "carried_out" : "ignored";
 }

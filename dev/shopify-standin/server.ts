@@ -14,6 +14,7 @@
 //   POST|DELETE|GET /_standin/faults               fault injection for the GraphQL endpoint
 //   GET  /_standin/sessions[/:id], POST /_standin/sessions  inspection and scripted sessions
 //   GET  /_standin/tokens, POST /_standin/tokens/expire     token grants seen; end the hour of the expiring tokens
+//   POST /_standin/uninstall, POST /_standin/install         the merchant uninstalls the app (every token revoked) or installs it again
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -100,6 +101,13 @@ export interface StandinInspection {
   expireAccessTokens(): void;
   /** Every request to the token endpoint, oldest first. */
   tokenGrants(): TokenGrantRecord[];
+  /**
+   * The merchant uninstalls the app, as Shopify does it: every token issued to the app is
+   * revoked (the GraphQL endpoint answers them 401) and their refresh tokens are refused.
+   */
+  uninstallApp(): void;
+  /** The merchant installs the app again: a new non-expiring offline token, which the app must store. */
+  installApp(): string;
   reset(): void;
 }
 
@@ -198,6 +206,8 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     issueExpiringToken: (client) => clone(tokens.issueExpiring(client)),
     expireAccessTokens: () => tokens.expireAccessTokens(),
     tokenGrants: () => clone(tokens.grantRecords()),
+    uninstallApp: () => tokens.revokeAll(),
+    installApp: () => tokens.issueFixed(),
     reset: () => {
       store.reset();
       faults.clear();
@@ -381,6 +391,11 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
       tokens.expireAccessTokens();
       return sendJson(res, 200, { expired: true });
     }
+    if (path === "/_standin/uninstall" && method === "POST") {
+      tokens.revokeAll();
+      return sendJson(res, 200, { uninstalled: true });
+    }
+    if (path === "/_standin/install" && method === "POST") return sendJson(res, 200, { accessToken: tokens.issueFixed() });
 
     if (path === "/_standin/sessions" && method === "GET") {
       return sendJson(res, 200, {

@@ -106,6 +106,22 @@ export class OfflineTokens {
     return this.issue({ id: client.clientId, secret: client.clientSecret });
   }
 
+  /**
+   * The merchant uninstalls the app: Shopify revokes every token issued to it, so the GraphQL
+   * endpoint refuses them (401) and the token endpoint their refresh tokens (invalid_grant).
+   */
+  revokeAll(): void {
+    for (const token of this.tokens) token.revoked = true;
+  }
+
+  /** The merchant installs the app again: a new non-expiring offline token (every earlier one stays revoked). */
+  issueFixed(): string {
+    for (const token of this.tokens) token.revoked = true;
+    const accessToken = `shpat_${randomBytes(16).toString("hex")}`;
+    this.tokens.push({ accessToken, refreshToken: null, scope: this.scope, expiresAt: null, refreshTokenExpiresAt: null, client: null, revoked: false, refreshTokenUsed: false });
+    return accessToken;
+  }
+
   /** The hour is over: every expiring access token issued so far expires now (their refresh tokens still work). */
   expireAccessTokens(): void {
     const now = this.now();

@@ -38,6 +38,8 @@ it("a page left open turns into 'this shop no longer takes crypto payments here'
     await waitForHydration(page);
     await expect.poll(() => page.locator("#address").count()).toBe(1);
 
+    // The merchant uninstalls: Shopify revokes the app's tokens, then sends app/uninstalled.
+    stack().standin.state.uninstallApp();
     await handleAppUninstalled(stack().services, stack().shopDomain);
     // The page follows the payment every few seconds: it shows the shop's answer by itself.
     await page.getByRole("heading", { name: es.shopGone.heading }).waitFor({ timeout: 15_000 });

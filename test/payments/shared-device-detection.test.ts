@@ -4,7 +4,7 @@
 // were kept, and rows an instance of the release before wrote during a rolling deploy, are
 // brought in line by the readiness pass.
 import { randomBytes, randomUUID } from "node:crypto";
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { devicesUsedByAnotherShop } from "../../app/admin/connection.server";
 import type { Database } from "../../app/db/database.server";
 import { hashDeviceKey } from "../../app/gateway/quota";
@@ -23,11 +23,17 @@ import {
 } from "../../app/shops/shop-credentials.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import { anotherShop, ROW_DATABASES, rowsDatabaseForFile, servicesOverRows } from "../support/row-databases";
+import { startUninstalledShopify, type UninstalledShopify } from "../support/uninstalled-shopify";
 
 const SHOP_A = "device-digest-a.myshopify.com";
 const SHOP_B = "device-digest-b.myshopify.com";
 const clock = { now: () => new Date() };
 const device = () => ({ deviceKey: randomUUID(), secretKeyHex: randomBytes(32).toString("hex") });
+
+// Shopify refuses every shop's token, as after an uninstall: the uninstalls here are real.
+let uninstalled: UninstalledShopify;
+beforeAll(async () => void (uninstalled = await startUninstalledShopify()));
+afterAll(() => uninstalled?.close());
 
 describe.each(ROW_DATABASES)("on $name", (database) => {
   const rows = rowsDatabaseForFile(database, { shopDomain: SHOP_A, webhookToken: "device-digest-token-a-0001" });
@@ -76,7 +82,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
 
     // An uninstall deletes every credential, and every digest with them.
     await connect(shopA, "sandbox", first);
-    await handleAppUninstalled({ db, logger: silentLogger, clock }, SHOP_A);
+    await handleAppUninstalled({ db, logger: silentLogger, shopify: uninstalled.directory, clock }, SHOP_A);
     expect(await shopRow(shopA)).toMatchObject({ liveDeviceKeyHash: null, sandboxDeviceKeyHash: null });
   });
 

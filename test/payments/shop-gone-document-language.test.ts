@@ -14,6 +14,8 @@ beforeAll(async () => {
   await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { checkoutMode: "app_page" } });
   const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
   pageLink = delivery.redirectUrl!;
+  // The merchant uninstalls: Shopify revokes the app's tokens, then sends app/uninstalled.
+  stack().standin.state.uninstallApp();
   await handleAppUninstalled(stack().services, stack().shopDomain);
 }, 60_000);
 

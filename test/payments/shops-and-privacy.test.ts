@@ -211,6 +211,8 @@ it("customers/data_request without a customer object is refused with a 400 and s
 it("app/uninstalled deletes the credentials and the tokens; open payments keep their records", async () => {
   const { session } = await stack.standin.state.startPayment({ test: true }, {});
   const open = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  // The merchant uninstalls: Shopify revokes the app's tokens, then sends app/uninstalled.
+  stack.standin.state.uninstallApp();
   const response = await shopifyWebhook("app/uninstalled", { id: 1, domain: stack.shopDomain }, stack.shopDomain);
   expect(response.status).toBe(200);
   const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
@@ -227,6 +229,8 @@ it("an app/uninstalled that Shopify retries after the merchant installed the app
   const uninstalledAt = new Date();
   await new Promise((resolve) => setTimeout(resolve, 5));
   await recordInstall(db(), stack.shopDomain, new Date());
+  const token = stack.standin.state.installApp();
+  await db().session.create({ data: { id: offlineSessionId(stack.shopDomain), shop: stack.shopDomain, state: "", isOnline: false, accessToken: token, scope: "write_payment_gateways,write_payment_sessions" } });
   expect((await connectSandbox(stack.services, stack.shopDomain)).ok).toBe(true);
   const installed = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
   expect(installed.uninstalledAt).toBeNull();
@@ -238,7 +242,8 @@ it("an app/uninstalled that Shopify retries after the merchant installed the app
   expect(kept.uninstalledAt).toBeNull();
   expect(kept.sandboxDeviceKeyEnc).not.toBeNull();
 
-  // One triggered after the new install is a real uninstall.
+  // One triggered after the new install is a real uninstall (Shopify revoked the new token).
+  stack.standin.state.uninstallApp();
   expect((await shopifyWebhook("app/uninstalled", { id: 1, domain: stack.shopDomain }, stack.shopDomain)).status).toBe(200);
   expect((await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } })).uninstalledAt).not.toBeNull();
 });

@@ -17,6 +17,7 @@ import { ensureShop, storeCredentials } from "../../app/shops/shop-credentials.s
 import { createShopifyDirectory, offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { handleAppUninstalled } from "../../app/shops/shopify-webhooks.server";
 import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
+import { startUninstalledShopify, type UninstalledShopify } from "../support/uninstalled-shopify";
 
 const SHOP = "reinstalling.myshopify.com";
 const rows = rowsDatabaseForFile(ROW_DATABASES[0]!, { shopDomain: "placeholder.myshopify.com", webhookToken: "app-install-token-0001" });
@@ -65,9 +66,14 @@ async function tokenRunsOut(shop: string) {
 }
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
-const deps = () => ({ db, logger: createLogger({ level: "silent" }), clock: { now: () => new Date() } });
+const deps = () => ({ db, logger: createLogger({ level: "silent" }), shopify: uninstalled.directory, clock: { now: () => new Date() } });
 const shopRow = () => db.shop.findUniqueOrThrow({ where: { shopDomain: SHOP } });
 const offlineSessions = () => db.session.count({ where: { shop: SHOP } });
+
+// Shopify refuses every shop's token, as after an uninstall: the uninstalls here are real.
+let uninstalled: UninstalledShopify;
+beforeAll(async () => void (uninstalled = await startUninstalledShopify()));
+afterAll(() => uninstalled?.close());
 
 beforeAll(async () => {
   ({ db } = rows());

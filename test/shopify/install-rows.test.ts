@@ -5,16 +5,21 @@
 // uninstall of the install the shop has (or when nothing tells which install it is about), and
 // credentials never stored in a shop uninstalled meanwhile.
 import { randomBytes } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import { createLogger } from "../../app/lib/logger.server";
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
 import { ensureShop, recordInstall, recordInstalledAsOf, REINSTALL_PROOF_AFTER_MS, replaceCredentials } from "../../app/shops/shop-credentials.server";
 import { handleAppUninstalled, redactShop, SHOP_REDACT_DELAY_MS } from "../../app/shops/shopify-webhooks.server";
 import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
+import { startUninstalledShopify, type UninstalledShopify } from "../support/uninstalled-shopify";
 
 const HOUR = 3_600_000;
 const logger = createLogger({ level: "silent" });
+// Shopify refuses every shop's token, as after an uninstall: what is tested here is what the rows decide.
+let uninstalled: UninstalledShopify;
+beforeAll(async () => void (uninstalled = await startUninstalledShopify()));
+afterAll(() => uninstalled?.close());
 
 /** The client, with `reinstall` landing once, just before the caller's first write (or transaction). */
 function withReinstallBeforeFirstWrite(db: Database, reinstall: () => Promise<void>): { db: Database; landed: () => boolean } {
@@ -109,7 +114,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     await recordInstalledAsOf(db, shopDomain, new Date());
     await db.shop.update({ where: { shopDomain }, data: { liveDeviceKeyEnc: "sealed-device", liveSecretKeyEnc: "sealed-secret" } });
 
-    await handleAppUninstalled({ db, logger, clock: { now: () => new Date() } }, shopDomain, uninstalledAt);
+    await handleAppUninstalled({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() } }, shopDomain, uninstalledAt);
     const kept = await shopRow(shopDomain);
     expect({ uninstalled: kept?.uninstalledAt !== null, liveCredentials: kept?.liveDeviceKeyEnc !== null, sessions: await db.session.count({ where: { shop: shopDomain } }) }).toEqual({
       uninstalled: false,
@@ -117,7 +122,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       sessions: 1,
     });
 
-    await handleAppUninstalled({ db, logger, clock: { now: () => new Date() } }, shopDomain, new Date(Date.now() + 1_000));
+    await handleAppUninstalled({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() } }, shopDomain, new Date(Date.now() + 1_000));
     const gone = await shopRow(shopDomain);
     expect({ uninstalled: gone?.uninstalledAt !== null, liveCredentials: gone?.liveDeviceKeyEnc !== null, sessions: await db.session.count({ where: { shop: shopDomain } }) }).toEqual({
       uninstalled: true,
@@ -137,7 +142,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await recordInstalledAsOf(db, shopDomain, new Date(t0 + 45_000))).toBe(true);
     await db.shop.update({ where: { shopDomain }, data: { liveDeviceKeyEnc: "sealed-device", liveSecretKeyEnc: "sealed-secret" } });
 
-    await handleAppUninstalled({ db, logger, clock: { now: () => new Date() } }, shopDomain, new Date(t0 + 20_000));
+    await handleAppUninstalled({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() } }, shopDomain, new Date(t0 + 20_000));
     const after = await db.shop.findUniqueOrThrow({ where: { shopDomain } });
     expect({ uninstalled: after.uninstalledAt !== null, liveCredentials: after.liveDeviceKeyEnc !== null, sessions: await db.session.count({ where: { shop: shopDomain } }) }).toEqual({
       uninstalled: false,
@@ -159,7 +164,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       await db.shop.update({ where: { shopDomain }, data: { liveDeviceKeyEnc: "sealed-device", liveSecretKeyEnc: "sealed-secret" } });
     });
 
-    await handleAppUninstalled({ db: racing.db, logger, clock: { now: () => new Date() } }, shopDomain, uninstalledAt);
+    await handleAppUninstalled({ db: racing.db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() } }, shopDomain, uninstalledAt);
     expect(racing.landed()).toBe(true);
     const after = await shopRow(shopDomain);
     const sessions = await db.session.findMany({ where: { shop: shopDomain }, select: { accessToken: true } });
@@ -177,7 +182,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const installedAt = new Date(Date.now() - HOUR);
     const read = await recordInstall(db, shopDomain, installedAt);
     // After the connection's read of the shop, before its write: the uninstall is handled.
-    const racing = withReinstallBeforeFirstWrite(db, () => handleAppUninstalled({ db, logger, clock: { now: () => new Date() } }, shopDomain, new Date()));
+    const racing = withReinstallBeforeFirstWrite(db, () => handleAppUninstalled({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() } }, shopDomain, new Date()).then(() => undefined));
 
     expect(await replaceCredentials(racing.db, cipher, read, "live", credentials, new Date(), async () => false)).toBeNull();
     expect(racing.landed()).toBe(true);
@@ -205,7 +210,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     // only sign of the reinstall (the stored token was reused), so the readiness pass is woken.
     await db.shop.update({ where: { shopDomain }, data: { paymentsAppReady: true } });
     let wakes = 0;
-    await handleAppUninstalled({ db, logger, clock: { now: () => new Date() }, notify: { readiness: () => wakes++ } }, shopDomain, new Date(Date.now() - 30 * 60_000));
+    await handleAppUninstalled({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() }, notify: { readiness: () => wakes++ } }, shopDomain, new Date(Date.now() - 30 * 60_000));
     expect({ uninstalled: (await shopRow(shopDomain))?.uninstalledAt !== null, ready: (await shopRow(shopDomain))?.paymentsAppReady, wakes }).toEqual({ uninstalled: false, ready: false, wakes: 1 });
   });
 
@@ -238,13 +243,13 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     ];
     for (const [what, columns, triggeredAt, deletes] of cases) {
       const shopDomain = await shopWith(columns);
-      expect(await redactShop({ db, logger }, shopDomain, triggeredAt), what).toBe(deletes);
+      expect(await redactShop({ db, logger, shopify: uninstalled.directory }, shopDomain, triggeredAt), what).toBe(deletes ? "carried_out" : "ignored");
       expect(await held(shopDomain), what).toEqual(deletes ? { shop: false, token: false, outbox: false } : { shop: true, token: true, outbox: true });
     }
     // A shop the app holds no row for: what is left under its domain is deleted.
     const unknown = newShop();
     await offlineSession(unknown, "shpat_unknown");
-    expect(await redactShop({ db, logger }, unknown, redactionOf(uninstall))).toBe(true);
+    expect(await redactShop({ db, logger, shopify: uninstalled.directory }, unknown, redactionOf(uninstall))).toBe("carried_out");
     expect(await db.session.count({ where: { shop: unknown } })).toBe(0);
   });
 });

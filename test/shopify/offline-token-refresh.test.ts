@@ -210,6 +210,33 @@ it("a refresh grant Shopify does not answer is given up, and the delivery left t
   expect(resolveCalls(session.id)).toEqual([401]);
 });
 
+it("asking whether Shopify takes the token: a renewal that cannot reach Shopify says nothing of the token (a retryable network error, not the 401)", async () => {
+  await expiredToken("expired on record");
+  const silent: typeof fetch = (input, init) =>
+    String(input).includes("/oauth/access_token")
+      ? new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)))
+      : fetch(input, init);
+  const client = await servicesWithDirectory({ fetch: silent, refreshTimeoutMs: 300 }).shopify.forShop(stack().shopDomain);
+  const answer = await client!.publicApiVersions();
+  expect(answer.isErr() && answer.error).toMatchObject({ kind: "network", retryable: true, operation: "PublicApiVersions" });
+});
+
+it("asking whether Shopify takes the token: a refused token is renewed and asked again; after the uninstall both the token and its renewal are refused (401)", async () => {
+  const grants = standin().tokenGrants().length;
+  await expiredToken("valid on record");
+  const installed = await (await servicesWithDirectory({}).shopify.forShop(stack().shopDomain))!.publicApiVersions();
+  expect(installed.isOk()).toBe(true);
+  await expectOneRefreshStored(grants);
+
+  // The merchant uninstalls: Shopify revokes the app's tokens (the stand-in's tokens stay so for the rest of this file).
+  await expiredToken("valid on record");
+  standin().uninstallApp();
+  const before = standin().tokenGrants().length;
+  const uninstalled = await (await servicesWithDirectory({}).shopify.forShop(stack().shopDomain))!.publicApiVersions();
+  expect(uninstalled.isErr() && uninstalled.error).toMatchObject({ kind: "unauthorized", status: 401, operation: "PublicApiVersions" });
+  expect(grantsSince(before).map((g) => [g.status, g.error])).toEqual([[400, "invalid_grant"]]);
+});
+
 it("no access token or refresh token reaches the log", () => {
   expect(seen.length).toBeGreaterThan(0);
   expect(logLines.length).toBeGreaterThan(0);

@@ -275,6 +275,28 @@ describe("paymentsAppConfigure", () => {
   });
 });
 
+describe("publicApiVersions", () => {
+  it("answers the versions while Shopify takes the token, and 401 (unauthorized) once Shopify refuses it", async () => {
+    const versions = await client.publicApiVersions();
+    expect(versions.isOk() && versions.value.length).toBeGreaterThan(0);
+    expect(versions._unsafeUnwrap()[0]).toEqual({ handle: expect.any(String), supported: expect.any(Boolean) });
+
+    const stranger = createPaymentsAppsClient({ shopDomain: standin.shopDomain, accessToken: "shpat_not_a_token_the_shop_has_000", endpoint: standin.graphqlEndpoint() });
+    const refused = await stranger.publicApiVersions();
+    expect(refused.isErr() && refused.error).toMatchObject({ kind: "unauthorized", retryable: false, status: 401, operation: "PublicApiVersions" });
+  });
+
+  it.each([
+    ["http_500", "server_error"],
+    ["http_429", "throttled"],
+    ["network", "network"],
+  ] as const)("classifies the %s fault as %s, retryable", async (mode, kind) => {
+    standin.state.setFault({ mode, count: 1 });
+    const answer = await client.publicApiVersions();
+    expect(answer.isErr() && answer.error).toMatchObject({ kind, retryable: true, operation: "PublicApiVersions" });
+  });
+});
+
 describe("failures", () => {
   it("classifies a wrong token as unauthorized and never repeats the token", async () => {
     const wrongToken = "shpat_wrongwrongwrongwrongwrongwrong";

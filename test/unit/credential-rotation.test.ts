@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Session } from "@shopify/shopify-api";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { createLogger } from "../../app/lib/logger.server";
@@ -29,6 +29,7 @@ import { createSealedSessionStorage } from "../../app/shops/shopify-sessions.ser
 import { handleAppUninstalled } from "../../app/shops/shopify-webhooks.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
+import { startUninstalledShopify, type UninstalledShopify } from "../support/uninstalled-shopify";
 
 const key = (id: string) => ({ id, key: new Uint8Array(randomBytes(32)) });
 const SEALED = ["liveDeviceKeyEnc", "liveSecretKeyEnc", "sandboxDeviceKeyEnc", "sandboxSecretKeyEnc"] as const;
@@ -56,6 +57,11 @@ function withChangesAfterReads(db: Database, afterRead: () => Promise<void>, tab
     },
   });
 }
+
+// Shopify refuses every shop's token, as after an uninstall: the uninstalls here are real.
+let uninstalledShopify: UninstalledShopify;
+beforeAll(async () => void (uninstalledShopify = await startUninstalledShopify()));
+afterAll(() => uninstalledShopify?.close());
 
 describe.each(ROW_DATABASES)("on $name", (database) => {
   let db: Database;
@@ -110,7 +116,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       if (raced) return;
       raced = true;
       await deleteCredentials(db, removedLive, "live");
-      await handleAppUninstalled({ db, logger: createLogger({ level: "silent" }), clock: { now: () => new Date() } }, uninstalled.shopDomain);
+      await handleAppUninstalled({ db, logger: createLogger({ level: "silent" }), shopify: uninstalledShopify.directory, clock: { now: () => new Date() } }, uninstalled.shopDomain);
       await storeCredentials(db, newCipher, replaced, "live", replacement);
       await storeCredentials(db, acceptingCipher, replacedOnOldKey, "live", replacementOnOldKey);
     });

@@ -6,7 +6,7 @@
 // "another payment session of this checkout has already been resolved"), and a repeated
 // call on a session already in that state is answered with no user errors at all.
 
-import type { PaymentsAppsOperationName } from "./documents";
+import type { PaymentsAppsMutationName } from "./documents";
 import type { MutationOutcome, PaymentsAppsUserError, SessionState, SessionStateCode } from "./outcome";
 
 export type UserErrorClassification =
@@ -20,7 +20,7 @@ export type UserErrorClassification =
       userErrors: PaymentsAppsUserError[];
     };
 
-const REQUESTED_STATE: Record<PaymentsAppsOperationName, SessionStateCode | null> = {
+const REQUESTED_STATE: Record<PaymentsAppsMutationName, SessionStateCode | null> = {
   PaymentSessionResolve: "RESOLVED",
   PaymentSessionReject: "REJECTED",
   PaymentSessionPending: "PENDING",
@@ -33,7 +33,7 @@ const REQUESTED_STATE: Record<PaymentsAppsOperationName, SessionStateCode | null
   PaymentsAppConfigure: null,
 };
 
-const SESSION_NOUN: Record<PaymentsAppsOperationName, string> = {
+const SESSION_NOUN: Record<PaymentsAppsMutationName, string> = {
   PaymentSessionResolve: "payment session",
   PaymentSessionReject: "payment session",
   PaymentSessionPending: "payment session",

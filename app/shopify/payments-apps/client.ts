@@ -13,19 +13,23 @@ import {
   PAYMENT_SESSION_REJECT,
   PAYMENT_SESSION_RESOLVE,
   PAYMENTS_APP_CONFIGURE,
+  PUBLIC_API_VERSIONS,
   REFUND_SESSION_REJECT,
   REFUND_SESSION_RESOLVE,
   VOID_SESSION_REJECT,
   VOID_SESSION_RESOLVE,
+  type PaymentsAppsMutationName,
   type PaymentsAppsOperationName,
 } from "./documents";
 import { describePaymentsAppsError, type GraphqlErrorSummary, type PaymentsAppsError } from "./errors";
 import {
   parseMutationData,
+  parsePublicApiVersions,
   type CaptureRejectionCode,
   type MutationOutcome,
   type PaymentSessionRejectionCode,
   type PendingReason,
+  type PublicApiVersion,
   type RefundRejectionCode,
   type VoidRejectionCode,
 } from "./outcome";
@@ -53,6 +57,7 @@ export interface PaymentsAppsClientOptions {
 }
 
 export type PaymentsAppsResult = Result<MutationOutcome, PaymentsAppsError>;
+export type PublicApiVersionsResult = Result<PublicApiVersion[], PaymentsAppsError>;
 
 export interface PaymentsAppsClient {
   readonly endpoint: string;
@@ -66,7 +71,14 @@ export interface PaymentsAppsClient {
   resolveVoidSession(gid: string): Promise<PaymentsAppsResult>;
   rejectVoidSession(gid: string, reason: { code: VoidRejectionCode; merchantMessage?: string }): Promise<PaymentsAppsResult>;
   configurePaymentsApp(configuration: { externalHandle?: string | null; ready: boolean }): Promise<PaymentsAppsResult>;
+  /**
+   * The API's one query (it changes nothing): answered when Shopify takes the shop's token, an
+   * `unauthorized` 401 when it refuses it (revoked at an uninstall, or expired).
+   */
+  publicApiVersions(): Promise<PublicApiVersionsResult>;
 }
+
+type Parsed<T> = { ok: true; outcome: T } | { ok: false; problem: string };
 
 const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/i;
 
@@ -109,12 +121,21 @@ export function createPaymentsAppsClient(options: PaymentsAppsClientOptions): Pa
 
   const scrub = (text: string): string => text.split(accessToken).join("[redacted]");
 
-  async function send(
+  function send(operation: PaymentsAppsMutationName, document: string, variables: Record<string, unknown>): Promise<PaymentsAppsResult> {
+    return logged(operation, document, variables, (data) => parseMutationData(operation, data), (outcome) => ({
+      state: outcome.state?.code ?? null,
+      userErrors: outcome.userErrors.length,
+    }));
+  }
+
+  async function logged<T>(
     operation: PaymentsAppsOperationName,
     document: string,
     variables: Record<string, unknown>,
-  ): Promise<PaymentsAppsResult> {
-    const result = await attempt(operation, document, variables);
+    parse: (data: unknown) => Parsed<T>,
+    describe: (outcome: T) => Record<string, unknown>,
+  ): Promise<Result<T, PaymentsAppsError>> {
+    const result = await attempt(operation, document, variables, parse);
     if (result.isErr()) {
       logger?.warn("Payments Apps call failed", {
         shop: options.shopDomain,
@@ -124,21 +145,17 @@ export function createPaymentsAppsClient(options: PaymentsAppsClientOptions): Pa
         detail: describePaymentsAppsError(result.error),
       });
     } else {
-      logger?.info("Payments Apps call answered", {
-        shop: options.shopDomain,
-        operation,
-        state: result.value.state?.code ?? null,
-        userErrors: result.value.userErrors.length,
-      });
+      logger?.info("Payments Apps call answered", { shop: options.shopDomain, operation, ...describe(result.value) });
     }
     return result;
   }
 
-  async function attempt(
+  async function attempt<T>(
     operation: PaymentsAppsOperationName,
     document: string,
     variables: Record<string, unknown>,
-  ): Promise<PaymentsAppsResult> {
+    parse: (data: unknown) => Parsed<T>,
+  ): Promise<Result<T, PaymentsAppsError>> {
     let status = 0;
     let bodyText: string;
     let retryAfterHeader: string | null = null;
@@ -239,7 +256,7 @@ export function createPaymentsAppsClient(options: PaymentsAppsClientOptions): Pa
       });
     }
 
-    const parsed = parseMutationData(operation, envelope.data.data);
+    const parsed = parse(envelope.data.data);
     if (!parsed.ok) {
       return err({ kind: "invalid_response", retryable: false, operation, status, message: `Unexpected answer: ${parsed.problem}` });
     }
@@ -275,6 +292,7 @@ export function createPaymentsAppsClient(options: PaymentsAppsClientOptions): Pa
       send("VoidSessionReject", VOID_SESSION_REJECT, { id: gid, reason: reasonVariables(code, merchantMessage) }),
     configurePaymentsApp: ({ externalHandle, ready }) =>
       send("PaymentsAppConfigure", PAYMENTS_APP_CONFIGURE, { externalHandle: externalHandle ?? null, ready }),
+    publicApiVersions: () => logged("PublicApiVersions", PUBLIC_API_VERSIONS, {}, parsePublicApiVersions, (versions) => ({ versions: versions.length })),
   };
 }
 

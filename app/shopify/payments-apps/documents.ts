@@ -1,5 +1,5 @@
 // Every GraphQL document the app sends to Shopify's Payments Apps API, one named
-// operation each. A test validates all of them against the real 2026-04 schema, so a
+// operation each: the mutations, and the API's one query. A test validates all of them against the real 2026-04 schema, so a
 // misspelt field fails in CI rather than in a merchant's checkout.
 
 // The two `reason` fields are aliased because their types differ (nullable enum vs
@@ -137,6 +137,15 @@ export const PAYMENTS_APP_CONFIGURE = `mutation PaymentsAppConfigure($externalHa
   }
 }`;
 
+/**
+ * The API's only query, which changes nothing: whether Shopify takes the shop's token. Shopify
+ * revokes an app's tokens when the merchant uninstalls it, so a token it takes says the app is
+ * installed (see confirmUninstall, app/shops/shopify-webhooks.server.ts).
+ */
+export const PUBLIC_API_VERSIONS = `query PublicApiVersions {
+  publicApiVersions { handle supported }
+}`;
+
 /** Every document with its operation name, for schema validation in tests. */
 export const PAYMENTS_APPS_DOCUMENTS = [
   { operationName: "PaymentSessionResolve", document: PAYMENT_SESSION_RESOLVE },
@@ -149,6 +158,9 @@ export const PAYMENTS_APPS_DOCUMENTS = [
   { operationName: "VoidSessionResolve", document: VOID_SESSION_RESOLVE },
   { operationName: "VoidSessionReject", document: VOID_SESSION_REJECT },
   { operationName: "PaymentsAppConfigure", document: PAYMENTS_APP_CONFIGURE },
+  { operationName: "PublicApiVersions", document: PUBLIC_API_VERSIONS },
 ] as const;
 
 export type PaymentsAppsOperationName = (typeof PAYMENTS_APPS_DOCUMENTS)[number]["operationName"];
+/** The operations that change something at Shopify, each answered with a MutationOutcome. */
+export type PaymentsAppsMutationName = Exclude<PaymentsAppsOperationName, "PublicApiVersions">;

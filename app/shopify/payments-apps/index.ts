@@ -6,9 +6,10 @@ export {
   type PaymentsAppsClientOptions,
   type PaymentsAppsLogger,
   type PaymentsAppsResult,
+  type PublicApiVersionsResult,
 } from "./client";
 export { classifyUserErrors, type UserErrorClassification } from "./classify-user-errors";
-export { PAYMENTS_APPS_DOCUMENTS, type PaymentsAppsOperationName } from "./documents";
+export { PAYMENTS_APPS_DOCUMENTS, type PaymentsAppsMutationName, type PaymentsAppsOperationName } from "./documents";
 export { describePaymentsAppsError, type GraphqlErrorSummary, type PaymentsAppsError, type PaymentsAppsErrorKind } from "./errors";
 export {
   PAYMENT_SESSION_REJECTION_CODES,
@@ -18,6 +19,7 @@ export {
   type PaymentSessionRejectionCode,
   type PaymentsAppsUserError,
   type PendingReason,
+  type PublicApiVersion,
   type RefundRejectionCode,
   type SessionState,
   type SessionStateCode,

@@ -2,7 +2,7 @@
 // `data` into it. Nothing from the response is used before it passes these schemas.
 
 import { z } from "zod";
-import type { PaymentsAppsOperationName } from "./documents";
+import type { PaymentsAppsMutationName } from "./documents";
 
 export const PAYMENT_SESSION_REJECTION_CODES = [
   "AMOUNT_TOO_LARGE",
@@ -73,7 +73,7 @@ export interface PaymentsAppsUserError {
 }
 
 export interface MutationOutcome {
-  operation: PaymentsAppsOperationName;
+  operation: PaymentsAppsMutationName;
   /** The session's gid as Shopify returned it; null when Shopify returned no session. */
   sessionId: string | null;
   state: SessionState | null;
@@ -133,7 +133,7 @@ interface OperationShape {
   sessionKey: "paymentSession" | "refundSession" | "captureSession" | "voidSession" | null;
 }
 
-export const OPERATION_SHAPES: Record<PaymentsAppsOperationName, OperationShape> = {
+export const OPERATION_SHAPES: Record<PaymentsAppsMutationName, OperationShape> = {
   PaymentSessionResolve: { rootField: "paymentSessionResolve", sessionKey: "paymentSession" },
   PaymentSessionReject: { rootField: "paymentSessionReject", sessionKey: "paymentSession" },
   PaymentSessionPending: { rootField: "paymentSessionPending", sessionKey: "paymentSession" },
@@ -172,7 +172,7 @@ function toUserErrors(raw: z.infer<typeof userErrorSchema>[]): PaymentsAppsUserE
  * problem when the data does not have the shape the document asked for.
  */
 export function parseMutationData(
-  operation: PaymentsAppsOperationName,
+  operation: PaymentsAppsMutationName,
   data: unknown,
 ): { ok: true; outcome: MutationOutcome } | { ok: false; problem: string } {
   const shape = OPERATION_SHAPES[operation];
@@ -247,4 +247,19 @@ function describeIssues(error: z.ZodError, prefix?: string): string {
     .slice(0, 3)
     .map((i) => `${[prefix, ...i.path].filter((p) => p !== undefined).join(".") || "(root)"}: ${i.message}`)
     .join("; ");
+}
+
+/** A version of the Admin API, as the PublicApiVersions query lists them. */
+export interface PublicApiVersion {
+  handle: string;
+  supported: boolean;
+}
+
+const publicApiVersionsSchema = z.object({ publicApiVersions: z.array(z.object({ handle: z.string(), supported: z.boolean() })) });
+
+/** Parses `data` of the PublicApiVersions query; a string describing the problem when it has another shape. */
+export function parsePublicApiVersions(data: unknown): { ok: true; outcome: PublicApiVersion[] } | { ok: false; problem: string } {
+  const parsed = publicApiVersionsSchema.safeParse(data);
+  if (!parsed.success) return { ok: false, problem: describeIssues(parsed.error) };
+  return { ok: true, outcome: parsed.data.publicApiVersions.map((v) => ({ handle: v.handle, supported: v.supported })) };
 }
