@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserForFile, saveScreenshot } from "../support/browser";
 import { startStackWithLiveGateway, type LiveGatewayStandin } from "../support/live-gateway";
 import type { Stack } from "../support/stack";
-import { DESKTOP, openAdmin, reloadInteractive } from "./support/admin";
+import { DESKTOP, openAdmin, reloadInteractive, saveSettingsForm } from "./support/admin";
 
 const LIVE_COIN = "Coin for real checkouts (live gateway)";
 const SANDBOX_COIN = "Coin for Shopify test orders (gateway sandbox)";
@@ -33,13 +33,7 @@ const shopRow = () => stack.services.db.shop.findUniqueOrThrow({ where: { shopDo
 
 /** Saves the form and waits until the page shows the answer and the settings read again (an earlier save's banner may still be up). */
 async function save(expected = "Settings saved.") {
-  const answered = page.waitForResponse((response) => response.request().method() === "POST" && new URL(response.url()).pathname.startsWith("/app/settings"));
-  await page.getByRole("button", { name: "Save" }).click();
-  await answered;
-  await page.waitForFunction(() => {
-    const router = (window as unknown as { __remixRouter: { state: { navigation: { state: string }; revalidation: string } } }).__remixRouter;
-    return router.state.navigation.state === "idle" && router.state.revalidation === "idle";
-  });
+  await saveSettingsForm(page);
   // An error about a field is said in the banner and on the field: the first is enough to wait for.
   await page.getByText(expected).first().waitFor();
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { SETTINGS_CHANGED_MESSAGE } from "../../app/shops/onboarding.server";
 import { browserForFile } from "../support/browser";
 import { startStack, type Stack } from "../support/stack";
-import { DESKTOP, openAdmin } from "./support/admin";
+import { DESKTOP, openAdmin, saveSettingsForm } from "./support/admin";
 
 let stack: Stack;
 const browser = browserForFile();
@@ -29,17 +29,6 @@ const shopRow = () => stack.services.db.shop.findUniqueOrThrow({ where: { shopDo
 const TEST_MODE = "Test mode: accept only Shopify test orders, paid on the gateway sandbox";
 const CONFIRM = "Confirm every payment with the gateway before Shopify is told";
 
-/** Presses Save on `page` and waits until its answer and any reading of the page's data that follows are over. */
-async function save(page: Page) {
-  const answered = page.waitForResponse((response) => response.request().method() === "POST" && new URL(response.url()).pathname.startsWith("/app/settings"));
-  await page.getByRole("button", { name: "Save" }).click();
-  await answered;
-  await page.waitForFunction(() => {
-    const router = (window as unknown as { __remixRouter: { state: { navigation: { state: string }; revalidation: string } } }).__remixRouter;
-    return router.state.navigation.state === "idle" && router.state.revalidation === "idle";
-  });
-}
-
 it("after a save refused for a change made in another tab, the page shows that change and the merchant's change made again is saved", async () => {
   await openAdmin(first, stack, "/app/settings");
   await openAdmin(second, stack, "/app/settings");
@@ -47,13 +36,13 @@ it("after a save refused for a change made in another tab, the page shows that c
 
   // Tab 1 turns test mode on and saves.
   await first.getByLabel(TEST_MODE).check({ force: true });
-  await save(first);
+  await saveSettingsForm(first);
   await first.getByText("Settings saved").first().waitFor();
   expect((await shopRow()).testMode).toBe(true);
 
   // Tab 2, loaded before, turns on the confirmation of every payment: refused, nothing saved.
   await second.getByLabel(CONFIRM).check({ force: true });
-  await save(second);
+  await saveSettingsForm(second);
   await second.getByText(SETTINGS_CHANGED_MESSAGE).waitFor();
   expect((await shopRow()).readOrderOnWebhook).toBe(false);
   // "The page now shows them as they are": test mode, turned on in tab 1, shows as on.
@@ -62,7 +51,7 @@ it("after a save refused for a change made in another tab, the page shows that c
 
   // The merchant makes the change again, as told (ticks the box unless it still shows ticked), and saves: it is saved.
   if (!(await second.getByLabel(CONFIRM).isChecked())) await second.getByLabel(CONFIRM).check({ force: true });
-  await save(second);
+  await saveSettingsForm(second);
   await second.waitForTimeout(300);
   const row = await shopRow();
   expect(row.readOrderOnWebhook, "the change made again was saved").toBe(true);

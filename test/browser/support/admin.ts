@@ -22,6 +22,20 @@ export function reloadInteractive(page: Page): Promise<void> {
   return interactive(page, () => page.reload({ waitUntil: "load" }));
 }
 
+/**
+ * Presses Save on the Settings page and waits until its answer, and any reading of the page's
+ * data that follows it, are over.
+ */
+export async function saveSettingsForm(page: Page): Promise<void> {
+  const answered = page.waitForResponse((response) => response.request().method() === "POST" && new URL(response.url()).pathname.startsWith("/app/settings"));
+  await page.getByRole("button", { name: "Save" }).click();
+  await answered;
+  await page.waitForFunction(() => {
+    const router = (window as unknown as { __remixRouter: { state: { navigation: { state: string }; revalidation: string } } }).__remixRouter;
+    return router.state.navigation.state === "idle" && router.state.revalidation === "idle";
+  });
+}
+
 function hydrated(page: Page, timeout: number): Promise<boolean> {
   return page
     .waitForFunction(() => (window as unknown as { __remixRouter?: { state?: { initialized?: boolean } } }).__remixRouter?.state?.initialized === true, undefined, { timeout })
