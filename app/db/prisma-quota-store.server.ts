@@ -109,7 +109,7 @@ export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Part
 
   return {
     async take(keyHash: string, cls: QuotaClass, now: Date): Promise<QuotaTakeResult> {
-      const held = holds.held(keyHash, now);
+      const held = holds.held(keyHash, cls, now);
       if (held) return held;
       if (now.getTime() - lastPrune > 10 * MINUTE_MS) {
         lastPrune = now.getTime();

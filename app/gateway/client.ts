@@ -363,9 +363,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         if (quotaError !== null) return err(quotaError);
         const outcome = await sendOnce(fetchFn, { url, method: spec.method, headers, body: spec.body }, attemptTimeoutMs);
         const result = toResult(spec, outcome, attemptTimeoutMs);
-        // The gateway said when it takes the device's calls again: the device's other calls wait for it too.
+        // The gateway said when it takes the device's calls again: the device's other calls of the
+        // throttled kind wait for it too (a creation's 429 holds creations, not the reads the gateway still answers).
         if (result.isErr() && result.error.kind === "throttled" && result.error.retryAfterSeconds !== null) {
-          quotaStore.holdUntil(keyHash, new Date(clock().getTime() + result.error.retryAfterSeconds * 1000));
+          quotaStore.holdUntil(keyHash, new Date(clock().getTime() + result.error.retryAfterSeconds * 1000), spec.quotaClass);
         }
         return settleCreating(spec, result);
       },

@@ -46,9 +46,13 @@ export interface QuotaStore {
    * The gateway answered 429 saying when it takes the device's calls again: until then no call
    * of this process is let through (take refuses with "gateway_throttle"), so that the other
    * calls on the device (another pass, a webhook's read, a shopper's return) do not each run
-   * into the throttle, and keep it full, before its end.
+   * into the throttle, and keep it full, before its end. `cls` is the class of the call that met
+   * the 429: a general call's 429 holds every call (each counts in the general throttles); a
+   * critical call's holds only critical calls, as the strict throttles (15/min, 200/day) it may
+   * have met count only those, and the gateway still answers the device's reads (a read that
+   * meets the general throttle gets its own 429, which then holds every call).
    */
-  holdUntil(keyHash: string, until: Date): void;
+  holdUntil(keyHash: string, until: Date, cls?: QuotaClass): void;
   /**
    * Gives back one call of `cls` taken at `at` (by take, with that time), for a call that was
    * taken but is surely never made: a prepared order whose payment session was a repeat. A
@@ -61,20 +65,27 @@ export interface QuotaStore {
  * The holds of holdUntil, in the process's memory (each instance learns of the throttle from its
  * own 429s: at most one call each per announced wait).
  */
-export function createThrottleHolds(): Pick<QuotaStore, "holdUntil"> & { held(keyHash: string, now: Date): QuotaTakeResult | null } {
-  const until = new Map<string, number>();
+export function createThrottleHolds(): Pick<QuotaStore, "holdUntil"> & { held(keyHash: string, cls: QuotaClass, now: Date): QuotaTakeResult | null } {
+  const until: Record<QuotaClass, Map<string, number>> = { general: new Map(), critical: new Map() };
+  const heldIn = (holds: Map<string, number>, keyHash: string, nowMs: number): number | null => {
+    const end = holds.get(keyHash);
+    if (end === undefined) return null;
+    if (end <= nowMs) {
+      holds.delete(keyHash);
+      return null;
+    }
+    return end;
+  };
   return {
-    holdUntil(keyHash, at) {
-      if (at.getTime() > (until.get(keyHash) ?? 0)) until.set(keyHash, at.getTime());
+    holdUntil(keyHash, at, cls = "general") {
+      const holds = until[cls];
+      if (at.getTime() > (holds.get(keyHash) ?? 0)) holds.set(keyHash, at.getTime());
     },
-    held(keyHash, now) {
-      const end = until.get(keyHash);
-      if (end === undefined) return null;
-      if (end <= now.getTime()) {
-        until.delete(keyHash);
-        return null;
-      }
-      return { ok: false, retryAt: new Date(end), window: "gateway_throttle" };
+    held(keyHash, cls, now) {
+      // A general hold stops every call; a critical one only the critical calls.
+      const ends = [heldIn(until.general, keyHash, now.getTime()), cls === "critical" ? heldIn(until.critical, keyHash, now.getTime()) : null];
+      const end = Math.max(...ends.map((e) => e ?? 0));
+      return end > 0 ? { ok: false, retryAt: new Date(end), window: "gateway_throttle" } : null;
     },
   };
 }
@@ -161,7 +172,7 @@ export function createMemoryQuotaStore(limits: Partial<QuotaLimits> = {}): Quota
 
   return {
     async take(keyHash, cls, now) {
-      const held = holds.held(keyHash, now);
+      const held = holds.held(keyHash, cls, now);
       if (held) return held;
       const nowMs = now.getTime();
       const logs = logsFor(keyHash, nowMs);
