@@ -5,7 +5,9 @@
 // shopper still has something to pay and the order's time has not run out — and the rare
 // gateway read that keeps the page current where notifications do not.
 import { z } from "zod";
+import Decimal from "decimal.js";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
+import { agreedStatus, webhookBody } from "~/payments/process-webhooks";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
 import { keepsReserve } from "~/payments/reconcile";
@@ -77,11 +79,40 @@ function isShort(payment: PaymentWithAmounts): boolean {
  * reads expired and a partial one partial_expired, before the gateway says so: a partly
  * paid order stays AC, and the rest sent late would end it OC.
  */
-export function shopperStatus(payment: PaymentWithAmounts, now: Date): ShopperStatus {
-  return statusAt(statusFromState(payment), payment.expiresAt ? payment.expiresAt.getTime() : null, now.getTime());
+export function shopperStatus(payment: PaymentWithAmounts, now: Date, held: HeldMoney = null): ShopperStatus {
+  return statusAt(statusFromState(payment, held), payment.expiresAt ? payment.expiresAt.getTime() : null, now.getTime());
 }
 
-function statusFromState(payment: PaymentWithAmounts): ShopperStatus {
+/**
+ * Money the gateway notified (a verified AC notification that agrees with the payment) while
+ * the payment still awaits it: the inbox takes such a notification in without reading the
+ * order, and only a read moves the payment on. "covered" when the notified amounts reach the
+ * crypto amount, "short" when they do not (or cannot tell); null without such a notification.
+ */
+export type HeldMoney = "covered" | "short" | null;
+
+export async function heldMoneySeen(services: AppServices, payment: Payment): Promise<HeldMoney> {
+  if (payment.state !== "awaiting_payment" || !payment.gatewayOrderId) return null;
+  const hooks = await services.db.gatewayWebhook.findMany({
+    where: { shopId: payment.shopId, gatewayEnv: payment.gatewayEnv, orderId: payment.gatewayOrderId, status: "AC" },
+    select: { rawBody: true, orderId: true },
+    orderBy: { receivedAt: "desc" },
+  });
+  for (const hook of hooks) {
+    if (agreedStatus(hook, payment)?.code !== "AC") continue;
+    const body = webhookBody(hook);
+    const expected = body?.crypto_amount ?? payment.cryptoAmount;
+    if (!body || !expected || body.unconfirmed_amount === undefined || body.confirmed_amount === undefined) return "short";
+    const received = new Decimal(body.unconfirmed_amount).plus(body.confirmed_amount);
+    return received.gte(expected) ? "covered" : "short";
+  }
+  return null;
+}
+
+function statusFromState(payment: PaymentWithAmounts, held: HeldMoney = null): ShopperStatus {
+  // Money notified, not read yet: received (and confirming), or part of it (the rest due not
+  // known until the order is read); never asked for again.
+  if (payment.state === "awaiting_payment" && held !== null) return held === "covered" ? "confirming" : "partial";
   switch (payment.state) {
     case "paid":
       return "paid";
@@ -250,6 +281,11 @@ async function instructions(services: AppServices, payment: PaymentWithShop, rem
   // code asks for the rest, or is left out when the URI cannot say so.
   let qrUri = payment.paymentUri;
   if (remaining !== null) qrUri = qrUri && payment.cryptoAmount ? remainderPaymentUri(qrUri, payment.cryptoAmount, remaining) : null;
+  // A coin paid with a tag/memo: a wallet that reads a request without it sends the money
+  // without it, and the money is lost (SPEC.md's payment_uri is only "scheme:<address>?amount=").
+  // The QR code and the wallet link are offered only when the request carries the tag/memo;
+  // otherwise the shopper copies the address, the amount and the tag/memo.
+  if (qrUri !== null && !lightning && (kind !== null || payment.tagMemo) && !(payment.tagMemo && carriesParameterValue(qrUri, payment.tagMemo))) qrUri = null;
   return {
     coin: payment.inputCurrency,
     network: coin?.blockchain ?? null,
@@ -264,15 +300,28 @@ async function instructions(services: AppServices, payment: PaymentWithShop, rem
   };
 }
 
+/** Whether one of the URI's query parameters has exactly this value (a tag/memo it carries). */
+function carriesParameterValue(uri: string, value: string): boolean {
+  const query = uri.split("#")[0]!.split("?").slice(1).join("?");
+  return query.split("&").some((param) => {
+    const [, given = ""] = param.split(/=(.*)/s);
+    try {
+      return decodeURIComponent(given.replace(/\+/g, " ")) === value;
+    } catch {
+      return given === value;
+    }
+  });
+}
+
 export function statusUrl(services: AppServices, payment: Payment): string {
   const page = new URL(services.links.paymentPageUrl(payment));
   return `${page.pathname}/status${page.search}`;
 }
 
-export async function paymentPageView(services: AppServices, payment: PaymentWithShop): Promise<PaymentPageView> {
+export async function paymentPageView(services: AppServices, payment: PaymentWithShop, held: HeldMoney = null): Promise<PaymentPageView> {
   const stage = pageStage(payment);
   const now = services.clock.now();
-  const status = shopperStatus(payment, now);
+  const status = shopperStatus(payment, now, held);
   const paying = asksForPayment(status);
   const progress = paymentProgress(payment.cryptoAmount, payment.transactions);
   const remaining = status === "partial" && progress?.remaining.gt(0) ? progress.remaining.toFixed() : null;
@@ -326,11 +375,11 @@ export interface PaymentStatusView {
   redirectUrl: string | null;
 }
 
-export function paymentStatusView(services: AppServices, payment: PaymentWithAmounts): PaymentStatusView {
+export function paymentStatusView(services: AppServices, payment: PaymentWithAmounts, held: HeldMoney = null): PaymentStatusView {
   const now = services.clock.now();
   return {
     stage: pageStage(payment),
-    status: shopperStatus(payment, now),
+    status: shopperStatus(payment, now, held),
     percentage: payment.percentage,
     receivedCrypto: receivedCrypto(payment),
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,

@@ -3,7 +3,7 @@
 // once every 15 seconds per payment).
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { jsonResponse } from "~/lib/http.server";
-import { paymentForLink, paymentStatusView, refreshIfDue } from "~/payment-page/payment-page.server";
+import { heldMoneySeen, paymentForLink, paymentStatusView, refreshIfDue } from "~/payment-page/payment-page.server";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
@@ -12,5 +12,5 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   // The page, told so, reloads into its "shop gone" answer.
   if (found.shop.uninstalledAt) return jsonResponse(410, { error: "shop_gone", message: "This shop no longer takes crypto payments through this app." });
   const payment = await refreshIfDue(services, found);
-  return jsonResponse(200, paymentStatusView(services, payment));
+  return jsonResponse(200, paymentStatusView(services, payment, await heldMoneySeen(services, payment)));
 }

@@ -18,6 +18,7 @@ import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "
 import type { DocumentLanguageContext } from "~/root";
 import {
   coinsFor,
+  heldMoneySeen,
   pageStage,
   paymentForLink,
   paymentPageView,
@@ -109,7 +110,7 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   if (!found) throw notFound(request);
   if (found.shop.uninstalledAt) return shopGone(found);
   const payment = await refreshIfDue(services, found);
-  const view = await paymentPageView(services, payment);
+  const view = await paymentPageView(services, payment, await heldMoneySeen(services, payment));
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
   if (view.redirectUrl) throw redirect(view.redirectUrl, 303);
   const texts = pageTexts(view.language);
