@@ -174,14 +174,21 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
    * A pending call with no point any more: done, unsent. The payment's final Shopify outcome
    * overtook it, or its window ended while it could not be sent (Shopify refuses an expiry in
    * the past, and that refusal would replace the payment's open flag, pending_window_expired
-   * among them, with a Shopify error). A final call only queued behind it leaves it to go first.
+   * among them, with a Shopify error). A final call only queued behind it leaves it to go first;
+   * one already sent to Shopify (taken, maybe, with its answer lost), or one still on its way
+   * when Shopify refuses the pending as resolved or rejected already (`shopifyFinal`), leaves
+   * the pending with no point: it is never sent after the final call.
    */
-  const supersededPending = async (): Promise<boolean> => {
+  const supersededPending = async (shopifyFinal = false): Promise<boolean> => {
     if (payload.kind !== "payment.pending" || !message.paymentId) return false;
     const windowEnded = Date.parse(payload.pendingExpiresAt) <= now().getTime() + PENDING_SEND_MARGIN_MS;
     if (!windowEnded) {
       const payment = await deps.db.payment.findUnique({ where: { id: message.paymentId }, select: { shopifyOutcome: true } });
-      if (payment && payment.shopifyOutcome !== "resolved" && payment.shopifyOutcome !== "rejected") return false;
+      if (payment && payment.shopifyOutcome !== "resolved" && payment.shopifyOutcome !== "rejected") {
+        const final = await deps.db.outboxMessage.findUnique({ where: { dedupeKey: finalMessageKey(message.paymentId) }, select: { status: true, attempts: true } });
+        const finalSent = final !== null && (final.status !== "pending" || final.attempts > 0 || shopifyFinal);
+        if (!finalSent) return false;
+      }
     }
     await deps.db.outboxMessage.updateMany({
       where: { id: message.id, lockedBy: message.lockedBy },
@@ -279,7 +286,8 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
   const classified = classifyUserErrors(outcome);
   // Shopify refused a pending call because the final one got there while it was on its way:
   // nothing for a person to look at.
-  if (!classified.ok && (await supersededPending())) {
+  const shopifyFinal = outcome.state?.code === "RESOLVED" || outcome.state?.code === "REJECTED";
+  if (!classified.ok && (await supersededPending(shopifyFinal))) {
     log.info("Pending call overtaken by the payment's final outcome", { attempts });
     return "skipped";
   }
