@@ -164,9 +164,7 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
   try {
     // One migrator at a time across every instance that starts together; one that waits longer
     // than another's migrations could take (each takes its locks within about a minute) stops.
-    await client.query(`SET statement_timeout = ${MIGRATOR_WAIT_MS}`);
-    await client.query("SELECT pg_advisory_lock(7263541)");
-    await client.query("SET statement_timeout = 0");
+    await takeMigratorLock(client);
     await client.query(HISTORY_POSTGRES);
     const rows = await client.query(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
     const applied = new Map<string, string>(rows.rows.map((r: { migration_name: string; checksum: string }) => [r.migration_name, r.checksum]));
@@ -219,6 +217,26 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
   } finally {
     await client.query("SELECT pg_advisory_unlock(7263541)").catch(() => undefined);
     await client.end();
+  }
+}
+
+/** How often a migrator waiting for another instance's asks for the lock again. */
+const MIGRATOR_POLL_MS = 250;
+
+/**
+ * Takes the migrators' advisory lock, waiting at most MIGRATOR_WAIT_MS for another instance's
+ * migrator to finish. The wait is a series of short tries, never one statement blocked on the
+ * lock: a statement holds a snapshot while it waits, and the other migrator's CREATE INDEX
+ * CONCURRENTLY waits for every older snapshot to end, which would be a deadlock (PostgreSQL
+ * cancels one of the two, and that instance's start fails).
+ */
+async function takeMigratorLock(client: pg.Client): Promise<void> {
+  const giveUpAt = Date.now() + MIGRATOR_WAIT_MS;
+  for (;;) {
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(7263541) AS locked");
+    if (rows[0]?.locked) return;
+    if (Date.now() >= giveUpAt) throw new Error(`Another instance's migrator held the migrations for more than ${MIGRATOR_WAIT_MS / 1000} s: it may be stuck; try again`);
+    await new Promise((resolve) => setTimeout(resolve, MIGRATOR_POLL_MS));
   }
 }
 

@@ -31,7 +31,8 @@ it("SIGTERM while the migrations wait for another instance's: the process exits 
 
   // The process waits for the migrators' lock.
   await waitFor(async () => {
-    const { rows } = await otherMigrator.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted", [MIGRATORS_LOCK]);
+    // (It asks for the lock again and again, never blocked on it: see takeMigratorLock.)
+    const { rows } = await otherMigrator.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1", [`%pg_try_advisory_lock(${MIGRATORS_LOCK})%`]);
     return rows.length > 0;
   }, "the app's migrator waiting for the lock", 30_000);
 
