@@ -124,7 +124,7 @@ function combinationIssues(raw: Record<string, string | undefined>): string[] {
   // The development login opens any shop's admin without Shopify: only on this machine.
   if (isOn(raw.DEV_ADMIN_LOGIN)) {
     if (!LOOPBACK_HOSTS.test(raw.HOST ?? "0.0.0.0")) issues.push("  DEV_ADMIN_LOGIN: needs HOST on loopback (127.0.0.1, ::1 or localhost): it opens every shop's admin without Shopify");
-    if (raw.SHOPIFY_APP_URL && !LOCAL_HOSTS.test(hostnameOf(raw.SHOPIFY_APP_URL))) issues.push("  DEV_ADMIN_LOGIN: needs SHOPIFY_APP_URL on this machine (localhost or 127.0.0.1): it opens every shop's admin without Shopify");
+    if (raw.SHOPIFY_APP_URL && !isLocalHostname(hostnameOf(raw.SHOPIFY_APP_URL))) issues.push("  DEV_ADMIN_LOGIN: needs SHOPIFY_APP_URL on this machine (localhost or 127.0.0.1): it opens every shop's admin without Shopify");
   }
   if (isOn(raw.WORKER_THREAD) && databaseKind(raw.DATABASE_URL ?? "") !== "postgresql") issues.push("  WORKER_THREAD: needs PostgreSQL (SQLite allows one connection per process)");
   if (raw.MTLS_MODE === "direct") {
@@ -153,6 +153,16 @@ const LOCAL_HOSTS = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::
 /** Addresses a server listens on that no other machine reaches. */
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
 
+/**
+ * Whether a URL's host is this machine's own, however it is written: with the root's trailing
+ * dot ("localhost."), or as an IPv4 address mapped in IPv6 ([::ffff:127.0.0.1], which the URL
+ * parser writes [::ffff:7f00:1]).
+ */
+function isLocalHostname(hostname: string): boolean {
+  const host = hostname.replace(/\.+$/, "");
+  return LOCAL_HOSTS.test(host) || /^\[::ffff:(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)\]$/i.test(host);
+}
+
 function hostnameOf(url: string): string {
   try {
     return new URL(url).hostname;
@@ -163,7 +173,13 @@ function hostnameOf(url: string): string {
 
 /** An https:// address others can reach: not this machine's own. */
 function isPublicHttps(value: string): boolean {
-  return isHttps(value) && !LOCAL_HOSTS.test(new URL(value).hostname);
+  return isHttps(value) && !isLocalHostname(new URL(value).hostname);
+}
+
+/** An address the app's paths can be appended to: no query, no fragment, no credentials. */
+function isPlainAddress(value: string): boolean {
+  const url = new URL(value);
+  return url.search === "" && url.hash === "" && !value.includes("?") && !value.includes("#") && url.username === "" && url.password === "";
 }
 
 function isHttps(value: string): boolean {
@@ -210,6 +226,11 @@ function productionIssues(raw: Record<string, string | undefined>): string[] {
   // Where Shopify, the gateway's notifications and shoppers' return links reach the app.
   if (!raw.SHOPIFY_APP_URL) issues.push("  SHOPIFY_APP_URL: is required in production (the app's public https:// address)");
   else if (!isPublicHttps(raw.SHOPIFY_APP_URL)) issues.push("  SHOPIFY_APP_URL: must be the app's public https:// address in production, not a local one");
+  else if (!isPlainAddress(raw.SHOPIFY_APP_URL)) {
+    // The app appends its paths to it (notification URLs, return links): after a query or a
+    // fragment they would name the home page, and credentials would go to the gateway and shoppers.
+    issues.push("  SHOPIFY_APP_URL: must be an address without a query, a fragment or a user name and password (the app appends its paths to it)");
+  }
   const developmentIds = developmentKeyIds(raw.CREDENTIALS_ENCRYPTION_KEYS);
   for (const id of developmentIds) {
     issues.push(`  CREDENTIALS_ENCRYPTION_KEYS: the key "${id}" is the development key, published with the source: generate a key of your own`);
