@@ -14,6 +14,7 @@ import { shareAppDatabase } from "../app/db.server";
 import { createServices, type AppServices, type ServiceOverrides } from "../app/services.server";
 import { startWorkers, type Workers } from "../app/workers.server";
 import { MAX_ROUTE_BODY_BYTES } from "../app/lib/http.server";
+import { routedPath } from "../app/lib/routed-path";
 import { apiRouter } from "./api-router";
 import { boundedBodies } from "./body-limit";
 import { pageHeaders } from "./page-headers";
@@ -58,7 +59,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   app.use((req, res, next) => {
     if (!closing) return next();
     res.setHeader("Connection", "close");
-    if (req.path === "/healthz") return void res.status(503).json({ status: "shutting_down" });
+    // The health route under every spelling the router serves it at (any case, a trailing slash).
+    if (routedPath(req.originalUrl)?.replace(/\/+$/, "") === "/healthz") return void res.status(503).json({ status: "shutting_down" });
     next();
   });
   app.set("trust proxy", env.MTLS_MODE === "proxy");
