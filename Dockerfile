@@ -31,8 +31,10 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
 # /healthz where the app listens: HOST (or loopback), over HTTPS when the app serves TLS itself.
-# The start applies migrations first, which may wait up to about a minute for a table's locks.
-HEALTHCHECK --interval=15s --timeout=3s --start-period=90s CMD ["node", "server/healthcheck.mjs"]
+# The start applies migrations first: up to 5 minutes waiting for another instance's migrator,
+# then up to about a minute for a table's locks. The start period covers both, so an orchestrator
+# does not restart an instance that is only migrating.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=420s CMD ["node", "server/healthcheck.mjs"]
 # One process: signals (SIGTERM for a graceful stop) reach the app itself. The stop takes up
 # to 30 s (a 5 s grace with /healthz answering 503, then the drain): run with
 # `--stop-timeout 35` (docker stop kills after 10 s by default).
