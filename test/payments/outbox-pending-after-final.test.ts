@@ -1,27 +1,37 @@
-// A pending call is never sent after the payment's final call. A shopper's return that read
-// the payment as still open can store the pending just after the settlement stored the resolve
-// (handleShopperReturn reads the payment first, enqueuePending does not look for a final call).
-// The resolve goes first; when Shopify takes it but the answer is lost, neither the same pass,
-// a later one, nor an inline delivery sends the pending after it. On SQLite and PostgreSQL.
+// A payment's pending call is never sent after its final call has been sent. When Shopify took
+// a resolve whose answer was lost, the pending, sent after it, is refused (the session is
+// resolved); that refusal was recorded as a failed call and replaced the payment's open flag
+// ("overpaid": refund the excess crypto), which the resolve's retry then closed, so the
+// merchant was never told to refund the excess. The pending may be stored before the resolve
+// (and fail first), or just after it: a shopper's return that read the payment as still open
+// stores it while the settlement stores the resolve (enqueuePending does not look for a final
+// call). Through worker passes and inline deliveries, on SQLite and PostgreSQL.
 import { beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
 import { deliverDueMessages, deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
+import type { Payment } from "../../generated/prisma/sqlite/client";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
 import { jsonAnswer, shopifyAnswering } from "../support/shopify-answers";
 
-const SHOP = "outbox-pending-order.myshopify.com";
+const SHOP = "outbox-pending-after-final.myshopify.com";
 
 describe.each(ROW_DATABASES)("on $name", (database) => {
-  const rows = rowsDatabaseForFile(database, { shopDomain: SHOP, webhookToken: "outbox-pending-order-01" });
+  const rows = rowsDatabaseForFile(database, { shopDomain: SHOP, webhookToken: "outbox-pending-after-final-01" });
   let opened: OpenedRows;
   beforeAll(() => void (opened = rows()));
 
   let nowMs = Date.now();
   const clock = { now: () => new Date(nowMs) };
+
+  /**
+   * Shopify: each session's state. The next `pendingFailures` pending calls fail with a 503; the
+   * next `lostResolves` resolves are taken, their answers lost.
+   */
   const states = new Map<string, "PENDING" | "RESOLVED">();
   /** Every call Shopify received, in order. */
   let sent: string[] = [];
+  let pendingFailures = 0;
   let lostResolves = 0;
   const stateOf = (code: "PENDING" | "RESOLVED") =>
     code === "RESOLVED" ? { __typename: "PaymentSessionStateResolved", code } : { __typename: "PaymentSessionStatePending", code, pendingReason: "BUYER_ACTION_REQUIRED" };
@@ -36,6 +46,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
         const gid = String(variables.id);
         sent.push(operationName);
         if (operationName === "PaymentSessionPending") {
+          if (pendingFailures-- > 0) return jsonAnswer({ errors: [{ message: "unavailable" }] }, 503);
           const final = states.get(gid) === "RESOLVED";
           if (!final) states.set(gid, "PENDING");
           return jsonAnswer({
@@ -53,25 +64,59 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
       }),
     }) as unknown as PaymentsDeps;
 
-  async function resolveThenPending() {
-    const payment = await createPayment(opened, { state: "paid" });
-    const at = clock.now();
-    const final = await opened.db.$transaction((tx) =>
-      enqueue(tx, { shopDomain: SHOP, paymentId: payment.id, dedupeKey: finalMessageKey(payment.id), payload: { kind: "payment.resolve", gid: payment.gid }, now: at }),
+  const enqueueResolve = (payment: Payment) =>
+    opened.db.$transaction((tx) =>
+      enqueue(tx, { shopDomain: SHOP, paymentId: payment.id, dedupeKey: finalMessageKey(payment.id), payload: { kind: "payment.resolve", gid: payment.gid }, now: clock.now() }),
     );
-    nowMs += 5;
-    const pending = await opened.db.$transaction((tx) =>
+  const enqueuePendingCall = (payment: Payment) =>
+    opened.db.$transaction((tx) =>
       enqueue(tx, {
         shopDomain: SHOP,
         paymentId: payment.id,
         dedupeKey: `payment:${payment.id}:pending`,
-        payload: { kind: "payment.pending", gid: payment.gid, reason: "BUYER_ACTION_REQUIRED", pendingExpiresAt: new Date(at.getTime() + 86_400_000).toISOString() },
+        payload: { kind: "payment.pending", gid: payment.gid, reason: "BUYER_ACTION_REQUIRED", pendingExpiresAt: new Date(nowMs + 86_400_000).toISOString() },
         now: clock.now(),
       }),
     );
+
+  /** A paid payment whose resolve is stored, then (5 ms later) a pending. */
+  async function resolveThenPending() {
+    const payment = await createPayment(opened, { state: "paid" });
+    const final = await enqueueResolve(payment);
+    nowMs += 5;
+    const pending = await enqueuePendingCall(payment);
     nowMs += 5;
     return { payment, final, pending };
   }
+
+  it("a pending stored first, whose first try failed: retried after the resolve Shopify took (answer lost), it is not a refusal; the overpaid flag stands and no call is left failed", async () => {
+    sent = [];
+    pendingFailures = 1;
+    lostResolves = 1;
+    const payment = await createPayment(opened, { state: "paid", attention: "overpaid", attentionDetail: "The shopper sent more than the amount due: refund the excess." });
+    await enqueuePendingCall(payment);
+    nowMs += 1;
+    await enqueueResolve(payment);
+    // Pass 1: the pending fails (503), the resolve reaches Shopify but its answer is lost.
+    nowMs += 10;
+    await deliverDueMessages(deps(), { worker: "w1" });
+    expect(states.get(payment.gid)).toBe("RESOLVED");
+    // The next passes, once both are due again.
+    nowMs += 5_000;
+    await deliverDueMessages(deps(), { worker: "w2" });
+    nowMs += 5_000;
+    await deliverDueMessages(deps(), { worker: "w3" });
+
+    expect(sent).toContain("PaymentSessionResolve");
+    const after = await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(after.shopifyOutcome).toBe("resolved");
+    expect(after, "the overpaid flag (refund the excess) was replaced, then closed").toMatchObject({ attention: "overpaid", attentionResolvedAt: null });
+    const messages = await opened.db.outboxMessage.findMany({ where: { paymentId: payment.id }, orderBy: { createdAt: "asc" } });
+    expect(messages.map((m) => [m.kind, m.status])).toEqual([
+      ["payment.pending", "done"],
+      ["payment.resolve", "done"],
+    ]);
+  });
 
   it("in a pass: a resolve Shopify took but whose answer was lost is not followed by the pending stored after it", async () => {
     sent = [];
