@@ -10,11 +10,9 @@
 // the Shopify stand-in's shop, SQLite.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createGatewayClient } from "../../app/gateway/client";
-import { createMemoryQuotaStore } from "../../app/gateway/quota";
 import { FINALISE_UNREAD_AFTER_MS, reconcileOnce } from "../../app/payments/reconcile";
-import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { paymentColumns } from "../support/payment-rows";
+import { shopSandboxClient } from "../support/shop-gateway";
 import { connectAnotherSandboxDevice, movingClock, setWebhookFaults, stackForFile, type Stack } from "../support/stack";
 
 const OPEN = 400;
@@ -45,14 +43,8 @@ describe.each(cases)("hundreds of payments $name", ({ listingMisses }) => {
   it("are every one read before Shopify's window closes, however many there are", async () => {
     await setWebhookFaults(stack(), "drop");
     const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
-    const deviceKey = stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
-    const gateway = createGatewayClient({
-      baseUrl: stack().sandbox.baseUrl,
-      deviceKey,
-      clock: () => time.clock.now(),
-      // The stack's sandbox is not throttled; the orders are made at once, as over hours.
-      quota: { store: createMemoryQuotaStore({ generalPerMinute: 10_000, generalPerDay: 100_000, criticalPerMinute: 10_000, criticalPerDay: 100_000 }) },
-    });
+    // The stack's sandbox is not throttled; the orders are made at once, as over hours.
+    const { client: gateway } = await shopSandboxClient(stack(), stack().shopDomain, time.clock);
     const payments: { id: string; orderId: string }[] = [];
     for (let i = 0; i < OPEN; i++) {
       const order = await gateway.createOrder({ expected_output_amount: "49.90", input_currency: "BTC", fiat: "EUR", reference: randomUUID() });

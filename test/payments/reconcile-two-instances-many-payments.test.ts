@@ -4,13 +4,11 @@
 // as its order did. Real stack: the gateway sandbox over HTTP, SQLite.
 import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
-import { createGatewayClient } from "../../app/gateway/client";
-import { createMemoryQuotaStore, hashDeviceKey } from "../../app/gateway/quota";
 import { reconcileOnce } from "../../app/payments/reconcile";
 import { createServices } from "../../app/services.server";
 import { connectSandbox } from "../../app/shops/onboarding.server";
-import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { paymentColumns } from "../support/payment-rows";
+import { shopSandboxClient } from "../support/shop-gateway";
 import { movingClock, setWebhookFaults, stackForFile } from "../support/stack";
 
 const time = movingClock(() => stack());
@@ -20,13 +18,7 @@ const act = (orderId: string, body: Record<string, string>) => stack().sandboxCo
 
 async function openPayments(shopDomain: string, count: number, paidEvery: number) {
   const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain } });
-  const deviceKey = stack().services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
-  const gateway = createGatewayClient({
-    baseUrl: stack().sandbox.baseUrl,
-    deviceKey,
-    clock: () => time.clock.now(),
-    quota: { store: createMemoryQuotaStore({ generalPerMinute: 10_000, generalPerDay: 100_000, criticalPerMinute: 10_000, criticalPerDay: 100_000 }) },
-  });
+  const { client: gateway, deviceHash } = await shopSandboxClient(stack(), shopDomain, time.clock);
   const made: { id: string; paid: boolean }[] = [];
   for (let i = 0; i < count; i++) {
     const order = await gateway.createOrder({ expected_output_amount: "49.90", input_currency: "BTC", fiat: "EUR", reference: randomUUID() });
@@ -39,7 +31,7 @@ async function openPayments(shopDomain: string, count: number, paidEvery: number
     const row = await db().payment.create({ data: paymentColumns(shop.id, { gatewayOrderId: order.value.identifier, gatewayStatus: "PE", createdAt: time.clock.now() }) });
     made.push({ id: row.id, paid });
   }
-  return { hash: hashDeviceKey(deviceKey), made };
+  return { hash: deviceHash, made };
 }
 
 it("two instances reconcile a shop with a hundred and fifty open payments and another shop at once: each device listed once, every payment settled", async () => {
