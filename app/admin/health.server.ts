@@ -3,7 +3,7 @@
 // how much of today's gateway request quota is left for each connected device.
 import type { CallBudget } from "~/gateway/client";
 import { GATEWAY_STATUSES, isFinalGatewayStatus } from "~/gateway/statuses";
-import type { GatewayEnv } from "~/payments/deps";
+import type { GatewayEnv, ShopGatewayAccess } from "~/payments/deps";
 import type { RecordedRefusal } from "~/payments/gateway-webhooks";
 import type { AppServices } from "~/services.server";
 import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
@@ -69,6 +69,23 @@ export interface HealthView {
 
 /** The Health page's check of each connected device key with the gateway: one short attempt. */
 const KEY_CHECK: CallBudget = { timeoutMs: 3_000, retry: { maxAttempts: 1 }, quotaMaxWaitMs: 0 };
+/**
+ * A key the gateway took stands for this long without another check (the page reloaded, two
+ * merchants' tabs), so the page costs the device at most one call a minute; a refused key is
+ * checked at every load, so the banner goes as soon as the device is enabled again.
+ */
+const KEY_TAKEN_FRESH_MS = 60_000;
+/** When each device's key (by its client, one per credentials) was last taken by the gateway. */
+const keysTakenAt = new WeakMap<object, number>();
+
+/** Whether the gateway refuses the device's key now (anything else, a failed check included, is not a refusal). */
+async function keyRefused(client: ShopGatewayAccess["client"], now: Date): Promise<boolean> {
+  const takenAt = keysTakenAt.get(client);
+  if (takenAt !== undefined && now.getTime() - takenAt < KEY_TAKEN_FRESH_MS && now.getTime() >= takenAt) return false;
+  const check = await client.currencies(KEY_CHECK);
+  if (check.isOk()) keysTakenAt.set(client, now.getTime());
+  return check.isErr() && check.error.kind === "unauthorized";
+}
 
 /** A notification sent as a payment finished may come after the app's own read settled it: so long is waited for it. */
 const NOTIFICATION_GRACE_MS = 10 * 60_000;
@@ -166,8 +183,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     const access = connection.unreadable ? null : services.gateways.forShop(shop, env);
     if (!access) continue;
     // Whether the gateway still takes the device's key: one short read, never waited for long.
-    const check = await access.client.currencies(KEY_CHECK);
-    if (check.isErr() && check.error.kind === "unauthorized") refusedKeys.push(env);
+    if (await keyRefused(access.client, now)) refusedKeys.push(env);
     const remaining = await access.client.quotaRemaining();
     quotas.push({
       env,
