@@ -5,7 +5,6 @@
 // shopper still has something to pay and the order's time has not run out — and the rare
 // gateway read that keeps the page current where notifications do not.
 import { z } from "zod";
-import Decimal from "decimal.js";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
 import { agreedStatus, webhookBody } from "~/payments/process-webhooks";
 import type { GatewayEnv } from "~/payments/deps";
@@ -16,7 +15,7 @@ import { shopGateway } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { AMOUNT_LIMITS, COIN_REFUSED_EVENT, isLightning, memoKind, offerableCoins, offeredCoinsOf, type CoinChoice, type RefusedCoin } from "./coins";
 import { pageLanguage, type PageLanguage } from "./language";
-import { paidPercentage, paymentProgress, remainderPaymentUri } from "./progress";
+import { Exact, paidPercentage, paymentProgress, remainderPaymentUri } from "./progress";
 import { paymentQrSvg } from "./qr.server";
 import { shopperMoney, shopperNumber, shopperPercentage } from "./shopper-money";
 import type { MemoKind, ShopperStatus } from "./texts";
@@ -103,7 +102,8 @@ export async function heldMoneySeen(services: AppServices, payment: Payment): Pr
     const body = webhookBody(hook);
     const expected = body?.crypto_amount ?? payment.cryptoAmount;
     if (!body || !expected || body.unconfirmed_amount === undefined || body.confirmed_amount === undefined) return "short";
-    const received = new Decimal(body.unconfirmed_amount).plus(body.confirmed_amount);
+    // Summed exactly: coin amounts carry more digits than decimal.js keeps by default (progress.ts).
+    const received = new Exact(body.unconfirmed_amount).plus(body.confirmed_amount);
     return received.gte(expected) ? "covered" : "short";
   }
   return null;

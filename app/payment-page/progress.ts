@@ -7,7 +7,7 @@ import Decimal from "decimal.js";
 
 // Coin amounts carry up to 18 decimals on top of their whole part: more digits than
 // decimal.js keeps by default (20 significant), and a sum must never be rounded.
-const Exact = Decimal.clone({ precision: 80 });
+export const Exact = Decimal.clone({ precision: 80 });
 
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
