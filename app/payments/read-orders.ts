@@ -160,35 +160,34 @@ interface RetiredListing {
 async function lookUpLeftOut(access: ShopGatewayAccess, read: WantedOrdersRead, ids: ReadonlySet<string>, lookUps: OrderLookUps, retired: RetiredListing | null): Promise<void> {
   let retiredListed = false;
   const unread = (id: string) => ids.has(id) && !read.orders.has(id) && !read.unreadable.has(id);
+  const candidates = new Set(lookUps.candidates);
+  /** The retired device's one listing of the pass. */
+  const listRetired = async (listing: RetiredListing, retiredAccess: ShopGatewayAccess): Promise<void> => {
+    retiredListed = true;
+    read.retiredCalls++;
+    const listed = await retiredAccess.client.listOrders(listing.range);
+    // A listing that fails says nothing of the orders: they are still looked up one by one.
+    if (listed.isOk()) keepListed(read, listed.value, ids);
+    else read.failedRetiredListing = listed.error;
+  };
   // More orders left out of a listing than the look-ups may read: the current device's listing
   // shows all of its own, so they are the retired device's (the same merchant's, which the current
   // device reads by identifier without a fallback), and its one listing shows them all. Read one
   // by one, a few a pass, hundreds of them would not all be read before Shopify's window closes.
-  const leftOut = retired && read.failedListing === null ? [...new Set(lookUps.candidates)].filter(unread) : [];
+  const leftOut = retired && read.failedListing === null ? [...candidates].filter(unread) : [];
   if (retired && leftOut.length > lookUps.limit) {
     const retiredAccess = retired.reader.access();
-    if (retiredAccess && (await lookUps.affordable(leftOut[0]!))) {
-      retiredListed = true;
-      read.retiredCalls++;
-      const listed = await retiredAccess.client.listOrders(retired.range);
-      if (listed.isOk()) keepListed(read, listed.value, ids);
-      else read.failedRetiredListing = listed.error;
-    }
+    if (retiredAccess && (await lookUps.affordable(leftOut[0]!))) await listRetired(retired, retiredAccess);
   }
   const limit = read.failedListing ? Math.max(lookUps.limit, lookUps.limitWithoutListing ?? 0) : lookUps.limit;
-  for (const id of new Set(lookUps.candidates)) {
+  for (const id of candidates) {
     if (read.lookUps >= limit) break;
     if (!unread(id)) continue;
     if (!(await lookUps.affordable(id))) continue;
     // Retired credentials no configured key opens are never listed: their device is not read at all.
     const retiredAccess = retired && !retiredListed && retired.reader.fallbacks > retired.fallbacksBefore ? retired.reader.access() : null;
     if (retired && retiredAccess) {
-      retiredListed = true;
-      read.retiredCalls++;
-      const listed = await retiredAccess.client.listOrders(retired.range);
-      // A listing that fails says nothing of the orders: they are still looked up one by one.
-      if (listed.isOk()) keepListed(read, listed.value, ids);
-      else read.failedRetiredListing = listed.error;
+      await listRetired(retired, retiredAccess);
       if (!unread(id) || !(await lookUps.affordable(id))) continue;
     }
     read.lookUps++;
