@@ -79,7 +79,12 @@ export class OfflineTokens {
   ) {
     this.accessSeconds = lifetimes.accessTokenSeconds ?? HOUR_SECONDS;
     this.refreshSeconds = lifetimes.refreshTokenSeconds ?? NINETY_DAYS_SECONDS;
-    this.tokens.push({ accessToken: fixedToken, refreshToken: null, scope, expiresAt: null, refreshTokenExpiresAt: null, client: null, revoked: false, refreshTokenUsed: false });
+    this.addFixed(fixedToken);
+  }
+
+  /** A non-expiring offline token (what the app's install gives it outside token exchange). */
+  private addFixed(accessToken: string): void {
+    this.tokens.push({ accessToken, refreshToken: null, scope: this.scope, expiresAt: null, refreshTokenExpiresAt: null, client: null, revoked: false, refreshTokenUsed: false });
   }
 
   /** Whether Shopify would take this access token now: unknown, revoked and expired tokens are all refused. */
@@ -102,7 +107,7 @@ export class OfflineTokens {
    * the fixed one included, stops working.
    */
   issueExpiring(client: { clientId: string; clientSecret: string }): IssuedToken {
-    for (const token of this.tokens) token.revoked = true;
+    this.revokeAll();
     return this.issue({ id: client.clientId, secret: client.clientSecret });
   }
 
@@ -116,9 +121,9 @@ export class OfflineTokens {
 
   /** The merchant installs the app again: a new non-expiring offline token (every earlier one stays revoked). */
   issueFixed(): string {
-    for (const token of this.tokens) token.revoked = true;
+    this.revokeAll();
     const accessToken = `shpat_${randomBytes(16).toString("hex")}`;
-    this.tokens.push({ accessToken, refreshToken: null, scope: this.scope, expiresAt: null, refreshTokenExpiresAt: null, client: null, revoked: false, refreshTokenUsed: false });
+    this.addFixed(accessToken);
     return accessToken;
   }
 
@@ -153,7 +158,7 @@ export class OfflineTokens {
       return this.record(grant.grant_type, 400, oauthError("invalid_grant", "Token has been expired or revoked."));
     }
     token.refreshTokenUsed = true;
-    for (const earlier of this.tokens) earlier.revoked = true;
+    this.revokeAll();
     const issued = this.issue(token.client);
     return this.record(grant.grant_type, 200, {
       access_token: issued.accessToken,
