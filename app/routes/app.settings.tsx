@@ -15,7 +15,7 @@ import { postedForm } from "~/admin/form-data";
 import { CHECKOUT_MODES, COIN_ENVIRONMENTS, GATEWAY_LANGUAGES } from "~/admin/settings-options";
 import { readSettingsForm, settingsView, type SettingsField, type SettingsFormResult, type SettingsView } from "~/admin/settings.server";
 import type { GatewayEnv } from "~/payments/deps";
-import { SETTINGS_CHANGED_MESSAGE, updateShopSettings } from "~/shops/onboarding.server";
+import { updateShopSettings } from "~/shops/onboarding.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);
@@ -41,7 +41,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form: SettingsFormResult = posted ? readSettingsForm(posted) : { ok: false, message: "The settings form was not sent as a form; reload the page and try again." };
   if (!form.ok) return data<ActionResult>({ ok: false, message: form.message, ...(form.field ? { field: form.field } : {}) }, { status: 400 });
   const result = await updateShopSettings(services, shop.shopDomain, form.value, form.version);
-  if (!result.ok) return data<ActionResult>({ ok: false, message: result.message, ...(result.message === SETTINGS_CHANGED_MESSAGE ? { changed: true as const } : {}) }, { status: 400 });
+  if (!result.ok) return data<ActionResult>({ ok: false, message: result.message, ...(result.changed ? { changed: true as const } : {}) }, { status: 400 });
   return data<ActionResult>(savedResult(shop.paymentsAppReady, result.shop));
 }
 

@@ -413,13 +413,16 @@ export const NO_FIXED_COIN_MESSAGE = "Choose the coin shoppers pay with, for rea
 export const SETTINGS_CHANGED_MESSAGE =
   "Nothing was saved: the settings were changed since this page was loaded (in another tab, or by someone else). The page now shows them as they are: make your change again.";
 
-/** `shownVersion`: the `settingsVersion` of the page the form was filled in on; the save is refused if the settings changed since. */
+/**
+ * `shownVersion`: the `settingsVersion` of the page the form was filled in on; the save is
+ * refused if the settings changed since (`changed`: the page must show them as they are now).
+ */
 export async function updateShopSettings(
   deps: ShopsDeps,
   shopDomain: string,
   raw: unknown,
   shownVersion?: string,
-): Promise<{ ok: true; shop: Shop } | { ok: false; message: string }> {
+): Promise<{ ok: true; shop: Shop } | { ok: false; message: string; changed?: true }> {
   const parsed = settingsSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
   const input = parsed.data;
@@ -428,7 +431,8 @@ export async function updateShopSettings(
   }
   const shop = await ensureShop(deps.db, shopDomain);
   if (shop.uninstalledAt) return { ok: false, message: SHOP_UNINSTALLED_MESSAGE };
-  if (shownVersion !== undefined && shownVersion !== settingsVersion(shop)) return { ok: false, message: SETTINGS_CHANGED_MESSAGE };
+  const changed = { ok: false, message: SETTINGS_CHANGED_MESSAGE, changed: true } as const;
+  if (shownVersion !== undefined && shownVersion !== settingsVersion(shop)) return changed;
   const refusal = (await Promise.all([coinsRefusal(deps, shop, "live", input), coinsRefusal(deps, shop, "sandbox", input)])).find((r) => r !== null);
   if (refusal) return { ok: false, message: refusal };
   // Written only over the settings just compared: a save that lands in between is not undone.
@@ -437,7 +441,7 @@ export async function updateShopSettings(
     where: { id: shop.id, uninstalledAt: null, ...storedSettings(shop) },
     data: { ...input, liveOfferedCurrencies: JSON.stringify(input.liveOfferedCurrencies), sandboxOfferedCurrencies: JSON.stringify(input.sandboxOfferedCurrencies) },
   });
-  if (written.count === 0) return { ok: false, message: (await uninstalled(deps, shop)) ? SHOP_UNINSTALLED_MESSAGE : SETTINGS_CHANGED_MESSAGE };
+  if (written.count === 0) return (await uninstalled(deps, shop)) ? { ok: false, message: SHOP_UNINSTALLED_MESSAGE } : changed;
   const updated = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
   await syncPaymentsAppReadiness(deps, updated);
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };
