@@ -176,10 +176,10 @@ function isPublicHttps(value: string): boolean {
   return isHttps(value) && !isLocalHostname(new URL(value).hostname);
 }
 
-/** An address the app's paths can be appended to: no query, no fragment, no credentials. */
+/** An address the app's paths can be appended to: no query, no fragment (not even an empty one), no credentials. */
 function isPlainAddress(value: string): boolean {
   const url = new URL(value);
-  return url.search === "" && url.hash === "" && !value.includes("?") && !value.includes("#") && url.username === "" && url.password === "";
+  return !value.includes("?") && !value.includes("#") && url.username === "" && url.password === "";
 }
 
 function isHttps(value: string): boolean {
