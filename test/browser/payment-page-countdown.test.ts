@@ -6,7 +6,7 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { browserForFile } from "../support/browser";
-import { stackForFile } from "../support/stack";
+import { coinPickedOnAppPage, stackForFile } from "../support/stack";
 import { PHONE, waitForHydration } from "./support/admin";
 
 const stack = stackForFile();
@@ -25,12 +25,9 @@ function seconds(shown: string): number {
 
 /** A payment with its ETH order: its page's link and the order's expiry. */
 async function pickedPayment(): Promise<{ url: string; expiresAtMs: number }> {
-  const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
-  const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
-  expect(chosen.status).toBe(303);
-  const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  const { pageUrl, payment } = await coinPickedOnAppPage(stack(), { locale: "en", amount: "25.00", currency: "EUR" });
   expect(payment.expiresAt).not.toBeNull();
-  return { url: delivery.redirectUrl!, expiresAtMs: payment.expiresAt!.getTime() };
+  return { url: pageUrl, expiresAtMs: payment.expiresAt!.getTime() };
 }
 
 /** How far the countdown shown is from the order's real time left, in seconds (positive: it shows more time than is left). */

@@ -5,7 +5,7 @@
 // is not told only part of it arrived. Real stack, the sandbox's order reads failing.
 import { beforeAll, describe, expect, it } from "vitest";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { sendGatewayWebhook, stackForFile, waitFor } from "../support/stack";
+import { coinPickedOnAppPage, sendGatewayWebhook, stackForFile, waitFor } from "../support/stack";
 
 const stack = stackForFile();
 const db = () => stack().services.db;
@@ -28,12 +28,7 @@ describe("a verified AC notification of the whole amount, while the order cannot
     // The same amount in two parts, one confirmed and one not.
     ["1234.123456789012345641", "1000.000000000000000001", "234.12345678901234564"],
   ])("crypto %s, unconfirmed %s, confirmed %s: the page says it is confirming, not that part arrived", async (crypto, unconfirmed, confirmed) => {
-    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "30.00", currency: "EUR" });
-    expect(delivery.status).toBe(200);
-    const pageUrl = delivery.redirectUrl!;
-    const chosen = await fetch(pageUrl, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
-    expect(chosen.status).toBe(303);
-    const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+    const { pageUrl, payment } = await coinPickedOnAppPage(stack(), { locale: "en", amount: "30.00", currency: "EUR" });
     const orderId = payment.gatewayOrderId!;
 
     await stack().sandboxControl("/sandbox/faults", { endpoint: "orders.info", kind: "http_500", count: 50 });

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { hashDeviceKey } from "../../app/gateway/quota";
 import { QUOTA_RESERVE } from "../../app/payments/reconcile";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
-import { stackForFile, waitFor } from "../support/stack";
+import { coinPickedOnAppPage, stackForFile, waitFor } from "../support/stack";
 
 const stack = stackForFile({ gatewayLimits: "spec" });
 const db = () => stack().services.db;
@@ -26,12 +26,7 @@ async function deviceHash(): Promise<string> {
 
 /** A shopper on the app's page who picked ETH and sent `amount`; the AC notification stored. */
 async function paidOnThePage(amount: "exact" | "less") {
-  const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "30.00", currency: "EUR" });
-  expect(delivery.status).toBe(200);
-  const pageUrl = delivery.redirectUrl!;
-  const chosen = await fetch(pageUrl, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
-  expect(chosen.status).toBe(303);
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  const { pageUrl, payment } = await coinPickedOnAppPage(stack(), { locale: "en", amount: "30.00", currency: "EUR" });
   const orderId = payment.gatewayOrderId!;
   await stack().sandboxControl(`/sandbox/orders/${orderId}/actions`, { action: "pay", amount });
   await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "AC", processedAt: { not: null } } })) > 0 || null, "the AC notification taken in");

@@ -6,7 +6,7 @@ import Decimal from "decimal.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkPaymentNow } from "../../app/payments/check-payment";
 import { pageTexts } from "../../app/payment-page/texts";
-import { stackForFile } from "../support/stack";
+import { coinPickedOnAppPage, stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false });
 const fr = pageTexts("fr");
@@ -22,15 +22,12 @@ function shown(html: string): string {
 
 describe("the French payment page", () => {
   it("puts a space before its colons, as its own texts do", async () => {
-    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "fr", amount: "40.00", currency: "EUR" });
-    const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
-    expect(chosen.status).toBe(303);
-    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+    const { pageUrl, payment } = await coinPickedOnAppPage(stack(), { locale: "fr", amount: "40.00", currency: "EUR" });
     const half = new Decimal(payment.cryptoAmount!).div(2).toDecimalPlaces(8).toFixed();
     await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, { action: "pay", amount: half });
     expect((await checkPaymentNow(stack().services, payment.shopId, payment.id)).ok).toBe(true);
 
-    const html = shown(await (await fetch(delivery.redirectUrl!)).text());
+    const html = shown(await (await fetch(pageUrl)).text());
     expect(html).toContain(fr.amountStillDue);
     // What arrived, and the Copy button of the amount still due, as French writes them.
     expect(html).not.toContain(`${fr.received}:`);

@@ -22,6 +22,7 @@ import { signWebhook } from "../../app/gateway/webhook-signature";
 import { createTestPostgresDatabase } from "./postgres";
 import { startSandbox, type SandboxHandle } from "../../sandbox/server";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
+import type { CheckoutOverrides } from "../../dev/shopify-standin/simulator";
 import { startAppServer, type AppServer } from "../../server/app";
 
 export const TEST_SHOP = "demo-shop.myshopify.com";
@@ -296,6 +297,21 @@ export async function paymentThrough(stack: Stack, actions: readonly Record<stri
   const payment = await stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   for (const action of actions) await stack.sandboxControl(`/sandbox/orders/${payment.gatewayOrderId!}/actions`, action);
   return { session, payment, orderId: payment.gatewayOrderId! };
+}
+
+/**
+ * A test payment started at Shopify's stand-in on a shop whose shoppers pay on the app's own
+ * page, where the shopper picked `symbol` (which creates the gateway order): the page's link,
+ * the payment's row with its order, and Shopify's session. Throws when either step is refused.
+ */
+export async function coinPickedOnAppPage(stack: Stack, checkout: CheckoutOverrides = {}, symbol = "ETH") {
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true, ...checkout });
+  if (delivery.status !== 200 || !delivery.redirectUrl) throw new Error(`the payment session was answered ${delivery.status}: ${delivery.body}`);
+  const pageUrl = delivery.redirectUrl;
+  const chosen = await fetch(pageUrl, { method: "POST", body: new URLSearchParams({ symbol }), redirect: "manual" });
+  if (chosen.status !== 303) throw new Error(`picking ${symbol} was answered ${chosen.status}`);
+  const payment = await stack.services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  return { session, pageUrl, payment };
 }
 
 /**
