@@ -52,6 +52,11 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
     whatToDo:
       "A signed webhook from the gateway settled this payment, but the gateway's order now shows something else. Compare the order in the gateway dashboard with Shopify before shipping, and refund or cancel by hand if the order was not paid.",
   },
+  amount_mismatch: {
+    title: "Gateway order is for another amount",
+    whatToDo:
+      "The gateway's order for this payment is not for the amount or currency of Shopify's payment, so the app does not mark the payment paid on it, whatever the gateway reports. Compare the order in the gateway dashboard with Shopify before shipping: refund any crypto received from the gateway dashboard, or agree with the shopper how to settle the difference.",
+  },
   pending_window_expired: {
     title: "Pending too long",
     whatToDo:

@@ -99,6 +99,11 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     if (payment.attention === "webhook_mismatch" && payment.attentionResolvedAt === null) {
       return reject("The gateway's record of this payment does not match the notification that marked it paid. Compare the order in the gateway dashboard, mark the payment's flag handled in the app, then capture again.");
     }
+    // The gateway's order is for another amount or fiat than the payment: nothing is captured
+    // until a person has compared the two and marked the flag handled.
+    if (payment.attention === "amount_mismatch" && payment.attentionResolvedAt === null) {
+      return reject("The gateway's order for this payment is not for the payment's amount or currency. Compare the order in the gateway dashboard, mark the payment's flag handled in the app, then capture again.");
+    }
     // Crypto settles in full: what is captured is what the shopper paid, no more and no less
     // (a partial capture would leave crypto received that Shopify's books do not show).
     const paid = `${payment.amount} ${payment.currency}`;

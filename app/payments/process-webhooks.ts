@@ -270,7 +270,9 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     // a payment begun on credentials the merchant removed or replaced (perhaps because they
     // leaked): a notification of it is verified with their Secret Key, which is not taken at
     // its word. The read goes to the gateway with their device key, as the reconciler's do.
-    const trustsSigned = !shop.readOrderOnWebhook && !beganOnRetiredCredentials(shop, payment.gatewayEnv as GatewayEnv, payment);
+    // So has a payment a read found to be for an order of other terms (its fiat or amount): a
+    // notification that agrees with the payment does not outweigh the gateway's own record.
+    const trustsSigned = !shop.readOrderOnWebhook && !beganOnRetiredCredentials(shop, payment.gatewayEnv as GatewayEnv, payment) && payment.attention !== "amount_mismatch";
     const status = isOpenPaymentState(payment.state) && trustsSigned ? trustedFinalStatus(hook, payment) : null;
     if (status) trusted.push({ hook, payment, status });
     else known.push(hook);

@@ -29,6 +29,7 @@ import { enqueue, finalMessageKey } from "./outbox";
 import { AWAITING_VERIFICATION, isOpenPaymentState, OPEN_PAYMENT_STATES, paymentsOnCredentials, watchedRejectedPayments } from "./payment-state";
 import { PENDING_WINDOW_MS } from "./pending";
 import { readWantedOrders, type WantedOrdersRead } from "./read-orders";
+import { orderTermsMismatch } from "./order-terms";
 import { settleFromGatewayOrder, type SettleResult, type SettleSource } from "./settle-payment";
 import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
 
@@ -419,7 +420,10 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     }
     const current = { ...payment, state };
     let finalised: boolean;
-    if (order) finalised = await finaliseStalePayment(deps, current, now);
+    if (order) {
+      const mismatch = orderTermsMismatch(order, payment);
+      finalised = await finaliseStalePayment(deps, current, now, mismatch ? orderOfOtherTerms(order, mismatch) : undefined);
+    }
     else if (gone.has(orderId)) finalised = await finaliseStalePayment(deps, current, now, GONE_ORDER);
     else if (ageMs(payment, now) > FINALISE_UNREAD_AFTER_MS) {
       finalised = await finaliseStalePayment(deps, current, now, unrecorded ? unrecordedOrder(unrecorded) : unreadOrder(unreadCause(orderId, read.value)));
@@ -606,7 +610,19 @@ const GONE_ORDER: FinaliseReason = {
     "The gateway no longer returns this order (neither in the device's listing nor by its identifier) and Shopify's 3-day pending window was closing, so the payment was marked as not paid. Check the order in the gateway dashboard; any crypto received must be refunded there.",
 };
 
-/** The order could not be read at all before Shopify's window closes. */
+/**
+ * A payment whose order is for other terms than its own (order-terms), which was never marked
+ * paid on it, at the end of Shopify's window: the order may well be paid, so the merchant is
+ * told what differs and that any crypto on it is the shopper's.
+ */
+function orderOfOtherTerms(order: GatewayOrder, mismatch: string): FinaliseReason {
+  return {
+    merchantMessage: PENDING_WINDOW_CLOSED,
+    attention: "pending_window_expired",
+    detail: `${mismatch} The app never marked the payment paid on that order (gateway status ${order.status.code}), and Shopify's 3-day pending window was closing, so the payment was marked as not paid. Any crypto received on the order is the shopper's: refund it from the gateway dashboard, or arrange the order with the shopper.`,
+  };
+}
+
 /** A payment whose order was read, but could not be recorded, until Shopify's window was about to close. */
 function unrecordedOrder(order: GatewayOrder): FinaliseReason {
   return {

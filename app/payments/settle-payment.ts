@@ -26,7 +26,8 @@ import { INSTANCE_CLOCK_ALLOWANCE_MS, type PaymentsDeps } from "./deps";
 import { finalMessageKey, type OutboxPayload } from "./outbox";
 import { writeSettlement, type SettledColumns, type SettledTransaction, type SettlementWrite } from "./settlement-rows.server";
 import { isFinalPaymentState, isPaymentState, nextState, stateForDecision, type PaymentState } from "./payment-state";
-import { decideForParsedStatus, overpaymentDetail, statusShowsFundsReceived, type SettlementDecision } from "./status-mapping";
+import { orderTermsMismatch } from "./order-terms";
+import { decideForOrderTerms, decideForParsedStatus, overpaymentDetail, statusShowsFundsReceived, type SettlementDecision } from "./status-mapping";
 import { flagColumns, type AttentionFlag } from "./attention-flags";
 
 export type SettleSource = "webhook" | "signed_webhook" | "return" | "reconcile" | "check" | "create";
@@ -87,9 +88,16 @@ function attentionFor(
   decision: SettlementDecision,
   knownTransactions: number,
   voidedAt: Date | null,
+  termsMismatch: string | null,
 ): AttentionFlag | null {
   const afterVoid = paidAfterVoid(payment, decision, order.status.code, voidedAt);
   if (afterVoid) return afterVoid;
+  // An order that is not for the payment's fiat and amount, flagged as soon as a read shows it
+  // (before the shopper pays, when it can), once for what differs, handled or not. A rejection
+  // tells Shopify nothing was paid, which stands whatever the order's terms: its own flags speak.
+  if (termsMismatch !== null && decision.kind !== "reject") {
+    return payment.attention === "amount_mismatch" && payment.attentionDetail === termsMismatch ? null : { reason: "amount_mismatch", detail: termsMismatch };
+  }
   if (decision.kind === "review") {
     // The same unknown status flagged before (handled or not) is not flagged again at every read.
     if (payment.attention === decision.attention && payment.gatewayStatus === order.status.code) return null;
@@ -271,7 +279,9 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
   if (observation.kind === "signed_webhook" && isFinalPaymentState(current)) return "final";
   const standing = observation.kind === "read" ? standingOfRead(payment, observation.order, observation.readAt) : "news";
   if (standing === "stale") return "stale";
-  const decision = decideForParsedStatus(status);
+  // A read shows the order's fiat and amount: one that is not for the payment's is never paid on.
+  const termsMismatch = observation.kind === "read" ? orderTermsMismatch(observation.order, payment) : null;
+  const decision = decideForOrderTerms(decideForParsedStatus(status), termsMismatch);
   const next = nextState(current, stateForDecision(decision));
 
   let attention: AttentionFlag | null;
@@ -283,7 +293,7 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
     attention =
       standing === "contradicts"
         ? { reason: "webhook_mismatch", detail: mismatchDetail(payment.gatewayStatus, order.status.code) }
-        : attentionFor(payment, current, order, decision, basis.knownTransactions, basis.voidedAt ?? null);
+        : attentionFor(payment, current, order, decision, basis.knownTransactions, basis.voidedAt ?? null, termsMismatch);
     columns = {
       state: next,
       gatewayStatus: order.status.code,

@@ -15,6 +15,8 @@ import type { GatewayError } from "~/gateway/errors";
 import { INSTANCE_CLOCK_ALLOWANCE_MS, type GatewayEnv, type PaymentsDeps, type ShopGatewayAccess } from "./deps";
 import { customerAddress, cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import { amountLimitIn, COIN_REFUSED_EVENT } from "~/payment-page/coins";
+import { orderTermsMismatch } from "./order-terms";
+import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
 import type { PaymentSessionRequest } from "./shopify-requests";
 import { whileRenewing } from "~/lib/renewal";
 import { isOpenPaymentState } from "./payment-state";
@@ -518,6 +520,8 @@ async function createGatewayOrder(
     if (!(await renewClaim(deps, payment, claim, { orderRequestedAt: deps.clock.now() }))) return answerOfClaimHolder(deps, payment);
   }
   const accept = (order: CreateOrderResponse) => {
+    const mismatch = orderTermsMismatch(order, payment);
+    if (mismatch) return refuseOrderOfOtherTerms(deps, payment, claim, order.identifier, mismatch);
     log.info("Gateway order created", { gatewayOrderId: order.identifier, env: access.env });
     return finish(deps, payment, claim, { status: 200, body: { redirect_url: order.web_url } }, "awaiting_payment", orderData(order), { gatewayOrderId: order.identifier });
   };
@@ -558,6 +562,19 @@ async function createGatewayOrder(
   // Nothing was created: release the record for Shopify's retry to resume.
   await releaseClaim(deps, payment, claim, { orderRequestedAt: null });
   return result;
+}
+
+/**
+ * Ends a session whose gateway order was made for other terms than the payment's (another
+ * fiat: the gateway used the device's default, say): the shopper is never sent to pay it, and
+ * Shopify hears a final refusal, as for an order the gateway refused. The order stays unused
+ * and expires at no cost; the payment's timeline names it, for the merchant to find it in the
+ * gateway dashboard.
+ */
+function refuseOrderOfOtherTerms(deps: PaymentsDeps, payment: SessionPayment, claim: Claim, gatewayOrderId: string, mismatch: string): Promise<SessionAnswer> {
+  deps.logger.error("Gateway order made for other terms than the payment's: not offered to the shopper", { paymentId: payment.id, gatewayOrderId, mismatch });
+  const result = answer(422, "gateway_order_mismatch", "The gateway made the order for another amount or currency than the payment's; the payment cannot be taken.");
+  return finish(deps, payment, claim, result, "not_started", {}, { reason: "order_terms_mismatch", cause: mismatch, gatewayOrderId });
 }
 
 /**
@@ -621,7 +638,7 @@ async function renewClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, clai
   return true;
 }
 
-type FoundOrder = Pick<GatewayOrder, "identifier" | "currency_id" | "crypto_amount" | "address" | "tag_memo" | "expired_time" | "status">;
+type FoundOrder = Pick<GatewayOrder, "identifier" | "currency_id" | "crypto_amount" | "address" | "tag_memo" | "expired_time" | "status" | "fiat" | "fiat_amount">;
 
 /** What the app keeps of a gateway order, from the creation answer or (after an unknown outcome) the listing. */
 function orderData(order: CreateOrderResponse | FoundOrder): AnswerColumns {
@@ -686,7 +703,9 @@ function madeForAnotherPayment(order: Pick<GatewayOrder, "internal_data">, payme
   }
 }
 
-async function adoptFoundOrder(deps: PaymentsDeps, payment: Pick<Payment, "id" | "shopId">, claim: Claim, found: FoundOrder): Promise<SessionAnswer> {
+async function adoptFoundOrder(deps: PaymentsDeps, payment: SessionPayment, claim: Claim, found: FoundOrder): Promise<SessionAnswer> {
+  const mismatch = orderTermsMismatch(found, payment);
+  if (mismatch) return refuseOrderOfOtherTerms(deps, payment, claim, found.identifier, mismatch);
   const toAppPage = { status: 200, body: { redirect_url: deps.links.paymentPageUrl(payment) } };
   // The listing has no web_url: an order with a coin can be paid on the app's own page.
   if (found.currency_id) return finish(deps, payment, claim, toAppPage, "awaiting_payment", orderData(found), { adopted: true });
@@ -736,6 +755,8 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
     // Written only while the claim is still this pick's: a pick that outlived its claim leaves
     // the payment to the one that took it over (an order it made stays unused and expires).
     const adopt = async (order: CreateOrderResponse | FoundOrder, adopted: boolean): Promise<ChooseCurrencyResult> => {
+      const mismatch = orderTermsMismatch(order, payment);
+      if (mismatch) return refusePickedOrderOfOtherTerms(order.identifier, mismatch);
       try {
         const updated = await deps.db.payment.update({
           where: { id: payment.id, sessionClaimToken: claim.token, state: "started" },
@@ -766,6 +787,21 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
         deps.logger.warn("Another coin pick took the payment over: its order stands", { paymentId: payment.id, gatewayOrderId: order.identifier });
         return busy;
       }
+    };
+    /**
+     * An order made for other terms than the payment's (refuseOrderOfOtherTerms) is not shown
+     * to the shopper, and the payment is flagged for the merchant. The next pick finds the
+     * same order by its reference, and is refused the same way: the shopper goes back to the
+     * checkout, and the reconciler ends the payment as one whose coin was never chosen.
+     */
+    const refusePickedOrderOfOtherTerms = async (gatewayOrderId: string, mismatch: string): Promise<ChooseCurrencyResult> => {
+      deps.logger.error("Gateway order made for other terms than the payment's: not offered to the shopper", { paymentId: payment.id, gatewayOrderId, mismatch });
+      const flag: AttentionFlag = { reason: "amount_mismatch", detail: `${mismatch} Its order ${gatewayOrderId} was not shown to the shopper.` };
+      await deps.db.$transaction([
+        deps.db.payment.updateMany({ where: { id: payment.id, sessionClaimToken: claim.token }, data: { ...flagColumns(flag), sessionClaimUntil: null, sessionClaimToken: null } }),
+        deps.db.paymentEvent.create({ data: { paymentId: payment.id, ...flagEvent(flag, deps.clock.now()) } }),
+      ]);
+      return { ok: false, reason: "rejected", message: "This payment cannot be taken in crypto: go back to the checkout and choose another payment method." };
     };
     const unavailable = { ok: false as const, reason: "unavailable" as const, message: "The payment service is not reachable right now; try again in a moment." };
 

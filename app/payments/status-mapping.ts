@@ -15,7 +15,8 @@ export type AttentionReason =
   | "unknown_status"
   | "shopify_error"
   | "pending_window_expired"
-  | "webhook_mismatch";
+  | "webhook_mismatch"
+  | "amount_mismatch";
 
 export type SettlementDecision =
   /** Nothing to tell Shopify yet; a returning shopper is told "pending" with this reason. */
@@ -24,8 +25,11 @@ export type SettlementDecision =
   | { kind: "confirming"; pendingReason: "NETWORK_ACTION_REQUIRED" }
   | { kind: "resolve" }
   | { kind: "reject"; code: PaymentSessionRejectionCode; merchantMessage: string; attention?: AttentionReason }
-  /** A status this app does not know: never treated as paid, left for a person. */
-  | { kind: "review"; attention: "unknown_status"; detail: string };
+  /**
+   * Never treated as paid, left for a person: a status this app does not know, or an order on
+   * its way to paid or paid that is not for the payment's fiat and amount (order-terms).
+   */
+  | { kind: "review"; attention: "unknown_status" | "amount_mismatch"; detail: string };
 
 function assertUnreachable(value: never): never {
   throw new Error(`Unhandled gateway status: ${String(value)}`);
@@ -73,6 +77,17 @@ export function decideForParsedStatus(status: ParsedGatewayStatus): SettlementDe
     return { kind: "review", attention: "unknown_status", detail: `The gateway reported an unknown status "${status.code}".` };
   }
   return decideForGatewayStatus(status.code);
+}
+
+/**
+ * The decision for an order whose terms differ from its payment's (`mismatch`: what differs,
+ * null when nothing does): paying it does not pay the payment, so an order on its way to paid
+ * or paid is left for a person instead. Waiting and rejecting stay as they are: neither tells
+ * Shopify the payment was made.
+ */
+export function decideForOrderTerms(decision: SettlementDecision, mismatch: string | null): SettlementDecision {
+  if (mismatch === null || (decision.kind !== "resolve" && decision.kind !== "confirming")) return decision;
+  return { kind: "review", attention: "amount_mismatch", detail: mismatch };
 }
 
 /** Whether a gateway status shows that crypto was received (so a late one needs a person). */

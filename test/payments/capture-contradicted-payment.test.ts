@@ -53,7 +53,7 @@ describe.each(ROW_DATABASES)("a capture of a payment the gateway's record contra
 
     // The crypto had arrived: the merchant marks the order completed in the gateway dashboard,
     // the app reads it (CM), and a capture is taken.
-    await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CM", 1, "2026-11-25T11:00:00Z"), "check", new Date());
+    await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CM", 1, "2026-11-25T11:00:00Z", payment), "check", new Date());
     const third = await h().standin.state.startFollowUp("capture", session.id);
     expect(third.delivery.status).toBe(201);
     const accepted = await db().outboxMessage.findFirstOrThrow({ where: { payload: { contains: third.session.gid } } });

@@ -10,6 +10,7 @@ import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
 import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
+import { DEFAULT_PAYMENT_TERMS } from "../support/payment-rows";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
 
 const SHOP = "deleted-order.myshopify.com";
@@ -20,7 +21,7 @@ describe.each(ROW_DATABASES)("crypto held by an order deleted at the gateway, on
   beforeAll(() => void (rows = opened()));
   const deps = (): PaymentsDeps => ({ db: rows.db, sql: rows.sql, clock: { now: () => new Date() }, logger: silentLogger }) as unknown as PaymentsDeps;
   const read = (paymentId: string, status: string, editedAt: string, id: string) =>
-    settleFromGatewayOrder(deps(), paymentId, documentedOrder(id, status, 1, editedAt), "reconcile", new Date());
+    settleFromGatewayOrder(deps(), paymentId, documentedOrder(id, status, 1, editedAt, DEFAULT_PAYMENT_TERMS), "reconcile", new Date());
 
   /** A payment whose order a read showed in AC with the shopper's transaction (the shopper's waiting page reads it). */
   async function confirmingWithCrypto() {

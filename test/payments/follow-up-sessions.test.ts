@@ -111,10 +111,10 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
 
       // A read: the shopper paid the order the void left open.
       const read = await voided();
-      const settled = await settleFromGatewayOrder(h().services, read.payment.id, documentedOrder(read.gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z"), "reconcile", new Date());
+      const settled = await settleFromGatewayOrder(h().services, read.payment.id, documentedOrder(read.gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z", read.payment), "reconcile", new Date());
       expect(settled.payment).toMatchObject({ state: "paid", attention: "paid_after_void", attentionResolvedAt: null });
       expect(settled.payment.attentionDetail).toMatch(/^Shopify voided this authorization on .+, and crypto arrived at the gateway since \(status CO\)\. It belongs to the shopper/);
-      await settleFromGatewayOrder(h().services, read.payment.id, documentedOrder(read.gatewayOrderId, "CO", 1, "2026-11-25T10:05:00Z"), "reconcile", new Date());
+      await settleFromGatewayOrder(h().services, read.payment.id, documentedOrder(read.gatewayOrderId, "CO", 1, "2026-11-25T10:05:00Z", read.payment), "reconcile", new Date());
       expect(await flags(read.payment.id)).toEqual(["paid_after_void"]);
       expect(attentionAdvice("paid_after_void").title).toBe("Crypto for a voided authorization");
 
@@ -133,7 +133,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
       expect(flagged).toMatchObject({ attention: "paid_after_void", attentionResolvedAt: null });
       expect(flagged.attentionDetail).toMatch(/^Shopify voided this authorization on .+, and crypto had already arrived at the gateway for it \(status AC\)\. It belongs to the shopper/);
-      const paid = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z"), "reconcile", new Date());
+      const paid = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z", payment), "reconcile", new Date());
       expect(paid.payment).toMatchObject({ state: "paid", attention: "paid_after_void" });
       expect(await flags(payment.id)).toEqual(["paid_after_void"]);
     });

@@ -12,9 +12,11 @@ import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
+import { DEFAULT_PAYMENT_TERMS } from "../support/payment-rows";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
 
-const order = documentedOrder;
+/** The documented order, for the fiat and amount of the payments this file stores. */
+const order = (identifier: string, status: string, transactions: number, editedAt: string) => documentedOrder(identifier, status, transactions, editedAt, DEFAULT_PAYMENT_TERMS);
 
 describe.each(ROW_DATABASES)("on $name", (database) => {
   let rows: OpenedRows;

@@ -46,7 +46,7 @@ describe("a second paid session of a checkout whose first session is resolved", 
     expect(h().standin.state.session(second.id)?.state.code).toBe("PENDING");
 
     // The shopper pays this second order too.
-    const settled = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z"), "reconcile", new Date());
+    const settled = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CO", 1, "2026-11-25T10:00:00Z", payment), "reconcile", new Date());
     expect(settled.payment.state).toBe("paid");
     await drainOutbox(h());
 

@@ -44,8 +44,8 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const sandbox = [await make("sandbox", 0), await make("sandbox", 1), await make("sandbox", 2)];
     const live = [await make("live", 3)];
     const failing = sandbox[0]!;
-    const access = (env: "live" | "sandbox", payments: { gatewayOrderId: string | null }[]): ShopGatewayAccess => {
-      const orders = payments.map((p) => documentedOrder(p.gatewayOrderId!, "CO", 1, new Date(createdAt.getTime() + 600_000).toISOString()));
+    const access = (env: "live" | "sandbox", payments: { gatewayOrderId: string | null; amount: string; currency: string }[]): ShopGatewayAccess => {
+      const orders = payments.map((p) => documentedOrder(p.gatewayOrderId!, "CO", 1, new Date(createdAt.getTime() + 600_000).toISOString(), p));
       const client = {
         listOrders: async () => ok({ orders, unreadable: [] }),
         orderInfo: async (id: string) => ok(orders.find((o) => o.identifier === id)!),
@@ -121,7 +121,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const failing = [closing[0]!, abandoned[0]!, unverified[0]!];
     const goneOrders = new Set(unverified.map((p) => p.gatewayOrderId!));
     const access = (env: "live" | "sandbox"): ShopGatewayAccess => {
-      const orders = closing.filter((p) => p.gatewayEnv === env).map((p) => documentedOrder(p.gatewayOrderId!, "PE", 1, closingAt.toISOString()));
+      const orders = closing.filter((p) => p.gatewayEnv === env).map((p) => documentedOrder(p.gatewayOrderId!, "PE", 1, closingAt.toISOString(), p));
       const client = {
         listOrders: async () => ok({ orders, unreadable: [] }),
         orderInfo: async (id: string) =>

@@ -23,6 +23,8 @@ export interface LiveGatewayStandin {
   orders: Record<string, unknown>[];
   /** While set, GET /currencies answers 503, as a gateway that is down. */
   down: boolean;
+  /** While set, orders are made in this fiat whatever the request asks, as a gateway that falls back to the device's default fiat. */
+  forcedFiat: string | null;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function startLiveGateway(): Promise<LiveGatewayStandin> {
     baseUrl: "",
     orders: [],
     down: false,
+    forcedFiat: null,
     close: async () => undefined,
   };
   // The orders as GET /orders/ and GET /orders/info/{identifier} read them: waiting for payment.
@@ -63,6 +66,7 @@ export async function startLiveGateway(): Promise<LiveGatewayStandin> {
         if (body.input_currency !== undefined && !coin) return send(res, 404, { detail: "Invalid currency." });
         const identifier = randomUUID();
         const now = new Date();
+        const fiat = standin.forcedFiat ?? body.fiat;
         const address = coin ? `live-address-${identifier.slice(0, 8)}` : null;
         created.set(identifier, {
           identifier,
@@ -71,7 +75,7 @@ export async function startLiveGateway(): Promise<LiveGatewayStandin> {
           edited_at: now.toISOString(),
           status: coin ? "PE" : "NR",
           fiat_amount: body.expected_output_amount,
-          fiat: body.fiat,
+          fiat,
           crypto_amount: coin ? 0.001 : null,
           unconfirmed_amount: 0,
           confirmed_amount: 0,
@@ -94,7 +98,7 @@ export async function startLiveGateway(): Promise<LiveGatewayStandin> {
           internal_data: body.internal_data ?? null,
           transactions: [],
         });
-        const order = { identifier, reference: body.reference ?? null, web_url: `${origin}/pay/${identifier}/`, notes: body.notes ?? null, fiat: body.fiat, language: body.language ?? "ES" };
+        const order = { identifier, reference: body.reference ?? null, web_url: `${origin}/pay/${identifier}/`, notes: body.notes ?? null, fiat, language: body.language ?? "ES" };
         if (!coin) return send(res, 200, order);
         return send(res, 200, { ...order, payment_uri: `${coin.blockchain.toLowerCase()}:${address}?amount=0.001`, address, tag_memo: "", input_currency: coin.symbol, expected_input_amount: 0.001, rate: 1 });
       }

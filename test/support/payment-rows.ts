@@ -3,6 +3,9 @@
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 
+/** The fiat and amount of a payment stored by paymentColumns, unless its columns say otherwise. */
+export const DEFAULT_PAYMENT_TERMS = { amount: "49.90", currency: "EUR" } as const;
+
 export function paymentColumns(shopId: string, columns: Partial<Prisma.PaymentUncheckedCreateInput> = {}): Prisma.PaymentUncheckedCreateInput {
   const key = randomUUID();
   return {
@@ -10,8 +13,7 @@ export function paymentColumns(shopId: string, columns: Partial<Prisma.PaymentUn
     shopifyPaymentId: key,
     gid: `gid://shopify/PaymentSession/${key}`,
     groupId: `group-${key}`,
-    amount: "49.90",
-    currency: "EUR",
+    ...DEFAULT_PAYMENT_TERMS,
     test: true,
     kind: "sale",
     cancelUrl: "https://shop.example/cancel",

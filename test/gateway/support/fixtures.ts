@@ -24,8 +24,12 @@ export function fixtureJson<T>(name: string): T {
   return JSON.parse(fixtureText(name)) as T;
 }
 
-/** The documented order (GET /orders/info), as the app reads it, with this identifier, status and number of transactions. */
-export function documentedOrder(identifier: string, status: string, transactions: number, editedAt: string): GatewayOrder {
+/**
+ * The documented order (GET /orders/info), as the app reads it, with this identifier, status
+ * and number of transactions; for a payment's fiat and amount when `terms` gives them (a
+ * payment's row does), the documented 125.02 MXN otherwise.
+ */
+export function documentedOrder(identifier: string, status: string, transactions: number, editedAt: string, terms?: { amount: string; currency: string }): GatewayOrder {
   const documented = orderInfoResponseSchema.parse(fixtureBody("orders-info.response.docs-b4bit.json"));
   const transaction = documented.transactions[0]!;
   return {
@@ -33,6 +37,7 @@ export function documentedOrder(identifier: string, status: string, transactions
     identifier,
     status: parseGatewayStatus(status),
     edited_at: editedAt,
+    ...(terms ? { fiat_amount: terms.amount, fiat: terms.currency } : {}),
     transactions: Array.from({ length: transactions }, (_, i) => ({ ...transaction, tx_hash: `${identifier}-${i}` })),
   } as GatewayOrder;
 }
