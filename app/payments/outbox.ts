@@ -96,6 +96,8 @@ const PENDING_SEND_MARGIN_MS = 60_000;
 
 /** Shopify calls that failed: 1 s doubling to 10 min. */
 const OUTBOX_BACKOFF: BackoffPolicy = { baseMs: 1_000, capMs: 600_000 };
+/** The longest error kept of a delivery that crashed (the health page shows it). */
+const CRASH_ERROR_MAX = 500;
 
 function call(client: PaymentsAppsClient, payload: OutboxPayload): Promise<PaymentsAppsResult> {
   switch (payload.kind) {
@@ -643,11 +645,22 @@ export async function deliveryPass(
         counts.retry++;
         // Given back only while this pass still holds it: another worker may have claimed it since.
         // When the give-back fails too, the claim is left to expire (CLAIM_MS after the pass ends).
+        // Counted as an attempt (the call may have gone out before the crash), with the same
+        // backoff as a failed call: a message that crashes every time (one whose payload no
+        // longer parses, say) is tried less and less often, and the health page lists it with
+        // its error once it has failed a few times in a row, as it lists a call Shopify keeps refusing.
         letGo([message]);
         try {
+          const attempts = message.attempts + 1;
           await deps.db.outboxMessage.updateMany({
             where: { id: message.id, lockedBy: message.lockedBy, status: "pending" },
-            data: { lockedUntil: null, lockedBy: null, lastError: String(error), nextAttemptAt: new Date(deps.clock.now().getTime() + 5_000) },
+            data: {
+              lockedUntil: null,
+              lockedBy: null,
+              attempts: { increment: 1 },
+              lastError: `The app failed while sending this call: ${String(error)}`.slice(0, CRASH_ERROR_MAX),
+              nextAttemptAt: new Date(deps.clock.now().getTime() + backoffMs(attempts, OUTBOX_BACKOFF, Math.random, null)),
+            },
           });
         } catch (giveBackError) {
           deps.logger.error("Could not give back a crashed outbox delivery; its claim expires", { outboxId: message.id, error: giveBackError });
