@@ -113,6 +113,9 @@ function statusFromState(payment: PaymentWithAmounts, held: HeldMoney = null): S
   // Money notified, not read yet: received (and confirming), or part of it (the rest due not
   // known until the order is read); never asked for again.
   if (payment.state === "awaiting_payment" && held !== null) return held === "covered" ? "confirming" : "partial";
+  // Paid at the gateway while the payment stays open: held for a person (an order for other
+  // terms than the payment's, never paid on). The shopper sent the money: never asked again.
+  if (isOpenPaymentState(payment.state) && (payment.gatewayStatus === "CO" || payment.gatewayStatus === "CM")) return "confirming";
   switch (payment.state) {
     case "paid":
       return "paid";

@@ -125,6 +125,16 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     }
   });
 
+  it("is confirming for an order the gateway shows paid while the payment stays open (held for the merchant: an order for other terms), and asks for no second payment, even past the order's time", async () => {
+    for (const gatewayStatus of ["CO", "CM"]) {
+      for (const state of ["awaiting_payment", "confirming"]) {
+        const payment = seen(["0.0158"], { gatewayStatus, state, receivedAmount: "49.0", percentage: "100.0", attention: "amount_mismatch", expiresAt: new Date(NOW.getTime() - 60_000) });
+        expect(shopperStatus(payment, NOW), `${gatewayStatus} ${state}`).toBe("confirming");
+        expect((await paymentPageView(services, payment)).pay).toBeNull();
+      }
+    }
+  });
+
   it("waits for a payment nothing was sent for yet", async () => {
     const view = await paymentPageView(services, paymentOf({}));
     expect(view.status).toBe("waiting");
