@@ -3,16 +3,12 @@
 // while the gateway's record shows nothing received, also after the merchant marked the
 // mismatch flag handled in the admin, so Shopify never books as captured crypto that never
 // came. On SQLite and PostgreSQL (capture-contradicted-payment follows the crypto arriving).
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { flagSeen, markAttentionHandled } from "../../app/admin/payments.server";
-import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
-import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
+import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
-import { drainOutbox, harnessForFile, paymentWithSession, SHOP } from "../support/follow-up-routes";
+import { drainOutbox, harnessForFile, paidOnSignedNotification } from "../support/follow-up-routes";
 import { ROW_DATABASES } from "../support/row-databases";
-
-const CO = parseGatewayStatus("CO") as Extract<ParsedGatewayStatus, { known: true }>;
 
 describe.each(ROW_DATABASES)("a capture of an authorization the gateway shows nothing received for, on $name", (database) => {
   const h = harnessForFile(database);
@@ -23,12 +19,7 @@ describe.each(ROW_DATABASES)("a capture of an authorization the gateway shows no
   };
 
   it("is refused again after the merchant marked the mismatch flag handled, as the first refusal told them to; nothing is captured in Shopify", async () => {
-    const gatewayOrderId = randomUUID();
-    const { session, payment } = await paymentWithSession(h(), { state: "awaiting_payment", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "PE" } });
-    const row = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
-    await settleFromSignedWebhook(h().services, { payment: row, shopDomain: SHOP }, { identifier: gatewayOrderId, status: CO });
-    await drainOutbox(h());
-    expect(h().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+    const { session, payment, gatewayOrderId } = await paidOnSignedNotification(h());
     // The gateway's own record: the order expired, nothing received.
     const read = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "EX", 0, "2026-11-25T10:00:00Z"), "reconcile", new Date(Date.now() + 60_000));
     expect(read.payment).toMatchObject({ state: "paid", gatewayStatus: "EX", attention: "webhook_mismatch", attentionResolvedAt: null });

@@ -8,6 +8,7 @@
 // notification of it is not taken at its word, and the order is read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
+import type { Prisma } from "../../generated/prisma/sqlite/client";
 import { startStackWithLiveGateway, type LiveGatewayStandin } from "../support/live-gateway";
 import { paymentColumns } from "../support/payment-rows";
 import { paymentThrough, sendPaymentSession, stackForFile, waitFor, type Stack } from "../support/stack";
@@ -24,7 +25,27 @@ describe("a live gateway that makes the order in another fiat", () => {
     await live?.close();
   });
   const db = () => stack.services.db;
-  const shopId = async () => (await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } })).id;
+
+  /** The payment row of a real session, started (no order made yet), as the app stores one. */
+  async function startedLivePayment(session: ReturnType<Stack["standin"]["state"]["createPaymentSession"]>, columns: Partial<Prisma.PaymentUncheckedCreateInput> = {}) {
+    const { id: shopId } = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+    const { request } = session;
+    return db().payment.create({
+      data: paymentColumns(shopId, {
+        shopifyPaymentId: session.id,
+        gid: session.gid,
+        groupId: session.group,
+        amount: request.amount,
+        currency: request.currency,
+        kind: request.kind,
+        test: false,
+        gatewayEnv: "live",
+        state: "started",
+        cancelUrl: request.payment_method.data.cancel_url,
+        ...columns,
+      }),
+    });
+  }
 
   async function post(body: unknown) {
     const response = await sendPaymentSession(stack, body);
@@ -53,21 +74,7 @@ describe("a live gateway that makes the order in another fiat", () => {
   it("refuses the session when the order its first attempt made is found again by its reference", async () => {
     const session = stack.standin.state.createPaymentSession({ test: false, amount: "20.00", currency: "EUR" });
     // The first attempt sent the order and never learnt the answer.
-    const payment = await db().payment.create({
-      data: paymentColumns(await shopId(), {
-        shopifyPaymentId: session.id,
-        gid: session.gid,
-        groupId: session.group,
-        amount: "20.00",
-        currency: "EUR",
-        kind: session.request.kind,
-        test: false,
-        gatewayEnv: "live",
-        state: "started",
-        cancelUrl: session.request.payment_method.data.cancel_url,
-        orderRequestedAt: new Date(Date.now() - 60_000),
-      }),
-    });
+    const payment = await startedLivePayment(session, { orderRequestedAt: new Date(Date.now() - 60_000) });
     const made = await fetch(`${live.baseUrl}/orders/`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -84,18 +91,7 @@ describe("a live gateway that makes the order in another fiat", () => {
 
   it("refuses a coin picked on the app's own page, flags the payment, and a second pick makes no other order", async () => {
     const session = stack.standin.state.createPaymentSession({ test: false, amount: "35.00", currency: "EUR" });
-    const payment = await db().payment.create({
-      data: paymentColumns(await shopId(), {
-        shopifyPaymentId: session.id,
-        gid: session.gid,
-        groupId: session.group,
-        amount: "35.00",
-        currency: "EUR",
-        test: false,
-        gatewayEnv: "live",
-        state: "started",
-      }),
-    });
+    const payment = await startedLivePayment(session);
     const ordersBefore = live.orders.length;
     const picked = await createOrderWithCurrency(stack.services, payment.id, "BTC");
     expect(picked).toEqual({ ok: false, reason: "rejected", message: "This payment cannot be taken in crypto: go back to the checkout and choose another payment method." });

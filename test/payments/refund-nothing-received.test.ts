@@ -9,13 +9,11 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { paymentDetail } from "../../app/admin/payments.server";
-import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
-import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
+import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
-import { drainOutbox, harnessForFile, paymentWithSession, post, SHOP } from "../support/follow-up-routes";
+import { drainOutbox, harnessForFile, paidOnSignedNotification, paymentWithSession, post } from "../support/follow-up-routes";
 import { ROW_DATABASES } from "../support/row-databases";
 
-const CO = parseGatewayStatus("CO") as Extract<ParsedGatewayStatus, { known: true }>;
 const GATEWAY_REFUND = /refund in the gateway dashboard|from the gateway dashboard/;
 
 describe.each(ROW_DATABASES)("refunds of payments the gateway shows nothing received for, on $name", (database) => {
@@ -28,13 +26,8 @@ describe.each(ROW_DATABASES)("refunds of payments the gateway shows nothing rece
   const timeline = async (paymentId: string) => (await paymentDetail(db(), h().shopId, paymentId))!.timeline.map((e) => `${e.title}: ${e.description}`);
 
   it("a refund of a sale Shopify holds as paid while the gateway's record shows it expired unpaid: refused without sending the merchant to refund at the gateway", async () => {
-    const gatewayOrderId = randomUUID();
-    const { session, payment } = await paymentWithSession(h(), { kind: "sale", state: "awaiting_payment", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "PE" } });
     // A signed CO notification settles the sale; Shopify marks the order paid.
-    const row = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
-    await settleFromSignedWebhook(h().services, { payment: row, shopDomain: SHOP }, { identifier: gatewayOrderId, status: CO });
-    await drainOutbox(h());
-    expect(h().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+    const { session, payment, gatewayOrderId } = await paidOnSignedNotification(h(), "sale");
     // The gateway's own record then shows the order expired with nothing received.
     const read = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "EX", 0, "2026-11-25T10:00:00Z"), "reconcile", new Date(Date.now() + 60_000));
     expect(read.payment).toMatchObject({ state: "paid", gatewayStatus: "EX", attention: "webhook_mismatch" });

@@ -11,13 +11,10 @@
 //   otherwise book crypto the gateway's record may then say never arrived.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
-import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
+import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
-import { drainOutbox, harnessForFile, paymentWithSession, post, SHOP } from "../support/follow-up-routes";
+import { drainOutbox, harnessForFile, paidOnSignedNotification, paymentWithSession, post } from "../support/follow-up-routes";
 import { ROW_DATABASES } from "../support/row-databases";
-
-const CO = parseGatewayStatus("CO") as Extract<ParsedGatewayStatus, { known: true }>;
 
 /** A void as Shopify sends it, for a session Shopify itself would not open (a retry or a bug on either side could still bring it). */
 function voidBody(paymentId: string) {
@@ -33,17 +30,6 @@ describe.each(ROW_DATABASES)("voids and captures of crypto authorizations on $na
     return { kind: stored.kind, merchantMessage: (JSON.parse(stored.payload) as { merchantMessage?: string }).merchantMessage ?? "" };
   };
 
-  /** An authorization a signed CO notification marked paid (resolved in Shopify), whose gateway order is `gatewayOrderId`. */
-  async function paidOnANotification() {
-    const gatewayOrderId = randomUUID();
-    const { session, payment } = await paymentWithSession(h(), { state: "awaiting_payment", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "PE" } });
-    const row = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
-    const signed = await settleFromSignedWebhook(h().services, { payment: row, shopDomain: SHOP }, { identifier: gatewayOrderId, status: CO });
-    expect(signed?.payment).toMatchObject({ state: "paid", unverifiedSince: expect.any(Date) });
-    await drainOutbox(h());
-    expect(h().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
-    return { session, payment, gatewayOrderId };
-  }
 
   it("a void of a paid authorization not captured is accepted, and the payment flagged: the crypto is the shopper's, to refund from the gateway dashboard", async () => {
     const { session, payment } = await paymentWithSession(h());
@@ -58,7 +44,7 @@ describe.each(ROW_DATABASES)("voids and captures of crypto authorizations on $na
   });
 
   it("a void of an authorization whose gateway record shows nothing received (the notification that marked it paid contradicted) is accepted, with no claim that crypto arrived", async () => {
-    const { session, payment, gatewayOrderId } = await paidOnANotification();
+    const { session, payment, gatewayOrderId } = await paidOnSignedNotification(h());
     const read = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "EX", 0, "2026-11-25T10:00:00Z"), "reconcile", new Date(Date.now() + 60_000));
     expect(read.payment).toMatchObject({ state: "paid", attention: "webhook_mismatch", attentionResolvedAt: null });
 
@@ -83,7 +69,7 @@ describe.each(ROW_DATABASES)("voids and captures of crypto authorizations on $na
   });
 
   it("a capture of a payment only a notification marked paid, whose order cannot be read first, is refused with a word to try again; nothing is captured in Shopify", async () => {
-    const { session, payment, gatewayOrderId } = await paidOnANotification();
+    const { session, payment, gatewayOrderId } = await paidOnSignedNotification(h());
     // This shop holds no gateway credentials here: the capture's read of the order cannot be made.
     const capture = await h().standin.state.startFollowUp("capture", session.id);
     expect(capture.delivery.status).toBe(201);

@@ -10,7 +10,9 @@ import { parseEnv } from "../../app/config/env.server";
 import { openAppDatabase } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { createLogger } from "../../app/lib/logger.server";
+import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
 import { deliverDueMessages } from "../../app/payments/outbox";
+import { settleFromSignedWebhook } from "../../app/payments/settle-payment";
 import { createServices, type AppServices } from "../../app/services.server";
 import { offlineSessionId } from "../../app/shops/shopify-directory.server";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
@@ -143,6 +145,35 @@ export async function paymentWithSession(
     await h.services.db.payment.update({ where: { id: payment.id }, data: { shopifyOutcome: "resolved", shopifyState: "RESOLVED" } });
   }
   return { session, payment };
+}
+
+/**
+ * A payment (an authorization unless told) that a signed CO notification marked paid, with no
+ * read of the gateway's record yet, its resolve delivered to Shopify: the payment as settled,
+ * its gateway order and Shopify's session. Throws when either step does not happen.
+ */
+export async function paidOnSignedNotification(h: Harness, kind: "sale" | "authorization" = "authorization") {
+  const gatewayOrderId = randomUUID();
+  const { session, payment } = await paymentWithSession(h, { kind, state: "awaiting_payment", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "PE" } });
+  const row = await h.services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  const status = parseGatewayStatus("CO") as Extract<ParsedGatewayStatus, { known: true }>;
+  const signed = await settleFromSignedWebhook(h.services, { payment: row, shopDomain: SHOP }, { identifier: gatewayOrderId, status });
+  if (signed?.payment.state !== "paid" || signed.payment.unverifiedSince === null) throw new Error("the signed CO notification did not settle the payment unverified");
+  await drainOutbox(h);
+  if (h.standin.state.session(session.id)?.state.code !== "RESOLVED") throw new Error("Shopify's session was not resolved");
+  return { session, payment: signed.payment, gatewayOrderId };
+}
+
+/**
+ * Shopify asks the app to capture the payment of `sessionId`: the capture session, and the
+ * app's answer queued for Shopify (its call, capture.resolve or capture.reject, and the
+ * merchant's message of a refusal). Throws when the request is not taken (201).
+ */
+export async function askedToCapture(h: Harness, sessionId: string) {
+  const capture = await h.standin.state.startFollowUp("capture", sessionId);
+  if (capture.delivery.status !== 201) throw new Error(`the capture session was answered ${capture.delivery.status}`);
+  const queued = await h.services.db.outboxMessage.findFirstOrThrow({ where: { payload: { contains: capture.session.gid } } });
+  return { session: capture.session, kind: queued.kind, merchantMessage: (JSON.parse(queued.payload) as { merchantMessage?: string }).merchantMessage ?? "" };
 }
 
 export function headers(shopDomain = SHOP): Record<string, string> {
