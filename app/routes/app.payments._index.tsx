@@ -23,6 +23,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     list,
     // Carried by each payment's link, so the payment's page leads back to this page of the list.
     listQuery: listPageQuery(search),
+    // The CSV file of every payment the filters select, not only this page's.
+    exportQuery: filtersQuery(filters),
     previousQuery: list.newerCursor !== null ? filtersQuery(filters, { before: list.newerCursor }) : null,
     nextQuery: list.olderCursor !== null ? filtersQuery(filters, { after: list.olderCursor }) : null,
   };
@@ -57,8 +59,48 @@ function FiltersForm({ filters }: { filters: PaymentFilters }) {
   );
 }
 
+/**
+ * Downloads the payments the filters select as a CSV file. Fetched rather than linked: in the
+ * embedded admin, App Bridge adds the session token to the page's own fetches, which a plain
+ * link would not carry. The answer is saved under the name the app gives it.
+ */
+function DownloadCsv({ query }: { query: string }) {
+  const [state, setState] = useState<"idle" | "working" | "failed">("idle");
+  async function download() {
+    setState("working");
+    try {
+      const response = await fetch(`/app/payments/export.csv${query}`);
+      if (!response.ok) throw new Error(`answered ${response.status}`);
+      const name = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ?? "payments.csv";
+      const url = URL.createObjectURL(await response.blob());
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = name;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setState("idle");
+    } catch {
+      setState("failed");
+    }
+  }
+  return (
+    <InlineStack gap="200" blockAlign="center">
+      <Button onClick={() => void download()} loading={state === "working"}>
+        Download CSV
+      </Button>
+      {state === "failed" ? (
+        <Text as="span" tone="critical">
+          The file could not be made. Try again.
+        </Text>
+      ) : null}
+    </InlineStack>
+  );
+}
+
 export default function Payments() {
-  const { filters, list, listQuery, previousQuery, nextQuery } = useLoaderData<typeof loader>();
+  const { filters, list, listQuery, exportQuery, previousQuery, nextQuery } = useLoaderData<typeof loader>();
 
   const rows = list.rows.map((p) => [
     <Link key="id" to={`/app/payments/${p.id}${listQuery}`}>
@@ -80,7 +122,10 @@ export default function Payments() {
       <Layout>
         <Layout.Section>
           <Card>
-            <FiltersForm key={JSON.stringify(filters)} filters={filters} />
+            <BlockStack gap="300">
+              <FiltersForm key={JSON.stringify(filters)} filters={filters} />
+              <DownloadCsv query={exportQuery} />
+            </BlockStack>
           </Card>
         </Layout.Section>
         <Layout.Section>

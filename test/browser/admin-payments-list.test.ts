@@ -1,6 +1,8 @@
 // The payments list's filters in real Chromium: after "Clear" the form says what the list now
 // shows, and a payment's "Payments" link returns to the page of the list the merchant came
-// from (the same filters and page), not to the whole unfiltered list.
+// from (the same filters and page), not to the whole unfiltered list. Download CSV saves the
+// file of every payment the filters select.
+import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { browserForFile } from "../support/browser";
@@ -75,5 +77,17 @@ describe("payments list filters", () => {
     const back = new URL(page.url());
     expect(back.searchParams.get("state")).toBe(listUrl.searchParams.get("state"));
     expect(back.searchParams.get("after")).toBe(listUrl.searchParams.get("after"));
+  }, 60_000);
+
+  it("Download CSV saves every payment the filters select, not only the page's, under the app's file name", async () => {
+    await openAdmin(page, stack(), "/app/payments?state=failed");
+    await page.getByText("1–25 of 30").waitFor();
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^payments-demo-shop-\d{4}-\d{2}-\d{2}\.csv$/);
+    const lines = (await readFile(await download.path(), "utf8")).split("\r\n").filter(Boolean);
+    expect(lines[0]).toMatch(/^created_at,updated_at,shopify_payment_id,/);
+    const state = lines[0]!.split(",").indexOf("state");
+    expect(lines.slice(1).map((line) => line.split(",")[state])).toEqual(Array(30).fill("failed"));
+    expect(await page.getByText("The file could not be made").count()).toBe(0);
   }, 60_000);
 });
