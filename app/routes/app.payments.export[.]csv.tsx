@@ -1,6 +1,7 @@
 // The shop's payments as a CSV file (app/admin/payments-export.server.ts), with the list's
 // filters from the query string. A resource route: the Payments page fetches it (so App
-// Bridge adds the session token in the embedded admin) and saves the answer as a file.
+// Bridge adds the session token in the embedded admin) and saves the answer as a file. Never
+// cached, as every admin page (server/page-headers.ts).
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { adminShop } from "~/admin/admin-shop.server";
 import { parsePaymentFilters } from "~/admin/payment-filters";
@@ -13,7 +14,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     headers: {
       "content-type": "text/csv; charset=utf-8",
       "content-disposition": `attachment; filename="${exportFileName(shop.shopDomain, context.services.clock.now())}"`,
-      "cache-control": "no-store",
     },
   });
 }

@@ -125,7 +125,7 @@ describe.each(["sqlite", "postgresql"] as const)("the payments CSV file on %s", 
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="payments-demo-shop-\d{4}-\d{2}-\d{2}\.csv"$/);
-    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("cache-control")).toBe("private, no-store");
     expect(text.startsWith(`${HEADER.join(",")}\r\n`)).toBe(true);
     const [header, ...payments] = rows;
     expect(header).toEqual(HEADER);
