@@ -1,6 +1,8 @@
 // The payment list's filters, read from the query string with zod: payment state,
-// gateway status, a date range (UTC days, inclusive), and where the page starts (a cursor
-// on a payment already shown). Anything malformed is dropped rather than failing the page.
+// gateway status, a date range (UTC days, inclusive), one payment's reference to find (its
+// Shopify payment id or session gid, its gateway order's identifier, or a transaction hash),
+// and where the page starts (a cursor on a payment already shown). Anything malformed is
+// dropped rather than failing the page.
 import { z } from "zod";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
 import { PAYMENT_STATES } from "~/payments/payment-state";
@@ -25,11 +27,23 @@ const day = z
   .regex(new RegExp(String.raw`^${YEAR}-\d{2}-\d{2}$`))
   .refine(isCalendarDay, "not a date");
 
+/**
+ * A reference to find, as pasted (spaces around it taken off): one line of printable text,
+ * long enough for a Shopify gid or any chain's transaction hash.
+ */
+const reference = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}\p{Cf}\s]+$/u);
+
 const filtersSchema = z.object({
   state: z.enum(PAYMENT_STATES).optional().catch(undefined),
   status: z.enum(GATEWAY_STATUSES).optional().catch(undefined),
   from: day.optional().catch(undefined),
   to: day.optional().catch(undefined),
+  q: reference.optional().catch(undefined),
 });
 
 export type PaymentFilters = z.infer<typeof filtersSchema>;
@@ -39,7 +53,7 @@ export function parsePaymentFilters(search: URLSearchParams): PaymentFilters {
     const v = search.get(name);
     return v === null || v === "" ? undefined : v;
   };
-  return filtersSchema.parse({ state: value("state"), status: value("status"), from: value("from"), to: value("to") });
+  return filtersSchema.parse({ state: value("state"), status: value("status"), from: value("from"), to: value("to"), q: value("q") });
 }
 
 /**
@@ -103,6 +117,11 @@ export function paymentWhere(shopId: string, filters: PaymentFilters): Prisma.Pa
     ...(filters.state ? { state: filters.state } : {}),
     ...(filters.status ? { gatewayStatus: filters.status } : {}),
     ...(filters.from || filters.to ? { createdAt } : {}),
+    // The exact reference, wherever a payment holds one: what a merchant pastes from Shopify's
+    // order, the gateway's dashboard or a block explorer.
+    ...(filters.q
+      ? { OR: [{ shopifyPaymentId: filters.q }, { gid: filters.q }, { gatewayOrderId: filters.q }, { transactions: { some: { txHash: filters.q } } }] }
+      : {}),
   };
 }
 
@@ -116,6 +135,7 @@ export function filtersQuery(filters: PaymentFilters, start?: { after: string } 
   if (filters.status) params.set("status", filters.status);
   if (filters.from) params.set("from", filters.from);
   if (filters.to) params.set("to", filters.to);
+  if (filters.q) params.set("q", filters.q);
   if (start && "after" in start) params.set("after", start.after);
   else if (start) params.set("before", start.before);
   const text = params.toString();

@@ -1,6 +1,6 @@
 // The shop's payments, newest first: Shopify's session id, the amount, the coin, the
-// gateway status in words and how much was paid; filtered by state, gateway status and
-// a date range, 25 to a page. The Previous and Next links start from the first or last
+// gateway status in words and how much was paid; filtered by state, gateway status, a date
+// range and one payment's reference (payment-filters), 25 to a page. The Previous and Next links start from the first or last
 // payment shown (a cursor), so payments arriving meanwhile do not shift the pages.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
@@ -43,9 +43,19 @@ function FiltersForm({ filters }: { filters: PaymentFilters }) {
   const [status, setStatus] = useState(filters.status ?? "");
   const [from, setFrom] = useState(filters.from ?? "");
   const [to, setTo] = useState(filters.to ?? "");
+  const [q, setQ] = useState(filters.q ?? "");
   return (
     <Form method="get">
       <InlineStack gap="300" blockAlign="end" wrap>
+        <TextField
+          label="Find a payment"
+          name="q"
+          value={q}
+          onChange={setQ}
+          autoComplete="off"
+          placeholder="Payment ID, gateway order or transaction hash"
+          helpText="The whole reference, as Shopify, the gateway or a block explorer shows it."
+        />
         <Select label="State" name="state" options={STATE_OPTIONS} value={state} onChange={setState} />
         <Select label="Gateway status" name="status" options={STATUS_OPTIONS} value={status} onChange={setStatus} />
         <TextField label="From (UTC)" name="from" type="date" value={from} onChange={setFrom} autoComplete="off" />

@@ -16,6 +16,28 @@ describe("parsePaymentFilters", () => {
   });
 });
 
+describe("the reference to find", () => {
+  it("keeps one pasted reference, spaces around it taken off, and looks for it exactly wherever a payment holds one", () => {
+    const hash = "0x9f2c4ad1b1e2f1c3a4b5c6d7e8f90112233445566778899aabbccddeeff0011";
+    const filters = parsePaymentFilters(new URLSearchParams({ q: `  ${hash}\n` }));
+    expect(filters.q).toBe(hash);
+    expect(paymentWhere("shop", filters)).toEqual({
+      shopId: "shop",
+      OR: [{ shopifyPaymentId: hash }, { gid: hash }, { gatewayOrderId: hash }, { transactions: { some: { txHash: hash } } }],
+    });
+    expect(Object.fromEntries(new URLSearchParams(filtersQuery(filters)))).toEqual({ q: hash });
+    expect(parsePaymentFilters(new URLSearchParams({ q: "gid://shopify/PaymentSession/123" })).q).toBe("gid://shopify/PaymentSession/123");
+  });
+
+  it("drops an empty, overlong or multi-part one (the list then shows more, not nothing)", () => {
+    for (const q of ["", "   ", "x".repeat(201), "two words", "tab\there", "nul\u0000", "zero\u200bwidth"]) {
+      const filters = parsePaymentFilters(new URLSearchParams({ q }));
+      expect(filters.q, JSON.stringify(q)).toBeUndefined();
+      expect(paymentWhere("shop", filters), JSON.stringify(q)).toEqual({ shopId: "shop" });
+    }
+  });
+});
+
 describe("the page's cursor", () => {
   const payment = { createdAt: new Date("2026-05-01T12:34:56.789Z"), id: "cmwvdt0n9001a9g7dj4jaba71" };
 
