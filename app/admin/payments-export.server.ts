@@ -1,7 +1,8 @@
 // The shop's payments as a CSV file for the merchant's books: every payment the list's
 // filters select, newest first, one row each, with what Shopify was asked for (amount and
 // currency, as text: never a float), where the payment stands, and what the gateway took in
-// crypto (coin, amounts, the on-chain transactions). No shopper's personal details: Shopify
+// crypto (coin, amounts, the on-chain transactions, and whether they were read from the
+// gateway's own record yet). No shopper's personal details: Shopify
 // holds those with the order. Read in batches along the list's own order (createdAt, then id,
 // a cursor on the last row written), so a shop with any number of payments is streamed in
 // bounded memory and payments arriving meanwhile neither repeat nor shift rows.
@@ -30,6 +31,8 @@ const exportSelect = {
   gatewayEnv: true,
   gatewayOrderId: true,
   gatewayStatus: true,
+  gatewayEditedAt: true,
+  unverifiedSince: true,
   inputCurrency: true,
   cryptoAmount: true,
   receivedAmount: true,
@@ -55,6 +58,10 @@ const COLUMNS: readonly [string, (p: ExportedPayment) => string | null][] = [
   ["gateway", (p) => p.gatewayEnv],
   ["gateway_order_id", (p) => p.gatewayOrderId],
   ["gateway_status", (p) => p.gatewayStatus],
+  // Whether the coin, amounts and transactions come from a read of the gateway's own record:
+  // a payment settled on a signed notification alone has none of them until the reconciler's
+  // next listing reads the order (within the hour).
+  ["gateway_record_read", (p) => String(p.gatewayEditedAt !== null && p.unverifiedSince === null)],
   ["coin", (p) => p.inputCurrency],
   ["crypto_amount", (p) => p.cryptoAmount],
   ["crypto_received", (p) => p.receivedAmount],

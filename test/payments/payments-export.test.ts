@@ -23,6 +23,7 @@ const HEADER = [
   "gateway",
   "gateway_order_id",
   "gateway_status",
+  "gateway_record_read",
   "coin",
   "crypto_amount",
   "crypto_received",
@@ -109,6 +110,7 @@ describe.each(["sqlite", "postgresql"] as const)("the payments CSV file on %s", 
         attention: "overpaid",
         attentionDetail: "more arrived",
         attentionResolvedAt: new Date(base),
+        gatewayEditedAt: new Date(base + 86_400_000),
         createdAt: new Date(base + 86_400_000),
       }),
     });
@@ -155,6 +157,7 @@ describe.each(["sqlite", "postgresql"] as const)("the payments CSV file on %s", 
       shopify_outcome: "resolved",
       gateway: "sandbox",
       gateway_status: "CO",
+      gateway_record_read: "true",
       coin: "'=HYPERLINK(\"https://attacker.example\")",
       crypto_amount: "0.012345678901234567",
       crypto_received: "0.012345678901234567",
@@ -163,6 +166,9 @@ describe.each(["sqlite", "postgresql"] as const)("the payments CSV file on %s", 
       attention: "overpaid",
       attention_handled: "true",
     });
+    // Settled on a signed notification alone, or never read: not from the gateway's record yet.
+    const unread = rows.slice(1).filter((r) => r[HEADER.indexOf("gateway_order_id")] !== special.gatewayOrderId);
+    expect(new Set(unread.map((r) => r[HEADER.indexOf("gateway_record_read")]))).toEqual(new Set(["false"]));
     // Newest first: it leads the file.
     expect(rows[1]![HEADER.indexOf("gateway_order_id")]).toBe(special.gatewayOrderId);
     // Every payment of the shop, and no other shop's.
