@@ -9,6 +9,8 @@ import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment"
 import { agreedStatus, webhookBody } from "~/payments/process-webhooks";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
+import { decideForGatewayStatus } from "~/payments/status-mapping";
+import { isGatewayStatus } from "~/gateway/statuses";
 import { keepsReserve } from "~/payments/reconcile";
 import type { AppServices } from "~/services.server";
 import { shopGateway } from "~/shops/gateway-directory.server";
@@ -109,13 +111,18 @@ export async function heldMoneySeen(services: AppServices, payment: Payment): Pr
   return null;
 }
 
+/** Whether the gateway status stored is one the status mapping resolves on (the order is paid). */
+function gatewayShowsPaid(code: string | null): boolean {
+  return code !== null && isGatewayStatus(code) && decideForGatewayStatus(code).kind === "resolve";
+}
+
 function statusFromState(payment: PaymentWithAmounts, held: HeldMoney = null): ShopperStatus {
   // Money notified, not read yet: received (and confirming), or part of it (the rest due not
   // known until the order is read); never asked for again.
   if (payment.state === "awaiting_payment" && held !== null) return held === "covered" ? "confirming" : "partial";
   // Paid at the gateway while the payment stays open: held for a person (an order for other
   // terms than the payment's, never paid on). The shopper sent the money: never asked again.
-  if (isOpenPaymentState(payment.state) && (payment.gatewayStatus === "CO" || payment.gatewayStatus === "CM")) return "confirming";
+  if (isOpenPaymentState(payment.state) && gatewayShowsPaid(payment.gatewayStatus)) return "confirming";
   switch (payment.state) {
     case "paid":
       return "paid";
