@@ -13,6 +13,7 @@ import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
 import { storedStatusShowsFunds } from "./settle-payment";
 import type { FollowUpKind } from "./shopify-requests";
 import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
+import type { AttentionReason } from "./status-mapping";
 
 /** How a refund is made: in the gateway dashboard, then recorded in Shopify. */
 const REFUND_HOW =
@@ -30,6 +31,16 @@ export const PARTIAL_REFUND_MESSAGE =
  */
 export const NOTHING_RECEIVED_REFUND_MESSAGE = (status: string) =>
   `Crypto payments cannot be refunded from Shopify, and the gateway's record of this payment shows no crypto received (status ${status}), so there is nothing at the gateway to refund. Compare the order in the gateway dashboard: if the shopper sent nothing, record the refund in Shopify as a manual refund, which returns no money.`;
+
+/**
+ * The open flags that hold a capture, and what each says: a signed webhook that marked the
+ * payment paid and that the gateway's own record then contradicted, and a gateway order for
+ * another amount or fiat than the payment.
+ */
+const CAPTURE_HELD_BY: ReadonlyMap<string, string> = new Map<AttentionReason, string>([
+  ["webhook_mismatch", "The gateway's record of this payment does not match the notification that marked it paid."],
+  ["amount_mismatch", "The gateway's order for this payment is not for the payment's amount or currency."],
+]);
 
 /**
  * Whether the payment's gateway order shows no crypto received: a known status that shows
@@ -94,16 +105,10 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     if (noneReceived) {
       return reject(`The gateway's record of this payment shows no crypto received (status ${payment.gatewayStatus}), so there is nothing to capture. If the shopper sent nothing, void the authorization. If the crypto did arrive, once the gateway dashboard shows the order paid press Check now on the payment in the app, then capture again.`);
     }
-    // Paid on a signed webhook that the gateway's own record then contradicted: nothing is
-    // captured until a person has compared the two and marked the flag handled.
-    if (payment.attention === "webhook_mismatch" && payment.attentionResolvedAt === null) {
-      return reject("The gateway's record of this payment does not match the notification that marked it paid. Compare the order in the gateway dashboard, mark the payment's flag handled in the app, then capture again.");
-    }
-    // The gateway's order is for another amount or fiat than the payment: nothing is captured
-    // until a person has compared the two and marked the flag handled.
-    if (payment.attention === "amount_mismatch" && payment.attentionResolvedAt === null) {
-      return reject("The gateway's order for this payment is not for the payment's amount or currency. Compare the order in the gateway dashboard, mark the payment's flag handled in the app, then capture again.");
-    }
+    // A flag that holds the capture until a person has compared the gateway's record with
+    // the payment and marked it handled.
+    const heldBy = payment.attentionResolvedAt === null && payment.attention !== null ? CAPTURE_HELD_BY.get(payment.attention) : undefined;
+    if (heldBy) return reject(`${heldBy} Compare the order in the gateway dashboard, mark the payment's flag handled in the app, then capture again.`);
     // Crypto settles in full: what is captured is what the shopper paid, no more and no less
     // (a partial capture would leave crypto received that Shopify's books do not show).
     const paid = `${payment.amount} ${payment.currency}`;
