@@ -236,6 +236,19 @@ function isGatewayErrorBody(text: string): boolean {
   return parsed.ok && gatewayErrorBodySchema.safeParse(parsed.value).success;
 }
 
+/**
+ * Whether a body is the gateway's own refusal of a request: its {"detail": "..."}, or DRF's
+ * field errors, every field a list of messages ({"field": ["message"]}). A proxy's page, or an
+ * API gateway's {"message": "no route matched"}, is neither.
+ */
+function isGatewayRefusalBody(text: string): boolean {
+  if (isGatewayErrorBody(text)) return true;
+  const parsed = tryParseGatewayJson(text);
+  if (!parsed.ok || parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) return false;
+  const fields = Object.entries(parsed.value);
+  return fields.length > 0 && fields.every(([field, messages]) => FIELD_NAME.test(field) && Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === "string"));
+}
+
 function serialiseCreateOrder(request: z.output<typeof createOrderRequestSchema>): string {
   // The amount is written as a JSON number straight from its decimal text, so
   // it never passes through a float on the way out either.
@@ -308,10 +321,15 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     }
     if (status === 401 || status === 403) return err(new GatewayUnauthorizedError(status));
     if (status === 404) {
-      if (spec.operation === "create_order" || spec.operation === "create_device") return err(new GatewayRejectedError(404, errorDetail(text)));
-      // "No such order" is the gateway's own answer, DRF's {"detail": ...}. A 404 page of a proxy,
-      // CDN or ingress in front of it (a deploy rerouting, a moved path) says nothing of the
-      // order: a failed read, retried, never proof the order is gone.
+      // A 404 page of a proxy, CDN or ingress in front of the gateway (a deploy rerouting, a
+      // moved path) says nothing of the request. On a read it is a failed read, retried, never
+      // proof the order is gone; on a creation, no refusal of the order (which the shopper
+      // could not pay with any other coin), but an answer that is not the gateway's: the
+      // outcome is unknown, and the order is looked up before another is made.
+      if (spec.operation === "create_order" || spec.operation === "create_device") {
+        return err(isGatewayRefusalBody(text) ? new GatewayRejectedError(404, errorDetail(text)) : new GatewayServerError(404));
+      }
+      // "No such order" is the gateway's own answer, DRF's {"detail": ...}.
       return err(isGatewayErrorBody(text) ? new GatewayNotFoundError(errorDetail(text)) : new GatewayServerError(404));
     }
     if (status === 429) return err(new GatewayThrottledError(parseRetryAfter(outcome.headers.get("retry-after"), clock())));

@@ -235,11 +235,26 @@ describe("errors", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it("404 without a JSON body is rejected with no detail", async () => {
-    server.script(raw(404, "<h1>Not Found</h1>", { "Content-Type": "text/html" }));
+  it("404 on create with DRF's field errors is rejected with them as the detail", async () => {
+    server.script(json(404, { merchant_urlok: ["Enter a valid URL."] }));
     const { client } = makeClient();
     const error = (await client.createOrder(orderRequest))._unsafeUnwrapErr();
-    expect(error.kind === "rejected" && error.detail).toBeNull();
+    expect(error.kind === "rejected" && [error.status, error.detail]).toEqual([404, "merchant_urlok: Enter a valid URL."]);
+  });
+
+  // A page of whatever stands in front of the gateway (a proxy's HTML, an API gateway's JSON of
+  // its own) is no refusal of the order: the order may or may not exist, and it is not resent.
+  it.each([
+    ["an HTML page", raw(404, "<h1>Not Found</h1>", { "Content-Type": "text/html" })],
+    ["an empty body", raw(404, "")],
+    ["an API gateway's own JSON", json(404, { message: "no Route matched with those values" })],
+  ])("404 on create with %s is an unknown outcome, sent once", async (_what, reply) => {
+    server.script(reply);
+    const { client } = makeClient();
+    const error = (await client.createOrder(orderRequest))._unsafeUnwrapErr();
+    expect(error.kind).toBe("outcome_unknown");
+    expect(error.kind === "outcome_unknown" && error.cause).toMatchObject({ kind: "server_error", status: 404 });
+    expect(server.requests).toHaveLength(1);
   });
 
   it("404 on order info is not_found", async () => {

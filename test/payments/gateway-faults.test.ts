@@ -428,6 +428,29 @@ it("a create that timed out and never reached the gateway: once the order could 
   expect(await ordersWithReference(request.id)).toBe(1);
 });
 
+it("an HTML 404 page in front of the gateway on order creation is no refusal: Shopify is asked to retry, and the retry creates the order once", async () => {
+  const clock = movableClock();
+  let posts = 0;
+  const rerouted: typeof fetch = async (input, init) => {
+    if (isOrderCreation(input, init) && ++posts === 1) {
+      return new Response("<html><head><title>404 Not Found</title></head><body><h1>404 Not Found</h1><hr>nginx</body></html>", { status: 404, headers: { "Content-Type": "text/html" } });
+    }
+    return fetch(input, init);
+  };
+  const session = stack.standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+  const first = await startPaymentSession(instance({ clock, fetch: rerouted }), { shopDomain: stack.shopDomain, request });
+  // Not a final 422: the shopper could still pay, and nothing says the gateway saw the request.
+  expect(first).toMatchObject({ status: 503, body: { error: "gateway_unavailable" } });
+  const waiting = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } });
+  expect(waiting).toMatchObject({ state: "started", responseStatus: null, gatewayOrderId: null });
+  clock.offset = ORDER_MAY_STILL_APPEAR_MS + 1_000;
+  const retried = await startPaymentSession(instance({ clock, fetch: rerouted }), { shopDomain: stack.shopDomain, request });
+  expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+  expect(posts).toBe(2);
+  expect(await ordersWithReference(request.id)).toBe(1);
+});
+
 it("the time an order may still appear counts from the last POST that may have reached the gateway, not the first", async () => {
   const session = stack.standin.state.createPaymentSession({ test: true });
   const request = paymentSessionRequestSchema.parse(session.request);
