@@ -6,7 +6,7 @@
 // gateway read that keeps the page current where notifications do not.
 import { z } from "zod";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
-import { agreedStatus, webhookBody } from "~/payments/process-webhooks";
+import { agreedBodyStatus, webhookBody } from "~/payments/process-webhooks";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
 import { decideForGatewayStatus } from "~/payments/status-mapping";
@@ -100,10 +100,10 @@ export async function heldMoneySeen(services: AppServices, payment: Payment): Pr
     orderBy: { receivedAt: "desc" },
   });
   for (const hook of hooks) {
-    if (agreedStatus(hook, payment)?.code !== "AC") continue;
     const body = webhookBody(hook);
-    const expected = body?.crypto_amount ?? payment.cryptoAmount;
-    if (!body || !expected || body.unconfirmed_amount === undefined || body.confirmed_amount === undefined) return "short";
+    if (!body || agreedBodyStatus(body, hook, payment)?.code !== "AC") continue;
+    const expected = body.crypto_amount ?? payment.cryptoAmount;
+    if (!expected || body.unconfirmed_amount === undefined || body.confirmed_amount === undefined) return "short";
     // Summed exactly: coin amounts carry more digits than decimal.js keeps by default (progress.ts).
     const received = new Exact(body.unconfirmed_amount).plus(body.confirmed_amount);
     return received.gte(expected) ? "covered" : "short";

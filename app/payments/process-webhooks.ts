@@ -72,7 +72,11 @@ export function webhookBody(hook: Pick<GatewayWebhook, "rawBody">): GatewayWebho
  */
 export function agreedStatus(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): KnownStatus | null {
   const body = webhookBody(hook);
-  if (!body) return null;
+  return body ? agreedBodyStatus(body, hook, payment) : null;
+}
+
+/** agreedStatus of a webhook whose body is parsed already (webhookBody). */
+export function agreedBodyStatus(body: GatewayWebhookPayload, hook: Pick<GatewayWebhook, "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): KnownStatus | null {
   if (body.identifier !== payment.gatewayOrderId || hook.orderId !== payment.gatewayOrderId) return null;
   const status = body.status;
   if (!status?.known) return null;
