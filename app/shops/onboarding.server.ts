@@ -308,6 +308,9 @@ export async function removeGatewayCredentials(
 
 const UNREADABLE_DEVICE = "The stored credentials of this device cannot be read with the app's encryption keys: connect the device again first.";
 
+const DEVICE_OUTCOME_UNKNOWN =
+  "The gateway did not confirm whether it created the device. Look for it in the gateway dashboard's devices before creating another: it may be there already.";
+
 /** POST /device/ with the shop's key: the new key is returned once and never stored here. */
 export async function createDedicatedDevice(deps: ShopsDeps, shopDomain: string, env: GatewayEnv, name: string) {
   const shop = await ensureShop(deps.db, shopDomain);
@@ -319,7 +322,11 @@ export async function createDedicatedDevice(deps: ShopsDeps, shopDomain: string,
   const cleanName = name.trim().slice(0, 128);
   if (!cleanName) return { ok: false as const, message: "Give the new device a name." };
   const created = await access.client.createDevice(cleanName);
-  if (created.isErr()) return describeKeyCheckFailure(created.error);
+  if (created.isErr()) {
+    // Not sent again (the gateway does not deduplicate): another try could make a second device.
+    if (created.error.kind === "outcome_unknown") return { ok: false as const, message: DEVICE_OUTCOME_UNKNOWN };
+    return describeKeyCheckFailure(created.error);
+  }
   return { ok: true as const, device: created.value };
 }
 
