@@ -70,6 +70,10 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
     case "throttled":
     case "quota_exhausted":
       return { ok: false, kind: "gateway_error", message: "The gateway is limiting requests for this device. Try again in a minute." };
+    case "server_error":
+      return { ok: false, kind: "gateway_error", message: `The gateway failed to answer (HTTP ${error.status}). Try again in a few minutes.` };
+    case "rejected":
+      return { ok: false, kind: "gateway_error", message: `The gateway refused the request (HTTP ${error.status})${error.detail === null ? "" : `: ${error.detail.replace(/[\s.]+$/, "")}`}.` };
     default:
       return { ok: false, kind: "gateway_error", message: `The gateway answered with an error (${error.kind}). Try again later.` };
   }
