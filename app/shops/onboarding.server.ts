@@ -74,8 +74,14 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
       return { ok: false, kind: "gateway_error", message: `The gateway failed to answer (HTTP ${error.status}). Try again in a few minutes.` };
     case "rejected":
       return { ok: false, kind: "gateway_error", message: `The gateway refused the request (HTTP ${error.status})${error.detail === null ? "" : `: ${error.detail.replace(/[\s.]+$/, "")}`}.` };
-    default:
-      return { ok: false, kind: "gateway_error", message: `The gateway answered with an error (${error.kind}). Try again later.` };
+    case "not_found":
+      return { ok: false, kind: "gateway_error", message: "The gateway answered that it has no such resource (HTTP 404). Try again later." };
+    case "invalid_response":
+      return { ok: false, kind: "gateway_error", message: "The gateway's answer could not be read. Try again later." };
+    case "invalid_request":
+      return { ok: false, kind: "invalid_input", message: `The gateway would not take this: ${error.reason}.` };
+    case "outcome_unknown":
+      return { ok: false, kind: "gateway_error", message: "The gateway did not confirm the request. Try again in a few minutes." };
   }
 }
 

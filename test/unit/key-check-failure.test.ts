@@ -1,7 +1,20 @@
 // What the Connection page says when the gateway does not take a key check or a device creation:
 // the gateway's own words and HTTP status where it gave them, never only an error's kind.
 import { expect, it } from "vitest";
-import { GatewayRejectedError, GatewayServerError, GatewayUnauthorizedError } from "../../app/gateway/errors";
+import {
+  GatewayInvalidRequestError,
+  GatewayInvalidResponseError,
+  GatewayNetworkError,
+  GatewayNotFoundError,
+  GatewayOutcomeUnknownError,
+  GatewayQuotaExhaustedError,
+  GatewayRejectedError,
+  GatewayServerError,
+  GatewayThrottledError,
+  GatewayTimeoutError,
+  GatewayUnauthorizedError,
+  type GatewayError,
+} from "../../app/gateway/errors";
 import { describeKeyCheckFailure } from "../../app/shops/onboarding.server";
 
 it("a failing gateway is named by its HTTP status, to try again later", () => {
@@ -17,4 +30,26 @@ it("a refusal gives the gateway's own reason when it gave one", () => {
 
 it("a refused key points at the key field", () => {
   expect(describeKeyCheckFailure(new GatewayUnauthorizedError(403))).toMatchObject({ kind: "unauthorized", field: "deviceKey" });
+});
+
+it("every kind of failure is said in words, never by the error's kind", () => {
+  const server = new GatewayServerError(500);
+  const failures: GatewayError[] = [
+    new GatewayUnauthorizedError(401),
+    new GatewayRejectedError(404, null),
+    new GatewayNotFoundError("Not found."),
+    new GatewayThrottledError(30),
+    server,
+    new GatewayNetworkError("ECONNREFUSED", true),
+    new GatewayTimeoutError(8_000),
+    new GatewayInvalidResponseError(["results", 0], "expected a string"),
+    new GatewayInvalidRequestError(["name"], "at most 128 characters"),
+    new GatewayOutcomeUnknownError("create_device", null, { cause: server }),
+    new GatewayQuotaExhaustedError("general_minute", new Date("2026-11-30T12:00:00Z")),
+  ];
+  for (const error of failures) {
+    const { message } = describeKeyCheckFailure(error);
+    expect(message, error.kind).not.toContain(error.kind);
+    expect(message, error.kind).toMatch(/^The (gateway|request)/);
+  }
 });
