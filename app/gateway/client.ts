@@ -37,8 +37,10 @@ import {
   deviceCreateRequestSchema,
   deviceCreateResponseSchema,
   deviceKeySchema,
+  DRF_FIELD_NAME,
   gatewayErrorBodySchema,
   gatewayFieldErrorsBodySchema,
+  gatewayFieldErrorsRefusalSchema,
   gatewayOrderIdSchema,
   orderInfoResponseSchema,
   ordersListResponseSchema,
@@ -197,7 +199,6 @@ function parseRetryAfter(header: string | null, now: Date): number | null {
 
 /** The longest detail made of a field-error body. */
 const FIELD_ERRORS_DETAIL_MAX = 500;
-const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /**
  * A DRF field-error body as one line, "field: message; other: message" (non_field_errors'
@@ -209,7 +210,7 @@ function fieldErrorsDetail(value: unknown): string | null {
   if (!body.success) return null;
   const parts: string[] = [];
   for (const [field, errors] of Object.entries(body.data)) {
-    if (!FIELD_NAME.test(field)) continue;
+    if (!DRF_FIELD_NAME.test(field)) continue;
     const messages = (Array.isArray(errors) ? errors : [errors])
       .filter((message): message is string => typeof message === "string")
       .map((message) => message.replace(/\s+/g, " ").trim())
@@ -242,11 +243,8 @@ function isGatewayErrorBody(text: string): boolean {
  * API gateway's {"message": "no route matched"}, is neither.
  */
 function isGatewayRefusalBody(text: string): boolean {
-  if (isGatewayErrorBody(text)) return true;
   const parsed = tryParseGatewayJson(text);
-  if (!parsed.ok || parsed.value === null || typeof parsed.value !== "object" || Array.isArray(parsed.value)) return false;
-  const fields = Object.entries(parsed.value);
-  return fields.length > 0 && fields.every(([field, messages]) => FIELD_NAME.test(field) && Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === "string"));
+  return parsed.ok && (gatewayErrorBodySchema.safeParse(parsed.value).success || gatewayFieldErrorsRefusalSchema.safeParse(parsed.value).success);
 }
 
 function serialiseCreateOrder(request: z.output<typeof createOrderRequestSchema>): string {

@@ -483,3 +483,15 @@ export const gatewayErrorBodySchema = z.object({ detail: z.string().max(2000) })
  * "non_field_errors": ["message"]}`. Read leniently; the client keeps only what has this shape.
  */
 export const gatewayFieldErrorsBodySchema = z.record(z.string(), z.unknown());
+
+/** A field's name in a DRF field-error body. */
+export const DRF_FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * A DRF field-error body as the gateway writes one, read strictly: at least one field, each
+ * a field's name with a list of text messages. What tells the gateway's own refusal from a
+ * page of something in front of it (an API gateway's {"message": "no route matched"}).
+ */
+export const gatewayFieldErrorsRefusalSchema = z
+  .record(z.string().regex(DRF_FIELD_NAME), z.array(z.string()).nonempty())
+  .refine((body) => Object.keys(body).length > 0, "no field");
