@@ -60,6 +60,9 @@ export function notificationUrl(appUrl: string, shop: Pick<Shop, "webhookToken">
   return `${appUrl.replace(/\/+$/, "")}${GATEWAY_WEBHOOKS_PATH}${shop.webhookToken}`;
 }
 
+const DEVICE_OUTCOME_UNKNOWN =
+  "The gateway did not confirm whether it created the device. Look for it in the gateway dashboard's devices before creating another: it may be there already.";
+
 export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure {
   switch (error.kind) {
     case "unauthorized":
@@ -79,9 +82,11 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
     case "invalid_response":
       return { ok: false, kind: "gateway_error", message: "The gateway's answer could not be read. Try again later." };
     case "invalid_request":
-      return { ok: false, kind: "invalid_input", message: `The gateway would not take this: ${error.reason}.` };
+      return { ok: false, kind: "invalid_input", message: `The request was not sent: ${error.reason}.` };
     case "outcome_unknown":
-      return { ok: false, kind: "gateway_error", message: "The gateway did not confirm the request. Try again in a few minutes." };
+      // Only a creation's outcome can be unknown, and it is not sent again (the gateway does not
+      // deduplicate): another try could make a second device.
+      return { ok: false, kind: "gateway_error", message: DEVICE_OUTCOME_UNKNOWN };
   }
 }
 
@@ -318,9 +323,6 @@ export async function removeGatewayCredentials(
 
 const UNREADABLE_DEVICE = "The stored credentials of this device cannot be read with the app's encryption keys: connect the device again first.";
 
-const DEVICE_OUTCOME_UNKNOWN =
-  "The gateway did not confirm whether it created the device. Look for it in the gateway dashboard's devices before creating another: it may be there already.";
-
 /** POST /device/ with the shop's key: the new key is returned once and never stored here. */
 export async function createDedicatedDevice(deps: ShopsDeps, shopDomain: string, env: GatewayEnv, name: string) {
   const shop = await ensureShop(deps.db, shopDomain);
@@ -332,11 +334,7 @@ export async function createDedicatedDevice(deps: ShopsDeps, shopDomain: string,
   const cleanName = name.trim().slice(0, 128);
   if (!cleanName) return { ok: false as const, message: "Give the new device a name." };
   const created = await access.client.createDevice(cleanName);
-  if (created.isErr()) {
-    // Not sent again (the gateway does not deduplicate): another try could make a second device.
-    if (created.error.kind === "outcome_unknown") return { ok: false as const, message: DEVICE_OUTCOME_UNKNOWN };
-    return describeKeyCheckFailure(created.error);
-  }
+  if (created.isErr()) return describeKeyCheckFailure(created.error);
   return { ok: true as const, device: created.value };
 }
 
