@@ -93,6 +93,7 @@ export function exportFileName(shopDomain: string, now: Date): string {
 /** The shop's payments the filters select, as CSV text in UTF-8, streamed batch by batch. */
 export function paymentsCsv(db: Database, shopId: string, filters: PaymentFilters, batch = EXPORT_BATCH): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
+  const where = paymentWhere(shopId, filters);
   let last: { createdAt: Date; id: string } | null = null;
   let headerSent = false;
   return new ReadableStream<Uint8Array>({
@@ -102,7 +103,6 @@ export function paymentsCsv(db: Database, shopId: string, filters: PaymentFilter
         controller.enqueue(encoder.encode(csvRow(COLUMNS.map(([header]) => header))));
         return;
       }
-      const where = paymentWhere(shopId, filters);
       const payments = await db.payment.findMany({
         where: last ? { AND: [where, beyondCursor({ direction: "after", ...last })] } : where,
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
