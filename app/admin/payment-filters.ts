@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
 import { PAYMENT_STATES } from "~/payments/payment-state";
+import type { Database } from "~/db/database.server";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 
 export const PAGE_SIZE = 25;
@@ -106,7 +107,31 @@ export function beyondCursor(cursor: PageCursor): Prisma.PaymentWhereInput {
     : { OR: [{ createdAt: { gt: createdAt } }, { createdAt, id: { gt: id } }] };
 }
 
-export function paymentWhere(shopId: string, filters: PaymentFilters): Prisma.PaymentWhereInput {
+/**
+ * The shop's payments that hold `reference` exactly: as Shopify's payment id or session gid,
+ * as their gateway order's identifier, or as a transaction hash. Each is looked up on an
+ * index of its own; one condition joining them with OR would be read along the shop's
+ * payments instead, all of them, on both databases.
+ */
+export async function paymentsHolding(db: Database, shopId: string, reference: string): Promise<string[]> {
+  const select = { id: true } as const;
+  const found = await Promise.all([
+    db.payment.findMany({ where: { shopId, shopifyPaymentId: reference }, select }),
+    db.payment.findMany({ where: { shopId, gid: reference }, select }),
+    db.payment.findMany({ where: { shopId, gatewayOrderId: reference }, select }),
+    db.paymentTransaction.findMany({ where: { txHash: reference }, select: { paymentId: true, payment: { select: { shopId: true } } } }),
+  ]);
+  const [byPaymentId, byGid, byOrder, byTransaction] = found;
+  const ids = [...byPaymentId, ...byGid, ...byOrder].map((p) => p.id);
+  for (const t of byTransaction) if (t.payment.shopId === shopId) ids.push(t.paymentId);
+  return [...new Set(ids)];
+}
+
+/**
+ * The condition selecting the shop's payments that match `filters`; `holding`, the payments
+ * that hold the reference to find (paymentsHolding), when the filters name one.
+ */
+export function filtersWhere(shopId: string, filters: PaymentFilters, holding: readonly string[]): Prisma.PaymentWhereInput {
   const createdAt: Prisma.DateTimeFilter = {};
   if (filters.from) createdAt.gte = new Date(`${filters.from}T00:00:00.000Z`);
   // To the day's last millisecond (the stored precision), not before the next day: the day
@@ -119,10 +144,13 @@ export function paymentWhere(shopId: string, filters: PaymentFilters): Prisma.Pa
     ...(filters.from || filters.to ? { createdAt } : {}),
     // The exact reference, wherever a payment holds one: what a merchant pastes from Shopify's
     // order, the gateway's dashboard or a block explorer.
-    ...(filters.q
-      ? { OR: [{ shopifyPaymentId: filters.q }, { gid: filters.q }, { gatewayOrderId: filters.q }, { transactions: { some: { txHash: filters.q } } }] }
-      : {}),
+    ...(filters.q ? { id: { in: [...holding] } } : {}),
   };
+}
+
+/** The condition selecting the shop's payments that match `filters`, the reference to find looked up first. */
+export async function paymentWhere(db: Database, shopId: string, filters: PaymentFilters): Promise<Prisma.PaymentWhereInput> {
+  return filtersWhere(shopId, filters, filters.q ? await paymentsHolding(db, shopId, filters.q) : []);
 }
 
 /**

@@ -93,7 +93,8 @@ export function exportFileName(shopDomain: string, now: Date): string {
 /** The shop's payments the filters select, as CSV text in UTF-8, streamed batch by batch. */
 export function paymentsCsv(db: Database, shopId: string, filters: PaymentFilters, batch = EXPORT_BATCH): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const where = paymentWhere(shopId, filters);
+  // Looked up once, when the first batch is read.
+  let where: Promise<Prisma.PaymentWhereInput> | null = null;
   let last: { createdAt: Date; id: string } | null = null;
   let headerSent = false;
   return new ReadableStream<Uint8Array>({
@@ -103,8 +104,9 @@ export function paymentsCsv(db: Database, shopId: string, filters: PaymentFilter
         controller.enqueue(encoder.encode(csvRow(COLUMNS.map(([header]) => header))));
         return;
       }
+      const filtered = await (where ??= paymentWhere(db, shopId, filters));
       const payments = await db.payment.findMany({
-        where: last ? { AND: [where, beyondCursor({ direction: "after", ...last })] } : where,
+        where: last ? { AND: [filtered, beyondCursor({ direction: "after", ...last })] } : filtered,
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         take: batch,
         select: exportSelect,

@@ -75,7 +75,7 @@ const OLDEST_FIRST: Prisma.PaymentOrderByWithRelationInput[] = [{ createdAt: "as
 
 /** One page of the shop's payments matching `filters`, newest first, starting at `cursor` (none: the first page). */
 export async function listPayments(db: Database, shopId: string, filters: PaymentFilters, cursor?: PageCursor): Promise<PaymentList> {
-  const where = paymentWhere(shopId, filters);
+  const where = await paymentWhere(db, shopId, filters);
   const payments = await pageOfPayments(db, where, cursor);
   const total = await db.payment.count({ where });
   const first = payments[0];

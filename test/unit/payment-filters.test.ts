@@ -2,7 +2,7 @@
 // malformed dropped (the list then shows more, never another day or a failed page), and the
 // links to other pages carrying the filters with a cursor.
 import { describe, expect, it } from "vitest";
-import { beyondCursor, cursorText, filtersQuery, listPageQuery, parsePageCursor, parsePaymentFilters, paymentWhere } from "../../app/admin/payment-filters";
+import { beyondCursor, cursorText, filtersQuery, listPageQuery, parsePageCursor, parsePaymentFilters, filtersWhere } from "../../app/admin/payment-filters";
 
 describe("parsePaymentFilters", () => {
   it("keeps a real day and drops an impossible one instead of moving it to another day", () => {
@@ -11,20 +11,18 @@ describe("parsePaymentFilters", () => {
       const filters = parsePaymentFilters(new URLSearchParams(`from=${impossible}&to=${impossible}`));
       expect(filters.from, impossible).toBeUndefined();
       expect(filters.to, impossible).toBeUndefined();
-      expect(paymentWhere("shop", filters).createdAt, impossible).toBeUndefined();
+      expect(filtersWhere("shop", filters, []).createdAt, impossible).toBeUndefined();
     }
   });
 });
 
 describe("the reference to find", () => {
-  it("keeps one pasted reference, spaces around it taken off, and looks for it exactly wherever a payment holds one", () => {
+  it("keeps one pasted reference, spaces around it taken off, and selects the payments found holding it (none: nothing)", () => {
     const hash = "0x9f2c4ad1b1e2f1c3a4b5c6d7e8f90112233445566778899aabbccddeeff0011";
     const filters = parsePaymentFilters(new URLSearchParams({ q: `  ${hash}\n` }));
     expect(filters.q).toBe(hash);
-    expect(paymentWhere("shop", filters)).toEqual({
-      shopId: "shop",
-      OR: [{ shopifyPaymentId: hash }, { gid: hash }, { gatewayOrderId: hash }, { transactions: { some: { txHash: hash } } }],
-    });
+    expect(filtersWhere("shop", filters, ["p1", "p2"])).toEqual({ shopId: "shop", id: { in: ["p1", "p2"] } });
+    expect(filtersWhere("shop", filters, [])).toEqual({ shopId: "shop", id: { in: [] } });
     expect(Object.fromEntries(new URLSearchParams(filtersQuery(filters)))).toEqual({ q: hash });
     expect(parsePaymentFilters(new URLSearchParams({ q: "gid://shopify/PaymentSession/123" })).q).toBe("gid://shopify/PaymentSession/123");
   });
@@ -33,7 +31,7 @@ describe("the reference to find", () => {
     for (const q of ["", "   ", "x".repeat(201), "two words", "tab\there", "nul\u0000", "zero\u200bwidth"]) {
       const filters = parsePaymentFilters(new URLSearchParams({ q }));
       expect(filters.q, JSON.stringify(q)).toBeUndefined();
-      expect(paymentWhere("shop", filters), JSON.stringify(q)).toEqual({ shopId: "shop" });
+      expect(filtersWhere("shop", filters, ["p1"]), JSON.stringify(q)).toEqual({ shopId: "shop" });
     }
   });
 });
