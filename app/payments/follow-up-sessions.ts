@@ -34,12 +34,15 @@ export const NOTHING_RECEIVED_REFUND_MESSAGE = (status: string) =>
 
 /**
  * The open flags that hold a capture, and what each says: a signed webhook that marked the
- * payment paid and that the gateway's own record then contradicted, and a gateway order for
- * another amount or fiat than the payment.
+ * payment paid and that the gateway's own record then contradicted, a gateway order for
+ * another amount or fiat than the payment, and a status of the order no one can interpret
+ * (which a later read raises in place of the contradicted notification's flag, when the
+ * order moves on to such a status).
  */
 const CAPTURE_HELD_BY: ReadonlyMap<string, string> = new Map<AttentionReason, string>([
   ["webhook_mismatch", "The gateway's record of this payment does not match the notification that marked it paid."],
   ["amount_mismatch", "The gateway's order for this payment is not for the payment's amount or currency."],
+  ["unknown_status", "The gateway's order for this payment shows a status the app cannot interpret, so the app does not take it as paid."],
 ]);
 
 /**
