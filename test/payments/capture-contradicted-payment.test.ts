@@ -2,7 +2,10 @@
 // alone (CO), whose order the gateway's own record then showed unpaid (EX): the payment is
 // flagged webhook_mismatch ("compare ... before shipping"), and the capture is refused while
 // the gateway's record shows nothing received, the flag handled or not, so that Shopify does not
-// book as captured crypto the gateway says never arrived. On SQLite and PostgreSQL.
+// book as captured crypto the gateway says never arrived. When a later read shows a status no
+// one can interpret, that flag ("decide by hand; never treated as paid") takes the place of the
+// contradicted notification's and holds the capture as well, until a person has marked it
+// handled. On SQLite and PostgreSQL.
 import { describe, expect, it } from "vitest";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
@@ -39,6 +42,27 @@ describe.each(ROW_DATABASES)("a capture of a payment the gateway's record contra
     // The crypto had arrived: the merchant marks the order completed in the gateway dashboard,
     // the app reads it (CM), and a capture is taken.
     await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CM", 1, "2026-11-25T11:00:00Z", payment), "check", new Date());
+    expect((await askedToCapture(h(), session.id)).kind).toBe("capture.resolve");
+  });
+
+  it("is held by the flag of a status no one can interpret that a later read raises in its place", async () => {
+    const { session, payment, gatewayOrderId } = await paidOnSignedNotification(h());
+    // The gateway's record: an expired order (the notification contradicted), then a status
+    // no one knows, on the order holding the shopper's crypto.
+    const contradicted = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "EX", 0, "2026-11-25T10:00:00Z"), "reconcile", new Date());
+    expect(contradicted.payment).toMatchObject({ state: "paid", attention: "webhook_mismatch", attentionResolvedAt: null });
+    const unknown = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "ZQ", 1, "2026-11-25T11:00:00Z", payment), "check", new Date());
+    expect(unknown.payment).toMatchObject({ state: "paid", gatewayStatus: "ZQ", attention: "unknown_status", attentionResolvedAt: null });
+
+    const capture = await askedToCapture(h(), session.id);
+    expect(capture.kind).toBe("capture.reject");
+    expect(capture.merchantMessage).toContain("status the app cannot interpret");
+    expect(capture.merchantMessage).toContain("mark the payment's flag handled in the app, then capture again");
+    await drainOutbox(h());
+    expect(h().standin.state.session(capture.session.id)?.state.code).toBe("REJECTED");
+
+    // The merchant looked at the order in the gateway dashboard and marked the flag handled.
+    await db().payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
     expect((await askedToCapture(h(), session.id)).kind).toBe("capture.resolve");
   });
 });
