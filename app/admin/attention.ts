@@ -50,7 +50,7 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
   webhook_mismatch: {
     title: "Gateway record disagrees with its webhook",
     whatToDo:
-      "A signed webhook from the gateway settled this payment, but the gateway's order now shows something else. Compare the order in the gateway dashboard with Shopify before shipping, and refund or cancel by hand if the order was not paid.",
+      "A signed webhook from the gateway settled this payment, but the gateway's order now shows something else. Compare the order in the gateway dashboard with Shopify before shipping, and refund or cancel by hand if the order was not paid. The app refuses to capture an authorization while this flag is open.",
   },
   amount_mismatch: {
     title: "Gateway order is for another amount",
