@@ -40,7 +40,7 @@ export const ATTENTION_ADVICE: Record<AttentionReason, AttentionAdvice> = {
   },
   unknown_status: {
     title: "Unknown gateway status",
-    whatToDo: "The gateway reported something this app cannot interpret. Open the order in the gateway dashboard and decide by hand; the app never treats it as paid, and refuses to capture an authorization while this flag is open.",
+    whatToDo: "The gateway reported something this app cannot interpret. Open the order in the gateway dashboard and decide by hand; the app never treats it as paid, and refuses to capture an authorization while the order shows such a status and this flag is open.",
   },
   shopify_error: {
     title: "Shopify refused an update",

@@ -33,16 +33,29 @@ export const NOTHING_RECEIVED_REFUND_MESSAGE = (status: string) =>
   `Crypto payments cannot be refunded from Shopify, and the gateway's record of this payment shows no crypto received (status ${status}), so there is nothing at the gateway to refund. Compare the order in the gateway dashboard: if the shopper sent nothing, record the refund in Shopify as a manual refund, which returns no money.`;
 
 /**
- * The open flags that hold a capture, and what each says: a signed webhook that marked the
- * payment paid and that the gateway's own record then contradicted, a gateway order for
- * another amount or fiat than the payment, and a status of the order no one can interpret
- * (which a later read raises in place of the contradicted notification's flag, when the
- * order moves on to such a status).
+ * The open flags that hold a capture, what each says, and while what it says holds: a signed
+ * webhook that marked the payment paid and that the gateway's own record then contradicted, a
+ * gateway order for another amount or fiat than the payment, and a status of the order no one
+ * can interpret (which a later read raises in place of the contradicted notification's flag,
+ * when the order moves on to such a status), only while the order's last status read is still
+ * one no one knows: once the gateway shows a known one, the payment is decided on that.
  */
-const CAPTURE_HELD_BY: ReadonlyMap<string, string> = new Map<AttentionReason, string>([
-  ["webhook_mismatch", "The gateway's record of this payment does not match the notification that marked it paid."],
-  ["amount_mismatch", "The gateway's order for this payment is not for the payment's amount or currency."],
-  ["unknown_status", "The gateway's order for this payment shows a status the app cannot interpret, so the app does not take it as paid."],
+interface CaptureHold {
+  says: string;
+  /** Whether the flag still holds the capture of `payment`; always, when not given. */
+  holds?: (payment: Payment) => boolean;
+}
+
+const CAPTURE_HELD_BY: ReadonlyMap<string, CaptureHold> = new Map<AttentionReason, CaptureHold>([
+  ["webhook_mismatch", { says: "The gateway's record of this payment does not match the notification that marked it paid." }],
+  ["amount_mismatch", { says: "The gateway's order for this payment is not for the payment's amount or currency." }],
+  [
+    "unknown_status",
+    {
+      says: "The gateway's order for this payment shows a status the app cannot interpret, so the app does not take it as paid.",
+      holds: (payment) => payment.gatewayStatus === null || !isGatewayStatus(payment.gatewayStatus),
+    },
+  ],
 ]);
 
 /**
@@ -111,7 +124,7 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     // A flag that holds the capture until a person has compared the gateway's record with
     // the payment and marked it handled.
     const heldBy = payment.attentionResolvedAt === null && payment.attention !== null ? CAPTURE_HELD_BY.get(payment.attention) : undefined;
-    if (heldBy) return reject(`${heldBy} Compare the order in the gateway dashboard, mark the payment's flag handled in the app, then capture again.`);
+    if (heldBy && (heldBy.holds?.(payment) ?? true)) return reject(`${heldBy.says} Compare the order in the gateway dashboard, mark the payment's flag handled in the app, then capture again.`);
     // Crypto settles in full: what is captured is what the shopper paid, no more and no less
     // (a partial capture would leave crypto received that Shopify's books do not show).
     const paid = `${payment.amount} ${payment.currency}`;

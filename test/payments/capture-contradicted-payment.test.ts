@@ -5,11 +5,13 @@
 // book as captured crypto the gateway says never arrived. When a later read shows a status no
 // one can interpret, that flag ("decide by hand; never treated as paid") takes the place of the
 // contradicted notification's and holds the capture as well, until a person has marked it
-// handled. On SQLite and PostgreSQL.
+// handled or the gateway shows a known status again (then the payment is decided on that). On
+// SQLite and PostgreSQL.
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
-import { askedToCapture, drainOutbox, harnessForFile, paidOnSignedNotification } from "../support/follow-up-routes";
+import { askedToCapture, drainOutbox, harnessForFile, paidOnSignedNotification, paymentWithSession } from "../support/follow-up-routes";
 import { ROW_DATABASES } from "../support/row-databases";
 
 describe.each(ROW_DATABASES)("a capture of a payment the gateway's record contradicts, on $name", (database) => {
@@ -63,6 +65,20 @@ describe.each(ROW_DATABASES)("a capture of a payment the gateway's record contra
 
     // The merchant looked at the order in the gateway dashboard and marked the flag handled.
     await db().payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
+    expect((await askedToCapture(h(), session.id)).kind).toBe("capture.resolve");
+  });
+
+  it("is no longer held by an unknown status once the gateway's record shows a known one", async () => {
+    const gatewayOrderId = randomUUID();
+    const { session, payment } = await paymentWithSession(h(), { state: "awaiting_payment", resolveInShopify: false, columns: { gatewayOrderId, gatewayStatus: "PE" } });
+    // A status no one knows on the way, then the order completed with the shopper's crypto.
+    const unknown = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "ZQ", 0, "2026-11-25T10:00:00Z", payment), "reconcile", new Date());
+    expect(unknown.payment).toMatchObject({ state: "awaiting_payment", attention: "unknown_status", attentionResolvedAt: null });
+    const completed = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "CO", 1, "2026-11-25T11:00:00Z", payment), "reconcile", new Date());
+    expect(completed.payment).toMatchObject({ state: "paid", gatewayStatus: "CO", attention: "unknown_status", attentionResolvedAt: null });
+    await drainOutbox(h());
+    expect(h().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+
     expect((await askedToCapture(h(), session.id)).kind).toBe("capture.resolve");
   });
 });
