@@ -22,6 +22,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { checkoutFormToInput, checkoutInputSchema, DEMO_CHECKOUT, type CheckoutInput } from "./checkout-input";
 import { FaultQueue, faultRequestSchema, type ActiveFault, type FaultRequest } from "./faults";
+import { CostBucket, REQUEST_COST, type CostLimit } from "./cost-bucket";
 import { answerGraphql } from "./graphql-endpoint";
 import { BodyTooLargeError, isForm, readBody, redirect, sendHtml, sendJson } from "./http";
 import { cancelledPage, checkoutPage, deliveryFailedPage, followUpFailedPage, homePage, messagePage, orderPage } from "./pages";
@@ -60,6 +61,11 @@ export interface ShopifyStandinOptions {
   now?: () => Date;
   /** Where shoppers reach the stand-in, for the links it hands out (order page, cancel URL); its listening address by default. */
   publicUrl?: string;
+  /**
+   * Shopify's cost-based rate limit on the GraphQL endpoint (cost-bucket.ts): a request the
+   * bucket cannot pay for is answered THROTTLED. None by default: every request is paid for.
+   */
+  costLimit?: CostLimit;
 }
 
 /** What tests and the dev runner can read and drive in-process (the HTTP API mirrors it). */
@@ -156,6 +162,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
   const rootValue = createRootValue(store, (paymentId) => `${publicBase()}/orders/${encodeURIComponent(paymentId)}`);
   // Held answers of the "slow" fault, released early when the stand-in closes.
   const heldAnswers = new Set<() => void>();
+  const bucket = options.costLimit ? new CostBucket(options.costLimit, () => now().getTime()) : null;
 
   const requirePayment = (idOrGid: string): PaymentSessionRecord => {
     const payment = store.findPayment(idOrGid);
@@ -287,6 +294,29 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
       if (answerable()) sendJson(res, 404, { errors: "Not Found" });
       return;
     }
+    // Shopify's cost limit: a request the bucket cannot pay for is throttled, and costs nothing.
+    const paid = bucket?.take(REQUEST_COST);
+    if (paid && !paid.paid) {
+      const body = {
+        errors: [{ message: "Throttled", extensions: { code: "THROTTLED", documentation: "https://shopify.dev/api/usage/rate-limits" } }],
+        extensions: { cost: { requestedQueryCost: REQUEST_COST, actualQueryCost: null, throttleStatus: paid.status } },
+      };
+      store.record({
+        at: now().toISOString(),
+        shopDomain: shopInPath ?? shopDomain,
+        apiVersion,
+        operationName: null,
+        query: null,
+        variables: null,
+        fault: "throttled",
+        validation: null,
+        status: 200,
+        answer: body,
+        sessionIds: [],
+      });
+      if (answerable()) sendJson(res, 200, body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
+      return;
+    }
     const answer = answerGraphql(
       {
         shopDomain,
@@ -297,6 +327,9 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
       },
       { store, schema, rootValue, acceptsToken: (token) => tokens.accepts(token), tokenScopes: (token) => tokens.scopesOf(token), now },
     );
+    // The answer tells what the bucket holds after paying for it.
+    const cost = paid && (answer.body as { extensions?: { cost?: { throttleStatus?: unknown } } }).extensions?.cost;
+    if (paid && cost) cost.throttleStatus = paid.status;
     if (answerable()) sendJson(res, answer.status, answer.body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
   }
 

@@ -21,6 +21,7 @@ import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { signWebhook } from "../../app/gateway/webhook-signature";
 import { createTestPostgresDatabase } from "./postgres";
 import { startSandbox, type SandboxHandle } from "../../sandbox/server";
+import type { CostLimit } from "../../dev/shopify-standin/cost-bucket";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
 import type { CheckoutOverrides } from "../../dev/shopify-standin/simulator";
 import { startAppServer, type AppServer } from "../../server/app";
@@ -38,6 +39,8 @@ export interface StackOptions {
   gatewayRetry?: Partial<RetryPolicy>;
   /** The gateway's throttles, on both sides; "spec" keeps SPEC.md's numbers. Default: raised, so suites are not throttled. */
   gatewayLimits?: "spec" | "raised";
+  /** Shopify's cost limit on the stand-in's GraphQL endpoint; none by default. */
+  shopifyCostLimit?: CostLimit;
 }
 
 const RAISED_LIMITS = { perMinute: 1_000, perDay: 50_000, criticalPerMinute: 500, criticalPerDay: 20_000 };
@@ -88,7 +91,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const startOnPort = async (appPort: number) => {
     const appUrl = `http://127.0.0.1:${appPort}`;
     // Shopify sees the same time as the app, so tests that move the clock stay consistent.
-    const standin = await startShopifyStandin({ port: 0, host: "127.0.0.1", appUrl, shopDomain: TEST_SHOP, ...(options.clock ? { now: () => options.clock!.now() } : {}) });
+    const standin = await startShopifyStandin({
+      port: 0,
+      host: "127.0.0.1",
+      appUrl,
+      shopDomain: TEST_SHOP,
+      ...(options.clock ? { now: () => options.clock!.now() } : {}),
+      ...(options.shopifyCostLimit ? { costLimit: options.shopifyCostLimit } : {}),
+    });
     const values: Record<string, string> = {
       NODE_ENV: "test",
       PORT: String(appPort),
