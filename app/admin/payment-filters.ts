@@ -115,13 +115,12 @@ export function beyondCursor(cursor: PageCursor): Prisma.PaymentWhereInput {
  */
 export async function paymentsHolding(db: Database, shopId: string, reference: string): Promise<string[]> {
   const select = { id: true } as const;
-  const found = await Promise.all([
+  const [byPaymentId, byGid, byOrder, byTransaction] = await Promise.all([
     db.payment.findMany({ where: { shopId, shopifyPaymentId: reference }, select }),
     db.payment.findMany({ where: { shopId, gid: reference }, select }),
     db.payment.findMany({ where: { shopId, gatewayOrderId: reference }, select }),
     db.paymentTransaction.findMany({ where: { txHash: reference }, select: { paymentId: true, payment: { select: { shopId: true } } } }),
   ]);
-  const [byPaymentId, byGid, byOrder, byTransaction] = found;
   const ids = [...byPaymentId, ...byGid, ...byOrder].map((p) => p.id);
   for (const t of byTransaction) if (t.payment.shopId === shopId) ids.push(t.paymentId);
   return [...new Set(ids)];

@@ -32,20 +32,21 @@ export const PARTIAL_REFUND_MESSAGE =
 export const NOTHING_RECEIVED_REFUND_MESSAGE = (status: string) =>
   `Crypto payments cannot be refunded from Shopify, and the gateway's record of this payment shows no crypto received (status ${status}), so there is nothing at the gateway to refund. Compare the order in the gateway dashboard: if the shopper sent nothing, record the refund in Shopify as a manual refund, which returns no money.`;
 
-/**
- * The open flags that hold a capture, what each says, and while what it says holds: a signed
- * webhook that marked the payment paid and that the gateway's own record then contradicted, a
- * gateway order for another amount or fiat than the payment, and a status of the order no one
- * can interpret (which a later read raises in place of the contradicted notification's flag,
- * when the order moves on to such a status), only while the order's last status read is still
- * one no one knows: once the gateway shows a known one, the payment is decided on that.
- */
+/** What a flag that holds a capture says, and when it holds it. */
 interface CaptureHold {
   says: string;
   /** Whether the flag still holds the capture of `payment`; always, when not given. */
   holds?: (payment: Payment) => boolean;
 }
 
+/**
+ * The open flags that hold a capture, and what each says: a signed
+ * webhook that marked the payment paid and that the gateway's own record then contradicted, a
+ * gateway order for another amount or fiat than the payment, and a status of the order no one
+ * can interpret (which a later read raises in place of the contradicted notification's flag,
+ * when the order moves on to such a status), only while the order's last status read is still
+ * one no one knows: once the gateway shows a known one, the payment is decided on that.
+ */
 const CAPTURE_HELD_BY: ReadonlyMap<string, CaptureHold> = new Map<AttentionReason, CaptureHold>([
   ["webhook_mismatch", { says: "The gateway's record of this payment does not match the notification that marked it paid." }],
   ["amount_mismatch", { says: "The gateway's order for this payment is not for the payment's amount or currency." }],
