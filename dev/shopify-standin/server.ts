@@ -223,22 +223,24 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
 
   async function handleGraphql(req: IncomingMessage, res: ServerResponse, shopInPath: string | undefined, apiVersion: string): Promise<void> {
     const rawBody = await readBody(req);
+    /** Records a request answered with `mode` (an injected fault, or the cost limit) instead of being carried out. */
+    const recordUnanswered = (mode: string, status: number, answer: unknown) =>
+      store.record({
+        at: now().toISOString(),
+        shopDomain: shopInPath ?? shopDomain,
+        apiVersion,
+        operationName: null,
+        query: null,
+        variables: null,
+        fault: mode,
+        validation: null,
+        status,
+        answer,
+        sessionIds: [],
+      });
     const fault = faults.take();
     if (fault) {
-      const recordFault = (status: number, answer: unknown) =>
-        store.record({
-          at: now().toISOString(),
-          shopDomain: shopInPath ?? shopDomain,
-          apiVersion,
-          operationName: null,
-          query: null,
-          variables: null,
-          fault: fault.mode,
-          validation: null,
-          status,
-          answer,
-          sessionIds: [],
-        });
+      const recordFault = (status: number, answer: unknown) => recordUnanswered(fault.mode, status, answer);
       switch (fault.mode) {
         case "network":
           recordFault(0, null);
@@ -301,19 +303,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
         errors: [{ message: "Throttled", extensions: { code: "THROTTLED", documentation: "https://shopify.dev/api/usage/rate-limits" } }],
         extensions: { cost: { requestedQueryCost: REQUEST_COST, actualQueryCost: null, throttleStatus: paid.status } },
       };
-      store.record({
-        at: now().toISOString(),
-        shopDomain: shopInPath ?? shopDomain,
-        apiVersion,
-        operationName: null,
-        query: null,
-        variables: null,
-        fault: "throttled",
-        validation: null,
-        status: 200,
-        answer: body,
-        sessionIds: [],
-      });
+      recordUnanswered("throttled", 200, body);
       if (answerable()) sendJson(res, 200, body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
       return;
     }
