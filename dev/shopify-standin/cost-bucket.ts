@@ -16,6 +16,14 @@ export interface ThrottleStatus {
 /** What the stand-in charges a request: Shopify's cost of a mutation (a query asks for as much here). */
 export const REQUEST_COST = 10;
 
+/** Shopify's answer to a request its cost limit refused, the bucket as `status` says it is. */
+export function throttledAnswer(status: ThrottleStatus) {
+  return {
+    errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+    extensions: { cost: { requestedQueryCost: REQUEST_COST, actualQueryCost: null, throttleStatus: status } },
+  };
+}
+
 export class CostBucket {
   #available: number;
   #at: number;

@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { checkoutFormToInput, checkoutInputSchema, DEMO_CHECKOUT, type CheckoutInput } from "./checkout-input";
 import { FaultQueue, faultRequestSchema, type ActiveFault, type FaultRequest } from "./faults";
-import { CostBucket, REQUEST_COST, type CostLimit } from "./cost-bucket";
+import { CostBucket, REQUEST_COST, throttledAnswer, type CostLimit } from "./cost-bucket";
 import { answerGraphql } from "./graphql-endpoint";
 import { BodyTooLargeError, isForm, readBody, redirect, sendHtml, sendJson } from "./http";
 import { cancelledPage, checkoutPage, deliveryFailedPage, followUpFailedPage, homePage, messagePage, orderPage } from "./pages";
@@ -260,16 +260,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
           sendJson(res, 429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." }, { "Retry-After": "1" });
           return;
         case "throttled": {
-          const body = {
-            errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
-            extensions: {
-              cost: {
-                requestedQueryCost: 10,
-                actualQueryCost: null,
-                throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 50 },
-              },
-            },
-          };
+          const body = throttledAnswer({ maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 50 });
           recordFault(200, body);
           sendJson(res, 200, body);
           return;
@@ -299,10 +290,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     // Shopify's cost limit: a request the bucket cannot pay for is throttled, and costs nothing.
     const paid = bucket?.take(REQUEST_COST);
     if (paid && !paid.paid) {
-      const body = {
-        errors: [{ message: "Throttled", extensions: { code: "THROTTLED", documentation: "https://shopify.dev/api/usage/rate-limits" } }],
-        extensions: { cost: { requestedQueryCost: REQUEST_COST, actualQueryCost: null, throttleStatus: paid.status } },
-      };
+      const body = throttledAnswer(paid.status);
       recordUnanswered("throttled", 200, body);
       if (answerable()) sendJson(res, 200, body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
       return;
