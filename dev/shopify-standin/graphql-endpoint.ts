@@ -17,6 +17,7 @@ import {
 } from "graphql";
 import { z } from "zod";
 import type { StandinStore } from "./store";
+import type { ThrottleStatus } from "./cost-bucket";
 
 export interface GraphqlAnswer {
   status: number;
@@ -72,6 +73,8 @@ export function answerGraphql(
     /** The scopes the token was granted; when given, a root field whose scope is missing is refused (403) as Shopify does. */
     tokenScopes?: (token: string | undefined) => string[] | null;
     now: () => Date;
+    /** The shop's cost bucket after paying for this request (the cost limit's), for the answer's cost block. */
+    throttleStatus?: ThrottleStatus;
   },
 ): GraphqlAnswer {
   const { store } = context;
@@ -137,7 +140,7 @@ export function answerGraphql(
   }
   const body: Record<string, unknown> = { data: result.data };
   if (result.errors?.length) body.errors = result.errors.map((e) => formatError(e, "INTERNAL_SERVER_ERROR"));
-  body.extensions = { cost: costExtension() };
+  body.extensions = { cost: costExtension(context.throttleStatus) };
   return finish({ status: 200, body }, { valid: true, errors: [] });
 }
 
@@ -237,12 +240,13 @@ function sessionIdsIn(variables: unknown, query: string | null): string[] {
   return [...found];
 }
 
-// A plausible cost block, as clients (and the app's throttle handling) read it.
-function costExtension() {
+// The answer's cost block, as clients (and the app's throttle handling) read it: the bucket as
+// the cost limit left it, or a plausible one when the stand-in keeps none.
+function costExtension(throttleStatus: ThrottleStatus = { maximumAvailable: 1000, currentlyAvailable: 990, restoreRate: 50 }) {
   return {
     requestedQueryCost: 10,
     actualQueryCost: 10,
-    throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 990, restoreRate: 50 },
+    throttleStatus,
   };
 }
 

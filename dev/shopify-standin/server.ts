@@ -303,11 +303,8 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
         contentType: headerValue(req, "content-type"),
         rawBody,
       },
-      { store, schema, rootValue, acceptsToken: (token) => tokens.accepts(token), tokenScopes: (token) => tokens.scopesOf(token), now },
+      { store, schema, rootValue, acceptsToken: (token) => tokens.accepts(token), tokenScopes: (token) => tokens.scopesOf(token), now, ...(paid ? { throttleStatus: paid.status } : {}) },
     );
-    // The answer tells what the bucket holds after paying for it.
-    const cost = paid && (answer.body as { extensions?: { cost?: { throttleStatus?: unknown } } }).extensions?.cost;
-    if (paid && cost) cost.throttleStatus = paid.status;
     if (answerable()) sendJson(res, answer.status, answer.body, { "X-Shopify-API-Version": STANDIN_API_VERSION });
   }
 
