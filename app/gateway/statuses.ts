@@ -27,8 +27,9 @@ export const gatewayStatusInfo: { readonly [S in GatewayStatus]: GatewayStatusIn
   CM: { code: "CM", name: "Completed by Merchant", meaning: "Marked paid by the merchant in the dashboard.", final: true },
 };
 
-export function isGatewayStatus(code: string): code is GatewayStatus {
-  return Object.hasOwn(gatewayStatusInfo, code);
+/** Whether a code (a stored one may be null: never read yet) is a status this project knows. */
+export function isGatewayStatus(code: string | null): code is GatewayStatus {
+  return code !== null && Object.hasOwn(gatewayStatusInfo, code);
 }
 
 export function isFinalGatewayStatus(status: GatewayStatus): boolean {

@@ -113,7 +113,7 @@ export async function heldMoneySeen(services: AppServices, payment: Payment): Pr
 
 /** Whether the gateway status stored is one the status mapping resolves on (the order is paid). */
 function gatewayShowsPaid(code: string | null): boolean {
-  return code !== null && isGatewayStatus(code) && decideForGatewayStatus(code).kind === "resolve";
+  return isGatewayStatus(code) && decideForGatewayStatus(code).kind === "resolve";
 }
 
 function statusFromState(payment: PaymentWithAmounts, held: HeldMoney = null): ShopperStatus {

@@ -54,7 +54,7 @@ const CAPTURE_HELD_BY: ReadonlyMap<string, CaptureHold> = new Map<AttentionReaso
     "unknown_status",
     {
       says: "The gateway's order for this payment shows a status the app cannot interpret, so the app does not take it as paid.",
-      holds: (payment) => payment.gatewayStatus === null || !isGatewayStatus(payment.gatewayStatus),
+      holds: (payment) => !isGatewayStatus(payment.gatewayStatus),
     },
   ],
 ]);
@@ -65,7 +65,7 @@ const CAPTURE_HELD_BY: ReadonlyMap<string, CaptureHold> = new Map<AttentionReaso
  * made, say) is not taken for "nothing received".
  */
 async function nothingReceived(tx: Prisma.TransactionClient, payment: Payment): Promise<boolean> {
-  if (payment.gatewayStatus === null || !isGatewayStatus(payment.gatewayStatus) || storedStatusShowsFunds(payment)) return false;
+  if (!isGatewayStatus(payment.gatewayStatus) || storedStatusShowsFunds(payment)) return false;
   return (await tx.paymentTransaction.count({ where: { paymentId: payment.id } })) === 0;
 }
 

@@ -63,7 +63,7 @@ function stateOf(payment: Payment): PaymentState {
 
 /** Whether the gateway status the payment already stores shows crypto received. */
 export function storedStatusShowsFunds(payment: Pick<Payment, "gatewayStatus">): boolean {
-  return payment.gatewayStatus !== null && isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
+  return isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
 }
 
 /** Statuses that end an order without paying it: money on such an order arrived after it ended, or is held by it. */

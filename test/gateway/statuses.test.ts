@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gatewayStatusSchema } from "../../app/gateway/schemas";
-import { GATEWAY_STATUSES, gatewayStatusInfo, isFinalGatewayStatus, parseGatewayStatus } from "../../app/gateway/statuses";
+import { GATEWAY_STATUSES, gatewayStatusInfo, isFinalGatewayStatus, isGatewayStatus, parseGatewayStatus } from "../../app/gateway/statuses";
 
 describe("gateway statuses", () => {
   it.each([
@@ -28,6 +28,12 @@ describe("gateway statuses", () => {
 
   it.each(["RF", "co", "", "toString", "__proto__"])("keeps the unknown code %j flagged, not known", (code) => {
     expect(parseGatewayStatus(code)).toEqual({ known: false, code });
+    expect(isGatewayStatus(code)).toBe(false);
+  });
+
+  it("takes a stored status never read (null) for no known status", () => {
+    expect(isGatewayStatus(null)).toBe(false);
+    expect(isGatewayStatus("CO")).toBe(true);
   });
 
   it("the strict schema refuses unknown codes", () => {
