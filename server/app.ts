@@ -83,8 +83,9 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   let closeVite: (() => Promise<void>) | null = null;
   if (options.mode === "vite") {
     const vite = await import("vite");
-    // Tests run several app servers at once: no live-reload socket for them (it has one fixed port).
-    const hmr = env.NODE_ENV === "test" ? { hmr: false as const } : {};
+    // Tests run several app servers at once: no live-reload socket for them (it has one fixed
+    // port, and without ws: false Vite still opens its socket server on the default one).
+    const hmr = env.NODE_ENV === "test" ? { hmr: false as const, ws: false as const } : {};
     const devServer = await vite.createServer({ server: { middlewareMode: true, ...hmr }, appType: "custom" });
     app.use(devServer.middlewares);
     build = () => devServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
