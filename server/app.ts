@@ -84,9 +84,16 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   if (options.mode === "vite") {
     const vite = await import("vite");
     // Tests run several app servers at once: no live-reload socket for them (it has one fixed
-    // port, and without ws: false Vite still opens its socket server on the default one).
-    const hmr = env.NODE_ENV === "test" ? { hmr: false as const, ws: false as const } : {};
-    const devServer = await vite.createServer({ server: { middlewareMode: true, ...hmr }, appType: "custom" });
+    // port, and without ws: false Vite still opens its socket server on the default one). Their
+    // pre-bundled dependencies are kept apart from `npm run dev`'s: Vite's cache is keyed on
+    // NODE_ENV, so a development server (the dev-run tests start one) would make the next test
+    // servers bundle them all again, each closing before it is done.
+    const forTests = env.NODE_ENV === "test";
+    const devServer = await vite.createServer({
+      server: { middlewareMode: true, ...(forTests ? { hmr: false as const, ws: false as const } : {}) },
+      ...(forTests ? { cacheDir: "node_modules/.vite/app-tests" } : {}),
+      appType: "custom",
+    });
     app.use(devServer.middlewares);
     build = () => devServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
     closeVite = () => devServer.close();
