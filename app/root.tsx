@@ -1,5 +1,6 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches } from "@remix-run/react";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ReactNode } from "react";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError } from "@remix-run/react";
 import { acceptedLanguage, languageTag } from "~/payment-page/language";
 
 /** What a route's `handle.documentLanguage` may go by besides its data. */
@@ -29,7 +30,8 @@ function useDocumentLanguage(): string {
   return "en";
 }
 
-export default function App() {
+/** The document around every page, and around the error page of one that has no error page of its own. */
+export function Layout({ children }: { children: ReactNode }) {
   const language = useDocumentLanguage();
   return (
     <html lang={languageTag(language)}>
@@ -40,10 +42,38 @@ export default function App() {
         <Links />
       </head>
       <body>
-        <Outlet />
+        {children}
         <ScrollRestoration />
         <Scripts />
       </body>
     </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+/** The words of the error page for an address no route serves, or a page without an error page of its own that failed. */
+function errorPageTexts(error: unknown): { title: string; body: string } {
+  if (isRouteErrorResponse(error) && error.status === 404) return { title: "Page not found", body: "There is no page at this address. Check the link, or go back to where you came from." };
+  return { title: "This page could not be shown", body: "Something went wrong on our side. Please try again in a moment." };
+}
+
+// Only the error page has a title of the root's: a page's own title comes from its route.
+export const meta: MetaFunction = ({ error }) => (error === undefined ? [] : [{ title: errorPageTexts(error).title }]);
+
+/**
+ * The error page of the app's own, in place of the framework's (which is written for the
+ * app's developers and writes the error to the console). What happened, and nothing of why:
+ * the server has logged the request already (entry.server's handleError).
+ */
+export function ErrorBoundary() {
+  const texts = errorPageTexts(useRouteError());
+  return (
+    <main style={{ fontFamily: "system-ui, sans-serif", maxWidth: "40rem", margin: "0 auto", padding: "2rem 1.25rem", color: "#202223", lineHeight: 1.5 }}>
+      <h1>{texts.title}</h1>
+      <p>{texts.body}</p>
+    </main>
   );
 }
