@@ -18,6 +18,7 @@ import { routedPath } from "../app/lib/routed-path";
 import { apiRouter } from "./api-router";
 import { boundedBodies } from "./body-limit";
 import { pageHeaders } from "./page-headers";
+import { buildClientFiles } from "./static-files";
 import { startWorkerThread } from "./workers-thread";
 import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
 
@@ -98,8 +99,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     build = () => devServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
     closeVite = () => devServer.close();
   } else {
-    app.use("/assets", express.static("build/client/assets", { immutable: true, maxAge: "1y" }));
-    app.use(express.static("build/client", { maxAge: "1h" }));
+    app.use(buildClientFiles("build/client"));
     // The path is computed so TypeScript does not try to resolve a build that may not exist yet.
     const buildPath = new URL("../build/server/index.js", import.meta.url).href;
     build = (await import(/* @vite-ignore */ buildPath)) as ServerBuild;
