@@ -4,9 +4,10 @@
 import { randomUUID } from "node:crypto";
 import { forThisFile } from "./for-this-file";
 import { onFreePort } from "./free-port";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseEnv, type AppEnv } from "../../app/config/env.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { openDatabase } from "../../app/db/database.server";
@@ -70,6 +71,19 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
   }
 }
 
+/**
+ * How the tests serve the app: Vite's dev server by default, or production's request path,
+ * the build in build/ (`npm run test:prebuilt` makes it first), with TEST_APP_SERVING=build.
+ */
+const APP_SERVING = appServing(process.env.TEST_APP_SERVING);
+
+function appServing(asked: string | undefined): "vite" | "build" {
+  if (asked === undefined || asked === "" || asked === "vite") return "vite";
+  if (asked !== "build") throw new Error(`TEST_APP_SERVING is "vite" (the default) or "build", not ${JSON.stringify(asked)}`);
+  if (!existsSync(fileURLToPath(new URL("../../build/server/index.js", import.meta.url)))) throw new Error("TEST_APP_SERVING=build serves build/: run `npm run build` first");
+  return "build";
+}
+
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "cryptopay-stack-"));
   const databaseUrl = options.databaseUrl ?? `file:${join(dir, "app.db")}`;
@@ -130,7 +144,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     Object.assign(process.env, values);
     const env = parseEnv(values);
     try {
-      return { env, standin, app: await startAppServer({ env, mode: "vite", workers: options.workers ?? true, overrides }) };
+      return { env, standin, app: await startAppServer({ env, mode: APP_SERVING, workers: options.workers ?? true, overrides }) };
     } catch (error) {
       await standin.close();
       throw error;
@@ -171,7 +185,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     async restartApp(restart = {}) {
       await app.close();
-      app = await startAppServer({ env, mode: "vite", workers: restart.workers ?? true, overrides: { ...overrides } });
+      app = await startAppServer({ env, mode: APP_SERVING, workers: restart.workers ?? true, overrides: { ...overrides } });
       stack.app = app;
     },
     async close() {
