@@ -37,3 +37,19 @@ it("the shopper's payment page that fails unexpectedly says so in the browser's 
   expect(logged).toEqual([expect.objectContaining({ level: "error", method: "GET", path: new URL(page).pathname })]);
   expect(printed).not.toHaveBeenCalled();
 });
+
+it("a page without an error page of its own that fails gets the app's error page, with nothing of why, and is logged once by the app's logger", async () => {
+  const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
+  // The login page (development login) looks the shop up: make that fail.
+  vi.spyOn(stack().services.db.shop, "findUnique").mockRejectedValue(new Error("the database could not be read"));
+  const before = lines.length;
+  const answer = await fetch(`${stack().app.url}/auth/login?shop=${stack().shopDomain}`);
+  expect(answer.status).toBe(500);
+  const html = await answer.text();
+  expect(html).toContain("<title>This page could not be shown</title>");
+  expect(html).toContain("<h1>This page could not be shown</h1>");
+  for (const developersWords of ["Application Error", "Hey developer"]) expect(html).not.toContain(developersWords);
+  const logged = lines.slice(before).filter((line) => line.includes("Page request failed")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(logged).toEqual([expect.objectContaining({ level: "error", method: "GET", path: "/auth/login" })]);
+  expect(printed).not.toHaveBeenCalled();
+});
