@@ -54,9 +54,14 @@ export default function App() {
   return <Outlet />;
 }
 
-/** The words of the error page for an address no route serves, or a page without an error page of its own that failed. */
+/**
+ * The words of the error page of an address no route serves, of a request a page does not
+ * take (a POST to a page without a form, say), or of a page without an error page of its own
+ * that failed.
+ */
 function errorPageTexts(error: unknown): { title: string; body: string } {
   if (isRouteErrorResponse(error) && error.status === 404) return { title: "Page not found", body: "There is no page at this address. Check the link, or go back to where you came from." };
+  if (isRouteErrorResponse(error) && error.status < 500) return { title: "This request could not be answered", body: "This page does not take this kind of request. Check the link, or go back to where you came from." };
   return { title: "This page could not be shown", body: "Something went wrong on our side. Please try again in a moment." };
 }
 

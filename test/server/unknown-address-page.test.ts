@@ -34,3 +34,14 @@ it.each([
   for (const developersWords of ["Unhandled Thrown Response", "Hey developer", "remix.run"]) expect(html).not.toContain(developersWords);
   expect(consoleError).not.toHaveBeenCalled();
 });
+
+it("a request a page does not take (a POST to the home page, which has no form) is answered 405 with the app's own page", async () => {
+  const consoleError = vi.spyOn(console, "error");
+  const answer = await fetch(`${stack().app.url}/`, { method: "POST", body: new URLSearchParams({ anything: "1" }) });
+  const html = await answer.text();
+  expect(answer.status).toBe(405);
+  expect(html).toContain("<title>This request could not be answered</title>");
+  expect(html).toContain("<h1>This request could not be answered</h1>");
+  for (const developersWords of ["Unhandled Thrown Response", "Hey developer"]) expect(html).not.toContain(developersWords);
+  expect(consoleError).not.toHaveBeenCalled();
+});
