@@ -16,6 +16,9 @@ export interface ThrottleStatus {
 /** What the stand-in charges a request: Shopify's cost of a mutation (a query asks for as much here). */
 export const REQUEST_COST = 10;
 
+/** The bucket a shop has on Shopify's standard plan: what an answer reports when the stand-in keeps no cost limit. */
+export const STANDARD_COST_LIMIT: Readonly<CostLimit> = { maximumAvailable: 1000, restoreRate: 50 };
+
 /** Shopify's answer to a request its cost limit refused, the bucket as `status` says it is. */
 export function throttledAnswer(status: ThrottleStatus) {
   return {

@@ -17,7 +17,7 @@ import {
 } from "graphql";
 import { z } from "zod";
 import type { StandinStore } from "./store";
-import type { ThrottleStatus } from "./cost-bucket";
+import { REQUEST_COST, STANDARD_COST_LIMIT, type ThrottleStatus } from "./cost-bucket";
 
 export interface GraphqlAnswer {
   status: number;
@@ -242,10 +242,10 @@ function sessionIdsIn(variables: unknown, query: string | null): string[] {
 
 // The answer's cost block, as clients (and the app's throttle handling) read it: the bucket as
 // the cost limit left it, or a plausible one when the stand-in keeps none.
-function costExtension(throttleStatus: ThrottleStatus = { maximumAvailable: 1000, currentlyAvailable: 990, restoreRate: 50 }) {
+function costExtension(throttleStatus: ThrottleStatus = { ...STANDARD_COST_LIMIT, currentlyAvailable: STANDARD_COST_LIMIT.maximumAvailable - REQUEST_COST }) {
   return {
-    requestedQueryCost: 10,
-    actualQueryCost: 10,
+    requestedQueryCost: REQUEST_COST,
+    actualQueryCost: REQUEST_COST,
     throttleStatus,
   };
 }

@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { checkoutFormToInput, checkoutInputSchema, DEMO_CHECKOUT, type CheckoutInput } from "./checkout-input";
 import { FaultQueue, faultRequestSchema, type ActiveFault, type FaultRequest } from "./faults";
-import { CostBucket, REQUEST_COST, throttledAnswer, type CostLimit } from "./cost-bucket";
+import { CostBucket, REQUEST_COST, STANDARD_COST_LIMIT, throttledAnswer, type CostLimit } from "./cost-bucket";
 import { answerGraphql } from "./graphql-endpoint";
 import { BodyTooLargeError, isForm, readBody, redirect, sendHtml, sendJson } from "./http";
 import { cancelledPage, checkoutPage, deliveryFailedPage, followUpFailedPage, homePage, messagePage, orderPage } from "./pages";
@@ -260,7 +260,7 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
           sendJson(res, 429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." }, { "Retry-After": "1" });
           return;
         case "throttled": {
-          const body = throttledAnswer({ maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 50 });
+          const body = throttledAnswer({ ...STANDARD_COST_LIMIT, currentlyAvailable: 0 });
           recordFault(200, body);
           sendJson(res, 200, body);
           return;
