@@ -3,7 +3,7 @@
 // is built, in the page's shell. Nothing is written to the console for it: the request is
 // logged once, by the app's logger, without the notification URL's token (webhook-token-in-page-log).
 import { afterEach, expect, it, vi } from "vitest";
-import { stackForFile } from "../support/stack";
+import { stackForFile, webhookTokenOf } from "../support/stack";
 
 const stack = stackForFile({ workers: false });
 
@@ -11,18 +11,13 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function webhookToken(): Promise<string> {
-  const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain }, select: { webhookToken: true } });
-  return shop.webhookToken;
-}
-
 it.each([
   ["GET", "/no-such-page"],
   ["GET", "/gateway/webhooks/{token}/x"],
   ["POST", "/gateway/webhooks/{token}/notify"],
   ["GET", "/payments/return"],
 ])("a %s to %s is answered with the app's own 404 page, and nothing written to the console", async (method, path) => {
-  const token = await webhookToken();
+  const token = await webhookTokenOf(stack());
   const consoleError = vi.spyOn(console, "error");
   const answer = await fetch(`${stack().app.url}${path.replace("{token}", token)}`, { method, ...(method === "POST" ? { body: "{}", headers: { "content-type": "application/json" } } : {}) });
   const html = await answer.text();

@@ -3,22 +3,17 @@
 // under that URL that the API router does not take (a path segment appended, a doubled slash,
 // another spelling) falls through to the pages, whose 404 is logged without it.
 import { expect, it } from "vitest";
-import { stackForFile } from "../support/stack";
+import { stackForFile, webhookTokenOf } from "../support/stack";
 
 const lines: string[] = [];
 const stack = stackForFile({ workers: false, logLines: lines });
-
-async function webhookToken(): Promise<string> {
-  const shop = await stack().services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain }, select: { webhookToken: true } });
-  return shop.webhookToken;
-}
 
 it.each([
   ["POST", "/notify", "/gateway/webhooks"],
   ["GET", "//", "/gateway/webhooks"],
   ["GET", "/x", "/GATEWAY/Webhooks"],
 ])("a %s to the notification URL with %s appended (under %s) is answered 404 and logs no webhook token", async (method, suffix, spelling) => {
-  const token = await webhookToken();
+  const token = await webhookTokenOf(stack());
   const before = lines.length;
   const answer = await fetch(`${stack().app.url}${spelling}/${token}${suffix}`, { method, ...(method === "POST" ? { body: "{}", headers: { "content-type": "application/json" } } : {}) });
   await answer.body?.cancel();

@@ -354,14 +354,19 @@ export async function shoppersKeepReturning(stack: Stack, time: MovingClock, unt
   }
 }
 
+/** The token of the stack shop's gateway notification URL (/gateway/webhooks/:token). */
+export async function webhookTokenOf(stack: Stack): Promise<string> {
+  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain }, select: { webhookToken: true } });
+  return shop.webhookToken;
+}
+
 /**
  * Posts `body` to the stack shop's gateway notification URL, signed with `secretHex` with the
  * nonce of `at` (now by default), as the gateway sends it; the door's status.
  */
 export async function sendGatewayWebhook(stack: Stack, secretHex: string, body: string, at: Date = new Date()): Promise<number> {
-  const shop = await stack.services.db.shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain }, select: { webhookToken: true } });
   const nonce = String(Math.floor(at.getTime() / 1000));
-  const response = await fetch(`${stack.app.url}/gateway/webhooks/${shop.webhookToken}`, {
+  const response = await fetch(`${stack.app.url}/gateway/webhooks/${await webhookTokenOf(stack)}`, {
     method: "POST",
     body,
     headers: { "content-type": "application/json", "x-nonce": nonce, "x-signature": signWebhook({ secretHex, nonce, rawBody: body }) },
