@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import type { ReactNode } from "react";
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError } from "@remix-run/react";
+import { PLAIN_PAGE_STYLE } from "~/lib/plain-page";
 import { acceptedLanguage, languageTag } from "~/payment-page/language";
 
 /** What a route's `handle.documentLanguage` may go by besides its data. */
@@ -76,7 +77,7 @@ export const meta: MetaFunction = ({ error }) => (error === undefined ? [] : [{ 
 export function ErrorBoundary() {
   const texts = errorPageTexts(useRouteError());
   return (
-    <main style={{ fontFamily: "system-ui, sans-serif", maxWidth: "40rem", margin: "0 auto", padding: "2rem 1.25rem", color: "#202223", lineHeight: 1.5 }}>
+    <main style={PLAIN_PAGE_STYLE}>
       <h1>{texts.title}</h1>
       <p>{texts.body}</p>
     </main>

@@ -3,6 +3,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
+import { PLAIN_PAGE_STYLE } from "~/lib/plain-page";
 import { DEFAULT_DEV_SHOP, devLoginEnabled } from "~/shopify/admin-auth.server";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -12,7 +13,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 const styles = {
-  main: { fontFamily: "system-ui, sans-serif", maxWidth: "40rem", margin: "0 auto", padding: "2rem 1.25rem", color: "#202223", lineHeight: 1.5 },
   input: { padding: "0.6rem", fontSize: "1rem", border: "1px solid #8c9196", borderRadius: 8, width: "100%", boxSizing: "border-box" },
   button: { marginTop: "0.75rem", padding: "0.6rem 1.2rem", fontSize: "1rem", borderRadius: 8, border: 0, background: "#202223", color: "#fff" },
 } as const;
@@ -20,7 +20,7 @@ const styles = {
 export default function Index() {
   const { devLogin, devShop } = useLoaderData<typeof loader>();
   return (
-    <main style={styles.main}>
+    <main style={PLAIN_PAGE_STYLE}>
       <h1>Crypto checkout for Shopify</h1>
       <p>Let shoppers pay in cryptocurrency at checkout. Orders are marked as paid in Shopify once the payment is confirmed on-chain.</p>
       <ul>
