@@ -28,6 +28,9 @@ import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS 
  */
 const CONNECTION_DRAIN_MS = 15_000;
 
+/** The production build's server (`npm run build`), which "build" mode serves. A computed URL, so TypeScript does not try to resolve a build that may not exist yet. */
+export const SERVER_BUILD_URL = new URL("../build/server/index.js", import.meta.url);
+
 export interface AppServerOptions {
   env: AppEnv;
   /** "vite": Vite dev server in middleware mode (npm run dev); "build": build/ (production). */
@@ -100,9 +103,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     closeVite = () => devServer.close();
   } else {
     app.use(buildClientFiles("build/client"));
-    // The path is computed so TypeScript does not try to resolve a build that may not exist yet.
-    const buildPath = new URL("../build/server/index.js", import.meta.url).href;
-    build = (await import(/* @vite-ignore */ buildPath)) as ServerBuild;
+    build = (await import(/* @vite-ignore */ SERVER_BUILD_URL.href)) as ServerBuild;
   }
 
   // A server build is served as production serves it, whatever NODE_ENV says.

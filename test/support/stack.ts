@@ -25,7 +25,7 @@ import { startSandbox, type SandboxHandle } from "../../sandbox/server";
 import type { CostLimit } from "../../dev/shopify-standin/cost-bucket";
 import { startShopifyStandin, type ShopifyStandin } from "../../dev/shopify-standin/server";
 import type { CheckoutOverrides } from "../../dev/shopify-standin/simulator";
-import { startAppServer, type AppServer } from "../../server/app";
+import { SERVER_BUILD_URL, startAppServer, type AppServer } from "../../server/app";
 
 export const TEST_SHOP = "demo-shop.myshopify.com";
 
@@ -80,7 +80,7 @@ const APP_SERVING = appServing(process.env.TEST_APP_SERVING);
 function appServing(asked: string | undefined): "vite" | "build" {
   if (asked === undefined || asked === "" || asked === "vite") return "vite";
   if (asked !== "build") throw new Error(`TEST_APP_SERVING is "vite" (the default) or "build", not ${JSON.stringify(asked)}`);
-  if (!existsSync(fileURLToPath(new URL("../../build/server/index.js", import.meta.url)))) throw new Error("TEST_APP_SERVING=build serves build/: run `npm run build` first");
+  if (!existsSync(fileURLToPath(SERVER_BUILD_URL))) throw new Error("TEST_APP_SERVING=build serves build/: run `npm run build` first");
   return "build";
 }
 
