@@ -486,6 +486,10 @@ function useFocusAfterPick(stage: PaymentPageView["stage"], result: unknown) {
 function useFocusKeptOnRemoval() {
   const lastFocused = useRef<Element | null>(null);
   useEffect(() => {
+    // Focus given before the page's scripts ran (a shopper who tabbed to a Copy button while
+    // they loaded) is where they are: no focus event will say so.
+    const active = document.activeElement;
+    lastFocused.current = active === null || active === document.body ? null : active;
     const onFocusIn = (event: FocusEvent) => {
       lastFocused.current = event.target instanceof Element ? event.target : null;
     };

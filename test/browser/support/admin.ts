@@ -36,6 +36,10 @@ export async function saveSettingsForm(page: Page): Promise<void> {
   });
 }
 
+/**
+ * Remix's router is made while React hydrates the page, so this is true a moment before the
+ * page's effects (listeners, timers) have run: a test must not count on them from here on.
+ */
 function hydrated(page: Page, timeout: number): Promise<boolean> {
   return page
     .waitForFunction(() => (window as unknown as { __remixRouter?: { state?: { initialized?: boolean } } }).__remixRouter?.state?.initialized === true, undefined, { timeout })
