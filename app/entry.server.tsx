@@ -3,7 +3,8 @@ import { renderToPipeableStream } from "react-dom/server";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { createReadableStreamFromReadable, type AppLoadContext, type EntryContext, type HandleErrorFunction } from "@remix-run/node";
 import { isbot } from "isbot";
-import { GATEWAY_WEBHOOKS_PATH, isAdminPath, routedPath } from "./lib/routed-path";
+import { logPageRequestRefused, pageRequestFields } from "./lib/page-requests.server";
+import { isAdminPath, routedPath } from "./lib/routed-path";
 import { addDocumentResponseHeaders } from "./shopify.server";
 
 export const streamTimeout = 5000;
@@ -17,22 +18,12 @@ export const streamTimeout = 5000;
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
-  const where = { method: request.method, path: loggedPath(new URL(request.url).pathname) };
   if (isRouteErrorResponse(error) && error.status < 500) {
-    context.services.logger.info("Page request refused", { ...where, status: error.status });
+    logPageRequestRefused(context.services.logger, request, error.status);
     return;
   }
-  context.services.logger.error("Page request failed", { ...where, error });
+  context.services.logger.error("Page request failed", { ...pageRequestFields(request), error });
 };
-
-/**
- * A path as the log keeps it: the token of a shop's gateway notification URL (under
- * /gateway/webhooks/, in any spelling the router reads as such) authenticates notifications,
- * so a request that reaches the pages with one (a suffix added, a doubled slash) logs none.
- */
-export function loggedPath(pathname: string): string {
-  return routedPath(pathname)?.startsWith(GATEWAY_WEBHOOKS_PATH) ? `${GATEWAY_WEBHOOKS_PATH}[token]` : pathname;
-}
 
 export default async function handleRequest(
   request: Request,

@@ -13,6 +13,7 @@ import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation
 import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
 import { postedFields } from "~/admin/form-data";
+import { pageRequestFields } from "~/lib/page-requests.server";
 import { pageChecks, type PageChecks } from "~/payment-page/checking";
 import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import type { DocumentLanguageContext } from "~/root";
@@ -95,7 +96,7 @@ async function inShoppersLanguage<T>({ request, context }: { request: Request; c
     return await run();
   } catch (error) {
     if (!(error instanceof Error)) throw error;
-    context.services.logger.error("Page request failed", { method: request.method, path: new URL(request.url).pathname, error });
+    context.services.logger.error("Page request failed", { ...pageRequestFields(request), error });
     throw data({ language: acceptedLanguage(request.headers.get("accept-language")) }, { status: 500 });
   }
 }
