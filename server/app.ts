@@ -18,6 +18,7 @@ import { routedPath } from "../app/lib/routed-path";
 import { apiRouter } from "./api-router";
 import { boundedBodies } from "./body-limit";
 import { pageHeaders } from "./page-headers";
+import { answerUncaughtErrors, refuseUndecodablePaths } from "./request-errors";
 import { buildClientFiles } from "./static-files";
 import { startWorkerThread } from "./workers-thread";
 import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
@@ -55,6 +56,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   shareAppDatabase(services.db);
   const app = express();
   app.disable("x-powered-by");
+  app.use(refuseUndecodablePaths(services.logger));
   // Once the server is closing, every answer ends its connection: a client (a load balancer)
   // that keeps a connection alive would otherwise keep it open through the shutdown. The health
   // check answers 503 from then on, so the load balancer takes the instance out while it still
@@ -109,6 +111,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   // A server build is served as production serves it, whatever NODE_ENV says.
   const requestMode = options.mode === "build" ? "production" : env.NODE_ENV;
   app.all("*", boundedBodies(MAX_ROUTE_BODY_BYTES), pageHeaders(), createRequestHandler({ build, mode: requestMode, getLoadContext: () => ({ services }) }));
+  app.use(answerUncaughtErrors(services.logger));
 
   const server =
     env.TLS_CERT_FILE && env.TLS_KEY_FILE
