@@ -26,12 +26,16 @@ export function refuseUndecodablePaths(logger: Logger): RequestHandler {
 
 /** The last handler: an error no route answered. The client's (a 4xx the error carries) is information; any other is the app's failure. */
 export function answerUncaughtErrors(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, next) => {
-    // Too late to answer: Express ends the connection.
-    if (res.headersSent) return next(error);
+  return (error: unknown, req, res, _next) => {
+    const where = { method: req.method, path: loggedPath(req.path) };
+    if (res.headersSent) {
+      // Too late to answer: the client sees the answer cut short, as Express would do (without its console line).
+      logger.error("Request failed after its answer began", { ...where, error });
+      res.destroy();
+      return;
+    }
     const carried = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
     const status = typeof carried === "number" && carried >= 400 && carried < 600 ? carried : 500;
-    const where = { method: req.method, path: loggedPath(req.path) };
     if (status < 500) logger.info("Request refused", { ...where, status });
     else logger.error("Request failed", { ...where, status, error });
     answerPlainly(res, status, status < 500 ? "this request cannot be answered." : "something went wrong on our side. Please try again in a moment.");

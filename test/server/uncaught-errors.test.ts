@@ -20,6 +20,10 @@ beforeAll(async () => {
   app.post("/gateway/webhooks/:token/broken", () => {
     throw new Error("a handler failed while reading the database at /var/lib/app.db");
   });
+  app.get("/cut-short", (_req, res, next) => {
+    res.status(200).type("text/plain").write("the answer began");
+    next(new Error("failed while writing"));
+  });
   app.get("/odd-status", () => {
     throw Object.assign(new Error("odd"), { statusCode: 302 });
   });
@@ -60,4 +64,16 @@ it("a status outside 400-599 that an error carries is not taken: 500", async () 
   const { status, logged } = await answerOf("/odd-status");
   expect(status).toBe(500);
   expect(logged).toEqual([expect.objectContaining({ level: "error", status: 500 })]);
+});
+
+it("an error after the answer began cuts the answer short, and is logged by the app's logger only", async () => {
+  const printed = vi.spyOn(console, "error");
+  const before = lines.length;
+  const read = await fetch(`${origin}/cut-short`).then((answer) => answer.text()).then(
+    () => "whole",
+    () => "cut short",
+  );
+  expect(read).toBe("cut short");
+  expect(lines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([expect.objectContaining({ level: "error", msg: "Request failed after its answer began", path: "/cut-short" })]);
+  expect(printed).not.toHaveBeenCalled();
 });
