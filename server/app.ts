@@ -100,7 +100,9 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       ...(forTests ? { cacheDir: "node_modules/.vite/app-tests" } : {}),
       appType: "custom",
     });
-    app.use(devServer.middlewares);
+    // Vite's middlewares decode the whole address, its query too, and warn of one that cannot
+    // be: such an address is never one of Vite's modules, so it goes on to the pages, as in production.
+    app.use((req, res, next) => (decodableUrl(req.url) ? devServer.middlewares(req, res, next) : next()));
     build = () => devServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
     closeVite = () => devServer.close();
   } else {
@@ -161,6 +163,15 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       await services.db.$disconnect();
     },
   };
+}
+
+function decodableUrl(url: string): boolean {
+  try {
+    decodeURI(url);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Why a server could not listen, when it is the port's fault (taken, or privileged); null for any other failure. */

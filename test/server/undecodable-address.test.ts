@@ -43,8 +43,10 @@ it.each(PATHS.flatMap((path) => [["GET", path] as const, ["POST", path] as const
   expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
 });
 
-it("a path that decodes, with an undecodable query, still reaches its page", async () => {
+it("a path that decodes, with an undecodable query, still reaches its page, and nothing is written to the console", async () => {
+  const printed = [vi.spyOn(console, "error"), vi.spyOn(console, "warn"), vi.spyOn(console, "log")];
   const answer = await fetch(`${stack().app.url}/app/payments?shop=${stack().shopDomain}&after=%E0%A4%A`);
   expect(answer.status).toBe(200);
   expect(await answer.text()).toContain("Payments");
+  expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
 });
