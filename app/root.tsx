@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import type { ReactNode } from "react";
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError } from "@remix-run/react";
+import { pageTitle } from "~/lib/page-title";
 import { PLAIN_PAGE_STYLE } from "~/lib/plain-page";
 import { acceptedLanguage, languageTag } from "~/payment-page/language";
 
@@ -66,8 +67,9 @@ function errorPageTexts(error: unknown): { title: string; body: string } {
   return { title: "This page could not be shown", body: "Something went wrong on our side. Please try again in a moment." };
 }
 
-// Only the error page has a title of the root's: a page's own title comes from its route.
-export const meta: MetaFunction = ({ error }) => (error === undefined ? [] : [{ title: errorPageTexts(error).title }]);
+// The error page's title, or the app's name for a page whose route gives no title of its own.
+// Remix passes a null error, not an undefined one, when there is none.
+export const meta: MetaFunction = ({ error }) => (error == null ? pageTitle() : [{ title: errorPageTexts(error).title }]);
 
 /**
  * The error page of the app's own, in place of the framework's (which is written for the

@@ -1,7 +1,7 @@
 // The admin's home. A shop that has not connected any gateway device is sent to the
 // connection page; otherwise it sees where things stand: the connection, the payments
 // of the last seven days and what needs attention.
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { Badge, BlockStack, Button, Card, InlineGrid, InlineStack, Layout, Page, Text } from "@shopify/polaris";
@@ -12,6 +12,9 @@ import { countNeedingAttention, isNotPaidInShopify, listPayments } from "~/admin
 import { paymentStateWords } from "~/admin/status-words";
 import { TitledCard } from "~/admin/titled-card";
 import { UnreadableCredentials } from "~/admin/unreadable-credentials";
+import { pageTitle } from "~/lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle();
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { services } = context;

@@ -1,7 +1,7 @@
 // Payments that need a person: money received that does not match the order, a late
 // payment, a status the app does not know, Shopify refusing an update, a pending window
 // that closed. Each says what the merchant should do, and can be marked as handled.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
@@ -11,6 +11,9 @@ import { postedFields } from "~/admin/form-data";
 import { FLAG_SEEN } from "~/admin/form-data";
 import { markAttentionHandled, markHandledAnswer, paymentsNeedingAttention } from "~/admin/payments.server";
 import { ResultBanner } from "~/admin/result-banner";
+import { pageTitle } from "~/lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Needs attention");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -2,7 +2,7 @@
 // what the app held about the customer when the request came, sends it on, and deletes it.
 // The download goes through the action (an authenticated fetch in the embedded admin), not
 // a plain link, and is saved by the browser from the answer.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { useActionData, useFetcher, useLoaderData, useNavigation } from "@remix-run/react";
 import { Badge, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
@@ -14,6 +14,9 @@ import { formatDateTime } from "~/admin/format";
 import { postedFields } from "~/admin/form-data";
 import { ResultBanner } from "~/admin/result-banner";
 import { deleteCustomerDataRequest, listCustomerDataRequests, takeCustomerDataReport } from "~/shops/customer-data-requests.server";
+import { pageTitle } from "~/lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Customer data requests");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -1,12 +1,15 @@
 // Is the integration healthy: notifications arriving and accepted, no work piling up,
 // Shopify accepting the app's calls, and gateway request quota left for today.
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { Badge, Banner, BlockStack, DataTable, InlineGrid, Layout, Link, Page, Text } from "@shopify/polaris";
 import { adminShop } from "~/admin/admin-shop.server";
 import { shopHealth } from "~/admin/health.server";
 import { TitledCard } from "~/admin/titled-card";
 import { UnreadableCredentials } from "~/admin/unreadable-credentials";
+import { pageTitle } from "~/lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Health");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

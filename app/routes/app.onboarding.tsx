@@ -2,7 +2,7 @@
 // (checked at once, stored encrypted, never shown again), the notification URL to paste
 // in the gateway dashboard, a warning when another shop uses the same device, a dedicated
 // device, the gateway sandbox for test mode, and removing credentials.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, type ShouldRevalidateFunction } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
@@ -24,6 +24,9 @@ import {
   removeGatewayCredentials,
   type OnboardingFailure,
 } from "~/shops/onboarding.server";
+import { pageTitle } from "~/lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Gateway connection");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

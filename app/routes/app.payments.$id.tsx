@@ -1,6 +1,6 @@
 // One payment: where it stands at the gateway and in Shopify, what should happen next,
 // its timeline and on-chain transactions, and "Check now" to read the gateway at once.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRouteError } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Box, Button, Card, DataTable, InlineGrid, InlineStack, Layout, Page, Text } from "@shopify/polaris";
@@ -13,6 +13,7 @@ import { markAttentionHandled, markHandledAnswer, paymentDetail } from "~/admin/
 import { ResultBanner } from "~/admin/result-banner";
 import { TitledCard } from "~/admin/titled-card";
 import { checkPaymentNow, type ShopifyDelivery } from "~/payments/check-payment";
+import { pageTitle } from "~/lib/page-title";
 
 const paramsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
 
@@ -32,6 +33,8 @@ export function ErrorBoundary() {
     </Page>
   );
 }
+
+export const meta: MetaFunction = ({ error }) => pageTitle(isRouteErrorResponse(error) && error.status === 404 ? "Payment not found" : "Payment");
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -2,7 +2,7 @@
 // gateway status in words and how much was paid; filtered by state, gateway status, a date
 // range and one payment's reference (payment-filters), 25 to a page. The Previous and Next links start from the first or last
 // payment shown (a cursor), so payments arriving meanwhile do not shift the pages.
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { BlockStack, Button, Card, DataTable, InlineStack, Layout, Page, Pagination, Select, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
@@ -12,6 +12,9 @@ import { PaymentBadges } from "~/admin/payment-badges";
 import { listPayments } from "~/admin/payments.server";
 import { gatewayStatusWords, PAYMENT_STATE_OPTIONS } from "~/admin/status-words";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
+import { pageTitle } from "~/lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Payments");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -3,7 +3,7 @@
 // mode (only Shopify's test orders, paid on the gateway sandbox). The coins are chosen for
 // each gateway environment apart: real checkouts and Shopify's test orders are created on
 // different gateways, which name their coins differently.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, type ShouldRevalidateFunction } from "@remix-run/react";
 import { Banner, BlockStack, Box, Button, Card, Checkbox, ChoiceList, Layout, Page, Select, Text } from "@shopify/polaris";
@@ -16,6 +16,9 @@ import { CHECKOUT_MODES, COIN_ENVIRONMENTS, GATEWAY_LANGUAGES } from "~/admin/se
 import { readSettingsForm, settingsView, type SettingsField, type SettingsFormResult, type SettingsView } from "~/admin/settings.server";
 import type { GatewayEnv } from "~/payments/deps";
 import { updateShopSettings } from "~/shops/onboarding.server";
+import { pageTitle } from "~/lib/page-title";
+
+export const meta: MetaFunction = () => pageTitle("Settings");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

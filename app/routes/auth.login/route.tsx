@@ -1,7 +1,7 @@
 // Logging in from outside Shopify's admin (for example the app's own URL): the merchant
 // names their shop and is sent through Shopify's OAuth. With the development login the
 // admin opens directly for that shop instead.
-import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { AppProvider, Button, Card, FormLayout, Page, Text, TextField } from "@shopify/polaris";
@@ -14,6 +14,7 @@ import type { AppServices } from "~/services.server";
 import { login } from "~/shopify.server";
 import { recordInstall } from "~/shops/shop-credentials.server";
 import { loginErrorMessage } from "./login-errors.server";
+import { pageTitle } from "~/lib/page-title";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: polarisStyles }];
 
@@ -28,6 +29,8 @@ async function devLogin(request: Request, services: AppServices): Promise<{ shop
   if (existing?.uninstalledAt) await recordInstall(services.db, parsed.data, services.clock.now());
   throw redirect(`/app?shop=${encodeURIComponent(parsed.data)}`);
 }
+
+export const meta: MetaFunction = () => pageTitle("Log in");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   if (devLoginEnabled(context.services)) return { errors: (await devLogin(request, context.services)) ?? {} };
