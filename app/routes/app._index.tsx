@@ -12,9 +12,9 @@ import { countNeedingAttention, isNotPaidInShopify, listPayments } from "~/admin
 import { paymentStateWords } from "~/admin/status-words";
 import { TitledCard } from "~/admin/titled-card";
 import { UnreadableCredentials } from "~/admin/unreadable-credentials";
-import { pageTitle } from "~/lib/page-title";
+import { adminPageTitle, APP_NAME } from "~/lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle();
+export const meta: MetaFunction = () => adminPageTitle(APP_NAME);
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { services } = context;

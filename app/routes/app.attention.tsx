@@ -11,9 +11,9 @@ import { postedFields } from "~/admin/form-data";
 import { FLAG_SEEN } from "~/admin/form-data";
 import { markAttentionHandled, markHandledAnswer, paymentsNeedingAttention } from "~/admin/payments.server";
 import { ResultBanner } from "~/admin/result-banner";
-import { pageTitle } from "~/lib/page-title";
+import { adminPageTitle } from "~/lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle("Needs attention");
+export const meta: MetaFunction = () => adminPageTitle("Needs attention");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -14,9 +14,9 @@ import { formatDateTime } from "~/admin/format";
 import { postedFields } from "~/admin/form-data";
 import { ResultBanner } from "~/admin/result-banner";
 import { deleteCustomerDataRequest, listCustomerDataRequests, takeCustomerDataReport } from "~/shops/customer-data-requests.server";
-import { pageTitle } from "~/lib/page-title";
+import { adminPageTitle } from "~/lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle("Customer data requests");
+export const meta: MetaFunction = () => adminPageTitle("Customer data requests");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -7,9 +7,9 @@ import { adminShop } from "~/admin/admin-shop.server";
 import { shopHealth } from "~/admin/health.server";
 import { TitledCard } from "~/admin/titled-card";
 import { UnreadableCredentials } from "~/admin/unreadable-credentials";
-import { pageTitle } from "~/lib/page-title";
+import { adminPageTitle } from "~/lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle("Health");
+export const meta: MetaFunction = () => adminPageTitle("Health");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -24,9 +24,9 @@ import {
   removeGatewayCredentials,
   type OnboardingFailure,
 } from "~/shops/onboarding.server";
-import { pageTitle } from "~/lib/page-title";
+import { adminPageTitle } from "~/lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle("Gateway connection");
+export const meta: MetaFunction = () => adminPageTitle("Gateway connection");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -13,7 +13,7 @@ import { markAttentionHandled, markHandledAnswer, paymentDetail } from "~/admin/
 import { ResultBanner } from "~/admin/result-banner";
 import { TitledCard } from "~/admin/titled-card";
 import { checkPaymentNow, type ShopifyDelivery } from "~/payments/check-payment";
-import { pageTitle } from "~/lib/page-title";
+import { adminPageTitle } from "~/lib/page-title";
 
 const paramsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
 
@@ -34,7 +34,7 @@ export function ErrorBoundary() {
   );
 }
 
-export const meta: MetaFunction = ({ error }) => pageTitle(isRouteErrorResponse(error) && error.status === 404 ? "Payment not found" : "Payment");
+export const meta: MetaFunction = ({ error }) => adminPageTitle(isRouteErrorResponse(error) && error.status === 404 ? "Payment not found" : "Payment");
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

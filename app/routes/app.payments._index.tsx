@@ -12,9 +12,9 @@ import { PaymentBadges } from "~/admin/payment-badges";
 import { listPayments } from "~/admin/payments.server";
 import { gatewayStatusWords, PAYMENT_STATE_OPTIONS } from "~/admin/status-words";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
-import { pageTitle } from "~/lib/page-title";
+import { adminPageTitle } from "~/lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle("Payments");
+export const meta: MetaFunction = () => adminPageTitle("Payments");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -16,9 +16,9 @@ import { CHECKOUT_MODES, COIN_ENVIRONMENTS, GATEWAY_LANGUAGES } from "~/admin/se
 import { readSettingsForm, settingsView, type SettingsField, type SettingsFormResult, type SettingsView } from "~/admin/settings.server";
 import type { GatewayEnv } from "~/payments/deps";
 import { updateShopSettings } from "~/shops/onboarding.server";
-import { pageTitle } from "~/lib/page-title";
+import { adminPageTitle } from "~/lib/page-title";
 
-export const meta: MetaFunction = () => pageTitle("Settings");
+export const meta: MetaFunction = () => adminPageTitle("Settings");
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { shop } = await adminShop(request, context.services);

@@ -1,5 +1,7 @@
 // Every page's document title says what the page is (WCAG 2.4.2): a browser tab and a screen
-// reader announce it first. A page that works never carries an error page's title.
+// reader announce it first, and in Shopify's admin App Bridge shows an admin page's title in the
+// title bar, beside the app's name (so an admin page's title is its name alone). A page that
+// works never carries an error page's title.
 import { expect, it } from "vitest";
 import { stackForFile } from "../support/stack";
 
@@ -14,12 +16,12 @@ async function titlesOf(path: string): Promise<{ status: number; titles: string[
 it.each([
   ["/", "Crypto checkout"],
   ["/app", "Crypto checkout"],
-  ["/app/payments", "Payments · Crypto checkout"],
-  ["/app/attention", "Needs attention · Crypto checkout"],
-  ["/app/settings", "Settings · Crypto checkout"],
-  ["/app/onboarding", "Gateway connection · Crypto checkout"],
-  ["/app/health", "Health · Crypto checkout"],
-  ["/app/data-requests", "Customer data requests · Crypto checkout"],
+  ["/app/payments", "Payments"],
+  ["/app/attention", "Needs attention"],
+  ["/app/settings", "Settings"],
+  ["/app/onboarding", "Gateway connection"],
+  ["/app/health", "Health"],
+  ["/app/data-requests", "Customer data requests"],
   ["/auth/login", "Log in · Crypto checkout"],
 ])("%s is titled %j", async (path, title) => {
   // The admin's pages for the stack's shop; the login page as a merchant from outside Shopify first sees it.
@@ -30,6 +32,6 @@ it.each([
 it("a payment's page is titled as one, and one the shop does not have as not found", async () => {
   const { session } = await stack().standin.state.startPayment({ test: true });
   const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  expect(await titlesOf(`/app/payments/${payment.id}?shop=${stack().shopDomain}`)).toEqual({ status: 200, titles: ["Payment · Crypto checkout"] });
-  expect(await titlesOf(`/app/payments/no-such-payment?shop=${stack().shopDomain}`)).toEqual({ status: 404, titles: ["Payment not found · Crypto checkout"] });
+  expect(await titlesOf(`/app/payments/${payment.id}?shop=${stack().shopDomain}`)).toEqual({ status: 200, titles: ["Payment"] });
+  expect(await titlesOf(`/app/payments/no-such-payment?shop=${stack().shopDomain}`)).toEqual({ status: 404, titles: ["Payment not found"] });
 });
