@@ -4,6 +4,7 @@
 // in the answer, and the path (which may hold a shop's notification token) neither in the
 // app's log nor on the console.
 import { afterEach, expect, it, vi } from "vitest";
+import { watchConsole } from "../support/console";
 import { stackForFile, webhookTokenOf } from "../support/stack";
 
 const lines: string[] = [];
@@ -24,7 +25,7 @@ const PATHS = [
 
 it.each(PATHS.flatMap((path) => [["GET", path] as const, ["POST", path] as const]))("a %s to %s is answered 400 in plain words, and logged without its path", async (method, path) => {
   const token = await webhookTokenOf(stack());
-  const printed = [vi.spyOn(console, "error"), vi.spyOn(console, "warn"), vi.spyOn(console, "log")];
+  const printed = watchConsole();
   const before = lines.length;
   const answer = await fetch(`${stack().app.url}${path.replace("{token}", token)}?shop=${stack().shopDomain}`, {
     method,
@@ -40,13 +41,13 @@ it.each(PATHS.flatMap((path) => [["GET", path] as const, ["POST", path] as const
   const refused = written.filter((line) => line.includes("Request refused")).map((line) => JSON.parse(line) as Record<string, unknown>);
   expect(refused).toEqual([{ time: expect.any(String), level: "info", msg: "Request refused", method, status: 400, reason: "the path is not valid percent-encoding" }]);
   expect(written.filter((line) => line.includes(token) || line.includes("%E0"))).toEqual([]);
-  expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
+  expect(printed()).toEqual([]);
 });
 
 it("a path that decodes, with an undecodable query, still reaches its page, and nothing is written to the console", async () => {
-  const printed = [vi.spyOn(console, "error"), vi.spyOn(console, "warn"), vi.spyOn(console, "log")];
+  const printed = watchConsole();
   const answer = await fetch(`${stack().app.url}/app/payments?shop=${stack().shopDomain}&after=%E0%A4%A`);
   expect(answer.status).toBe(200);
   expect(await answer.text()).toContain("Payments");
-  expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
+  expect(printed()).toEqual([]);
 });

@@ -4,6 +4,7 @@
 // another spelling) falls through to the pages, whose 404 is logged without it, and written to
 // the console not at all.
 import { afterEach, expect, it, vi } from "vitest";
+import { watchConsole } from "../support/console";
 import { stackForFile, webhookTokenOf } from "../support/stack";
 
 const lines: string[] = [];
@@ -17,14 +18,14 @@ it.each([
   ["GET", "/x", "/GATEWAY/Webhooks"],
 ])("a %s to the notification URL with %s appended (under %s) is answered 404 and logs no webhook token", async (method, suffix, spelling) => {
   const token = await webhookTokenOf(stack());
-  const printed = [vi.spyOn(console, "warn"), vi.spyOn(console, "error"), vi.spyOn(console, "log")];
+  const printed = watchConsole();
   const before = lines.length;
   const answer = await fetch(`${stack().app.url}${spelling}/${token}${suffix}`, { method, ...(method === "POST" ? { body: "{}", headers: { "content-type": "application/json" } } : {}) });
   await answer.body?.cancel();
   expect(answer.status).toBe(404);
   const written = lines.slice(before);
   expect(written.filter((line) => line.includes(token))).toEqual([]);
-  expect(printed.flatMap((spy) => spy.mock.calls.map((call) => call.map(String).join(" "))).filter((text) => text.includes(token)), "nothing on the console names the token").toEqual([]);
+  expect(printed().filter((text) => text.includes(token)), "nothing on the console names the token").toEqual([]);
   const refused = written.filter((line) => line.includes("Page request refused")).map((line) => JSON.parse(line) as Record<string, unknown>);
   expect(refused, "the refusal is logged once").toEqual([expect.objectContaining({ level: "info", method, path: "/gateway/webhooks/[token]", status: 404 })]);
 });
