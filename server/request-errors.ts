@@ -34,7 +34,8 @@ export function answerUncaughtErrors(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const carried = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+    const carrier = error as { status?: unknown; statusCode?: unknown } | null;
+    const carried = carrier?.status ?? carrier?.statusCode;
     const status = typeof carried === "number" && carried >= 400 && carried < 600 ? carried : 500;
     if (status < 500) logger.info("Request refused", { ...where, status });
     else logger.error("Request failed", { ...where, status, error });
