@@ -23,7 +23,11 @@ const ADMIN_PAGE_HEADERS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
 };
 
-/** A path that cannot be decoded gets both kinds' headers: it is never cached, framed or sent on. */
+/**
+ * A path that cannot be decoded gets both kinds' headers: it is never cached, framed or sent on.
+ * The server refuses such a path before any page (server/request-errors.ts); this keeps the
+ * middleware safe on its own.
+ */
 const UNDECODABLE_PATH_HEADERS: Record<string, string> = { ...SHOPPER_PAGE_HEADERS, ...ADMIN_PAGE_HEADERS };
 
 const isShopperPath = (path: string) => path.startsWith("/pay/") || path.startsWith("/payments/return/");

@@ -49,7 +49,7 @@ describe("the shopper's payment page under another spelling of its path", () => 
   });
 
   it("a path that cannot be percent-decoded gets the strictest headers", async () => {
-    // (The development server refuses such a path before the app; a production build does not.)
+    // The middleware on its own: the server refuses such a path before it (undecodable-address.test.ts).
     const written = await headersWritten("/PAY/%E0%A4%A?sig=x");
     expect(written).toMatchObject({ ...SHOPPER_HEADERS, "cache-control": "private, no-store" });
   });
