@@ -192,7 +192,7 @@ async function recordAndStart(
   // the order is only sent once the record is committed, and a session not recorded (a repeat
   // of one already recorded, above all: Shopify's retries) gives its slot back, as it sends
   // nothing: repeats must not use up the device's order creations (15 a minute, 200 a day).
-  const [created, prepared] = await bothSettled(
+  const [created, prepared] = await Promise.allSettled([
     insertSessionPayment(
       deps.sql,
       {
@@ -224,14 +224,32 @@ async function recordAndStart(
       { id: payment.id, ...(onlyIf ? { onlyIf } : {}) },
     ),
     requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)) : Promise.resolve(null),
-  );
-  if (!created) {
-    if (prepared?.isOk()) await prepared.value.release();
+  ]);
+  if (created.status === "rejected" || !created.value) {
+    // Nothing recorded (a repeat, or a write that failed), so nothing is sent: the slot goes back.
+    if (prepared.status === "fulfilled") await giveBack(deps, prepared.value);
+    if (created.status === "rejected") throw created.reason;
     return null;
   }
+  if (prepared.status === "rejected") throw prepared.reason;
+  const order = prepared.value;
   return whileHolding(deps, payment, claim, () =>
-    prepared ? createGatewayOrder(deps, shop, access, payment, request, claim, { prepared }) : answerSession(deps, shop, access, payment, request, claim),
+    order ? createGatewayOrder(deps, shop, access, payment, request, claim, { prepared: order }) : answerSession(deps, shop, access, payment, request, claim),
   );
+}
+
+/**
+ * Gives back the quota slot of an order prepared but never sent, so that it does not count
+ * against the device's order creations (15 a minute, 200 a day). A failure to is logged: the
+ * slot then counts until its minute and day are over, as if the order had been sent.
+ */
+async function giveBack(deps: PaymentsDeps, prepared: Result<PreparedOrder, GatewayError> | null): Promise<void> {
+  if (!prepared?.isOk()) return;
+  try {
+    await prepared.value.release();
+  } catch (error) {
+    deps.logger.warn("Could not give back the quota slot of a gateway order that was not sent", { error });
+  }
 }
 
 /** Runs `work` while renewing the request's claim on the payment, so that it lapses only if this process stops. */
@@ -242,14 +260,6 @@ function whileHolding<T>(deps: PaymentsDeps, payment: Pick<Payment, "id">, claim
     (error) => deps.logger.warn("Could not renew a payment session's claim", { paymentId: payment.id, error }),
     work,
   );
-}
-
-/** Both results once both have settled: a failure of either is thrown only after the other is done. */
-async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
-  const [first, second] = await Promise.allSettled([a, b]);
-  if (first.status === "rejected") throw first.reason;
-  if (second.status === "rejected") throw second.reason;
-  return [first.value, second.value];
 }
 
 /** While the shop's own test mode is on, only Shopify's test sessions are taken: a real checkout is declined. */
@@ -615,7 +625,17 @@ async function sendWhileClaimed(
   const now = deps.clock.now();
   const left = claim.until.getTime() - now.getTime();
   const requestedLately = claim.requestedAt !== null && now.getTime() - claim.requestedAt.getTime() < REQUESTED_AT_FRESH_MS;
-  if ((left < CLAIM_RENEW_MS || !requestedLately) && !(await renewClaim(deps, payment, claim, { orderRequestedAt: now }))) return null;
+  if (left < CLAIM_RENEW_MS || !requestedLately) {
+    // Until it is sent, the order's quota slot goes back whenever it will not be.
+    const renewed = await renewClaim(deps, payment, claim, { orderRequestedAt: now }).catch(async (error: unknown) => {
+      await giveBack(deps, prepared);
+      throw error;
+    });
+    if (!renewed) {
+      await giveBack(deps, prepared);
+      return null;
+    }
+  }
   // A 429 or a connection that failed before sending is sent again after a wait, and only
   // while the claim is still this request's: another that took over may have made the order.
   let lost = false;

@@ -94,6 +94,9 @@ async function ordersWithReference(reference: string): Promise<number> {
   return orders.filter((o) => o.reference === reference).length;
 }
 
+/** The order creations the app's quota counts, on every device. */
+const criticalSlots = () => db().gatewayCall.count({ where: { class: "critical" } });
+
 it("the order's quota slot is taken while the session is recorded, and the order is sent only once the record is committed", async () => {
   const base = stack.services;
   const events: string[] = [];
@@ -128,6 +131,35 @@ it("the order's quota slot is taken while the session is recorded, and the order
   const answer = await startPaymentSession(services, { shopDomain: stack.shopDomain, request });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   expect(events).toEqual(["record sent", "slot taken", "record committed", "order sent"]);
+  expect(await ordersWithReference(request.id)).toBe(1);
+});
+
+it("a session whose record cannot be written fails (the API answers 500, and Shopify retries), records nothing and gives back its order's quota slot", async () => {
+  const base = stack.services;
+  // The database refuses the session's record (a lost connection, a statement timeout) while
+  // the order's quota slot is taken beside it.
+  const refuseRecord = <T>(statement: Prisma.Sql, run: () => Promise<T>): Promise<T> =>
+    statement.sql.includes('INSERT INTO "Payment"') ? Promise.reject(new Error("the database refused the record")) : run();
+  const sql: PlainSql = {
+    kind: base.sql.kind,
+    execute: (statement) => refuseRecord(statement, () => base.sql.execute(statement)),
+    query: (statement) => refuseRecord(statement, () => base.sql.query(statement)),
+    executeInTransaction: (statements) => refuseRecord(statements[0]!, () => base.sql.executeInTransaction(statements)),
+    inTransaction: (work) => base.sql.inTransaction(work),
+  };
+  const request = paymentSessionRequestSchema.parse(stack.standin.state.createPaymentSession({ test: true }).request);
+  const slotsBefore = await criticalSlots();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await expect(startPaymentSession(instance({ sql }), { shopDomain: stack.shopDomain, request })).rejects.toThrow("the database refused the record");
+  }
+  expect(await criticalSlots()).toBe(slotsBefore);
+  expect(await db().payment.count({ where: { shopifyPaymentId: request.id } })).toBe(0);
+  expect(await ordersWithReference(request.id)).toBe(0);
+
+  // Once the database takes it, Shopify's retry starts the payment as a first request would.
+  const answer = await startPaymentSession(stack.services, { shopDomain: stack.shopDomain, request });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(await criticalSlots()).toBe(slotsBefore + 1);
   expect(await ordersWithReference(request.id)).toBe(1);
 });
 
@@ -293,6 +325,7 @@ it("a request whose claim was taken over while it waited for its quota slot neit
   const session = stack.standin.state.createPaymentSession({ test: true });
   const request = paymentSessionRequestSchema.parse(session.request);
 
+  const slotsBefore = await criticalSlots();
   const first = startPaymentSession(instance({ clock, sql }), { shopDomain: stack.shopDomain, request });
   await slotReached.opened;
   await waitFor(() => db().payment.findFirst({ where: { shopifyPaymentId: request.id } }), "the first request's record");
@@ -303,6 +336,8 @@ it("a request whose claim was taken over while it waited for its quota slot neit
 
   // The first request finds the payment taken over: it sends nothing and answers as the retry did.
   await expectRetryAnswerStands({ first, retried, sessionId: session.id, ordersMade: 1 });
+  // And gives its slot back: only the order sent counts against the device's creations.
+  expect(await criticalSlots()).toBe(slotsBefore + 1);
 });
 
 it("a request whose claim was taken over while its order was on the way cannot overwrite the answer of the request that took over", async () => {
