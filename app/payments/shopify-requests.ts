@@ -41,10 +41,20 @@ export const customerSchema = z
 
 const httpUrl = z.string().url().max(4096).refine((u) => /^https?:\/\//.test(u), "must be http(s)");
 
+/**
+ * A session's gid, of its own kind. As long as the other identifiers at most: it is stored
+ * and indexed with the shop, and PostgreSQL cannot index a value of a few kilobytes.
+ */
+const sessionGid = (kind: "PaymentSession" | "RefundSession" | "CaptureSession" | "VoidSession") =>
+  z
+    .string()
+    .max(255)
+    .regex(new RegExp(`^gid://shopify/${kind}/.+$`), `must be a ${kind} gid`);
+
 export const paymentSessionRequestSchema = z
   .object({
     id: z.string().min(1).max(255),
-    gid: z.string().regex(/^gid:\/\/shopify\/PaymentSession\/.+$/, "must be a PaymentSession gid"),
+    gid: sessionGid("PaymentSession"),
     group: z.string().min(1).max(255),
     session_id: z.string().max(255).nullish(),
     amount: decimalAmount,
@@ -83,10 +93,10 @@ const followUpBase = {
   test: z.boolean().optional(),
 };
 
-export const refundSessionRequestSchema = z.object({ ...followUpBase, gid: z.string().regex(/^gid:\/\/shopify\/RefundSession\/.+$/) }).passthrough();
-export const captureSessionRequestSchema = z.object({ ...followUpBase, gid: z.string().regex(/^gid:\/\/shopify\/CaptureSession\/.+$/) }).passthrough();
+export const refundSessionRequestSchema = z.object({ ...followUpBase, gid: sessionGid("RefundSession") }).passthrough();
+export const captureSessionRequestSchema = z.object({ ...followUpBase, gid: sessionGid("CaptureSession") }).passthrough();
 export const voidSessionRequestSchema = z
-  .object({ ...followUpBase, amount: decimalAmount.optional(), currency: z.string().regex(/^[A-Z]{3}$/).optional(), gid: z.string().regex(/^gid:\/\/shopify\/VoidSession\/.+$/) })
+  .object({ ...followUpBase, amount: decimalAmount.optional(), currency: z.string().regex(/^[A-Z]{3}$/).optional(), gid: sessionGid("VoidSession") })
   .passthrough();
 
 export type FollowUpKind = "refund" | "capture" | "void";

@@ -75,6 +75,8 @@ describe("Shopify's payment routes", () => {
       // Stored by SQLite but refused by PostgreSQL's text: refused alike on both, before anything is stored.
       ["an unpaired surrogate in the id", { method: "POST", headers: shopifyHeaders(), body: JSON.stringify({ ...valid, id: `${randomUUID()}\ud800` }) }],
       ["an unpaired surrogate in a name", { method: "POST", headers: shopifyHeaders(), body: JSON.stringify({ ...valid, id: randomUUID(), customer: { billing_address: { given_name: "Ana\udc00" } } }) }],
+      // Stored by SQLite but too long for PostgreSQL's index on the shop and gid: refused alike.
+      ["a gid longer than any of Shopify's", { method: "POST", headers: shopifyHeaders(), body: JSON.stringify({ ...valid, id: randomUUID(), gid: `${String(valid.gid)}${"7".repeat(4000)}` }) }],
       ["form body", { method: "POST", headers: { ...shopifyHeaders(), "content-type": "application/x-www-form-urlencoded" }, body: "id=1&amount=2" }],
       ["no content type", { method: "POST", headers: { ...shopifyHeaders(), "content-type": "" }, body: JSON.stringify(valid) }],
       ["missing shop header", { method: "POST", headers: { "content-type": "application/json", "shopify-request-id": "x", "shopify-api-version": "2026-04" }, body: JSON.stringify(valid) }],
