@@ -466,7 +466,8 @@ export function personalDetails(customer: PaymentSessionRequest["customer"]): st
 export function gatewayCause(detail: string | null | undefined, personal: readonly string[] = []): string | null {
   if (!detail) return null;
   let text = detail.replace(/[\p{Cc}\p{Cf}]/gu, " ");
-  for (const value of personal) text = text.replace(new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi"), "[removed]");
+  // As a whole word: a name inside a longer word ("Maxim" in "maximum") is not the name.
+  for (const value of personal) text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\p{L}\\p{N}])`, "giu"), "[removed]");
   text = text.replace(/[^\s@]+@[^\s@]+/g, "[removed]");
   return cutText(text, CAUSE_MAX) ?? null;
 }
@@ -862,7 +863,8 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
       // (a 5xx, a timeout) or another reason says nothing of the coin and the amount. It is
       // remembered before the claim is released, so the next pick already goes without it.
       const cause = refusalCause(error, requestLike.customer);
-      const limit = error.kind === "rejected" ? amountLimitIn(cause) : null;
+      // Read from the gateway's own words: the shopper's details are taken out of what is kept.
+      const limit = error.kind === "rejected" ? amountLimitIn(error.detail) : null;
       if (limit && cause) {
         await deps.db.paymentEvent.create({
           data: { paymentId: payment.id, type: COIN_REFUSED_EVENT, detail: JSON.stringify({ currency: inputCurrency, limit, cause }), at: deps.clock.now() },

@@ -12,6 +12,7 @@ import { PARTIAL_REFUND_MESSAGE, REFUND_MESSAGE } from "../../app/payments/follo
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { getAdminPage, postAdminForm, postForms } from "../support/admin-pages";
 import { sendPaymentSession, stackForFile, waitFor } from "../support/stack";
+import type { CheckoutOverrides } from "../../dev/shopify-standin/simulator";
 
 const stack = stackForFile({ env: { DEV_ADMIN_LOGIN: "true" } });
 const db = () => stack().services.db;
@@ -122,9 +123,9 @@ describe("coin limits on the app's own payment page", () => {
   const saysNoCoins = (html: string) => html.includes(`<p class="error">${texts.noCoins}</p>`);
   const orderAttempts = () => db().gatewayCall.count({ where: { class: "critical" } });
 
-  async function appPagePayment(amount: string, currency: string) {
+  async function appPagePayment(amount: string, currency: string, customer?: CheckoutOverrides["customer"]) {
     await coinSettings({ checkoutMode: "app_page" });
-    const { session, delivery } = await stack().standin.state.startPayment({ test: true, amount, currency, locale: "en" });
+    const { session, delivery } = await stack().standin.state.startPayment({ test: true, amount, currency, locale: "en", ...(customer ? { customer } : {}) });
     expect(delivery.status, delivery.body).toBe(200);
     const load = () => db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id }, include: { shop: true, transactions: { select: { amount: true } } } });
     const offered = async () => (await coinsFor(stack().services, await load()))!.map((c) => c.symbol);
@@ -176,6 +177,17 @@ describe("coin limits on the app's own payment page", () => {
     // Another coin still makes the order.
     expect((await pick("BTC")).status).toBe(303);
     expect(await load()).toMatchObject({ state: "awaiting_payment", inputCurrency: "BTC" });
+  });
+
+  it("a shopper whose name is inside the gateway's words (Mini, in minimum) still has the coin ruled out, and reads the words whole", async () => {
+    const { load, offered, pick } = await appPagePayment("5.00", "USD", { billing_address: { given_name: "Mini", family_name: "Ejemplo", country_code: "ES" } });
+    const refused = await pick("USDC_ERC20");
+    expect(refused.status).toBe(422);
+    expect(await offered()).not.toContain("USDC_ERC20");
+    const alert = /<p class="error" role="alert"[^>]*>([\s\S]*?)<\/p>/.exec(await refused.text())?.[1];
+    expect(alert).toBe(`${texts.errors.outOfLimits}<br/>The payment service says: Amount 5.00 USD is below the minimum amount of 10.80 USD for USDC_ERC20.`);
+    const events = await db().paymentEvent.findMany({ where: { paymentId: (await load()).id, type: "coin_refused" } });
+    expect(events.map((e) => JSON.parse(e.detail) as unknown)).toEqual([{ currency: "USDC_ERC20", limit: "below_min", cause: "Amount 5.00 USD is below the minimum amount of 10.80 USD for USDC_ERC20." }]);
   });
 
   it("JPY 1 (below every coin's minimum): the shopper is told no coin can be used, after fewer refusals than there are coins", async () => {

@@ -122,6 +122,11 @@ describe("the gateway's words for a refusal, as kept and shown", () => {
     expect(cause).toBe("[removed]: [removed], [removed] lives at [removed], [removed], [removed] [removed] ([removed]); call [removed]");
   });
 
+  it("leave out a detail as a whole word only: a name inside a longer word is not the name", () => {
+    expect(gatewayCause("Maxim: above the maximum amount of 4000.00 EUR (MAXIM)", ["Maxim"])).toBe("[removed]: above the maximum amount of 4000.00 EUR ([removed])");
+    expect(gatewayCause("Sent by Mini from 28014-ES; minimum 10.80 USD", ["Mini", "28014"])).toBe("Sent by [removed] from [removed]-ES; minimum 10.80 USD");
+  });
+
   it("are cut to 300 characters; nothing given is none", () => {
     expect(gatewayCause("x".repeat(2000))).toHaveLength(300);
     expect(gatewayCause(null)).toBeNull();
