@@ -12,6 +12,7 @@
 // carriage return is written with a leading apostrophe, so it reads as the text it is.
 import type { Database } from "~/db/database.server";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
+import { cryptoReceived } from "~/payment-page/progress";
 import { beyondCursor, paymentWhere, type PaymentFilters } from "./payment-filters";
 
 /** How many payments are read at a time. */
@@ -39,7 +40,7 @@ const exportSelect = {
   percentage: true,
   attention: true,
   attentionResolvedAt: true,
-  transactions: { select: { txHash: true }, orderBy: { seenAt: "asc" } },
+  transactions: { select: { txHash: true, amount: true }, orderBy: { seenAt: "asc" } },
 } satisfies Prisma.PaymentSelect;
 
 type ExportedPayment = Prisma.PaymentGetPayload<{ select: typeof exportSelect }>;
@@ -64,7 +65,10 @@ const COLUMNS: readonly [string, (p: ExportedPayment) => string | null][] = [
   ["gateway_record_read", (p) => String(p.gatewayEditedAt !== null && p.unverifiedSince === null)],
   ["coin", (p) => p.inputCurrency],
   ["crypto_amount", (p) => p.cryptoAmount],
-  ["crypto_received", (p) => p.receivedAmount],
+  // What the order's on-chain transactions add up to, in the coin, confirmed or not.
+  ["crypto_received", (p) => cryptoReceived(p.transactions)?.toFixed() ?? null],
+  // The gateway's received_amount: the fiat value of what arrived, in the payment's currency.
+  ["fiat_received", (p) => p.receivedAmount],
   ["percentage_paid", (p) => p.percentage],
   ["transactions", (p) => p.transactions.map((t) => t.txHash).join(" ") || null],
   ["attention", (p) => p.attention],

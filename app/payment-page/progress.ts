@@ -20,13 +20,18 @@ export interface PaymentProgress {
   excess: Decimal;
 }
 
+/** What the transactions add up to, in the coin, confirmed or not; null when there are none, or an amount cannot be read. */
+export function cryptoReceived(transactions: readonly { amount: string }[]): Decimal | null {
+  if (transactions.length === 0 || !transactions.every((t) => PLAIN_DECIMAL.test(t.amount))) return null;
+  return transactions.reduce((sum, t) => sum.plus(t.amount), new Exact(0));
+}
+
 /** Null until the order's transactions are known (or when an amount cannot be read). */
 export function paymentProgress(cryptoAmount: string | null, transactions: readonly { amount: string }[]): PaymentProgress | null {
-  if (!cryptoAmount || transactions.length === 0) return null;
-  if (!PLAIN_DECIMAL.test(cryptoAmount) || !transactions.every((t) => PLAIN_DECIMAL.test(t.amount))) return null;
+  const received = cryptoReceived(transactions);
+  if (!cryptoAmount || !PLAIN_DECIMAL.test(cryptoAmount) || received === null) return null;
   const expected = new Exact(cryptoAmount);
   if (expected.isZero()) return null;
-  const received = transactions.reduce((sum, t) => sum.plus(t.amount), new Exact(0));
   return { received, remaining: Exact.max(expected.minus(received), 0), excess: Exact.max(received.minus(expected), 0) };
 }
 
