@@ -111,8 +111,14 @@ function attentionFor(
     detail: `Crypto arrived after the payment was rejected (gateway status ${order.status.code}). Refund it from the gateway dashboard or arrange the order with the shopper.`,
   };
   // Rejected by this read while the order already shows money: paid after it expired or was
-  // cancelled (the gateway keeps the status), or held by an order the merchant deleted.
-  if (decision.kind === "reject" && current !== "failed") {
+  // cancelled (the gateway keeps the status), or held by an order the merchant deleted. A read
+  // that verifies a signed webhook's reject, under the same status, is judged the same way: a
+  // webhook carries no transactions, so the ones this read lists were never stored, and are
+  // not new (a failed transaction of an FA order is no money; an expired order's was there
+  // when it ended). Unless a late payment is already flagged and not yet handled.
+  const verifiesSignedReject = current === "failed" && payment.unverifiedSince !== null && payment.gatewayStatus === order.status.code;
+  if (decision.kind === "reject" && (current !== "failed" || verifiesSignedReject)) {
+    if (payment.attention === "late_payment" && payment.attentionResolvedAt === null) return null;
     return order.status.known && ENDED_UNPAID.has(order.status.code) && order.transactions.length > 0 ? endedHoldingFunds(order.status.code) : null;
   }
   // Money that arrives after the Shopify session was rejected: a person must act. The gateway

@@ -1,6 +1,7 @@
 // Which flag a gateway read leaves on a payment: crypto on an order that ended unpaid is a
 // late payment whether the read rejects the payment or finds it rejected already; a read that
-// verifies a signed webhook's own flagged reject keeps that flag; an unknown status is flagged
+// verifies a signed webhook's own flagged reject keeps that flag, and one that verifies a signed
+// reject judges the transactions it lists as a first read would; an unknown status is flagged
 // once, not again at every read; an order completed with more than its amount is paid and
 // flagged as overpaid, once for the amounts it shows, never over another open flag. On SQLite
 // and PostgreSQL.
@@ -58,6 +59,33 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(settled.payment).toMatchObject({ state: "failed", attention: "underpaid", unverifiedSince: null });
     expect(settled.payment.attentionResolvedAt).not.toBeNull();
     expect(await attentionEvents(payment.id)).toEqual([]);
+  });
+
+  it("the read verifying a signed FA webhook raises no flag: the failed transaction it lists is no money, as on a first read", async () => {
+    const id = randomUUID();
+    // Settled on the signed webhook alone: no read stored the order's transactions.
+    const payment = await createPayment(rows, { gatewayOrderId: id, state: "failed", gatewayStatus: "FA", unverifiedSince: new Date() });
+    const settled = await read(payment.id, order(id, "FA", 1, "2026-11-24T10:00:00Z"));
+    expect(settled.payment).toMatchObject({ state: "failed", attention: null, unverifiedSince: null });
+    expect(await attentionEvents(payment.id)).toEqual([]);
+    // The same order read first, with no webhook before it: the same outcome.
+    const first = randomUUID();
+    const open = await createPayment(rows, { gatewayOrderId: first, gatewayStatus: "PE" });
+    expect((await read(open.id, order(first, "FA", 1, "2026-11-24T10:00:00Z"))).payment).toMatchObject({ state: "failed", attention: null });
+  });
+
+  it("the read verifying a signed EX webhook of an order holding crypto says the ended order holds it, as on a first read, not that it arrived after the rejection", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, state: "failed", gatewayStatus: "EX", unverifiedSince: new Date() });
+    const settled = await read(payment.id, order(id, "EX", 1, "2026-11-24T10:00:00Z"));
+    expect(settled.payment).toMatchObject({ state: "failed", attention: "late_payment", unverifiedSince: null });
+    expect(settled.payment.attentionDetail).toBe("The gateway order ended unpaid (status EX) holding crypto the shopper sent. Refund it from the gateway dashboard or arrange the order with the shopper.");
+    // Once verified, a transaction the next read lists beyond those stored is new: late.
+    expect(await markAttentionHandled(rows.db, rows.shopId, payment.id, flagSeen(settled.payment), new Date())).toBe("handled");
+    const later = await read(payment.id, order(id, "EX", 2, "2026-11-24T11:00:00Z"));
+    expect(later.payment).toMatchObject({ attention: "late_payment", attentionResolvedAt: null });
+    expect(later.payment.attentionDetail).toContain("Crypto arrived after the payment was rejected (gateway status EX)");
+    expect(await attentionEvents(payment.id)).toEqual(["late_payment", "late_payment"]);
   });
 
   it("an unknown status is flagged once: a person's handling of it is not undone by the next read", async () => {
