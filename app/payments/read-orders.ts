@@ -109,8 +109,9 @@ export async function readWantedOrders(
     const info = await access.client.orderInfo(only.gatewayOrderId, budget);
     read.retiredCalls = (retired?.fallbacks ?? 0) - fallbacksBefore;
     if (info.isErr()) {
-      if (info.error.kind !== "not_found") return err(info.error);
-      read.gone.add(only.gatewayOrderId);
+      if (info.error.kind === "not_found") read.gone.add(only.gatewayOrderId);
+      else if (unreadableOrder(info.error)) read.unreadable.add(only.gatewayOrderId);
+      else return err(info.error);
       return ok(read);
     }
     read.orders.set(info.value.identifier, info.value);
@@ -127,6 +128,14 @@ export async function readWantedOrders(
   await lookUpLeftOut(access, read, ids, lookUps, retired && { reader: retired, fallbacksBefore, range });
   read.retiredCalls += (retired?.fallbacks ?? 0) - fallbacksBefore;
   return ok(read);
+}
+
+/**
+ * Whether a look-up's answer was the order in a shape the app cannot read (a field of it), as
+ * the listing's unreadable ones: a read again would meet the same, unlike a failing gateway.
+ */
+function unreadableOrder(error: GatewayError): boolean {
+  return error.kind === "invalid_response" && error.path.length > 1;
 }
 
 /** Keeps the wanted orders of a listing, and notes those it returned in a shape the app cannot read. */
@@ -196,10 +205,9 @@ async function lookUpLeftOut(access: ShopGatewayAccess, read: WantedOrdersRead, 
       read.orders.set(info.value.identifier, info.value);
     } else if (info.error.kind === "not_found") {
       read.gone.add(id);
-    } else if (info.error.kind === "invalid_response" && info.error.path.length > 1) {
-      // The order came back in a shape the app cannot read (a field of it), as the listing's
-      // unreadable ones: the gateway answered, so the other orders are still looked up. This
-      // one must not hold them back pass after pass, up to the end of Shopify's window.
+    } else if (unreadableOrder(info.error)) {
+      // The gateway answered, so the other orders are still looked up. This one must not hold
+      // them back pass after pass, up to the end of Shopify's window.
       read.unreadable.add(id);
     } else {
       // The gateway is failing: the rest waits for the next pass rather than spend more calls.

@@ -438,10 +438,14 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     if (order) {
       // Not recorded: it stays to be verified by the next listing.
       if ((await settleListed(deps, shop, env, payment.id, order, readAt)) === "unrecorded") continue;
-    } else if (gone.has(orderId)) {
+    } else if (gone.has(orderId) || read.value.unreadable.has(orderId)) {
+      // Gone, or returned in a shape the app cannot read (a read again would meet the same): a
+      // person must look, and the payment is not read again at every pass for ever (which would
+      // also keep the credentials it was made on, and the shopper's details, past their time).
       // Not flagged (the write failed, and is logged): it stays to be verified by the next listing.
-      const flagged = await onePayment(deps, { ...payment, shop }, "A payment whose order is gone could not be flagged", false, async () => {
-        await flagUnlistedPayment(deps, payment, now);
+      const why = gone.has(orderId) ? "gone" : "unreadable";
+      const flagged = await onePayment(deps, { ...payment, shop }, "A payment whose order cannot be read could not be flagged", false, async () => {
+        await flagUnverifiablePayment(deps, payment, now, why);
         return true;
       });
       if (!flagged) continue;
@@ -577,11 +581,12 @@ async function finaliseUnread(
   }
 }
 
-/** The gateway no longer has the order a signed webhook settled: a person must look. */
-async function flagUnlistedPayment(deps: PaymentsDeps, payment: Payment, now: Date): Promise<void> {
+/** The order a signed webhook settled cannot be verified: the gateway no longer has it, or its record cannot be read. A person must look. */
+async function flagUnverifiablePayment(deps: PaymentsDeps, payment: Payment, now: Date, why: "gone" | "unreadable"): Promise<void> {
+  const because = why === "gone" ? "the gateway does not return this order any more" : "the gateway's record of this order is in a shape the app cannot read, so the status could not be verified";
   const flag: AttentionFlag = {
     reason: "webhook_mismatch",
-    detail: `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but the gateway does not return this order any more. Check it in the gateway dashboard before shipping or refunding.`,
+    detail: `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but ${because}. Check it in the gateway dashboard before shipping or refunding.`,
   };
   await deps.db.payment.update({
     where: { id: payment.id },

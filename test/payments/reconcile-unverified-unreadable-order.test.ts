@@ -1,0 +1,86 @@
+// A payment settled by a signed webhook waits for a read of its order to verify it. When the
+// gateway returns that order in a shape the app cannot read, a read again would meet the same:
+// the payment is flagged for a person (the webhook's status could not be verified) and is not
+// read again at every pass for ever, which would also keep the credentials it was made on and
+// the shopper's details past their time. Whether the order came in a listing or was looked up
+// alone. The gateway is a scripted server over real HTTP; the database is SQLite.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createGatewayClient } from "../../app/gateway/client";
+import { createLogger } from "../../app/lib/logger.server";
+import type { GatewayDirectory, PaymentsDeps, ShopGatewayAccess } from "../../app/payments/deps";
+import { reconcileOnce } from "../../app/payments/reconcile";
+import { fixtureBodyPlain } from "../gateway/support/fixtures";
+import { json, startScriptedServer, type ScriptedServer } from "../gateway/support/scripted-server";
+import { paymentColumns } from "../support/payment-rows";
+import { ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
+
+let server: ScriptedServer;
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const rows = rowsDatabaseForFile(ROW_DATABASES[0]!, { shopDomain: "unreadable-order.myshopify.com", webhookToken: "unreadable-order-token-01" });
+let opened: OpenedRows;
+beforeAll(() => void (opened = rows()));
+
+const DEVICE_KEY = "6c9bb3c5-7d3a-4f1e-9b2a-1f0c8d7e6a5b";
+const UNVERIFIABLE =
+  "A signed gateway webhook reported status CO, but the gateway's record of this order is in a shape the app cannot read, so the status could not be verified. Check it in the gateway dashboard before shipping or refunding.";
+
+/** A payment a signed webhook marked paid two hours ago, waiting for a read to verify it. */
+async function paidUnverified(at: number) {
+  const orderId = randomUUID();
+  return opened.db.payment.create({
+    data: paymentColumns(opened.shopId, { state: "paid", gatewayOrderId: orderId, gatewayStatus: "CO", unverifiedSince: new Date(at - 2 * 3_600_000), createdAt: new Date(at - 2 * 3_600_000) }),
+  });
+}
+
+/** The reconciler's dependencies, its gateway the scripted server answering its next read with `orders`. */
+function depsAnswering(orders: unknown[]) {
+  server.script(json(200, orders));
+  const client = createGatewayClient({ baseUrl: `${server.origin}/api/v1`, deviceKey: DEVICE_KEY, timeoutMs: 2_000, retry: { maxAttempts: 1 }, sleep: async () => {} });
+  const access: ShopGatewayAccess = { env: "sandbox", client, secretKeyHex: "00".repeat(32), deviceKeyHash: "device" };
+  const gateways: GatewayDirectory = { forShop: (_shop, env) => (env === "sandbox" ? access : null), retiredFor: () => null, currencies: async () => null };
+  return (at: number) => ({ db: opened.db, sql: opened.sql, clock: { now: () => new Date(at) }, logger: createLogger({ level: "debug", sink: () => {} }), gateways }) as unknown as PaymentsDeps;
+}
+
+/** The documented order, as this payment's and completed; `fields` over it. */
+function listedOrder(orderId: string, fields: Record<string, unknown> = {}) {
+  const [documented] = fixtureBodyPlain("orders-list.response.docs-b4bit.json") as Record<string, unknown>[];
+  return { ...documented, identifier: orderId, status: "CO", fiat_amount: 49.9, fiat: "EUR", ...fields };
+}
+
+async function expectFlaggedOnce(paymentId: string) {
+  const after = await opened.db.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { events: true } });
+  expect(after).toMatchObject({ state: "paid", attention: "webhook_mismatch", attentionDetail: UNVERIFIABLE, unverifiedSince: null });
+  expect(after.events.filter((e) => e.type === "attention")).toHaveLength(1);
+}
+
+it("looked up alone (GET /orders/info), an order returned unreadable flags its payment once, which no longer waits to be verified", async () => {
+  const now = Date.now();
+  const paid = await paidUnverified(now);
+  const deps = depsAnswering([listedOrder(paid.gatewayOrderId!, { fiat_amount: "not a number" })]);
+  await reconcileOnce(deps(now), { worker: "unreadable", force: true });
+  await expectFlaggedOnce(paid.id);
+
+  // An hour on, nothing is left to verify for this shop: the gateway is not asked again.
+  const calls = server.requests.length;
+  await reconcileOnce(deps(now + 3_600_000), { worker: "unreadable" });
+  expect(server.requests.length).toBe(calls);
+});
+
+it("in a listing, an order returned unreadable flags its payment once, and the other orders listed verify theirs", async () => {
+  const now = Date.now();
+  const odd = await paidUnverified(now);
+  const fine = await paidUnverified(now);
+  const deps = depsAnswering([listedOrder(odd.gatewayOrderId!, { fiat_amount: "not a number" }), listedOrder(fine.gatewayOrderId!)]);
+  const calls = server.requests.length;
+  await reconcileOnce(deps(now), { worker: "unreadable", force: true });
+  expect(server.requests.slice(calls).map((r) => r.url.split("?")[0])).toEqual(["/api/v1/orders/"]);
+  await expectFlaggedOnce(odd.id);
+  expect(await opened.db.payment.findUniqueOrThrow({ where: { id: fine.id } })).toMatchObject({ state: "paid", attention: null, unverifiedSince: null });
+});
