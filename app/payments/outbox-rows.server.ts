@@ -23,7 +23,7 @@ export type PaymentAnswer =
       paidTwice?: { siblingShopifyPaymentId: string; detail: string };
     }
   /** Shopify refused it: a person must look. */
-  | { accepted: false; call: string; message: string };
+  | { accepted: false; call: string; message: string; /** The flag's detail, when it says more than Shopify's words. */ flagDetail?: string };
 
 export interface DeliveryRecord {
   messageId: string;
@@ -68,7 +68,7 @@ const PAID_TWICE: AttentionReason = "paid_twice";
 function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
   if (!answer.accepted) {
     return {
-      columns: flagColumns({ reason: SHOPIFY_ERROR, detail: answer.message }),
+      columns: flagColumns({ reason: SHOPIFY_ERROR, detail: answer.flagDetail ?? answer.message }),
       event: { type: "shopify_refused", detail: JSON.stringify({ call: answer.call, message: answer.message }) },
     };
   }

@@ -136,6 +136,8 @@ async function currentPayload(deps: PaymentsDeps, shopDomain: string, payload: O
 }
 
 const CLAIM_MS = 30_000;
+/** Why a resolve is tried again: Shopify refused it while another payment of its checkout was being resolved. */
+const RESOLVE_REFUSED_WHILE_ANOTHER_ON_ITS_WAY = "Shopify refused the resolve while another payment of this checkout was being resolved";
 
 /**
  * How a pass's claim on a call that timed out ends: the pass keeps the message until it ends,
@@ -227,7 +229,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
     } else if (checkout?.resolveOnItsWay) {
       // Another payment of the checkout is being resolved: Shopify may have taken it a moment
       // ago, before the app recorded it. Tried again once its answer is recorded.
-      const reason = "Shopify refused the resolve while another payment of this checkout was being resolved";
+      const reason = RESOLVE_REFUSED_WHILE_ANOTHER_ON_ITS_WAY;
       log.warn("Shopify refused the resolve; another payment of the checkout is being resolved, will retry", { attempts });
       await recordRetry(deps.sql, {
         messageId: message.id,
@@ -316,7 +318,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
                   alreadyInState: verdict.alreadyInState,
                   ...(paidTwice ? { paidTwice: { siblingShopifyPaymentId: paidTwice.siblingShopifyPaymentId, detail: paidTwice.note } } : {}),
                 }
-              : { accepted: false, call: payload.kind, message: verdict.message },
+              : { accepted: false, call: payload.kind, message: verdict.message, ...(sent.kind === "payment.resolve" ? { flagDetail: refusedResolveDetail(verdict.message) } : {}) },
           }
         : null,
     followUp: followUp
@@ -384,10 +386,26 @@ async function otherPaymentsOfCheckout(deps: PaymentsDeps, paymentId: string, gi
     };
   }
   if (others.length === 0) return { paidTwice: null, resolveOnItsWay: false };
+  // Not one Shopify refused in turn while waiting for another: two resolves refused for another
+  // reason (a third session completed the checkout) would otherwise wait for each other for ever.
   const queued = await deps.db.outboxMessage.count({
-    where: { dedupeKey: { in: others.map((other) => finalMessageKey(other.id)) }, kind: "payment.resolve", status: "pending" },
+    where: {
+      dedupeKey: { in: others.map((other) => finalMessageKey(other.id)) },
+      kind: "payment.resolve",
+      status: "pending",
+      OR: [{ lastError: null }, { lastError: { not: RESOLVE_REFUSED_WHILE_ANOTHER_ON_ITS_WAY } }],
+    },
   });
   return { paidTwice: null, resolveOnItsWay: queued > 0 };
+}
+
+/**
+ * The flag of a paid payment whose resolve Shopify refused for good: the crypto arrived, and
+ * Shopify does not show the order paid. It takes the place of any other flag (the timeline keeps
+ * the earlier one): whatever that one said, the whole payment is now a person's to settle.
+ */
+function refusedResolveDetail(message: string): string {
+  return `The crypto was received at the gateway, but Shopify did not mark this payment paid. ${asSentence(message)} Check the order in Shopify: if it is not to be paid, the crypto is the shopper's, to refund from the gateway dashboard.`;
 }
 
 /** What Shopify shows the merchant on a paid session rejected because another of its checkout was accepted. */

@@ -164,7 +164,38 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await deliverNow(deps(), message.id)).toBe("failed");
     const after = await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
     expect(after).toMatchObject({ attention: "shopify_error", shopifyOutcome: null });
-    expect(after.attentionDetail).toContain("Payment session has already been resolved");
+    expect(after.attentionDetail).toBe(
+      "The crypto was received at the gateway, but Shopify did not mark this payment paid. Shopify refused the payment session update: Payment session has already been resolved. Check the order in Shopify: if it is not to be paid, the crypto is the shopper's, to refund from the gateway dashboard.",
+    );
+  });
+
+  it("a refused resolve of a payment flagged as overpaid takes the flag's place, saying the crypto was received", async () => {
+    const { payment, message } = await paidWithResolve({ attention: "overpaid", attentionDetail: "0.001 BTC more arrived than was due." });
+    answer = refusedWithoutSession("Payment session not found");
+
+    expect(await deliverNow(deps(), message.id)).toBe("failed");
+    const after = await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(after).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null, shopifyOutcome: null });
+    expect(after.attentionDetail).toMatch(/^The crypto was received at the gateway, but Shopify did not mark this payment paid\. .*Payment session not found\. Check the order in Shopify/);
+  });
+
+  it("two paid payments of one checkout whose resolves Shopify both refuses do not wait for each other: each is flagged", async () => {
+    const group = `group-${Math.random()}`;
+    const first = await paidWithResolve({ groupId: group });
+    const second = await paidWithResolve({ groupId: group });
+    // A third session (another payment method) completed the checkout: Shopify refuses both.
+    answer = refusedWithoutSession("Another payment session of this checkout has already been resolved.");
+
+    // The first waits once for the second, which may have been taken a moment ago.
+    expect(await deliverNow(deps(), first.message.id)).toBe("retry");
+    // The second, refused while the first waits on it, waits for nothing: it is flagged.
+    expect(await deliverNow(deps(), second.message.id)).toBe("failed");
+    // And the first, tried again, finds nothing on its way any more.
+    at = new Date((await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: first.message.id } })).nextAttemptAt.getTime() + 1);
+    expect(await deliverNow(deps(), first.message.id)).toBe("failed");
+    for (const { payment } of [first, second]) {
+      expect(await opened.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null, shopifyOutcome: null });
+    }
   });
 
   it("a Retry-After of a year waits the outbox's cap, unflagged", async () => {
