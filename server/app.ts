@@ -4,7 +4,7 @@
 // here, exactly once).
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo, Server } from "node:net";
+import type { AddressInfo, Server, Socket } from "node:net";
 import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
@@ -127,6 +127,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     if (!options.services) await services.db.$disconnect();
     throw error;
   }
+  const handshaking = server instanceof https.Server ? watchHandshakes(server) : null;
   const address = server.address() as AddressInfo;
   const protocol = server instanceof https.Server ? "https" : "http";
   const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "localhost" : env.HOST;
@@ -151,6 +152,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       }
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      handshaking?.closeAll();
       const idleSweep = setInterval(() => server.closeIdleConnections(), 250);
       const deadline = setTimeout(() => server.closeAllConnections(), CONNECTION_DRAIN_MS);
       try {
@@ -161,6 +163,30 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       }
       await closeVite?.();
       await services.db.$disconnect();
+    },
+  };
+}
+
+/**
+ * The TCP connections of an HTTPS server whose TLS handshake has not finished. Node's closing of
+ * idle (or all) connections reaches only those past it, and close() waits for the others until
+ * their handshake times out (two minutes): one a port scanner opened and left would hold the
+ * shutdown past the process manager's kill. Closed with the idle ones, as they carry no request.
+ */
+function watchHandshakes(server: https.Server): { closeAll(): void } {
+  const open = new Map<string, Socket>();
+  const peer = (socket: Socket) => `${socket.remoteAddress}|${socket.remotePort}`;
+  server.on("connection", (socket: Socket) => {
+    const key = peer(socket);
+    open.set(key, socket);
+    socket.once("close", () => open.delete(key));
+  });
+  // The raw connection and its TLS socket share their peer's address and port.
+  server.on("secureConnection", (socket: Socket) => open.delete(peer(socket)));
+  return {
+    closeAll() {
+      for (const socket of open.values()) socket.destroy();
+      open.clear();
     },
   };
 }
