@@ -16,15 +16,30 @@ export interface EncryptionKey {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const TIMER_LIMIT = `must be at most ${MAX_TIMER_MS} (about 24.8 days, the longest a timer waits)`;
 
+// The quota's limits are compared in the database as 32-bit integers (PostgreSQL's INTEGER).
+const MAX_LIMIT = 2 ** 31 - 1;
+const LIMIT_TOO_HIGH = `must be at most ${MAX_LIMIT}`;
+
 const booleanText = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+/** Base64 (standard or URL-safe alphabet), its padding only at the end. */
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 const encryptionKeys = z
   .string()
   .min(1)
   .transform((text, ctx) => {
     const keys = text.split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
-      const [id, material] = entry.split(":");
-      const bytes: Uint8Array = material ? new Uint8Array(Buffer.from(material, "base64")) : new Uint8Array(0);
+      const parts = entry.split(":");
+      if (parts.length > 2) {
+        // "new:<key>:old:<key>" would otherwise be read as the first key alone: every value sealed
+        // with the others would be unreadable, and nothing said.
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `an entry holds ${parts.length - 1} ":": entries are separated by "," (<id>:<key>,<id>:<key>)` });
+        return null;
+      }
+      const [id, material = ""] = parts;
+      // Strict base64: Buffer.from skips characters it does not know, so a mistyped key could decode to 32 other bytes.
+      const bytes: Uint8Array = BASE64.test(material) ? new Uint8Array(Buffer.from(material, "base64")) : new Uint8Array(0);
       if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || bytes.length !== 32) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: "each entry must be <id>:<32 bytes in base64>" });
         return null;
@@ -74,8 +89,12 @@ const schema = z
     TLS_CERT_FILE: z.string().optional(),
     TLS_KEY_FILE: z.string().optional(),
     MTLS_CA_FILE: z.string().optional(),
-    MTLS_PROXY_HEADER: z.string().default("x-client-cert-verified"),
-    MTLS_PROXY_HEADER_VALUE: z.string().default("SUCCESS"),
+    // As the mTLS guard takes it: checked here, before anything starts.
+    MTLS_PROXY_HEADER: z
+      .string()
+      .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "must be an HTTP header name (letters, digits and - but no spaces)")
+      .default("x-client-cert-verified"),
+    MTLS_PROXY_HEADER_VALUE: z.string().min(1).default("SUCCESS"),
     DEV_ADMIN_LOGIN: booleanText.default("false"),
     WORKERS: booleanText.default("true"),
     // How long a stopping instance keeps serving, its /healthz answering 503, before it stops
@@ -109,10 +128,10 @@ const schema = z
       .max(3650)
       .default(DEFAULT_CUSTOMER_DATA_RETENTION_DAYS),
     // The gateway's throttles per device (SPEC.md's Limits); raise them only if the gateway raised yours.
-    GATEWAY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
-    GATEWAY_LIMIT_PER_DAY: z.coerce.number().int().min(1).default(2000),
-    GATEWAY_CRITICAL_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(15),
-    GATEWAY_CRITICAL_LIMIT_PER_DAY: z.coerce.number().int().min(1).default(200),
+    GATEWAY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(MAX_LIMIT, LIMIT_TOO_HIGH).default(60),
+    GATEWAY_LIMIT_PER_DAY: z.coerce.number().int().min(1).max(MAX_LIMIT, LIMIT_TOO_HIGH).default(2000),
+    GATEWAY_CRITICAL_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(MAX_LIMIT, LIMIT_TOO_HIGH).default(15),
+    GATEWAY_CRITICAL_LIMIT_PER_DAY: z.coerce.number().int().min(1).max(MAX_LIMIT, LIMIT_TOO_HIGH).default(200),
   });
 
 /** A raw switch that booleanText reads as on. */

@@ -67,6 +67,35 @@ describe("configuration", () => {
     expect(() => parseEnv({ CREDENTIALS_ENCRYPTION_KEYS: `zero:${Buffer.alloc(32, 0).toString("base64")}` })).not.toThrow();
   });
 
+  it("refuses a key list with a \":\" where a \",\" belongs, or a key that is not base64, naming no key material", () => {
+    const [fresh, old] = [randomBytes(32).toString("base64"), randomBytes(32).toString("base64")];
+    // Read as the first key alone, every value sealed with the old one would be unreadable.
+    const colon = refusalOf({ CREDENTIALS_ENCRYPTION_KEYS: `new:${fresh}:old:${old}` });
+    expect(colon).toMatch(/CREDENTIALS_ENCRYPTION_KEYS: an entry holds 3 ":": entries are separated by ","/);
+    expect(refusalOf({ CREDENTIALS_ENCRYPTION_KEYS: `new:${fresh}:garbage` })).toMatch(/an entry holds 2 ":"/);
+    // A character base64 does not have, which a lenient decoder would skip.
+    const mistyped = `${fresh.slice(0, 10)}!${fresh.slice(10)}`;
+    expect(refusalOf({ CREDENTIALS_ENCRYPTION_KEYS: `new:${mistyped}` })).toMatch(/each entry must be <id>:<32 bytes in base64>/);
+    for (const message of [colon, refusalOf({ CREDENTIALS_ENCRYPTION_KEYS: `new:${mistyped}` })]) {
+      expect(message).not.toContain(fresh.slice(0, 12));
+      expect(message).not.toContain(old.slice(0, 12));
+    }
+    expect(parseEnv({ CREDENTIALS_ENCRYPTION_KEYS: `new:${fresh},old:${old}` }).CREDENTIALS_ENCRYPTION_KEYS.map((k) => k.id)).toEqual(["new", "old"]);
+    expect(parseEnv({ CREDENTIALS_ENCRYPTION_KEYS: `url:${Buffer.from(randomBytes(32)).toString("base64url")}` }).CREDENTIALS_ENCRYPTION_KEYS.map((k) => k.id)).toEqual(["url"]);
+  });
+
+  it("refuses a gateway limit the database cannot count to, on either database", () => {
+    for (const name of ["GATEWAY_LIMIT_PER_MINUTE", "GATEWAY_LIMIT_PER_DAY", "GATEWAY_CRITICAL_LIMIT_PER_MINUTE", "GATEWAY_CRITICAL_LIMIT_PER_DAY"]) {
+      expect(refusalOf({ [name]: "3000000000" })).toMatch(new RegExp(`${name}: must be at most 2147483647`));
+      expect(parseEnv({ [name]: "2147483647" })[name as "GATEWAY_LIMIT_PER_DAY"]).toBe(2147483647);
+    }
+  });
+
+  it("refuses an mTLS proxy header that is no header name, before anything starts", () => {
+    expect(refusalOf({ MTLS_PROXY_HEADER: "X Client Verified" })).toMatch(/MTLS_PROXY_HEADER: must be an HTTP header name/);
+    expect(parseEnv({ MTLS_PROXY_HEADER: "X-Client-Verify", MTLS_PROXY_HEADER_VALUE: "SUCCESS" }).MTLS_PROXY_HEADER).toBe("X-Client-Verify");
+  });
+
   it("refuses MTLS_MODE=direct without the TLS certificate, its key and Shopify's CA, in every environment", () => {
     const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
     const files = { TLS_CERT_FILE: "/etc/tls/server.crt", TLS_KEY_FILE: "/etc/tls/server.key", MTLS_CA_FILE: "/etc/tls/shopify-ca.pem" };
