@@ -21,7 +21,7 @@ import { pageHeaders } from "./page-headers";
 import { answerUncaughtErrors, refuseUndecodablePaths } from "./request-errors";
 import { buildClientFiles } from "./static-files";
 import { startWorkerThread } from "./workers-thread";
-import { createTlsServerOptions, shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS } from "./mtls";
+import { shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS, tlsOptionsFor } from "./mtls";
 
 /**
  * Connections still open this long after close() began are closed. With the workers' own stop
@@ -39,6 +39,8 @@ export interface AppServerOptions {
   workers?: boolean;
   overrides?: ServiceOverrides;
   services?: AppServices;
+  /** The HTTPS options, their files read already (server/main.ts reads them before anything starts); by default, from env. */
+  tls?: https.ServerOptions | null;
 }
 
 export interface AppServer {
@@ -115,10 +117,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   app.all("*", boundedBodies(MAX_ROUTE_BODY_BYTES), pageHeaders(), createRequestHandler({ build, mode: requestMode, getLoadContext: () => ({ services }) }));
   app.use(answerUncaughtErrors(services.logger));
 
-  const server =
-    env.TLS_CERT_FILE && env.TLS_KEY_FILE
-      ? https.createServer(createTlsServerOptions({ certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE, ...(env.MTLS_CA_FILE ? { caFile: env.MTLS_CA_FILE } : {}) }), app)
-      : http.createServer(app);
+  const tls = options.tls === undefined ? tlsOptionsFor(env) : options.tls;
+  const server = tls ? https.createServer(tls, app) : http.createServer(app);
   try {
     await listen(server, env.PORT, env.HOST);
   } catch (error) {

@@ -4,6 +4,7 @@ import { ConfigurationError, env as loadEnv } from "../app/config/env.server";
 import { applyMigrations } from "../app/db/migrate.server";
 import { createLogger } from "../app/lib/logger.server";
 import { portRefusal, startAppServer } from "./app";
+import { MtlsConfigurationError, tlsOptionsFor } from "./mtls";
 
 let env;
 try {
@@ -29,8 +30,18 @@ const stopWhileStarting = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
   process.exit(SIGNAL_EXIT_CODES[signal]);
 };
 for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, stopWhileStarting);
+// The certificate files are read before anything starts: a path that cannot be read stops the
+// start here, with a line that names the setting, not after the migrations have run.
+let tls;
+try {
+  tls = tlsOptionsFor(env);
+} catch (error) {
+  if (!(error instanceof MtlsConfigurationError)) throw error;
+  log.error(error.message);
+  process.exit(1);
+}
 await applyMigrations(env.DATABASE_URL);
-const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS }).catch((error: unknown) => {
+const server = await startAppServer({ env, mode: env.NODE_ENV === "production" ? "build" : "vite", workers: env.WORKERS, tls }).catch((error: unknown) => {
   const code = portRefusal(error);
   if (!code) throw error;
   log.error(`Cannot listen on ${env.HOST}:${env.PORT} (${code}): another process has that port, or it needs privileges. Stop it, or set PORT to another port.`);

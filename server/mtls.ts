@@ -60,6 +60,12 @@ export function createTlsServerOptions(files: TlsFiles): ServerOptions {
   return options;
 }
 
+/** The HTTPS options the settings ask for, their files read; null when the app serves plain HTTP. Throws MtlsConfigurationError when a file cannot be read. */
+export function tlsOptionsFor(settings: { TLS_CERT_FILE?: string | undefined; TLS_KEY_FILE?: string | undefined; MTLS_CA_FILE?: string | undefined }): ServerOptions | null {
+  if (!settings.TLS_CERT_FILE || !settings.TLS_KEY_FILE) return null;
+  return createTlsServerOptions({ certFile: settings.TLS_CERT_FILE, keyFile: settings.TLS_KEY_FILE, ...(settings.MTLS_CA_FILE ? { caFile: settings.MTLS_CA_FILE } : {}) });
+}
+
 export interface ClientCertificateSummary {
   subjectCN: string | null;
   issuerCN: string | null;
