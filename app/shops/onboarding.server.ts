@@ -96,16 +96,16 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
  * ready also while the stored credentials cannot be read: every payment session would be
  * refused, so checkout should not offer the method.
  */
-export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Promise<void> {
+export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Promise<boolean> {
   // Decided on the row as it is now, and written only while it still is: a change saved in
   // another tab between the caller's read and this (test mode switched, credentials connected
   // or removed) would otherwise have Shopify told a readiness the shop no longer has.
   for (let attempt = 1; attempt <= READINESS_ATTEMPTS; attempt++) {
     const row = await deps.db.shop.findUnique({ where: { id: shop.id } });
     // Shopify takes no call for an uninstalled shop, and its next install starts not ready.
-    if (!row || row.uninstalledAt !== null) return;
+    if (!row || row.uninstalledAt !== null) return false;
     const ready = readyToTakePayments(deps.gateways, row);
-    if (ready === row.paymentsAppReady && !(await lastReadinessCallRefused(deps, row))) return;
+    if (ready === row.paymentsAppReady && !(await lastReadinessCallRefused(deps, row))) return false;
     const now = deps.clock.now();
     const outcome = await deps.db.$transaction(async (tx) => {
       const written = await tx.shop.updateMany({
@@ -122,9 +122,10 @@ export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Pro
     });
     if (outcome === "changed") continue;
     if (outcome) await deliverNow(deps, outcome.id);
-    return;
+    return true;
   }
   // The row kept changing: whoever changed it last tells Shopify, and the readiness pass checks it.
+  return false;
 }
 
 /** How often the readiness is decided again when the row changed between its read and its write. */
@@ -144,22 +145,27 @@ function readinessColumns(shop: Shop) {
 /**
  * Brings every installed shop's readiness in Shopify in line with whether its credentials can
  * be read now: they stop being readable when an encryption key is dropped too early, and
- * become readable again when it is put back, with nothing stored changing. Returns the shops
- * whose readiness was sent.
+ * become readable again when it is put back, with nothing stored changing. A shop whose last
+ * readiness call Shopify refused is told again (once a pass): Shopify may not know its
+ * readiness at all, and checkout would not offer the method until a merchant's save. Returns
+ * the shops whose readiness was sent.
  */
 export async function syncReadinessOfInstalledShops(deps: ShopsDeps): Promise<number> {
   const shops = await deps.db.shop.findMany({ where: { uninstalledAt: null } });
+  // Shops with a refused readiness call on record; whether it was their last is asked shop by shop.
+  const refusedBefore = new Set(
+    (await deps.db.outboxMessage.findMany({ where: { kind: "app.configure", status: "failed" }, select: { shopDomain: true }, distinct: ["shopDomain"] })).map((m) => m.shopDomain),
+  );
   let sent = 0;
   for (const shop of shops) {
     try {
-      if (readyToTakePayments(deps.gateways, shop) === shop.paymentsAppReady) continue;
-      await syncPaymentsAppReadiness(deps, shop);
-      sent++;
+      if (readyToTakePayments(deps.gateways, shop) === shop.paymentsAppReady && !refusedBefore.has(shop.shopDomain)) continue;
+      if (await syncPaymentsAppReadiness(deps, shop)) sent++;
     } catch (error) {
       deps.logger.error("Could not update the shop's readiness in Shopify", { shop: shop.shopDomain, error });
     }
   }
-  if (sent > 0) deps.logger.info("Readiness sent to Shopify for shops whose credentials became readable or unreadable", { shops: sent });
+  if (sent > 0) deps.logger.info("Readiness sent to Shopify for shops whose credentials became readable or unreadable, or whose last readiness call it refused", { shops: sent });
   return sent;
 }
 

@@ -1,7 +1,8 @@
 // Shopify is told whether the payment method can be offered each time that changes. A
 // readiness call that failed and is retried after a newer one was delivered sends the shop's
 // readiness as it is then, never the older value it was stored with. A readiness call Shopify
-// refused is made again at the next save, even when the readiness did not change. Shopify
+// refused is made again at the next save, even when the readiness did not change, and by the
+// readiness pass when no one saves. Shopify
 // keeps the readiness per install and starts a new install not ready, so a reinstall whose
 // uninstall was not carried out (its webhook delivered only after the reinstall, which the app
 // ignores on purpose, or never) is told ready again, though the row said ready from before.
@@ -96,6 +97,23 @@ it("after Shopify refused the last readiness call, the next save tells it again,
   const sent = await services.db.outboxMessage.findFirstOrThrow({ where: { shopDomain, kind: "app.configure" }, orderBy: { createdAt: "desc" } });
   expect(sent.status).toBe("done");
   expect(standin.state.configuration()?.ready).toBe(shop.paymentsAppReady);
+});
+
+it("after Shopify refused the last readiness call, the readiness pass tells it again, with no save, and once told, not again", async () => {
+  const { services, shopDomain, standin } = stack();
+  expect((await updateShopSettings(services, shopDomain, settings(true))).ok).toBe(true);
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+  const calls = async () => services.db.outboxMessage.count({ where: { shopDomain, kind: "app.configure" } });
+  const last = await services.db.outboxMessage.findFirstOrThrow({ where: { shopDomain, kind: "app.configure" }, orderBy: { createdAt: "desc" } });
+  await services.db.outboxMessage.update({ where: { id: last.id }, data: { status: "failed", lastError: "Shopify refused the call" } });
+  const before = await calls();
+
+  expect(await syncReadinessOfInstalledShops(services)).toBe(1);
+  expect(await calls()).toBe(before + 1);
+  expect(standin.state.configuration()?.ready).toBe(shop.paymentsAppReady);
+  // Taken this time: the next pass has nothing to tell, though a refused call stays on record.
+  expect(await syncReadinessOfInstalledShops(services)).toBe(0);
+  expect(await calls()).toBe(before + 1);
 });
 
 it("after a reinstall whose earlier uninstall was not carried out, the readiness pass tells Shopify the new install is ready, and the admin wakes it", async () => {
