@@ -408,6 +408,14 @@ function receivedCrypto(payment: PaymentWithAmounts): string | null {
 export const REFRESH_MIN_INTERVAL_MS = 15_000;
 /** Without a reason to look sooner, the page relies on notifications for this long. */
 export const REFRESH_QUIET_MS = 60_000;
+/**
+ * After the order's time ran out (and a read learned how it ended), the page reads it no more
+ * often than this: a partly paid order stays open at the gateway for days (until Shopify's
+ * window closes) and asks nothing more of the shopper, so a tab left open on it would
+ * otherwise spend about 1,440 of the device's 2,000 daily calls, down to the reserve kept for
+ * new orders (and the reconciler's listings with it). Notifications still arrive meanwhile.
+ */
+export const EXPIRED_QUIET_MS = 15 * 60_000;
 
 async function refreshReason(services: AppServices, payment: PaymentWithShop, now: Date): Promise<boolean> {
   if (!payment.gatewayOrderId) return false;
@@ -415,11 +423,10 @@ async function refreshReason(services: AppServices, payment: PaymentWithShop, no
   if (!payment.expiresAt) return true; // the countdown needs the order's expiry
   const last = payment.lastCheckedAt?.getTime() ?? 0;
   const sinceRead = now.getTime() - last;
+  // Expired: read once to learn how the order ended (or that a notification was lost), then
+  // seldom (EXPIRED_QUIET_MS).
+  if (payment.expiresAt.getTime() <= now.getTime()) return last < payment.expiresAt.getTime() || sinceRead >= EXPIRED_QUIET_MS;
   if (sinceRead >= REFRESH_QUIET_MS) return true;
-  // Expired: read once to learn how the order ended (or that a notification was lost). A
-  // partly paid order stays open at the gateway for days, and a page left open on it asks
-  // nothing more of the shopper, so it reads no more often than a quiet page.
-  if (payment.expiresAt.getTime() <= now.getTime()) return last < payment.expiresAt.getTime();
   if (sinceRead < REFRESH_MIN_INTERVAL_MS) return false;
   // The rest of a partial payment leaves the order in AC, and the gateway notifies status
   // changes only: the shopper is waiting to see it arrive.

@@ -1,10 +1,10 @@
 // When the shopper's payment page reads the order from the gateway: not while the device's
 // quota is down to the reserve kept for new orders, and after the order's time ran out only
-// once to learn how it ended, then no more often than a quiet page (a partly paid order stays
+// once to learn how it ended, then every quarter of an hour at most (a partly paid order stays
 // open at the gateway for days, and a tab left open on it must not spend the shop's quota).
 import { beforeAll, expect, it } from "vitest";
 import { hashDeviceKey } from "../../app/gateway/quota";
-import { paymentForLink, refreshIfDue, REFRESH_QUIET_MS } from "../../app/payment-page/payment-page.server";
+import { EXPIRED_QUIET_MS, paymentForLink, refreshIfDue, REFRESH_QUIET_MS } from "../../app/payment-page/payment-page.server";
 import { QUOTA_RESERVE } from "../../app/payments/reconcile";
 import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
@@ -42,16 +42,18 @@ async function readsBy(load: () => Promise<unknown>): Promise<number> {
   return (await db().gatewayCall.count({ where: { deviceHash: hash } })) - before;
 }
 
-it("after the order's time ran out, the page reads it once, then no more often than a quiet page", async () => {
+it("after the order's time ran out, the page reads it once, then seldom: not every minute, as a quiet page does, but every quarter of an hour", async () => {
   const pageAt = await paymentOnThePage();
   const now = Date.now();
-  const expiredAt = new Date(now - 5 * 60_000);
+  const expiredAt = new Date(now - 30 * 60_000);
   // Last read before the expiry: read now, to learn how the order ended.
   expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: new Date(expiredAt.getTime() - 1_000), expiresAt: expiredAt })))).toBe(1);
   // Read 20 s ago, after the expiry: nothing new to ask, so no read every 15 s.
   expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: new Date(now - 20_000), expiresAt: expiredAt })))).toBe(0);
-  // A quiet page's interval later: read again.
-  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: new Date(now - REFRESH_QUIET_MS - 1_000), expiresAt: expiredAt })))).toBe(1);
+  // A quiet page's interval later: still nothing (a tab left open would read the gateway 1,440 times a day).
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: new Date(now - REFRESH_QUIET_MS - 1_000), expiresAt: expiredAt })))).toBe(0);
+  // A quarter of an hour later: read again.
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: new Date(now - EXPIRED_QUIET_MS - 1_000), expiresAt: expiredAt })))).toBe(1);
 });
 
 it("a page due for a read leaves the quota's reserve to new orders", async () => {
