@@ -188,13 +188,26 @@ export function formatGatewayDate(value: Date | string): string | null {
   return roundTrips ? value : null;
 }
 
+/**
+ * The longest wait a Retry-After is taken for: the gateway's longest throttle window is a day
+ * (SPEC.md). A larger value (a CDN's or a firewall's in front of it) would otherwise hold every
+ * call of the device, its orders too, for as long as it says, until the process restarts.
+ */
+const MAX_RETRY_AFTER_SECONDS = 86_400;
+
 function parseRetryAfter(header: string | null, now: Date): number | null {
   if (header === null) return null;
   const text = header.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return null;
-  return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+  let seconds: number;
+  if (/^\d+(\.\d+)?$/.test(text)) seconds = Number(text);
+  else {
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) return null;
+    seconds = Math.ceil((at - now.getTime()) / 1000);
+  }
+  // No wait at all (0, or a date already past) says nothing: the default wait, doubled on each 429, applies.
+  if (!(seconds > 0)) return null;
+  return Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
 }
 
 /** The longest detail made of a field-error body. */

@@ -370,6 +370,29 @@ describe("retries", () => {
     expect(sleeps).toEqual([2_200, 4_400, 8_800]);
   });
 
+  it("a Retry-After of 0, or a date already past, is no wait at all: the default wait, doubled on each 429, applies", async () => {
+    const past = new Date("2026-04-17T09:00:00Z").toUTCString();
+    server.script(json(429, {}, { "Retry-After": "0" }), json(429, {}, { "Retry-After": past }), json(200, currencies));
+    const { client, sleeps } = makeClient();
+    expect((await client.currencies()).isOk()).toBe(true);
+    expect(sleeps).toEqual([1_100, 2_200]);
+  });
+
+  it("a Retry-After beyond the gateway's longest window (a day) holds the device's calls for a day, no longer", async () => {
+    server.script(json(429, {}, { "Retry-After": "31536000" }));
+    const { client, advance } = makeClient();
+    const error = (await client.currencies())._unsafeUnwrapErr();
+    expect(error.kind === "throttled" && error.retryAfterSeconds).toBe(86_400);
+    // Held: nothing is sent meanwhile, an order neither.
+    expect((await client.listOrders())._unsafeUnwrapErr().kind).toBe("quota_exhausted");
+    expect(server.requests).toHaveLength(1);
+    // A day later the device's calls go again.
+    advance(86_400_000 + 1_000);
+    server.script(json(200, currencies));
+    expect((await client.currencies()).isOk()).toBe(true);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("the 429 wait is jittered by the injected randomness, upward only: Retry-After is a minimum", async () => {
     server.script(json(429, {}, { "Retry-After": "10" }), json(200, currencies));
     const { client, sleeps } = makeClient({ random: () => 0 });
