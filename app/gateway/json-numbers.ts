@@ -11,11 +11,21 @@ interface ReviverContext {
   source?: string;
 }
 
+/** The runtime's JSON.parse does not give a number's source text: an amount would be read through a float. */
+export class InexactJsonRuntimeError extends Error {
+  override name = "InexactJsonRuntimeError";
+  constructor() {
+    super("JSON.parse gives no number's source text on this runtime (Node 22 does): gateway amounts would be rounded, so none is read");
+  }
+}
+
 // Node 22's JSON.parse hands the reviver each primitive's source text
-// (json-parse-with-source), so the number is never rounded on the way in.
+// (json-parse-with-source), so the number is never rounded on the way in. A runtime that does
+// not (Node 20) is refused loudly rather than rounding amounts without a word.
 function keepNumberText(_key: string, value: unknown, context?: ReviverContext): unknown {
   if (typeof value === "number") {
-    return new JsonNumber(context?.source ?? String(value));
+    if (context?.source === undefined) throw new InexactJsonRuntimeError();
+    return new JsonNumber(context.source);
   }
   return value;
 }
@@ -29,7 +39,8 @@ export function parseGatewayJson(text: string): unknown {
 export function tryParseGatewayJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: parseGatewayJson(text) };
-  } catch {
+  } catch (error) {
+    if (error instanceof InexactJsonRuntimeError) throw error;
     return { ok: false };
   }
 }
