@@ -6,7 +6,7 @@ import type { ShopifyDirectory } from "~/payments/deps";
 import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { CustomerDataReport } from "./customer-data-requests.server";
-import { customerEmailKey, customerPhoneKey, NO_CUSTOMER_FIELDS } from "./customer-identity";
+import { customerEmailKey, customerPhoneKey, earlierPhoneKeys, NO_CUSTOMER_FIELDS } from "./customer-identity";
 import { NO_CREDENTIALS_AT_ALL } from "./credential-columns";
 
 /**
@@ -148,8 +148,10 @@ export function customerFilter(shopId: string, customer: CustomerIdentity) {
   // Phones likewise: payments keep the phone's key (customerPhoneKey), and a migration reduced
   // the ones stored before to it (a lookup by both forms alone would miss "+34 611 222 333"
   // stored and "+34611222333" sent); the exact form finds data requests, kept as Shopify sent
-  // them, and a stored phone the migration left as typed.
-  const phones = storedForms(customerPhoneKey(customer.phone), customer.phone);
+  // them, and a stored phone the migration left as typed; the earlier key of the same phone
+  // ("0034611222333") finds one stored before "00" was read as "+".
+  const phoneKey = customerPhoneKey(customer.phone);
+  const phones = [...new Set([...storedForms(phoneKey, customer.phone), ...earlierPhoneKeys(phoneKey)])];
   const or = [
     ...emails.map((email) => ({ customerEmail: email })),
     ...(phones.length ? [{ customerEmail: null, customerPhone: { in: phones } }] : []),

@@ -1,5 +1,6 @@
 // How the app keys a customer's phone, and how customers/redact and customers/data_request
-// look a phone up (customerFilter): by its key and by the exact form Shopify sends.
+// look a phone up (customerFilter): by its key, by the exact form Shopify sends, and by the key
+// an earlier release gave the same phone.
 import { describe, expect, it } from "vitest";
 import { customerPhoneKey } from "../../app/shops/customer-identity";
 import { customerFilter } from "../../app/shops/shopify-webhooks.server";
@@ -9,8 +10,12 @@ describe("customerPhoneKey", () => {
     ["+34 611 222 333", "+34611222333"],
     ["+34611222333", "+34611222333"],
     [" +1 (415) 555-0100 ", "+14155550100"],
-    ["0034.611/222-333", "0034611222333"],
+    // Written with its country code otherwise than with a leading "+": the same key.
+    ["0034.611/222-333", "+34611222333"],
+    ["(+34) 611 222 333", "+34611222333"],
     ["611 222 333", "611222333"],
+    // A "+" after digits does not make a country code of them.
+    ["34+611222555", "34611222555"],
   ])("keys %j as %j", (phone, key) => {
     expect(customerPhoneKey(phone)).toBe(key);
   });
@@ -24,9 +29,11 @@ describe("customerFilter", () => {
   it("looks a phone-only customer up by the phone's key and by the form Shopify sent", () => {
     expect(customerFilter("shop", { email: null, phone: "+34 611 222 333" })).toEqual({
       shopId: "shop",
-      OR: [{ customerEmail: null, customerPhone: { in: ["+34611222333", "+34 611 222 333"] } }],
+      OR: [{ customerEmail: null, customerPhone: { in: ["+34611222333", "+34 611 222 333", "0034611222333"] } }],
     });
-    expect(customerFilter("shop", { email: null, phone: "+34611222333" })).toEqual({ shopId: "shop", OR: [{ customerEmail: null, customerPhone: { in: ["+34611222333"] } }] });
+    // And by the key an earlier release gave the same phone typed with "00" (kept as typed then).
+    expect(customerFilter("shop", { email: null, phone: "+34611222333" })).toEqual({ shopId: "shop", OR: [{ customerEmail: null, customerPhone: { in: ["+34611222333", "0034611222333"] } }] });
+    expect(customerFilter("shop", { email: null, phone: "611 222 333" })).toEqual({ shopId: "shop", OR: [{ customerEmail: null, customerPhone: { in: ["611222333", "611 222 333"] } }] });
     expect(customerFilter("shop", { email: null, phone: null })).toBeNull();
   });
 });

@@ -5,7 +5,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import { silentLogger } from "../../app/lib/logger.server";
-import { customerPhoneKey } from "../../app/shops/customer-identity";
 import { redactCustomer } from "../../app/shops/shopify-webhooks.server";
 import { createPayment, rerunMigration, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
 
@@ -28,12 +27,14 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const withEmail = await createPayment(opened, { customerEmail: "has.email@example.com", customerPhone: "+34 611 222 777", customerName: "Has Email" });
     await migrate();
     const phone = async (id: string) => (await db.payment.findUniqueOrThrow({ where: { id } })).customerPhone;
-    expect(await Promise.all(reduced.map((p) => phone(p.id)))).toEqual(typed.map(customerPhoneKey));
+    // The key of that release: "0034…" kept its "00" (today's key reads it as "+34…", and
+    // customers/redact still finds it, by that earlier key).
+    expect(await Promise.all(reduced.map((p) => phone(p.id)))).toEqual(["+34611222333", "+14155550100", "0034611222333", "+34611222444", "+34611222666"]);
     expect(await Promise.all(kept.map((p) => phone(p.id)))).toEqual(odd);
     expect(await phone(withEmail.id)).toBe("+34611222777");
 
     // Shopify names the first ones by their phone in E.164, the others by the very form stored.
-    for (const sent of ["+34611222333", "+14155550100", "0034611222333", "+34611222444", "+34611222666", ...odd]) {
+    for (const sent of ["+14155550100", "+34611222444", "+34611222666", "+34611222333", ...odd]) {
       await redactCustomer({ db, logger: silentLogger }, SHOP, { email: null, phone: sent });
     }
     const name = async (id: string) => (await db.payment.findUniqueOrThrow({ where: { id } })).customerName;
