@@ -2,7 +2,7 @@
 // its timeline and on-chain transactions, and "Check now" to read the gateway at once.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRouteError } from "@remix-run/react";
+import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Box, Button, Card, DataTable, InlineGrid, InlineStack, Layout, Page, Text } from "@shopify/polaris";
 import type { ReactNode } from "react";
 import { z } from "zod";
@@ -45,6 +45,11 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   // Opened from a page of the list: its filters and cursor came along, and the way back keeps them.
   return { payment, backUrl: `/app/payments${listPageQuery(new URL(request.url).searchParams)}` };
 }
+
+// A "Mark as handled" refused because the flag changed since the page was shown (flagged again,
+// or handled in another tab) reads the page's data again (a refusal's 4xx is not revalidated by
+// default): the page then shows the flag as it is now, which the refusal tells the merchant to read.
+export const shouldRevalidate: ShouldRevalidateFunction = ({ actionStatus, defaultShouldRevalidate }) => (actionStatus === 409 ? true : defaultShouldRevalidate);
 
 const actionSchema = z.discriminatedUnion("intent", [z.object({ intent: z.literal("check") }), z.object({ intent: z.literal("handled"), flag: FLAG_SEEN })]);
 
