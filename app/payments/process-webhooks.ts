@@ -308,15 +308,18 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   await pMap(
     Map.groupBy(trusted, (entry) => entry.payment.id).values(),
     async (entries) => {
-      let settledCode: string | null = null;
+      // What tells the webhook that settled the payment from a later one of the batch
+      // (webhookKey): its repeat is a duplicate, but one with the same status and a new version
+      // of the order (crypto paid after EX, in the same batch) is read like any other.
+      let settledKey: string | null = null;
       for (const { hook, payment, status } of entries) {
-        if (settledCode === status.code) {
+        if (settledKey !== null && webhookKey(hook) === settledKey) {
           duplicateIds.push(hook.id);
           continue;
         }
-        const settled = settledCode === null ? await settleFromSignedWebhook(deps, { payment, shopDomain: shop.shopDomain }, { identifier: payment.gatewayOrderId!, status }) : null;
+        const settled = settledKey === null ? await settleFromSignedWebhook(deps, { payment, shopDomain: shop.shopDomain }, { identifier: payment.gatewayOrderId!, status }) : null;
         if (settled) {
-          settledCode = status.code;
+          settledKey = webhookKey(hook);
           settledIds.push(hook.id);
         } else {
           // Settled meanwhile (another webhook, a return, the reconciler): a read decides what this one means.
