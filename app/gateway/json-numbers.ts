@@ -30,9 +30,9 @@ function keepNumberText(_key: string, value: unknown, context?: ReviverContext):
   return value;
 }
 
-/** Parses gateway JSON; throws SyntaxError on malformed text like JSON.parse. */
+/** Parses gateway JSON (a leading byte-order mark aside, which JSON.parse refuses); throws SyntaxError on malformed text like JSON.parse. */
 export function parseGatewayJson(text: string): unknown {
-  return JSON.parse(text, keepNumberText);
+  return JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text, keepNumberText);
 }
 
 /** Parses gateway JSON; returns undefined instead of throwing on malformed text. */

@@ -5,7 +5,7 @@
 // possibly because it leaked) verifies only the notifications of the payments begun on them.
 import { randomUUID } from "node:crypto";
 import { Prisma, type GatewayWebhook } from "../../generated/prisma/sqlite/client";
-import { gatewayWebhookPayloadSchema } from "~/gateway/schemas";
+import { gatewayWebhookPayloadSchema, type GatewayWebhookPayload } from "~/gateway/schemas";
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { verifyWebhookSignature, type WebhookRejection } from "~/gateway/webhook-signature";
 import { insertWhere } from "~/db/plain-sql.server";
@@ -64,9 +64,19 @@ type Refusal = Exclude<WebhookIntakeResult, { status: 200 }>;
 /** Why a notification of a known shop was refused, as recorded for its health page. */
 export type RecordedRefusal = Exclude<Refusal["reason"], "unknown_endpoint">;
 
-/** The notification's body as text, and its payload when it is one the app reads. */
-function readNotification(rawBody: Uint8Array) {
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(rawBody);
+/**
+ * The notification's body as text, and its payload when it is one the app reads. The text is
+ * the bytes exactly (a leading byte-order mark kept), so that it signs as the bytes did: a
+ * notification passed on to another shop on the same device is verified again from it. A body
+ * that is not UTF-8 is malformed (a lenient decoder would store other bytes than were signed).
+ */
+function readNotification(rawBody: Uint8Array): { text: string; payload: GatewayWebhookPayload | null } {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(rawBody);
+  } catch {
+    return { text: "", payload: null };
+  }
   const json = tryParseGatewayJson(text);
   // A body with a value no text column can store (a NUL, a lone surrogate) is malformed, as a
   // body the payments API or Shopify's webhooks carry would be.

@@ -89,6 +89,39 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(health.inboxBacklog).toBe(2);
   });
 
+  /** Posts `bytes` as a notification to a shop's URL, signed over those very bytes with `secretHex`. */
+  const notifyBytes = (token: string, secretHex: string, bytes: Uint8Array) => {
+    const nonce = String(clock.now().getTime() / 1000);
+    return receiveGatewayWebhook(services, { token, rawBody: bytes, nonce, signature: signWebhook({ secretHex, nonce, rawBody: bytes }), maxNonceAgeSeconds: 300 });
+  };
+
+  it("a notification whose body begins with a byte-order mark is stored as its bytes, so it verifies again when passed on to the shop whose payment has the order", async () => {
+    const shared = newDevice();
+    await connect(shopA, shared);
+    await connect(shopB, shared);
+    const payment = await paymentOf(shopB);
+    const body = JSON.stringify({ identifier: payment.gatewayOrderId, status: "CO", fiat_amount: 49.9, fiat_currency: "EUR" });
+    const withMark = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(body)]);
+
+    expect(await notifyBytes(TOKEN_A, shared.secretKeyHex, withMark)).toMatchObject({ status: 200 });
+    await process();
+    expect((await webhooksOf(shopB)).map((hook) => hook.orderId)).toEqual([payment.gatewayOrderId]);
+    expect((await webhooksOf(shopA))[0]!.lastError).toBe("passed on to another shop's payment on the same device");
+  });
+
+  it("a signed notification whose body is not UTF-8 is refused 400 as malformed, and nothing is stored", async () => {
+    const own = newDevice();
+    await connect(shopA, own);
+    const payment = await paymentOf(shopA);
+    const body = new TextEncoder().encode(JSON.stringify({ identifier: payment.gatewayOrderId, status: "CO", fiat_amount: 49.9, fiat_currency: "EUR", notes: "x" }));
+    // The "x" of the notes replaced by a byte UTF-8 never has.
+    const broken = body.map((byte, i, all) => (byte === 0x78 && all[i - 1] === 0x22 && all[i + 1] === 0x22 ? 0xff : byte));
+    expect(broken).not.toEqual(body);
+
+    expect(await notifyBytes(TOKEN_A, own.secretKeyHex, broken)).toMatchObject({ status: 400, reason: "malformed_payload" });
+    expect(await db.gatewayWebhook.count()).toBe(0);
+  });
+
   it("after the shared device's Secret Key is renewed and both shops hold the new one, a notification signed with it for a payment of the other shop begun before reaches that payment", async () => {
     const old = newDevice();
     await connect(shopA, old);
