@@ -2,7 +2,7 @@
 // gateway status, a date range (UTC days, inclusive), one payment's reference to find (its
 // Shopify payment id or session gid, its gateway order's identifier, or a transaction hash),
 // and where the page starts (a cursor on a payment already shown). Anything malformed is
-// dropped rather than failing the page.
+// dropped rather than failing the page, but a reference to find, which matches nothing then.
 import { z } from "zod";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
 import { PAYMENT_STATES } from "~/payments/payment-state";
@@ -29,22 +29,38 @@ const day = z
   .refine(isCalendarDay, "not a date");
 
 /**
- * A reference to find, as pasted (spaces around it taken off): one line of printable text,
- * long enough for a Shopify gid or any chain's transaction hash.
+ * A reference the list can look up: one line of printable text, long enough for a Shopify gid
+ * or any chain's transaction hash.
  */
 const reference = z
   .string()
-  .trim()
   .min(1)
   .max(200)
   .regex(/^[^\p{Cc}\p{Cf}\s]+$/u);
+
+/** Whether a searched reference can be looked up; one that cannot is held by no payment. */
+export function isSearchableReference(q: string): boolean {
+  return reference.safeParse(q).success;
+}
+
+/**
+ * A reference to find, as pasted: the spaces around it and the invisible characters a copy from
+ * a web page brings along (a zero-width space) taken off. Kept whatever else it holds (cut to
+ * 256 characters, longer than any reference held): one that cannot be looked up (two words, a
+ * control character) matches nothing, and the list says so, rather than showing every payment
+ * as if they matched, under the merchant's search.
+ */
+const searched = z
+  .string()
+  .transform((v) => v.replace(/\p{Cf}/gu, "").trim().slice(0, 256))
+  .transform((v) => (v === "" ? undefined : v));
 
 const filtersSchema = z.object({
   state: z.enum(PAYMENT_STATES).optional().catch(undefined),
   status: z.enum(GATEWAY_STATUSES).optional().catch(undefined),
   from: day.optional().catch(undefined),
   to: day.optional().catch(undefined),
-  q: reference.optional().catch(undefined),
+  q: searched.optional().catch(undefined),
 });
 
 export type PaymentFilters = z.infer<typeof filtersSchema>;
@@ -143,13 +159,13 @@ export function filtersWhere(shopId: string, filters: PaymentFilters, holding: r
     ...(filters.from || filters.to ? { createdAt } : {}),
     // The exact reference, wherever a payment holds one: what a merchant pastes from Shopify's
     // order, the gateway's dashboard or a block explorer.
-    ...(filters.q ? { id: { in: [...holding] } } : {}),
+    ...(filters.q ? { id: { in: isSearchableReference(filters.q) ? [...holding] : [] } } : {}),
   };
 }
 
 /** The condition selecting the shop's payments that match `filters`, the reference to find looked up first. */
 export async function paymentWhere(db: Database, shopId: string, filters: PaymentFilters): Promise<Prisma.PaymentWhereInput> {
-  return filtersWhere(shopId, filters, filters.q ? await paymentsHolding(db, shopId, filters.q) : []);
+  return filtersWhere(shopId, filters, filters.q && isSearchableReference(filters.q) ? await paymentsHolding(db, shopId, filters.q) : []);
 }
 
 /**

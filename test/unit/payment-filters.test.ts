@@ -2,7 +2,7 @@
 // malformed dropped (the list then shows more, never another day or a failed page), and the
 // links to other pages carrying the filters with a cursor.
 import { describe, expect, it } from "vitest";
-import { beyondCursor, cursorText, filtersQuery, listPageQuery, parsePageCursor, parsePaymentFilters, filtersWhere } from "../../app/admin/payment-filters";
+import { beyondCursor, cursorText, filtersQuery, listPageQuery, parsePageCursor, parsePaymentFilters, filtersWhere, isSearchableReference } from "../../app/admin/payment-filters";
 
 describe("parsePaymentFilters", () => {
   it("keeps a real day and drops an impossible one instead of moving it to another day", () => {
@@ -27,12 +27,25 @@ describe("the reference to find", () => {
     expect(parsePaymentFilters(new URLSearchParams({ q: "gid://shopify/PaymentSession/123" })).q).toBe("gid://shopify/PaymentSession/123");
   });
 
-  it("drops an empty, overlong or multi-part one (the list then shows more, not nothing)", () => {
-    for (const q of ["", "   ", "x".repeat(201), "two words", "tab\there", "nul\u0000", "zero\u200bwidth"]) {
+  it("drops an empty one, and takes off the invisible characters a copy from a web page brings", () => {
+    for (const q of ["", "   ", "\u200b"]) {
       const filters = parsePaymentFilters(new URLSearchParams({ q }));
       expect(filters.q, JSON.stringify(q)).toBeUndefined();
       expect(filtersWhere("shop", filters, ["p1"]), JSON.stringify(q)).toEqual({ shopId: "shop" });
     }
+    expect(parsePaymentFilters(new URLSearchParams({ q: "0x9f2c\u200b4ad1\ufeff" })).q).toBe("0x9f2c4ad1");
+  });
+
+  it("keeps an overlong or multi-part one, which matches nothing: the list says so, not every payment as if they matched", () => {
+    for (const q of ["x".repeat(201), "two words", "tab\there", "nul\u0000"]) {
+      const filters = parsePaymentFilters(new URLSearchParams({ q }));
+      expect(filters.q, JSON.stringify(q)).toBe(q);
+      expect(isSearchableReference(filters.q!), JSON.stringify(q)).toBe(false);
+      expect(filtersWhere("shop", filters, ["p1"]), JSON.stringify(q)).toEqual({ shopId: "shop", id: { in: [] } });
+      expect(Object.fromEntries(new URLSearchParams(filtersQuery(filters)))).toEqual({ q });
+    }
+    // Cut to 256 characters, longer than any reference a payment holds.
+    expect(parsePaymentFilters(new URLSearchParams({ q: "y".repeat(5_000) })).q).toBe("y".repeat(256));
   });
 });
 
