@@ -44,7 +44,13 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
   let running: Promise<void> | null = null;
   let again = false;
   let woken = false;
+  /** The one timer of the loop: a new one replaces any still pending, so a pass asked for from outside adds no schedule of its own. */
+  const schedule = (delayMs: number, next: () => void) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(next, delayMs);
+  };
   const run = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
     if (running) {
       again = true;
       return running;
@@ -60,11 +66,13 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
       } while (again && !stopped);
     })().finally(() => {
       running = null;
-      if (!stopped) timer = setTimeout(run, intervalMs);
+      // A wake that came as the last pass was ending (after its check of `again`) runs at once,
+      // not after the interval.
+      if (!stopped) schedule(again ? 0 : intervalMs, () => void run());
     });
     return running;
   };
-  timer = setTimeout(run, 0);
+  schedule(0, () => void run());
   return {
     wake() {
       if (stopped || woken) return;
@@ -75,11 +83,10 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
       // Never inside the caller's turn: the request that stored the work answers first, and
       // the wakes of the next few milliseconds join this pass instead of postponing it.
       woken = true;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => {
+      schedule(WAKE_DELAY_MS, () => {
         woken = false;
         void run();
-      }, WAKE_DELAY_MS);
+      });
     },
     pass: run,
     async stop() {

@@ -1,7 +1,8 @@
 // The background loops' timing: a wake never runs the pass inside the caller's turn (the
 // request that stored the work answers first), wakes close together make one pass, a wake
-// during a pass makes exactly one more, a full batch is followed by another pass at once, and
-// a stopped loop runs nothing.
+// during a pass makes exactly one more (one as the pass is ending too), a full batch is followed
+// by another pass at once, passes asked for from outside add no schedule, and a stopped loop
+// runs nothing.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "~/lib/logger.server";
 import { startLoop, WAKE_DELAY_MS, type Loop } from "~/workers.server";
@@ -112,6 +113,40 @@ describe("worker loop", () => {
     await loop.stop();
     await vi.advanceTimersByTimeAsync(INTERVAL_MS * 2);
     expect(pass).toHaveBeenCalledTimes(1);
+  });
+
+  it("a wake that comes as a pass is ending (after its last look for more work) runs a pass at once, not after the interval", async () => {
+    let passes = 0;
+    let woke = false;
+    const started = startLoop(
+      "test",
+      INTERVAL_MS,
+      async () => {
+        passes++;
+        if (woke) return;
+        woke = true;
+        // Two microtasks on: the pass has returned and the loop has checked for more work, but
+        // has not yet set its next timer.
+        queueMicrotask(() => queueMicrotask(() => started.wake()));
+      },
+      silentLogger,
+    );
+    loop = started;
+    await vi.advanceTimersByTimeAsync(WAKE_DELAY_MS * 2);
+    expect(passes).toBe(2);
+  });
+
+  it("passes asked for from outside add no schedule of their own: the interval stays one, and nothing runs after stop", async () => {
+    const pass = vi.fn(async () => undefined);
+    loop = await startIdle(pass);
+    for (let i = 0; i < 5; i++) await loop.pass();
+    expect(pass).toHaveBeenCalledTimes(6);
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS);
+    expect(pass).toHaveBeenCalledTimes(7);
+    await loop.stop();
+    await loop.pass();
+    await vi.advanceTimersByTimeAsync(INTERVAL_MS * 3);
+    expect(pass).toHaveBeenCalledTimes(7);
   });
 
   it("a failing pass does not stop the loop", async () => {
