@@ -3,9 +3,10 @@
 // that closed. Each says what the merchant should do, and can be marked as handled.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation, type ShouldRevalidateFunction } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Button, Card, InlineStack, Layout, Page, Text } from "@shopify/polaris";
 import { z } from "zod";
+import { revalidateAfterConflict } from "~/admin/revalidate";
 import { adminShop } from "~/admin/admin-shop.server";
 import { postedFields } from "~/admin/form-data";
 import { FLAG_SEEN } from "~/admin/form-data";
@@ -21,9 +22,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 // A "Mark as handled" refused because the flag changed since the page was shown (flagged again,
-// or handled in another tab) reads the page's data again (a refusal's 4xx is not revalidated by
-// default): the page then shows the flag as it is now, which the refusal tells the merchant to read.
-export const shouldRevalidate: ShouldRevalidateFunction = ({ actionStatus, defaultShouldRevalidate }) => (actionStatus === 409 ? true : defaultShouldRevalidate);
+// or handled in another tab) reads the page's data again: the page then shows the flag as it is
+// now, which the refusal tells the merchant to read.
+export const shouldRevalidate = revalidateAfterConflict;
 
 const actionSchema = z.object({ intent: z.literal("handled"), paymentId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), flag: FLAG_SEEN });
 

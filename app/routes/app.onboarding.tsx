@@ -4,10 +4,11 @@
 // device, the gateway sandbox for test mode, and removing credentials.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation, type ShouldRevalidateFunction } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Box, Button, Card, InlineStack, Layout, List, Page, Select, Text, TextField } from "@shopify/polaris";
 import { useState } from "react";
 import { z } from "zod";
+import { revalidateAfterConflict } from "~/admin/revalidate";
 import { adminShop } from "~/admin/admin-shop.server";
 import { connectionView, devicesUsedByAnotherShop, paymentsFollowed, type EnvironmentConnection, type FollowedPayments } from "~/admin/connection.server";
 import { ConfirmQuestion, ConfirmTrigger, useConfirmation } from "~/admin/confirm-question";
@@ -64,7 +65,7 @@ type ActionResult =
 // A removal refused because the credentials changed since the page was loaded reads the page's
 // data again, so that it shows the device connected now (and the question asked about the
 // earlier one closes); other refusals change nothing stored.
-export const shouldRevalidate: ShouldRevalidateFunction = ({ actionStatus, defaultShouldRevalidate }) => (actionStatus === 409 ? true : defaultShouldRevalidate);
+export const shouldRevalidate = revalidateAfterConflict;
 
 /** A refused connection's status: the form's fault, the shop uninstalled meanwhile, or the key check's answer. */
 const connectFailureStatus: Record<OnboardingFailure["kind"], number> = { invalid_input: 400, uninstalled: 409, unauthorized: 422, unreachable: 422, gateway_error: 422 };

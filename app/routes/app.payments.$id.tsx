@@ -2,10 +2,11 @@
 // its timeline and on-chain transactions, and "Check now" to read the gateway at once.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
+import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRouteError } from "@remix-run/react";
 import { Badge, Banner, BlockStack, Box, Button, Card, DataTable, InlineGrid, InlineStack, Layout, Page, Text } from "@shopify/polaris";
 import type { ReactNode } from "react";
 import { z } from "zod";
+import { revalidateAfterConflict } from "~/admin/revalidate";
 import { adminShop } from "~/admin/admin-shop.server";
 import { FLAG_SEEN, postedFields } from "~/admin/form-data";
 import { listPageQuery } from "~/admin/payment-filters";
@@ -47,9 +48,9 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 }
 
 // A "Mark as handled" refused because the flag changed since the page was shown (flagged again,
-// or handled in another tab) reads the page's data again (a refusal's 4xx is not revalidated by
-// default): the page then shows the flag as it is now, which the refusal tells the merchant to read.
-export const shouldRevalidate: ShouldRevalidateFunction = ({ actionStatus, defaultShouldRevalidate }) => (actionStatus === 409 ? true : defaultShouldRevalidate);
+// or handled in another tab) reads the page's data again: the page then shows the flag as it is
+// now, which the refusal tells the merchant to read.
+export const shouldRevalidate = revalidateAfterConflict;
 
 const actionSchema = z.discriminatedUnion("intent", [z.object({ intent: z.literal("check") }), z.object({ intent: z.literal("handled"), flag: FLAG_SEEN })]);
 
