@@ -25,12 +25,20 @@ const booleanText = z.enum(["true", "false", "1", "0"]).transform((v) => v === "
 /** Base64 (standard or URL-safe alphabet), its padding only at the end. */
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
+/** The entries of a CREDENTIALS_ENCRYPTION_KEYS value, each split at its ":" (an id, then its key material, as written). */
+function keyEntries(value: string | undefined): string[][] {
+  return (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => entry.split(":"));
+}
+
 const encryptionKeys = z
   .string()
   .min(1)
   .transform((text, ctx) => {
-    const keys = text.split(",").map((entry) => entry.trim()).filter(Boolean).map((entry) => {
-      const parts = entry.split(":");
+    const keys = keyEntries(text).map((parts) => {
       if (parts.length > 2) {
         // "new:<key>:old:<key>" would otherwise be read as the first key alone: every value sealed
         // with the others would be unreadable, and nothing said.
@@ -212,9 +220,7 @@ function isHttps(value: string): boolean {
 /** The ids of the entries of a CREDENTIALS_ENCRYPTION_KEYS value whose key is the development one, under any id. */
 function developmentKeyIds(value: string | undefined): string[] {
   const development = Buffer.from(DEV_ENCRYPTION_KEY.split(":")[1]!, "base64");
-  return (value ?? "")
-    .split(",")
-    .map((entry) => entry.trim().split(":"))
+  return keyEntries(value)
     .filter(([, material]) => material !== undefined && Buffer.from(material, "base64").equals(development))
     .map(([id]) => id ?? "");
 }
@@ -224,9 +230,7 @@ const MIN_DISTINCT_KEY_BYTES = 16;
 
 /** The ids of the well-formed CREDENTIALS_ENCRYPTION_KEYS entries whose 32 bytes hold too few distinct values to be secret. */
 function weakKeyIds(value: string | undefined): string[] {
-  return (value ?? "")
-    .split(",")
-    .map((entry) => entry.trim().split(":"))
+  return keyEntries(value)
     .filter(([, material]) => {
       if (material === undefined) return false;
       const bytes = Buffer.from(material, "base64");
