@@ -54,12 +54,14 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   const paymentOf = (shopId: string, columns: { createdAt?: Date } = {}) =>
     createPayment({ ...rows(), shopId }, { gatewayOrderId: randomUUID(), createdAt: clock.now(), ...columns });
 
-  /** Posts a notification for the order to a shop's URL, signed with `secretHex`. */
-  const notify = (token: string, secretHex: string, gatewayOrderId: string, status = "CO") => {
-    const body = JSON.stringify({ identifier: gatewayOrderId, status, fiat_amount: 49.9, fiat_currency: "EUR" });
+  /** Posts `bytes` as a notification to a shop's URL, signed over those very bytes with `secretHex`. */
+  const notifyBytes = (token: string, secretHex: string, bytes: Uint8Array) => {
     const nonce = String(clock.now().getTime() / 1000);
-    return receiveGatewayWebhook(services, { token, rawBody: new TextEncoder().encode(body), nonce, signature: signWebhook({ secretHex, nonce, rawBody: body }), maxNonceAgeSeconds: 300 });
+    return receiveGatewayWebhook(services, { token, rawBody: bytes, nonce, signature: signWebhook({ secretHex, nonce, rawBody: bytes }), maxNonceAgeSeconds: 300 });
   };
+  /** Posts a notification for the order to a shop's URL, signed with `secretHex`. */
+  const notify = (token: string, secretHex: string, gatewayOrderId: string, status = "CO") =>
+    notifyBytes(token, secretHex, new TextEncoder().encode(JSON.stringify({ identifier: gatewayOrderId, status, fiat_amount: 49.9, fiat_currency: "EUR" })));
   const process = () => processWebhookInbox(services, { worker: "t" });
   const webhooksOf = (shopId: string) => db.gatewayWebhook.findMany({ where: { shopId }, orderBy: { receivedAt: "asc" } });
 
@@ -88,12 +90,6 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const health = await shopHealth(services, await shopRow(shopA));
     expect(health.inboxBacklog).toBe(2);
   });
-
-  /** Posts `bytes` as a notification to a shop's URL, signed over those very bytes with `secretHex`. */
-  const notifyBytes = (token: string, secretHex: string, bytes: Uint8Array) => {
-    const nonce = String(clock.now().getTime() / 1000);
-    return receiveGatewayWebhook(services, { token, rawBody: bytes, nonce, signature: signWebhook({ secretHex, nonce, rawBody: bytes }), maxNonceAgeSeconds: 300 });
-  };
 
   it("a notification whose body begins with a byte-order mark is stored as its bytes, so it verifies again when passed on to the shop whose payment has the order", async () => {
     const shared = newDevice();
