@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
 import { agreedBodyStatus, webhookBody } from "~/payments/process-webhooks";
+import type { GatewayCurrency } from "~/gateway/schemas";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
 import { decideForGatewayStatus } from "~/payments/status-mapping";
@@ -174,6 +175,40 @@ export interface PayInstructions {
  */
 const WALLET_SCHEMES = new Set(["bitcoin", "bitcoincash", "litecoin", "dogecoin", "dash", "ethereum", "polygon", "tron", "solana", "ripple", "stellar", "web+stellar", "algorand", "lightning", "binancecoin", "bnb"]);
 
+/**
+ * The coin a wallet pays in when it reads a payment URI of a chain that also carries tokens:
+ * "ethereum:<address>?amount=10" is 10 ether to a wallet, whatever coin the order is in.
+ */
+const NATIVE_COINS: Readonly<Record<string, readonly string[]>> = {
+  ethereum: ["ETH"],
+  polygon: ["MATIC", "POL"],
+  tron: ["TRX"],
+  solana: ["SOL"],
+  binancecoin: ["BNB"],
+  bnb: ["BNB"],
+  algorand: ["ALGO"],
+  stellar: ["XLM"],
+  "web+stellar": ["XLM"],
+  ripple: ["XRP"],
+};
+
+/**
+ * Whether a wallet that reads the gateway's payment URI pays in the order's coin. On a chain
+ * that carries tokens, a URI naming no token contract (EIP-681's "<contract>/transfer") asks
+ * for the chain's own coin, so it is offered only when that is the order's coin: known by the
+ * ticker that ends the gateway's name for it ("Ethereum ETH", "USD Coin USDC"), or, when the
+ * coin list cannot be read, by a symbol that is that ticker itself. Otherwise a shopper paying
+ * 49.90 in USDC would be asked by their wallet for 49.90 ETH.
+ */
+export function paysInOrderCoin(uri: string, symbol: string, coin: Pick<GatewayCurrency, "name"> | null): boolean {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):([^?#]*)/.exec(uri);
+  const natives = match ? NATIVE_COINS[match[1]!.toLowerCase()] : undefined;
+  if (!natives) return true;
+  if (/\/transfer$/i.test(match![2]!)) return true;
+  const ticker = coin ? coin.name.trim().split(/\s+/).pop()! : symbol;
+  return natives.includes(ticker.toUpperCase());
+}
+
 export function walletUriOf(uri: string | null): string | null {
   if (uri === null) return null;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1]?.toLowerCase();
@@ -296,6 +331,9 @@ async function instructions(services: AppServices, payment: PaymentWithShop, rem
   // The QR code and the wallet link are offered only when the request carries the tag/memo;
   // otherwise the shopper copies the address, the amount and the tag/memo.
   if (qrUri !== null && !lightning && (kind !== null || payment.tagMemo) && !(payment.tagMemo && carriesParameterValue(qrUri, payment.tagMemo))) qrUri = null;
+  // A token's order whose URI a wallet would read as the chain's own coin: no QR code or link,
+  // the shopper copies the address and the amount, under "Send only <coin> on the <network> network".
+  if (qrUri !== null && !lightning && !paysInOrderCoin(qrUri, payment.inputCurrency, coin)) qrUri = null;
   return {
     coin: payment.inputCurrency,
     network: coin?.blockchain ?? null,

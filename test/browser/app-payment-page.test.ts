@@ -311,6 +311,26 @@ describe("the app's own payment page", () => {
     expect(german).toContain("Dieser Zahlungslink ist nicht gültig.");
   });
 
+  it("shows a token's order (USDC on Ethereum) as its address and amount, with no QR code or wallet link: a wallet reads the gateway's ethereum: URI as ether", async () => {
+    const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "49.90", currency: "EUR" });
+    const page = await browser().newPage({ viewport: PHONE });
+    await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
+    await waitForHydration(page);
+    await page.locator('ul.coins button[value="USDC_ERC20"]').click();
+    await page.locator("#address").waitFor();
+    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { gatewayOrderId: { not: null }, inputCurrency: "USDC_ERC20", amount: "49.90" }, orderBy: { createdAt: "desc" } });
+    // The gateway's URI asks for the amount in the chain's own coin.
+    expect(payment.paymentUri).toBe(`ethereum:${payment.address}?amount=${payment.cryptoAmount}`);
+    expect(await page.locator("#address").textContent()).toBe(payment.address);
+    expect(await page.locator("#amount").textContent()).toBe(payment.cryptoAmount);
+    expect(await page.locator("#amount-unit").textContent()).toBe("USDC_ERC20");
+    expect(await page.getByText("Send only USDC_ERC20 on the ETH network to this address.").isVisible()).toBe(true);
+    expect(await page.locator(".qr").count()).toBe(0);
+    expect(await page.locator("a[href^='ethereum:']").count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Open in a wallet app" }).count()).toBe(0);
+    await page.close();
+  }, 60_000);
+
   it("takes a coin the gateway refuses for the amount off the list at once, with the coins the refusal rules out, and keeps the refusal shown", async () => {
     // 5.00 USD: the limits are not compared before the pick (they are stated in EUR); the
     // gateway refuses USDC_ERC20 (minimum 10.80 USD), which rules out USDT_ERC20 (same minimum).

@@ -6,7 +6,7 @@
 // in the shopper's notation, with the fiat's minor digits.
 import { describe, expect, it } from "vitest";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
-import { paymentPageView, paymentStatusView, shopperStatus, walletUriOf, type PaymentWithShop } from "../../app/payment-page/payment-page.server";
+import { paymentPageView, paymentStatusView, paysInOrderCoin, shopperStatus, walletUriOf, type PaymentWithShop } from "../../app/payment-page/payment-page.server";
 import { paymentProgress, remainderPaymentUri } from "../../app/payment-page/progress";
 import { paymentQrSvg } from "../../app/payment-page/qr.server";
 import { asksForPayment, statusAt } from "../../app/payment-page/timing";
@@ -85,6 +85,48 @@ describe("the link that opens the payment request in a wallet app", () => {
     for (const uri of ["bitcoin:bc1qexample?amount=0.001&rbf=false", "ETHEREUM:0xabc?amount=1", "lightning:lnbc10u1pexample", "ripple:rExample?amount=5&dt=123"]) expect(walletUriOf(uri)).toBe(uri);
     for (const uri of ["javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "https://pay.example/x", "vbscript:x", "lnbc10u1pexample", " bitcoin:bc1q", ""]) expect(walletUriOf(uri)).toBeNull();
     expect(walletUriOf(null)).toBeNull();
+  });
+});
+
+describe("a payment URI a wallet would read as another coin than the order's", () => {
+  it("is a chain's own coin on a chain that carries tokens: offered for that coin only, known by the ticker ending the gateway's name for it", () => {
+    const uri = `ethereum:${ADDRESS}?amount=49.9`;
+    expect(paysInOrderCoin(uri, "ETH", { name: "Ethereum ETH" })).toBe(true);
+    expect(paysInOrderCoin(uri, "ETH_TEST3", { name: "Ethereum Goerli ETH" })).toBe(true);
+    // 49.9 USDC asked as "ethereum:<address>?amount=49.9" is 49.9 ether to a wallet.
+    expect(paysInOrderCoin(uri, "USDC_ERC20", { name: "USD Coin USDC" })).toBe(false);
+    expect(paysInOrderCoin(uri, "USDC_TEST3", { name: "USD Coin USDC" })).toBe(false);
+    expect(paysInOrderCoin(`polygon:${ADDRESS}?amount=5`, "USDC_POLYGON_NXTB", { name: "USD Coin USDC" })).toBe(false);
+    expect(paysInOrderCoin(`POLYGON:${ADDRESS}?amount=5`, "MATIC_POLYGON", { name: "Polygon MATIC" })).toBe(true);
+    // The symbol starts with the chain's ticker, the coin is still USDC.
+    expect(paysInOrderCoin("tron:TXYZ?amount=5", "TRX_USDC_6NU3", { name: "USD Coin USDC" })).toBe(false);
+    expect(paysInOrderCoin("tron:TXYZ?amount=5", "TRX", { name: "Tron TRX" })).toBe(true);
+    expect(paysInOrderCoin("solana:So1?amount=5", "USDC_SOL", { name: "USD Coin USDC" })).toBe(false);
+  });
+
+  it("without the gateway's entry of the coin, is offered only when the symbol is the chain's ticker itself", () => {
+    const uri = `ethereum:${ADDRESS}?amount=1`;
+    expect(paysInOrderCoin(uri, "ETH", null)).toBe(true);
+    expect(paysInOrderCoin(uri, "eth", null)).toBe(true);
+    for (const symbol of ["USDC_ERC20", "ETH_TEST3", "USDT"]) expect(paysInOrderCoin(uri, symbol, null), symbol).toBe(false);
+  });
+
+  it("names the token when it is an EIP-681 transfer, and any URI of a chain with one coin pays in it", () => {
+    expect(paysInOrderCoin(`ethereum:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48/transfer?address=${ADDRESS}&uint256=4.99e7`, "USDC_ERC20", { name: "USD Coin USDC" })).toBe(true);
+    expect(paysInOrderCoin("bitcoin:bc1qexample?amount=0.001", "BTC", null)).toBe(true);
+    expect(paysInOrderCoin("litecoin:ltc1qexample?amount=0.1", "LTC_TEST", { name: "Litecoin Test LTC" })).toBe(true);
+  });
+
+  it("is shown as neither a QR code nor a wallet link: the shopper copies the address and the amount", async () => {
+    const uri = `ethereum:${ADDRESS}?amount=49.9`;
+    for (const payment of [paymentOf({ inputCurrency: "USDC_ERC20", cryptoAmount: "49.9", paymentUri: uri }), seen(["20.0"], { inputCurrency: "USDC_ERC20", cryptoAmount: "49.9", paymentUri: uri, percentage: "40.0" })]) {
+      const view = await paymentPageView(services, payment);
+      expect(view.pay).toMatchObject({ coin: "USDC_ERC20", address: ADDRESS, amount: "49.9", qrSvg: null, walletUri: null });
+    }
+    // The chain's own coin, the same way, keeps both.
+    const ether = await paymentPageView(services, paymentOf({}));
+    expect(ether.pay?.walletUri).toBe(`ethereum:${ADDRESS}?amount=0.0158`);
+    expect(ether.pay?.qrSvg).not.toBeNull();
   });
 });
 
