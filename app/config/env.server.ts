@@ -239,6 +239,9 @@ function weakKeyIds(value: string | undefined): string[] {
     .map(([id]) => id ?? "");
 }
 
+/** A proxy's proof of a verified Shopify certificate in production: a secret, not a status word. */
+const PROXY_PROOF = /^[\x21-\x7e]{32,}$/;
+
 /** Production rules, checked on the raw values so every problem is reported at once. */
 function productionIssues(raw: Record<string, string | undefined>): string[] {
   if (raw.NODE_ENV !== "production") return [];
@@ -270,6 +273,13 @@ function productionIssues(raw: Record<string, string | undefined>): string[] {
   if (raw.SHOPIFY_PAYMENTS_APPS_ENDPOINT) issues.push("  SHOPIFY_PAYMENTS_APPS_ENDPOINT: is for local development only");
   if (!raw.MTLS_MODE || raw.MTLS_MODE === "off") {
     issues.push("  MTLS_MODE: must be direct or proxy in production (Shopify calls the payment routes with mTLS)");
+  }
+  // The header is the only proof that Shopify called: a well-known value (the default SUCCESS,
+  // nginx's $ssl_client_verify) is one anyone who reaches the app's port past the proxy can send.
+  if (raw.MTLS_MODE === "proxy" && !PROXY_PROOF.test(raw.MTLS_PROXY_HEADER_VALUE ?? "")) {
+    issues.push(
+      "  MTLS_PROXY_HEADER_VALUE: must be a secret only the proxy sends with MTLS_MODE=proxy in production, at least 32 visible characters (openssl rand -hex 32), not SUCCESS, which anyone who reaches the app's port can send: see server/MTLS.md",
+    );
   }
   return issues;
 }

@@ -14,6 +14,7 @@ const production = {
   SHOPIFY_API_SECRET: "s",
   CREDENTIALS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
   MTLS_MODE: "proxy",
+  MTLS_PROXY_HEADER_VALUE: randomBytes(32).toString("hex"),
 };
 
 function refusalOf(url: string): string {

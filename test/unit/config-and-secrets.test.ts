@@ -35,6 +35,7 @@ describe("configuration", () => {
     SHOPIFY_API_SECRET: "s",
     CREDENTIALS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
     MTLS_MODE: "proxy",
+    MTLS_PROXY_HEADER_VALUE: randomBytes(32).toString("hex"),
   };
 
   it("refuses the development encryption key in production, under any id, naming only the id", () => {
@@ -144,6 +145,20 @@ describe("configuration", () => {
     expect(parseEnv({ ...production, GATEWAY_BASE_URL: "https://gateway.example.com/api/v1" }).GATEWAY_BASE_URL).toBe("https://gateway.example.com/api/v1");
     // The test stacks talk to a local stand-in over plain HTTP.
     expect(parseEnv({ NODE_ENV: "test", GATEWAY_BASE_URL: "http://127.0.0.1:9/api/v1" }).GATEWAY_BASE_URL).toBe("http://127.0.0.1:9/api/v1");
+  });
+
+  it("refuses in production a proxy's proof that anyone could send: the well-known SUCCESS, or a short value, and never shows the value", () => {
+    const production = { ...productionWithoutAddress, SHOPIFY_APP_URL: "https://crypto-checkout.example.com" };
+    for (const value of [undefined, "SUCCESS", "short-secret-1234", `${"a".repeat(20)} ${"b".repeat(20)}`]) {
+      const refusal = refusalOf({ ...production, MTLS_PROXY_HEADER_VALUE: value });
+      expect(refusal, String(value)).toContain("MTLS_PROXY_HEADER_VALUE: must be a secret only the proxy sends");
+      if (value && value !== "SUCCESS") expect(refusal).not.toContain(value);
+    }
+    const secret = randomBytes(32).toString("hex");
+    expect(parseEnv({ ...production, MTLS_PROXY_HEADER_VALUE: secret }).MTLS_PROXY_HEADER_VALUE).toBe(secret);
+    // The app checking the certificate itself takes no header; outside production the default stands.
+    expect(() => parseEnv({ ...production, MTLS_MODE: "direct", TLS_CERT_FILE: "/c", TLS_KEY_FILE: "/k", MTLS_CA_FILE: "/ca", MTLS_PROXY_HEADER_VALUE: undefined })).not.toThrow();
+    expect(parseEnv({ NODE_ENV: "test", MTLS_MODE: "proxy" }).MTLS_PROXY_HEADER_VALUE).toBe("SUCCESS");
   });
 
   it("refuses the development login in production", () => {
