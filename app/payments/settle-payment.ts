@@ -86,7 +86,7 @@ function attentionFor(
   current: PaymentState,
   order: GatewayOrder,
   decision: SettlementDecision,
-  knownTransactions: number,
+  knownTransactions: ReadonlySet<string>,
   voidedAt: Date | null,
   termsMismatch: string | null,
 ): AttentionFlag | null {
@@ -131,7 +131,7 @@ function attentionFor(
   const fundsShownBefore = storedStatusShowsFunds(payment);
   const lateFlagOpen = payment.attention === "late_payment" && payment.attentionResolvedAt === null;
   const verifiesOwnFlag = payment.unverifiedSince !== null && decision.kind === "reject" && decision.attention !== undefined && payment.attention === decision.attention;
-  if (current === "failed" && !lateFlagOpen && !verifiesOwnFlag && (order.transactions.length > knownTransactions || (fundsShown && !fundsShownBefore))) return late;
+  if (current === "failed" && !lateFlagOpen && !verifiesOwnFlag && (order.transactions.some((t) => !knownTransactions.has(t.tx_hash)) || (fundsShown && !fundsShownBefore))) return late;
   if (decision.kind === "resolve" && current !== "failed" && current !== "not_started") return overpaidFlag(payment, order);
   return null;
 }
@@ -196,8 +196,11 @@ export function settleFromSignedWebhook(
 
 /** What a settlement is decided on. */
 interface SettlementBasis extends SeenPayment {
-  /** The on-chain transactions the app knows of the payment: read with the row, for a gateway read to compare. */
-  knownTransactions?: number;
+  /**
+   * The hashes of the on-chain transactions the app knows of the payment: read with the row,
+   * for a gateway read to tell a new transaction from one listed again (or listed twice).
+   */
+  knownTransactions?: ReadonlySet<string>;
   /** When the app accepted Shopify's void of the authorization (null when it did not): read after the row. */
   voidedAt?: Date | null;
 }
@@ -205,11 +208,11 @@ interface SettlementBasis extends SeenPayment {
 async function readBasis(deps: PaymentsDeps, paymentId: string): Promise<SettlementBasis> {
   const row = await deps.db.payment.findUnique({
     where: { id: paymentId },
-    include: { shop: { select: { shopDomain: true } }, _count: { select: { transactions: true } } },
+    include: { shop: { select: { shopDomain: true } }, transactions: { select: { txHash: true } } },
   });
   if (!row) throw new Error(`payment ${paymentId} not found`);
-  const { shop, _count, ...payment } = row;
-  return { payment, shopDomain: shop.shopDomain, knownTransactions: _count.transactions };
+  const { shop, transactions, ...payment } = row;
+  return { payment, shopDomain: shop.shopDomain, knownTransactions: new Set(transactions.map((t) => t.txHash)) };
 }
 
 /**

@@ -38,6 +38,23 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await attentionEvents(payment.id)).toEqual(["late_payment"]);
   });
 
+  it("a transaction listed again, or twice, is not new: a handled late payment is not flagged again; one with another hash is", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "PE" });
+    const expired = order(id, "EX", 1, "2026-11-24T10:00:00Z");
+    await read(payment.id, expired);
+    await rows.db.payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
+    const [sent] = expired.transactions;
+    // The same transaction, listed twice by a later read.
+    const twice = await read(payment.id, { ...expired, transactions: [sent!, sent!] });
+    expect(twice.payment.attentionResolvedAt).not.toBeNull();
+    expect(await attentionEvents(payment.id)).toEqual(["late_payment"]);
+    // As many transactions as stored, one of them new (the old one no longer listed): new money.
+    const replaced = await read(payment.id, { ...expired, transactions: [{ ...sent!, tx_hash: `${sent!.tx_hash.slice(0, -4)}beef` }] });
+    expect(replaced.payment).toMatchObject({ attention: "late_payment", attentionResolvedAt: null });
+    expect(await attentionEvents(payment.id)).toEqual(["late_payment", "late_payment"]);
+  });
+
   it("an expired order without crypto rejects the payment with no flag", async () => {
     const id = randomUUID();
     const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "PE" });
