@@ -162,7 +162,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
   const since = new Date(now.getTime() - 7 * 86_400_000);
   const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedTotal, outboxRetrying] = await Promise.all([
     db.gatewayWebhook.aggregate({ where: { shopId: shop.id }, _max: { receivedAt: true } }),
-    db.rejectedWebhook.groupBy({ by: ["reason"], where: { shopId: shop.id, at: { gte: since } }, _count: { _all: true } }),
+    db.rejectedWebhook.groupBy({ by: ["reason"], where: { shopId: shop.id, at: { gte: since } }, _sum: { count: true } }),
     db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null } }),
     db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null, attempts: { gt: 0 } } }),
     db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "pending" } }),
@@ -200,7 +200,7 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     lastWebhookAt: lastAt ? formatDateTime(lastAt) : null,
     lastWebhookAgo: lastAt ? ago(lastAt, now) : null,
     rejected: rejected
-      .map((r) => ({ reason: r.reason, description: (REJECTION_WORDS as Record<string, string | undefined>)[r.reason] ?? r.reason.replace(/_/g, " "), count: r._count._all }))
+      .map((r) => ({ reason: r.reason, description: (REJECTION_WORDS as Record<string, string | undefined>)[r.reason] ?? r.reason.replace(/_/g, " "), count: r._sum.count ?? 0 }))
       .sort((a, b) => b.count - a.count),
     inboxBacklog,
     inboxFailing,

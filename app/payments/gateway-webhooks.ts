@@ -53,11 +53,31 @@ export async function receiveGatewayWebhook(deps: PaymentsDeps, input: WebhookIn
   if (!shop) return { status: 404, reason: "unknown_endpoint" };
   const result = await verifyAndStore(deps, shop, input);
   if (result.status !== 200) {
-    await deps.db.rejectedWebhook.create({ data: { shopId: shop.id, reason: result.reason, at: deps.clock.now() } });
-    if (result.status === 503) deps.logger.error("Gateway webhook not verified: the shop's stored gateway credentials cannot be decrypted", { shop: shop.shopDomain });
+    const first = await countRefusal(deps, shop.id, result.reason);
+    // Said once a minute for each reason: requests repeated at the shop's URL are counted, not logged.
+    if (!first) deps.logger.debug("Gateway webhook rejected again within the minute", { shop: shop.shopDomain, reason: result.reason });
+    else if (result.status === 503) deps.logger.error("Gateway webhook not verified: the shop's stored gateway credentials cannot be decrypted", { shop: shop.shopDomain });
     else deps.logger.warn("Gateway webhook rejected", { shop: shop.shopDomain, reason: result.reason });
   }
   return result;
+}
+
+/** The minutes refusals are counted in. */
+const REFUSAL_MINUTE_MS = 60_000;
+
+/**
+ * Counts a refused notification of a known shop for its health page: one row per reason and
+ * minute, so that anyone who knows the shop's notification URL cannot add rows (and log lines)
+ * without bound. Whether it was the first of its minute. Two instances counting the first of a
+ * minute at once may write two rows of it; the page adds them up.
+ */
+async function countRefusal(deps: PaymentsDeps, shopId: string, reason: string): Promise<boolean> {
+  const now = deps.clock.now().getTime();
+  const at = new Date(now - (now % REFUSAL_MINUTE_MS));
+  const counted = await deps.db.rejectedWebhook.updateMany({ where: { shopId, reason, at }, data: { count: { increment: 1 } } });
+  if (counted.count > 0) return false;
+  await deps.db.rejectedWebhook.create({ data: { shopId, reason, at } });
+  return true;
 }
 
 type Refusal = Exclude<WebhookIntakeResult, { status: 200 }>;

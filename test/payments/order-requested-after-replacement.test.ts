@@ -13,6 +13,7 @@ import { connectGateway, connectSandbox } from "../../app/shops/onboarding.serve
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { deviceChangeSteps } from "../support/device-change";
 import { stackForFile, waitFor } from "../support/stack";
+import { refusalsCounted } from "../support/refusals";
 
 const stack = stackForFile({ workers: false });
 const { db, shopRow, act, dedicatedDevice, sendSigned, completedBody } = deviceChangeSteps(stack);
@@ -67,10 +68,10 @@ it("a payment whose coin was picked on the replacing device keeps that device's 
   expect(onC.sandboxRetiredDeviceKeyEnc).toBe(onB.sandboxDeviceKeyEnc);
 
   // The shopper pays B's order in full: B's own notification is taken, and its order read.
-  const refusedBefore = await db().rejectedWebhook.count({ where: { shopId: onC.id } });
+  const refusedBefore = await refusalsCounted(db(), { shopId: onC.id });
   await act(payment.gatewayOrderId!, { action: "pay", amount: "exact" });
   await act(payment.gatewayOrderId!, { action: "confirm" });
   await waitFor(() => db().gatewayWebhook.count({ where: { orderId: payment.gatewayOrderId, status: "CO" } }), "B's CO notification stored");
-  expect(await db().rejectedWebhook.count({ where: { shopId: onC.id } })).toBe(refusedBefore);
+  expect(await refusalsCounted(db(), { shopId: onC.id })).toBe(refusedBefore);
   expect(await checkPaymentNow(stack().services, started.shopId, started.id)).toMatchObject({ ok: true, state: "paid" });
 });

@@ -11,6 +11,7 @@ import { connectGateway } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { deviceChangeSteps } from "../support/device-change";
 import { stackForFile, waitFor } from "../support/stack";
+import { refusalsCounted } from "../support/refusals";
 
 const stack = stackForFile({ workers: false });
 const { db, act, shopRow, drainInbox, pendingPayment, dedicatedDevice, sendSigned, completedBody } = deviceChangeSteps(stack);
@@ -29,12 +30,12 @@ it("a replaced device's Secret Key verifies only the payments begun on it, and i
   // A shopper checks out on the new device.
   const onNew = await pendingPayment();
   expect((await shopRow()).sandboxDeviceKeyEnc).not.toBe(old.sandboxDeviceKeyEnc);
-  const refused = await db().rejectedWebhook.count({ where: { shopId: old.id, reason: "bad_signature" } });
+  const refused = await refusalsCounted(db(), { shopId: old.id, reason: "bad_signature" });
 
   // A "completed" notification signed with the old Secret Key for the new device's unpaid order
   // is refused as forged, and recorded with the other refusals: the order stays unpaid.
   expect(await completed(oldSecret, onNew.payment)).toBe(401);
-  expect(await db().rejectedWebhook.count({ where: { shopId: old.id, reason: "bad_signature" } })).toBe(refused + 1);
+  expect(await refusalsCounted(db(), { shopId: old.id, reason: "bad_signature" })).toBe(refused + 1);
   await drainInbox();
   await deliverDueMessages(stack().services, { worker: "t" });
   expect(await db().payment.findUniqueOrThrow({ where: { id: onNew.payment.id } })).toMatchObject({ state: "awaiting_payment" });

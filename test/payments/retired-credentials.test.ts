@@ -15,6 +15,7 @@ import { credentialContext, rotateCredentialEncryption } from "../../app/shops/s
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
 import { deviceChangeSteps } from "../support/device-change";
 import { stackForFile, waitFor } from "../support/stack";
+import { refusalsCounted } from "../support/refusals";
 
 let offsetMs = 0;
 const clock = { now: () => new Date(Date.now() + offsetMs) };
@@ -39,7 +40,7 @@ async function removeSandbox() {
 it("a new device connected while a payment is in progress on the previous one: the previous device's notification still has it settled, from a read with its credentials, which then go", async () => {
   const { session, payment, orderId } = await pendingPayment();
   const before = await shopRow();
-  const refusedBefore = await db().rejectedWebhook.count({ where: { shopId: before.id } });
+  const refusedBefore = await refusalsCounted(db(), { shopId: before.id });
 
   // The same credentials connected again replace nothing.
   const again = await connectGateway(stack().services, stack().shopDomain, { env: "sandbox", ...(await currentSandboxCredentials()) });
@@ -60,7 +61,7 @@ it("a new device connected while a payment is in progress on the previous one: t
   await act(orderId, { action: "pay", amount: "exact" });
   await act(orderId, { action: "confirm" });
   await waitFor(async () => (await db().gatewayWebhook.count({ where: { orderId, status: "CO" } })) > 0, "the CO webhook stored");
-  expect(await db().rejectedWebhook.count({ where: { shopId: before.id } })).toBe(refusedBefore);
+  expect(await refusalsCounted(db(), { shopId: before.id })).toBe(refusedBefore);
   await drainInbox();
   await deliverDueMessages(stack().services, { worker: "t" });
   expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "paid", gatewayStatus: "CO", unverifiedSince: null });

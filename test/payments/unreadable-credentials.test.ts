@@ -10,6 +10,7 @@ import { checkPaymentNow } from "../../app/payments/check-payment";
 import { connectSandbox, syncReadinessOfInstalledShops } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, waitFor, type Stack } from "../support/stack";
+import { refusalsCounted } from "../support/refusals";
 
 let stack: Stack;
 const logLines: string[] = [];
@@ -134,7 +135,7 @@ it("while the credentials cannot be read, Shopify is told the method is not read
   const webhooksBefore = await db().gatewayWebhook.count();
   expect(await notify()).toEqual({ status: 503, body: { error: "credentials_unreadable" } });
   expect(await db().gatewayWebhook.count()).toBe(webhooksBefore);
-  expect(await db().rejectedWebhook.count({ where: { shopId: shop.id, reason: "credentials_unreadable" } })).toBe(1);
+  expect(await refusalsCounted(db(), { shopId: shop.id, reason: "credentials_unreadable" })).toBe(1);
   expect(logLines.some((line) => line.includes("Gateway webhook not verified: the shop's stored gateway credentials cannot be decrypted"))).toBe(true);
   expect((await adminPage("/app/health")).html).toContain("The stored Secret Key cannot be read with the app&#x27;s encryption keys");
 
