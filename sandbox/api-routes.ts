@@ -109,6 +109,9 @@ function answerWithFault(res: ServerResponse, fault: GatewayFault): void {
       return sendDjangoHtml(res, 500, SERVER_ERROR_HTML);
     case "http_429":
       return sendThrottled(res, 1);
+    case "http_404":
+      // Django REST Framework's own refusal, in words that name no cause.
+      return sendJson(res, 404, { detail: "Not found." });
     case "timeout":
       // No answer at all: the connection stays open until the caller gives up or the sandbox stops.
       res.socket?.setTimeout(0);

@@ -97,6 +97,10 @@ const gatewayFaultSchema = z
   .refine((f) => !(f.kind === "http_429" && f.after_create === true), {
     path: ["after_create"],
     message: "an http_429 cannot come after the work is done: the gateway's throttles answer before the view runs",
+  })
+  .refine((f) => !(f.kind === "http_404" && f.after_create === true), {
+    path: ["after_create"],
+    message: "an http_404 cannot come after the work is done: it is the gateway refusing the request",
   });
 
 function clockView(ctx: SandboxContext): Record<string, unknown> {

@@ -32,6 +32,8 @@ const detailSchema = z
     reason: field(z.string()),
     // The gateway's own words for refusing an order or a coin.
     cause: field(z.string()),
+    // Which of a coin's amount limits the gateway's refusal of it named ("none_named": none).
+    limit: field(z.string()),
     from: field(z.string().nullable()),
     to: field(z.string()),
     source: field(z.string()),
@@ -212,11 +214,13 @@ export function describeEvent(type: string, detailText: string, payment?: EventP
       };
     case "session_refused":
       return { title: "Payment could not start", description: `${refusalWords(d)} Shopify got an error answer and showed the shopper an error at checkout, where they can try again or pay another way.` };
-    case "coin_refused":
+    case "coin_refused": {
+      const forAmount = d.limit !== "none_named";
       return {
-        title: `Coin refused for this amount${d.currency ? `: ${d.currency}` : ""}`,
-        description: `The shopper picked ${d.currency ?? "a coin"} on the app's payment page; the gateway refused it for this amount${quotedCause(d.cause)} It is no longer offered for this payment.`,
+        title: `Coin refused for this ${forAmount ? "amount" : "payment"}${d.currency ? `: ${d.currency}` : ""}`,
+        description: `The shopper picked ${d.currency ?? "a coin"} on the app's payment page; the gateway refused it${forAmount ? " for this amount" : ""}${quotedCause(d.cause)} It is no longer offered for this payment.`,
       };
+    }
     case "gateway_status": {
       const to = gatewayStatusWords(d.to);
       const from = d.from ? gatewayStatusWords(d.from).label : null;

@@ -53,8 +53,13 @@ export function offeredCoinsOf(shop: Pick<Shop, "liveOfferedCurrencies" | "sandb
   }
 }
 
-/** Which of a coin's limits the gateway said a payment's amount is outside of ("outside_limits": it did not say which). */
-export const AMOUNT_LIMITS = ["below_min", "above_max", "outside_limits"] as const;
+/**
+ * Which of a coin's limits the gateway said a payment's amount is outside of ("outside_limits":
+ * it did not say which), or "none_named": it refused the coin for the payment in words that name
+ * no limit (a coin it no longer lists, documents it asks for...). Each rules the coin out for the
+ * payment; a limit named rules out the coins whose limits it implies too.
+ */
+export const AMOUNT_LIMITS = ["below_min", "above_max", "outside_limits", "none_named"] as const;
 export type AmountLimit = (typeof AMOUNT_LIMITS)[number];
 
 /**
@@ -63,15 +68,15 @@ export type AmountLimit = (typeof AMOUNT_LIMITS)[number];
  * one; null for any other reason (an unknown coin, a bad URL, missing documents...), which
  * says nothing of the coin and the amount.
  */
-export function amountLimitIn(reason: string | null | undefined): AmountLimit | null {
+export function amountLimitIn(reason: string | null | undefined): Exclude<AmountLimit, "none_named"> | null {
   if (!reason) return null;
-  const below = /\b(minimum|min_amount)\b/i.test(reason);
-  const above = /\b(maximum|max_amount)\b/i.test(reason);
+  const below = /\b(minimum|min_amount|m[ií]nimo)\b/i.test(reason);
+  const above = /\b(maximum|max_amount|m[aá]ximo)\b/i.test(reason);
   if (below && above) return "outside_limits";
   return below ? "below_min" : above ? "above_max" : null;
 }
 
-/** The timeline event that remembers a coin the gateway refused for the payment's amount: { currency, limit, cause }. */
+/** The timeline event that remembers a coin the gateway refused for the payment: { currency, limit, cause }. */
 export const COIN_REFUSED_EVENT = "coin_refused";
 
 /** A coin the gateway refused for a payment's amount. */

@@ -859,19 +859,22 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
         provedNoOrder = listingProvesNoOrder(cause, found);
       }
       const error = created.error;
-      // Only the gateway's refusal of the amount for this coin rules the coin out: a failure
-      // (a 5xx, a timeout) or another reason says nothing of the coin and the amount. It is
-      // remembered before the claim is released, so the next pick already goes without it.
+      // Only the gateway's refusal (its 404) rules the coin out for the payment: a failure (a
+      // 5xx, a timeout) says nothing of the coin. A refusal that names the coin's amount limits
+      // rules out the coins they imply too; one in other words, this coin alone, so that a
+      // shopper picking it again does not spend one of the device's order slots each time. It
+      // is remembered before the claim is released, so the next pick already goes without it.
       const cause = refusalCause(error, requestLike.customer);
       // Read from the gateway's own words: the shopper's details are taken out of what is kept.
-      const limit = error.kind === "rejected" ? amountLimitIn(error.detail) : null;
-      if (limit && cause) {
+      const named = error.kind === "rejected" ? amountLimitIn(error.detail) : null;
+      if (error.kind === "rejected") {
+        const limit = named ?? "none_named";
         await deps.db.paymentEvent.create({
-          data: { paymentId: payment.id, type: COIN_REFUSED_EVENT, detail: JSON.stringify({ currency: inputCurrency, limit, cause }), at: deps.clock.now() },
+          data: { paymentId: payment.id, type: COIN_REFUSED_EVENT, detail: JSON.stringify({ currency: inputCurrency, limit, cause: cause ?? undefined }), at: deps.clock.now() },
         });
       }
       await releaseClaim(deps, payment, claim, error.kind === "outcome_unknown" && !provedNoOrder ? {} : { orderRequestedAt: null });
-      if (limit && cause) return { ok: false, reason: "out_of_limits", message: cause };
+      if (named && cause) return { ok: false, reason: "out_of_limits", message: cause };
       if (error.kind === "rejected") return { ok: false, reason: "rejected", message: cause ?? error.message };
       if (error.kind === "invalid_request") return { ok: false, reason: "rejected", message: error.message };
       return unavailable;

@@ -211,6 +211,27 @@ describe("coin limits on the app's own payment page", () => {
     expect(picks).toBeLessThan(coinCount);
   }, 60_000);
 
+  it("a coin the gateway refuses in words that name no limit is not offered again for the payment, and rules out no other", async () => {
+    const { load, offered, pick } = await appPagePayment("49.90", "EUR");
+    const before = await offered();
+    await stack().sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_404", count: 1 });
+    try {
+      const refused = await pick("LTC");
+      expect(refused.status).toBe(422);
+      const alert = /<p class="error" role="alert"[^>]*>([\s\S]*?)<\/p>/.exec(await refused.text())?.[1];
+      expect(alert).toBe(texts.errors.rejected);
+    } finally {
+      await stack().sandboxControl("/sandbox/faults", undefined, "DELETE");
+    }
+    // A shopper picking it again would spend one of the device's order creations each time.
+    expect(await offered()).toEqual(before.filter((symbol) => symbol !== "LTC"));
+    const events = await db().paymentEvent.findMany({ where: { paymentId: (await load()).id, type: "coin_refused" } });
+    expect(events.map((e) => JSON.parse(e.detail) as unknown)).toEqual([{ currency: "LTC", limit: "none_named", cause: "Not found." }]);
+    // Another coin still makes the order.
+    expect((await pick("BTC")).status).toBeLessThan(400);
+    expect((await load()).inputCurrency).toBe("BTC");
+  });
+
   it("a gateway failure on a pick (a 500) hides no coin", async () => {
     const { load, offered, pick } = await appPagePayment("5.00", "USD");
     await stack().sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1 });

@@ -117,6 +117,11 @@ describe("describeEvent", () => {
       description:
         'The shopper picked USDC_ERC20 on the app\'s payment page; the gateway refused it for this amount: "Amount 5.00 USD is below the minimum amount of 10.80 USD for USDC_ERC20." It is no longer offered for this payment.',
     });
+    // Refused in words that name no limit: not said to be about the amount.
+    expect(describeEvent("coin_refused", JSON.stringify({ currency: "LTC", limit: "none_named", cause: "Not found." }))).toEqual({
+      title: "Coin refused for this payment: LTC",
+      description: 'The shopper picked LTC on the app\'s payment page; the gateway refused it: "Not found." It is no longer offered for this payment.',
+    });
   });
 
   it("words a request without its answer or amount as asked, claiming no answer", () => {

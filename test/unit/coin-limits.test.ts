@@ -53,6 +53,8 @@ describe("the gateway's refusal of a coin for an amount", () => {
     ["Amount is below the minimum for ETH_TEST3", "below_min"],
     ["Amount 25000.00 EUR is above the maximum amount of 20000.00 EUR for BTC.", "above_max"],
     ["expected_output_amount must be between min_amount and max_amount", "outside_limits"],
+    ["El importe 5.00 USD es inferior al importe mínimo de 10.80 USD para USDC_ERC20.", "below_min"],
+    ["El importe supera el maximo permitido para BTC.", "above_max"],
   ])("%s → %s", (reason, limit) => {
     expect(amountLimitIn(reason)).toBe(limit);
   });
@@ -82,6 +84,8 @@ describe("the coins a refusal rules out", () => {
 
   it("a refusal that does not say which limit rules out its own coin only, and the shop's choice still applies", () => {
     expect(symbols(offerableCoins(CURRENCIES, ["BTC", "XRP", "USDC_ERC20"], "10", "USD", [{ symbol: "XRP", limit: "outside_limits" }]))).toEqual(["BTC", "USDC_ERC20"]);
+    // Nor does one that names no limit at all.
+    expect(symbols(offerableCoins(CURRENCIES, ["BTC", "XRP", "USDC_ERC20"], "10", "USD", [{ symbol: "BTC", limit: "none_named" }]))).toEqual(["USDC_ERC20", "XRP"]);
   });
 
   it("once the lowest minimum was refused, no coin is left", () => {
