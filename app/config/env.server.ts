@@ -2,6 +2,7 @@
 // missing or malformed variable stops start-up with a message that names it.
 import { z } from "zod";
 import { DEFAULT_STATEMENT_TIMEOUT_MS, databaseKind } from "../db/database-url";
+import { QUOTA_RESERVE } from "../gateway/quota";
 import { DEFAULT_CUSTOMER_DATA_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, MIN_CUSTOMER_DATA_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../payments/retention";
 
 // A fixed key for local development and tests only; production must set CREDENTIALS_ENCRYPTION_KEYS.
@@ -136,8 +137,19 @@ const schema = z
       .max(3650)
       .default(DEFAULT_CUSTOMER_DATA_RETENTION_DAYS),
     // The gateway's throttles per device (SPEC.md's Limits); raise them only if the gateway raised yours.
-    GATEWAY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(MAX_LIMIT, LIMIT_TOO_HIGH).default(60),
-    GATEWAY_LIMIT_PER_DAY: z.coerce.number().int().min(1).max(MAX_LIMIT, LIMIT_TOO_HIGH).default(2000),
+    // Above the calls kept free for new orders: at or below it, reconciliation would never read.
+    GATEWAY_LIMIT_PER_MINUTE: z.coerce
+      .number()
+      .int()
+      .min(QUOTA_RESERVE.minute + 1, `must be more than the ${QUOTA_RESERVE.minute} calls a minute kept free for new orders (reconciliation reads only above them)`)
+      .max(MAX_LIMIT, LIMIT_TOO_HIGH)
+      .default(60),
+    GATEWAY_LIMIT_PER_DAY: z.coerce
+      .number()
+      .int()
+      .min(QUOTA_RESERVE.day + 1, `must be more than the ${QUOTA_RESERVE.day} calls a day kept free for new orders (reconciliation reads only above them)`)
+      .max(MAX_LIMIT, LIMIT_TOO_HIGH)
+      .default(2000),
     GATEWAY_CRITICAL_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(MAX_LIMIT, LIMIT_TOO_HIGH).default(15),
     GATEWAY_CRITICAL_LIMIT_PER_DAY: z.coerce.number().int().min(1).max(MAX_LIMIT, LIMIT_TOO_HIGH).default(200),
   });

@@ -26,6 +26,13 @@ export const DEFAULT_QUOTA_LIMITS: Readonly<QuotaLimits> = {
   criticalPerDay: 200,
 };
 
+/**
+ * General calls a minute and a day kept free for new orders (POST /orders/ shares the general
+ * budget, and a new order is read soon after): reads that can wait (reconciliation, a page
+ * refresh) are made only while this much is left. The general limits must be above it.
+ */
+export const QUOTA_RESERVE = { minute: 20, day: 600 } as const;
+
 export type QuotaTakeResult = { ok: true } | { ok: false; retryAt: Date; window: QuotaWindow };
 
 /** Calls that can still be made now; critical counts are also bounded by the general budget. */

@@ -19,7 +19,7 @@
 import { randomUUID } from "node:crypto";
 import pMap from "p-map";
 import type { CallBudget } from "~/gateway/client";
-import type { QuotaRemaining } from "~/gateway/quota";
+import { QUOTA_RESERVE, type QuotaRemaining } from "~/gateway/quota";
 import type { GatewayOrder } from "~/gateway/schemas";
 import { whileRenewing } from "~/lib/renewal";
 import { orderReaderAccess, type OrderReaderAccess } from "~/shops/gateway-directory.server";
@@ -39,8 +39,7 @@ const LEASE_MS = 60_000;
  * independent; the bound keeps a pass's database connections and gateway sockets few.
  */
 export const SHOP_CONCURRENCY = 4;
-/** Calls kept free for new orders (POST /orders/ shares the general budget). */
-export const QUOTA_RESERVE = { minute: 20, day: 600 } as const;
+export { QUOTA_RESERVE };
 /**
  * The least time between two listings of one shop's orders in one environment. Lost
  * webhooks are what listings are for; a shopper who paid is settled on return anyway, so

@@ -92,6 +92,15 @@ describe("configuration", () => {
     }
   });
 
+  it("refuses general gateway limits at or below the calls kept free for new orders, under which reconciliation would never read", () => {
+    expect(refusalOf({ GATEWAY_LIMIT_PER_MINUTE: "20" })).toMatch(/GATEWAY_LIMIT_PER_MINUTE: must be more than the 20 calls a minute kept free for new orders/);
+    expect(refusalOf({ GATEWAY_LIMIT_PER_MINUTE: "15" })).toMatch(/GATEWAY_LIMIT_PER_MINUTE/);
+    expect(refusalOf({ GATEWAY_LIMIT_PER_DAY: "500" })).toMatch(/GATEWAY_LIMIT_PER_DAY: must be more than the 600 calls a day kept free for new orders/);
+    expect(parseEnv({ GATEWAY_LIMIT_PER_MINUTE: "21", GATEWAY_LIMIT_PER_DAY: "601" })).toMatchObject({ GATEWAY_LIMIT_PER_MINUTE: 21, GATEWAY_LIMIT_PER_DAY: 601 });
+    // The order-creation limits are not part of it.
+    expect(parseEnv({ GATEWAY_CRITICAL_LIMIT_PER_MINUTE: "5" }).GATEWAY_CRITICAL_LIMIT_PER_MINUTE).toBe(5);
+  });
+
   it("refuses an mTLS proxy header that is no header name, before anything starts", () => {
     expect(refusalOf({ MTLS_PROXY_HEADER: "X Client Verified" })).toMatch(/MTLS_PROXY_HEADER: must be an HTTP header name/);
     expect(parseEnv({ MTLS_PROXY_HEADER: "X-Client-Verify", MTLS_PROXY_HEADER_VALUE: "SUCCESS" }).MTLS_PROXY_HEADER).toBe("X-Client-Verify");
