@@ -124,6 +124,10 @@ function statusFromState(payment: PaymentWithAmounts, held: HeldMoney = null): S
   // Paid at the gateway while the payment stays open: held for a person (an order for other
   // terms than the payment's, never paid on). The shopper sent the money: never asked again.
   if (isOpenPaymentState(payment.state) && gatewayShowsPaid(payment.gatewayStatus)) return "confirming";
+  // Money seen (AC) while the payment stays open awaiting it: held for a person as well (an
+  // order for other terms), not yet paid at the gateway. The rest is asked for when short;
+  // what arrived is never asked for again.
+  if (payment.state === "awaiting_payment" && payment.gatewayStatus === "AC") return isShort(payment) ? "partial" : "confirming";
   switch (payment.state) {
     case "paid":
       return "paid";

@@ -177,6 +177,19 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     }
   });
 
+  it("is confirming for an order that received the whole amount (AC) while the payment is held for a person (an order for other terms), and asks for no second payment", async () => {
+    const held = { state: "awaiting_payment", gatewayStatus: "AC", attention: "amount_mismatch", percentage: "100.0", receivedAmount: "49.0" };
+    const payment = paymentOf(held, ["0.0158"]);
+    expect(shopperStatus(payment, NOW)).toBe("confirming");
+    const view = await paymentPageView(services, payment);
+    expect(view.status).toBe("confirming");
+    expect(view.pay).toBeNull();
+    // Short of the amount, it asks for the rest only.
+    const short = await paymentPageView(services, paymentOf({ ...held, percentage: "50.0" }, ["0.0079"]));
+    expect(short.status).toBe("partial");
+    expect(short.remaining).toBe("0.0079");
+  });
+
   it("waits for a payment nothing was sent for yet", async () => {
     const view = await paymentPageView(services, paymentOf({}));
     expect(view.status).toBe("waiting");
