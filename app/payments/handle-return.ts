@@ -251,7 +251,9 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
       // (unless the shop has every outcome confirmed by a read first: then the read decides).
       if (decision.kind === "reject" && !payment.shop.readOrderOnWebhook) return abandoned();
     }
-    if (held.kind === "nothing" && !access) return abandoned();
+    // Nothing held and no order to read (credentials the app cannot open): the gateway's page
+    // sent this shopper back as paid, or to wait, and may well be right; they wait, told not to
+    // pay again, until the order can be read (or the reconciler ends the payment).
     return { kind: "wait", retryAfterSeconds: 3, locale: payment.merchantLocale };
   }
   return pendingThenNextAction(deps, payment, state === "confirming" ? "NETWORK_ACTION_REQUIRED" : "BUYER_ACTION_REQUIRED");

@@ -129,9 +129,13 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await pendingCalls(payment.id)).toEqual([]);
   });
 
-  it("with nothing held and nothing readable, the shopper chooses again (as before)", async () => {
+  it("with nothing held and nothing readable (no credentials to read with), a shopper the gateway sent back as paid, or to wait, waits: the gateway sends there only after seeing money", async () => {
     const payment = await createPayment(opened, { gatewayOrderId: randomUUID(), gatewayStatus: "NR", state: "awaiting_payment" });
-    const result = await handleShopperReturn(deps(), { paymentId: payment.id, signature: "x", outcome: "ok" });
-    expect(result).toEqual({ kind: "redirect", url: payment.cancelUrl });
+    for (const outcome of ["ok", "standby"] as const) {
+      expect(await handleShopperReturn(deps(), { paymentId: payment.id, signature: "x", outcome })).toMatchObject({ kind: "wait" });
+    }
+    expect(await abandonedEvents(payment.id)).toBe(0);
+    // Sent back through the ko link, they choose again.
+    expect(await handleShopperReturn(deps(), { paymentId: payment.id, signature: "x", outcome: "ko" })).toEqual({ kind: "redirect", url: payment.cancelUrl });
   });
 });

@@ -83,6 +83,31 @@ describe.each(["sqlite", "postgresql"] as const)("the shopper's return on %s", (
     }
   }, 60_000);
 
+  it("with the shop's credentials unreadable (a key dropped too early) and nothing held, a shopper the gateway's page sent back as paid waits, not sent to choose again", async () => {
+    const { session, delivery } = await stack.standin.state.startPayment({ test: true });
+    expect(delivery.status, delivery.body).toBe(200);
+    const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+    expect(payment.gatewayStatus).toBe("NR");
+    const orderId = payment.gatewayOrderId!;
+    const shop = await db().shop.findUniqueOrThrow({ where: { id: payment.shopId } });
+    const sealed = { sandboxDeviceKeyEnc: shop.sandboxDeviceKeyEnc!, sandboxSecretKeyEnc: shop.sandboxSecretKeyEnc! };
+    const underLostKey = (value: string) => value.split(":").map((part, i) => (i === 1 ? "lost" : part)).join(":");
+    await webhookFaults("drop");
+    try {
+      for (const step of [{ action: "choose_currency", currency: "ETH" }, { action: "pay", amount: "exact" }, { action: "confirm" }]) await act(orderId, step);
+      await db().shop.update({ where: { id: shop.id }, data: { sandboxDeviceKeyEnc: underLostKey(sealed.sandboxDeviceKeyEnc), sandboxSecretKeyEnc: underLostKey(sealed.sandboxSecretKeyEnc) } });
+      for (const outcome of ["ok", "standby"] as const) {
+        const back = await open(stack.services.links.returnUrl(payment, outcome));
+        expect({ outcome, status: back.status, location: back.location }).toEqual({ outcome, status: 200, location: null });
+        expect(back.body).toContain('http-equiv="refresh"');
+      }
+      expect(await abandonedEvents(payment.id)).toBe(0);
+    } finally {
+      await db().shop.update({ where: { id: shop.id }, data: sealed });
+      await webhookFaults("deliver");
+    }
+  }, 60_000);
+
   it("a return to wait opened again long after the coin was chosen reads the order: an expiry whose webhook was lost rejects the session", async () => {
     const { session, delivery } = await stack.standin.state.startPayment({ test: true });
     expect(delivery.status, delivery.body).toBe(200);
