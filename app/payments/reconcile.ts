@@ -48,6 +48,13 @@ export { QUOTA_RESERVE };
 export const LIST_SPACING_MS = 60 * 60_000;
 /** A payment settled from a signed webhook alone is verified by a listing within this long. */
 export const VERIFY_WITHIN_MS = 60 * 60_000;
+/**
+ * A payment whose order could not be read to verify it for this long (every read failed, or
+ * its order was never listed nor looked up) is flagged for a person, and no longer waits: it
+ * would otherwise be asked for at every pass for ever, and keep the credentials it was made on
+ * and the shopper's details past their time.
+ */
+export const VERIFY_GIVE_UP_MS = 7 * 86_400_000;
 /** A payment open this long is finalised before Shopify's 3-day pending window closes. */
 export const FINALISE_AFTER_MS = PENDING_WINDOW_MS - 3_600_000;
 /**
@@ -363,6 +370,13 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   // make a read look older than it is: one that misses a webhook acted on meanwhile is taken
   // as predating it (the next listing verifies), never as contradicting it.
   const readAt = deps.clock.now();
+  // Not flagged (the write failed, and is logged): it stays to be verified by the next listing.
+  const flagUnverifiable = (payment: Payment, why: UnverifiableWhy) =>
+    onePayment(deps, { ...payment, shop }, "A payment whose order cannot be read could not be flagged", false, async () => {
+      await flagUnverifiablePayment(deps, payment, now, why);
+      return true;
+    });
+  const givenUp = (payment: Payment) => now.getTime() - payment.unverifiedSince!.getTime() >= VERIFY_GIVE_UP_MS;
   // Payments at the finalise point cannot wait: as many calls as MAX_LOOK_UPS and the retired
   // device's listing are made for them out of the reserve, no more.
   let outOfReserve = 0;
@@ -382,6 +396,8 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     deps.logger.warn("Reconciliation read failed", { shop: shop.shopDomain, env, kind: read.error.kind });
     // listedAt was set above, so the next attempt waits CLOSING_LIST_SPACING_MS at least.
     await finaliseUnread(deps, shop, env, overdue, now, summary, read.error.message);
+    // The gateway refusing or failing every read for days (a device key disabled, say).
+    for (const payment of unverified.filter(givenUp)) if (await flagUnverifiable(payment, "unread")) summary.verified++;
     return;
   }
   const { orders, gone, lookUps, retiredCalls, failedLookUp, failedListing, failedRetiredListing } = read.value;
@@ -441,13 +457,10 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
       // Gone, or returned in a shape the app cannot read (a read again would meet the same): a
       // person must look, and the payment is not read again at every pass for ever (which would
       // also keep the credentials it was made on, and the shopper's details, past their time).
-      // Not flagged (the write failed, and is logged): it stays to be verified by the next listing.
-      const why = gone.has(orderId) ? "gone" : "unreadable";
-      const flagged = await onePayment(deps, { ...payment, shop }, "A payment whose order cannot be read could not be flagged", false, async () => {
-        await flagUnverifiablePayment(deps, payment, now, why);
-        return true;
-      });
-      if (!flagged) continue;
+      if (!(await flagUnverifiable(payment, gone.has(orderId) ? "gone" : "unreadable"))) continue;
+    } else if (givenUp(payment)) {
+      // Never read in all that time (its look-ups failed, or were never made): likewise.
+      if (!(await flagUnverifiable(payment, "unread"))) continue;
     }
     // Left out of the listing and not looked up this pass: it stays to be verified by the next.
     else continue;
@@ -581,8 +594,17 @@ async function finaliseUnread(
 }
 
 /** The order a signed webhook settled cannot be verified: the gateway no longer has it, or its record cannot be read. A person must look. */
-async function flagUnverifiablePayment(deps: PaymentsDeps, payment: Payment, now: Date, why: "gone" | "unreadable"): Promise<void> {
-  const because = why === "gone" ? "the gateway does not return this order any more" : "the gateway's record of this order is in a shape the app cannot read, so the status could not be verified";
+/** Why a payment settled from a signed webhook could not be verified. */
+type UnverifiableWhy = "gone" | "unreadable" | "unread";
+
+const UNVERIFIABLE_BECAUSE: Record<UnverifiableWhy, string> = {
+  gone: "the gateway does not return this order any more",
+  unreadable: "the gateway's record of this order is in a shape the app cannot read, so the status could not be verified",
+  unread: `no read of this order has succeeded in ${VERIFY_GIVE_UP_MS / 86_400_000} days (the gateway refused or failed every one), so the status could not be verified`,
+};
+
+async function flagUnverifiablePayment(deps: PaymentsDeps, payment: Payment, now: Date, why: UnverifiableWhy): Promise<void> {
+  const because = UNVERIFIABLE_BECAUSE[why];
   const flag: AttentionFlag = {
     reason: "webhook_mismatch",
     detail: `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but ${because}. Check it in the gateway dashboard before shipping or refunding.`,

@@ -3,7 +3,9 @@
 // the payment is flagged for a person (the webhook's status could not be verified) and is not
 // read again at every pass for ever, which would also keep the credentials it was made on and
 // the shopper's details past their time. Whether the order came in a listing or was looked up
-// alone. The gateway is a scripted server over real HTTP; the database is SQLite.
+// alone. Likewise one whose order no read has reached for 7 days (its reads all failed, or it
+// was never listed nor looked up). The gateway is a scripted server over real HTTP; the
+// database is SQLite.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createGatewayClient } from "../../app/gateway/client";
@@ -83,4 +85,39 @@ it("in a listing, an order returned unreadable flags its payment once, and the o
   expect(server.requests.slice(calls).map((r) => r.url.split("?")[0])).toEqual(["/api/v1/orders/"]);
   await expectFlaggedOnce(odd.id);
   expect(await opened.db.payment.findUniqueOrThrow({ where: { id: fine.id } })).toMatchObject({ state: "paid", attention: null, unverifiedSince: null });
+});
+
+const NEVER_READ =
+  "A signed gateway webhook reported status CO, but no read of this order has succeeded in 7 days (the gateway refused or failed every one), so the status could not be verified. Check it in the gateway dashboard before shipping or refunding.";
+
+/** A payment a signed webhook marked paid `ago` ms before `at`. */
+async function paidUnverifiedSince(at: number, ago: number) {
+  const since = new Date(at - ago);
+  return opened.db.payment.create({ data: paymentColumns(opened.shopId, { state: "paid", gatewayOrderId: randomUUID(), gatewayStatus: "CO", unverifiedSince: since, createdAt: since }) });
+}
+
+it("a payment whose order no read has reached for 7 days (a listing without it, its look-up failing) is flagged once, and no longer waits; before that it waits", async () => {
+  const now = Date.now();
+  const recent = await paidUnverifiedSince(now, 6 * 86_400_000);
+  const old = await paidUnverifiedSince(now, 7 * 86_400_000 + 60_000);
+  // The listing answers without either order; each look-up fails (the scripted server answers 599 when unscripted).
+  const deps = depsAnswering([]);
+  await reconcileOnce(deps(now), { worker: "unread", force: true });
+  const after = await opened.db.payment.findUniqueOrThrow({ where: { id: old.id }, include: { events: true } });
+  expect(after).toMatchObject({ state: "paid", attention: "webhook_mismatch", attentionDetail: NEVER_READ, unverifiedSince: null });
+  expect(after.events.filter((e) => e.type === "attention")).toHaveLength(1);
+  expect(await opened.db.payment.findUniqueOrThrow({ where: { id: recent.id } })).toMatchObject({ attention: null, unverifiedSince: recent.unverifiedSince });
+  await opened.db.payment.deleteMany({ where: { id: { in: [recent.id, old.id] } } });
+});
+
+it("a payment settled by a signed webhook 7 days ago, while every read of the gateway fails, is flagged once, and no longer waits", async () => {
+  const now = Date.now();
+  const old = await paidUnverifiedSince(now, 7 * 86_400_000 + 60_000);
+  // Nothing answers: the listing and the look-ups all fail.
+  const client = createGatewayClient({ baseUrl: `${server.origin}/api/v1`, deviceKey: DEVICE_KEY, timeoutMs: 2_000, retry: { maxAttempts: 1 }, sleep: async () => {} });
+  const access: ShopGatewayAccess = { env: "sandbox", client, secretKeyHex: "00".repeat(32), deviceKeyHash: "device" };
+  const gateways: GatewayDirectory = { forShop: (_shop, env) => (env === "sandbox" ? access : null), retiredFor: () => null, currencies: async () => null };
+  const deps = { db: opened.db, sql: opened.sql, clock: { now: () => new Date(now) }, logger: createLogger({ level: "debug", sink: () => {} }), gateways } as unknown as PaymentsDeps;
+  await reconcileOnce(deps, { worker: "unread", force: true });
+  expect(await opened.db.payment.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ state: "paid", attention: "webhook_mismatch", attentionDetail: NEVER_READ, unverifiedSince: null });
 });
