@@ -137,7 +137,8 @@ const schema = z
       .max(3650)
       .default(DEFAULT_CUSTOMER_DATA_RETENTION_DAYS),
     // The gateway's throttles per device (SPEC.md's Limits); raise them only if the gateway raised yours.
-    // Above the calls kept free for new orders: at or below it, reconciliation would never read.
+    // Above the calls kept free for new orders, which reconciliation never spends: at them, it
+    // would read once a minute at most.
     GATEWAY_LIMIT_PER_MINUTE: z.coerce
       .number()
       .int()

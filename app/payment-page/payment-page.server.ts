@@ -199,18 +199,20 @@ const NATIVE_COINS: Readonly<Record<string, readonly string[]>> = {
 /**
  * Whether a wallet that reads the gateway's payment URI pays in the order's coin. On a chain
  * that carries tokens, a URI naming no token contract (EIP-681's "<contract>/transfer") asks
- * for the chain's own coin, so it is offered only when that is the order's coin: known by the
- * ticker that ends the gateway's name for it ("Ethereum ETH", "USD Coin USDC"), or, when the
- * coin list cannot be read, by a symbol that is that ticker itself. Otherwise a shopper paying
- * 49.90 in USDC would be asked by their wallet for 49.90 ETH.
+ * for the chain's own coin, so it is offered only when that is the order's coin: its symbol
+ * starts with the chain's ticker ("ETH", "ETH_TEST3") and the gateway's name for it ends with
+ * it ("Ethereum Goerli ETH"; not "USD Coin USDC", nor "Rocket Pool ETH" as RETH_ERC20). When
+ * the coin list cannot be read, the symbol must be that ticker itself. Otherwise a shopper
+ * paying 49.90 in USDC would be asked by their wallet for 49.90 ETH.
  */
 export function paysInOrderCoin(uri: string, symbol: string, coin: Pick<GatewayCurrency, "name"> | null): boolean {
   const match = /^([A-Za-z][A-Za-z0-9+.-]*):([^?#]*)/.exec(uri);
   const natives = match ? NATIVE_COINS[match[1]!.toLowerCase()] : undefined;
   if (!natives) return true;
   if (/\/transfer$/i.test(match![2]!)) return true;
-  const ticker = coin ? coin.name.trim().split(/\s+/).pop()! : symbol;
-  return natives.includes(ticker.toUpperCase());
+  const native = (ticker: string | undefined) => ticker !== undefined && natives.includes(ticker.toUpperCase());
+  if (!coin) return native(symbol);
+  return native(symbol.split("_")[0]) && native(coin.name.trim().split(/\s+/).pop());
 }
 
 export function walletUriOf(uri: string | null): string | null {
@@ -337,7 +339,8 @@ async function instructions(services: AppServices, payment: PaymentWithShop, rem
   if (qrUri !== null && !lightning && (kind !== null || payment.tagMemo) && !(payment.tagMemo && carriesParameterValue(qrUri, payment.tagMemo))) qrUri = null;
   // A token's order whose URI a wallet would read as the chain's own coin: no QR code or link,
   // the shopper copies the address and the amount, under "Send only <coin> on the <network> network".
-  if (qrUri !== null && !lightning && !paysInOrderCoin(qrUri, payment.inputCurrency, coin)) qrUri = null;
+  // (Asked of any coin but Lightning's: an order given without an address is no invoice.)
+  if (qrUri !== null && !isLightning(payment.inputCurrency) && !paysInOrderCoin(qrUri, payment.inputCurrency, coin)) qrUri = null;
   return {
     coin: payment.inputCurrency,
     network: coin?.blockchain ?? null,

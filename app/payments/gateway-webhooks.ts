@@ -68,14 +68,19 @@ const REFUSAL_MINUTE_MS = 60_000;
 /**
  * Counts a refused notification of a known shop for its health page: one row per reason and
  * minute, so that anyone who knows the shop's notification URL cannot add rows (and log lines)
- * without bound. Whether it was the first of its minute. Two instances counting the first of a
- * minute at once may write two rows of it; the page adds them up.
+ * without bound. Whether it was the first of its minute. Refusals counted at once may each
+ * write a row for the minute; each is counted once all the same (one row is added to, the
+ * first by id), and the page adds the rows up.
  */
 async function countRefusal(deps: PaymentsDeps, shopId: string, reason: string): Promise<boolean> {
   const now = deps.clock.now().getTime();
   const at = new Date(now - (now % REFUSAL_MINUTE_MS));
-  const counted = await deps.db.rejectedWebhook.updateMany({ where: { shopId, reason, at }, data: { count: { increment: 1 } } });
-  if (counted.count > 0) return false;
+  const row = await deps.db.rejectedWebhook.findFirst({ where: { shopId, reason, at }, orderBy: { id: "asc" }, select: { id: true } });
+  if (row) {
+    // Deleted meanwhile (only rows days old are): counted in a row of its own.
+    const counted = await deps.db.rejectedWebhook.updateMany({ where: { id: row.id }, data: { count: { increment: 1 } } });
+    if (counted.count > 0) return false;
+  }
   await deps.db.rejectedWebhook.create({ data: { shopId, reason, at } });
   return true;
 }

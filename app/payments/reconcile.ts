@@ -339,17 +339,30 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     await finaliseUnread(deps, shop, env, overdue, now, summary, "no read of its order succeeded in time");
     return;
   }
+  // Not flagged (the write failed, and is logged): it stays to be verified by the next listing.
+  const flagUnverifiable = (payment: Payment, why: UnverifiableWhy) =>
+    onePayment(deps, { ...payment, shop }, "A payment whose order cannot be read could not be flagged", false, async () => {
+      if (await flagUnverifiablePayment(deps, payment, now, why)) summary.verified++;
+      return true;
+    });
+  const givenUp = (payment: Payment) => now.getTime() - payment.unverifiedSince!.getTime() >= VERIFY_GIVE_UP_MS;
+  /** When no read is made: those waiting to be verified for VERIFY_GIVE_UP_MS are flagged. */
+  const giveUpUnread = async () => {
+    for (const payment of unverified.filter(givenUp)) await flagUnverifiable(payment, "unread");
+  };
   const gateway = gatewayFor(deps, shop, env);
   if ("cause" in gateway) {
     // Removed credentials, an uninstall, a key that no longer opens: nothing can be read, and
     // the payments already started are still brought to an end before Shopify's window closes.
     await finaliseUnread(deps, shop, env, closing, now, summary, gateway.cause);
+    await giveUpUnread();
     return;
   }
   const { access } = gateway;
 
   if (closing.length === 0 && !keepsReserve(await access.client.quotaRemaining())) {
     summary.skippedForQuota++;
+    await giveUpUnread();
     return;
   }
 
@@ -370,13 +383,6 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   // make a read look older than it is: one that misses a webhook acted on meanwhile is taken
   // as predating it (the next listing verifies), never as contradicting it.
   const readAt = deps.clock.now();
-  // Not flagged (the write failed, and is logged): it stays to be verified by the next listing.
-  const flagUnverifiable = (payment: Payment, why: UnverifiableWhy) =>
-    onePayment(deps, { ...payment, shop }, "A payment whose order cannot be read could not be flagged", false, async () => {
-      await flagUnverifiablePayment(deps, payment, now, why);
-      return true;
-    });
-  const givenUp = (payment: Payment) => now.getTime() - payment.unverifiedSince!.getTime() >= VERIFY_GIVE_UP_MS;
   // Payments at the finalise point cannot wait: as many calls as MAX_LOOK_UPS and the retired
   // device's listing are made for them out of the reserve, no more.
   let outOfReserve = 0;
@@ -397,7 +403,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     // listedAt was set above, so the next attempt waits CLOSING_LIST_SPACING_MS at least.
     await finaliseUnread(deps, shop, env, overdue, now, summary, read.error.message);
     // The gateway refusing or failing every read for days (a device key disabled, say).
-    for (const payment of unverified.filter(givenUp)) if (await flagUnverifiable(payment, "unread")) summary.verified++;
+    await giveUpUnread();
     return;
   }
   const { orders, gone, lookUps, retiredCalls, failedLookUp, failedListing, failedRetiredListing } = read.value;
@@ -457,14 +463,15 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
       // Gone, or returned in a shape the app cannot read (a read again would meet the same): a
       // person must look, and the payment is not read again at every pass for ever (which would
       // also keep the credentials it was made on, and the shopper's details, past their time).
-      if (!(await flagUnverifiable(payment, gone.has(orderId) ? "gone" : "unreadable"))) continue;
+      await flagUnverifiable(payment, gone.has(orderId) ? "gone" : "unreadable");
     } else if (givenUp(payment)) {
       // Never read in all that time (its look-ups failed, or were never made): likewise.
-      if (!(await flagUnverifiable(payment, "unread"))) continue;
+      await flagUnverifiable(payment, "unread");
     }
     // Left out of the listing and not looked up this pass: it stays to be verified by the next.
     else continue;
-    summary.verified++;
+    // Counted where flagged, and only when written.
+    if (order) summary.verified++;
   }
   // Rejected payments are settled again only from a new version of their order (crypto that
   // arrived late is flagged then). Only those whose order was read, proven gone, or returned
@@ -600,22 +607,25 @@ type UnverifiableWhy = "gone" | "unreadable" | "unread";
 const UNVERIFIABLE_BECAUSE: Record<UnverifiableWhy, string> = {
   gone: "the gateway does not return this order any more",
   unreadable: "the gateway's record of this order is in a shape the app cannot read, so the status could not be verified",
-  unread: `no read of this order has succeeded in ${VERIFY_GIVE_UP_MS / 86_400_000} days (the gateway refused or failed every one), so the status could not be verified`,
+  unread: `no read of this order has verified it in ${VERIFY_GIVE_UP_MS / 86_400_000} days (the gateway failed or refused the reads, or they could not be made), so the status could not be verified`,
 };
 
-async function flagUnverifiablePayment(deps: PaymentsDeps, payment: Payment, now: Date, why: UnverifiableWhy): Promise<void> {
+/**
+ * Flags a payment settled from a signed webhook whose order could not be verified; whether it
+ * was written: not when the payment changed meanwhile (a read verified it, or another
+ * webhook's settlement restarted its wait), which the flag would overwrite.
+ */
+async function flagUnverifiablePayment(deps: PaymentsDeps, payment: Payment, now: Date, why: UnverifiableWhy): Promise<boolean> {
   const because = UNVERIFIABLE_BECAUSE[why];
   const flag: AttentionFlag = {
     reason: "webhook_mismatch",
     detail: `A signed gateway webhook reported status ${payment.gatewayStatus ?? "(none)"}, but ${because}. Check it in the gateway dashboard before shipping or refunding.`,
   };
-  await deps.db.payment.update({
-    where: { id: payment.id },
-    data: {
-      unverifiedSince: null,
-      ...flagColumns(flag),
-      events: { create: flagEvent(flag, now) },
-    },
+  return deps.db.$transaction(async (tx) => {
+    const written = await tx.payment.updateMany({ where: { id: payment.id, unverifiedSince: payment.unverifiedSince }, data: { unverifiedSince: null, ...flagColumns(flag) } });
+    if (written.count === 0) return false;
+    await tx.paymentEvent.create({ data: { paymentId: payment.id, ...flagEvent(flag, now) } });
+    return true;
   });
 }
 

@@ -866,8 +866,9 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
       // is remembered before the claim is released, so the next pick already goes without it.
       const cause = refusalCause(error, requestLike.customer);
       // Read from the gateway's own words: the shopper's details are taken out of what is kept.
-      const named = error.kind === "rejected" ? amountLimitIn(error.detail) : null;
-      if (error.kind === "rejected") {
+      const refused = error.kind === "rejected" && error.status === 404;
+      const named = refused ? amountLimitIn(error.detail) : null;
+      if (refused) {
         const limit = named ?? "none_named";
         await deps.db.paymentEvent.create({
           data: { paymentId: payment.id, type: COIN_REFUSED_EVENT, detail: JSON.stringify({ currency: inputCurrency, limit, cause: cause ?? undefined }), at: deps.clock.now() },

@@ -88,7 +88,7 @@ it("in a listing, an order returned unreadable flags its payment once, and the o
 });
 
 const NEVER_READ =
-  "A signed gateway webhook reported status CO, but no read of this order has succeeded in 7 days (the gateway refused or failed every one), so the status could not be verified. Check it in the gateway dashboard before shipping or refunding.";
+  "A signed gateway webhook reported status CO, but no read of this order has verified it in 7 days (the gateway failed or refused the reads, or they could not be made), so the status could not be verified. Check it in the gateway dashboard before shipping or refunding.";
 
 /** A payment a signed webhook marked paid `ago` ms before `at`. */
 async function paidUnverifiedSince(at: number, ago: number) {
@@ -120,4 +120,18 @@ it("a payment settled by a signed webhook 7 days ago, while every read of the ga
   const deps = { db: opened.db, sql: opened.sql, clock: { now: () => new Date(now) }, logger: createLogger({ level: "debug", sink: () => {} }), gateways } as unknown as PaymentsDeps;
   await reconcileOnce(deps, { worker: "unread", force: true });
   expect(await opened.db.payment.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ state: "paid", attention: "webhook_mismatch", attentionDetail: NEVER_READ, unverifiedSince: null });
+});
+
+it("a payment settled by a signed webhook 7 days ago on credentials that no longer open is flagged once, and no longer waits", async () => {
+  const now = Date.now();
+  const old = await paidUnverifiedSince(now, 7 * 86_400_000 + 60_000);
+  // No gateway to read with: the shop's credentials cannot be opened.
+  const gateways: GatewayDirectory = { forShop: () => null, retiredFor: () => null, currencies: async () => null };
+  const deps = { db: opened.db, sql: opened.sql, clock: { now: () => new Date(now) }, logger: createLogger({ level: "debug", sink: () => {} }), gateways } as unknown as PaymentsDeps;
+  const summary = await reconcileOnce(deps, { worker: "unread", force: true });
+  const after = await opened.db.payment.findUniqueOrThrow({ where: { id: old.id }, include: { events: true } });
+  expect(after).toMatchObject({ attention: "webhook_mismatch", attentionDetail: NEVER_READ, unverifiedSince: null });
+  expect(after.events.filter((e) => e.type === "attention")).toHaveLength(1);
+  expect(summary.verified).toBe(1);
+  await opened.db.payment.delete({ where: { id: old.id } });
 });

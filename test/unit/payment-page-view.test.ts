@@ -102,6 +102,9 @@ describe("a payment URI a wallet would read as another coin than the order's", (
     expect(paysInOrderCoin("tron:TXYZ?amount=5", "TRX_USDC_6NU3", { name: "USD Coin USDC" })).toBe(false);
     expect(paysInOrderCoin("tron:TXYZ?amount=5", "TRX", { name: "Tron TRX" })).toBe(true);
     expect(paysInOrderCoin("solana:So1?amount=5", "USDC_SOL", { name: "USD Coin USDC" })).toBe(false);
+    // A token named after the chain's coin is still a token: its symbol says so.
+    expect(paysInOrderCoin(uri, "RETH_ERC20", { name: "Rocket Pool ETH" })).toBe(false);
+    expect(paysInOrderCoin(uri, "CBETH", { name: "Coinbase Wrapped Staked ETH" })).toBe(false);
   });
 
   it("without the gateway's entry of the coin, is offered only when the symbol is the chain's ticker itself", () => {
@@ -123,6 +126,9 @@ describe("a payment URI a wallet would read as another coin than the order's", (
       const view = await paymentPageView(services, payment);
       expect(view.pay).toMatchObject({ coin: "USDC_ERC20", address: ADDRESS, amount: "49.9", qrSvg: null, walletUri: null });
     }
+    // Nor when the gateway gave no address (no invoice either: only Lightning's coin has one).
+    const withoutAddress = await paymentPageView(services, paymentOf({ inputCurrency: "USDC_ERC20", cryptoAmount: "49.9", paymentUri: uri, address: null }));
+    expect({ qr: withoutAddress.pay?.qrSvg ?? null, link: withoutAddress.pay?.walletUri ?? null }).toEqual({ qr: null, link: null });
     // The chain's own coin, the same way, keeps both.
     const ether = await paymentPageView(services, paymentOf({}));
     expect(ether.pay?.walletUri).toBe(`ethereum:${ADDRESS}?amount=0.0158`);
