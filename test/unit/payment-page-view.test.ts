@@ -89,7 +89,7 @@ describe("the link that opens the payment request in a wallet app", () => {
 });
 
 describe("a payment URI a wallet would read as another coin than the order's", () => {
-  it("is a chain's own coin on a chain that carries tokens: offered for that coin only, known by the ticker ending the gateway's name for it", () => {
+  it("is a chain's own coin on a chain that carries tokens: offered for that coin only, known by its symbol and the ticker ending the gateway's name for it", () => {
     const uri = `ethereum:${ADDRESS}?amount=49.9`;
     expect(paysInOrderCoin(uri, "ETH", { name: "Ethereum ETH" })).toBe(true);
     expect(paysInOrderCoin(uri, "ETH_TEST3", { name: "Ethereum Goerli ETH" })).toBe(true);
