@@ -112,6 +112,11 @@ function answerWithFault(res: ServerResponse, fault: GatewayFault): void {
     case "http_404":
       // Django REST Framework's own refusal, in words that name no cause.
       return sendJson(res, 404, { detail: "Not found." });
+    case "proxy_400":
+      // A proxy in front of the gateway refusing the request (a header too large, say): not the gateway's answer.
+      res.writeHead(400, { "Content-Type": "text/html" });
+      res.end("<html><head><title>400 Bad Request</title></head><body><center><h1>400 Bad Request</h1></center></body></html>");
+      return;
     case "timeout":
       // No answer at all: the connection stays open until the caller gives up or the sandbox stops.
       res.socket?.setTimeout(0);

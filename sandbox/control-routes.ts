@@ -98,9 +98,9 @@ const gatewayFaultSchema = z
     path: ["after_create"],
     message: "an http_429 cannot come after the work is done: the gateway's throttles answer before the view runs",
   })
-  .refine((f) => !(f.kind === "http_404" && f.after_create === true), {
+  .refine((f) => !((f.kind === "http_404" || f.kind === "proxy_400") && f.after_create === true), {
     path: ["after_create"],
-    message: "an http_404 cannot come after the work is done: it is the gateway refusing the request",
+    message: "an http_404 or a proxy_400 cannot come after the work is done: it refuses the request",
   });
 
 function clockView(ctx: SandboxContext): Record<string, unknown> {

@@ -232,6 +232,18 @@ describe("coin limits on the app's own payment page", () => {
     expect((await load()).inputCurrency).toBe("BTC");
   });
 
+  it("a proxy's 400 on a pick, which is not the gateway's refusal, hides no coin", async () => {
+    const { load, offered, pick } = await appPagePayment("49.90", "EUR");
+    await stack().sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "proxy_400", count: 1 });
+    try {
+      expect((await pick("LTC")).status).toBe(422);
+    } finally {
+      await stack().sandboxControl("/sandbox/faults", undefined, "DELETE");
+    }
+    expect(await offered()).toContain("LTC");
+    expect(await db().paymentEvent.count({ where: { paymentId: (await load()).id, type: "coin_refused" } })).toBe(0);
+  });
+
   it("a gateway failure on a pick (a 500) hides no coin", async () => {
     const { load, offered, pick } = await appPagePayment("5.00", "USD");
     await stack().sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1 });

@@ -155,6 +155,15 @@ describe("gateway faults", () => {
     expect((await api.control("POST", "/faults", { endpoint: "orders.create", kind: "http_429", count: 1, after_create: false })).status).toBe(200);
     await api.control("DELETE", "/faults");
   });
+
+  it("refuses an http_404 or a proxy_400 after_create: a refusal comes before anything is created", async () => {
+    for (const kind of ["http_404", "proxy_400"]) {
+      const armed = await api.control("POST", "/faults", { endpoint: "orders.create", kind, count: 1, after_create: true });
+      expect(armed.status, kind).toBe(400);
+      expect(armed.json.detail).toMatch(/after_create: .*cannot come after the work is done/);
+    }
+    expect((await api.control("GET", "/faults")).json.faults).toEqual([]);
+  });
 });
 
 describe("dashboard", () => {
