@@ -44,10 +44,17 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
   let running: Promise<void> | null = null;
   let again = false;
   let woken = false;
-  /** The one timer of the loop: a new one replaces any still pending, so a pass asked for from outside adds no schedule of its own. */
-  const schedule = (delayMs: number, next: () => void) => {
+  /**
+   * The one timer of the loop, which runs a pass: a new one replaces any still pending, so a
+   * pass asked for from outside adds no schedule of its own. A wake whose timer it replaces is
+   * kept: the new timer fires within the wake's few milliseconds, and its pass answers the wake.
+   */
+  const schedule = (delayMs: number) => {
     if (timer) clearTimeout(timer);
-    timer = setTimeout(next, delayMs);
+    timer = setTimeout(() => {
+      woken = false;
+      void run();
+    }, woken ? Math.min(delayMs, WAKE_DELAY_MS) : delayMs);
   };
   const run = (): Promise<void> => {
     if (stopped) return Promise.resolve();
@@ -68,11 +75,11 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
       running = null;
       // A wake that came as the last pass was ending (after its check of `again`) runs at once,
       // not after the interval.
-      if (!stopped) schedule(again ? 0 : intervalMs, () => void run());
+      if (!stopped) schedule(again ? 0 : intervalMs);
     });
     return running;
   };
-  schedule(0, () => void run());
+  schedule(0);
   return {
     wake() {
       if (stopped || woken) return;
@@ -83,10 +90,7 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
       // Never inside the caller's turn: the request that stored the work answers first, and
       // the wakes of the next few milliseconds join this pass instead of postponing it.
       woken = true;
-      schedule(WAKE_DELAY_MS, () => {
-        woken = false;
-        void run();
-      });
+      schedule(WAKE_DELAY_MS);
     },
     pass: run,
     async stop() {

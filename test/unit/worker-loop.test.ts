@@ -149,6 +149,21 @@ describe("worker loop", () => {
     expect(pass).toHaveBeenCalledTimes(7);
   });
 
+  it("a pass asked for from outside while a wake waits its few milliseconds keeps the wake, and later wakes still run", async () => {
+    const pass = vi.fn(async () => {});
+    loop = await startIdle(pass);
+    loop.wake();
+    // Asked for before the wake's timer fires, and over at once: its end replaces that timer.
+    await loop.pass();
+    await vi.advanceTimersByTimeAsync(WAKE_DELAY_MS);
+    const afterBoth = pass.mock.calls.length;
+    expect(afterBoth).toBe(3);
+    // A wake after that runs a pass within its few milliseconds, not at the interval.
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(WAKE_DELAY_MS);
+    expect(pass).toHaveBeenCalledTimes(afterBoth + 1);
+  });
+
   it("a failing pass does not stop the loop", async () => {
     const pass = vi.fn(async () => {
       throw new Error("database unavailable");
