@@ -118,6 +118,10 @@ function gatewayShowsPaid(code: string | null): boolean {
 }
 
 function statusFromState(payment: PaymentWithAmounts, held: HeldMoney = null): ShopperStatus {
+  // A status the app does not know (RF, say), read or notified while the payment is open: it
+  // is left for a person (status-mapping's review), and the order may be refunded, cancelled
+  // or paid. Nothing is asked for, and a shopper who paid is told not to pay again.
+  if (isOpenPaymentState(payment.state) && payment.gatewayStatus !== null && !isGatewayStatus(payment.gatewayStatus)) return "review";
   // Money notified, not read yet: received (and confirming), or part of it (the rest due not
   // known until the order is read); never asked for again.
   if (payment.state === "awaiting_payment" && held !== null) return held === "covered" ? "confirming" : "partial";

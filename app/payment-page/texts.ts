@@ -3,7 +3,7 @@
 import type { PageLanguage } from "./language";
 
 /** partial_expired: part of the amount arrived and the order's time ran out before the rest did. */
-export type ShopperStatus = "choosing" | "waiting" | "partial" | "partial_expired" | "confirming" | "paid" | "expired" | "failed";
+export type ShopperStatus = "choosing" | "waiting" | "partial" | "partial_expired" | "confirming" | "paid" | "expired" | "failed" | "review";
 export type MemoKind = "destination_tag" | "memo" | "note";
 
 export interface PageTexts {
@@ -44,6 +44,8 @@ export interface PageTexts {
   expiredHelp: string;
   /** What to do when the time ran out with part of the amount received. */
   partialExpiredHelp: string;
+  /** What to do while the gateway reports a status the app does not know (the shop checks it). */
+  reviewHelp: string;
   received: string;
   /** A label and what it labels ("{label}: {value}"; French puts a space before the colon). */
   labelled: string;
@@ -135,9 +137,11 @@ const en: PageTexts = {
     paid: "Payment confirmed. Thank you!",
     expired: "The time to pay has run out.",
     failed: "This payment could not be completed.",
+    review: "This payment is being checked by the shop.",
   },
   expiredHelp: "Please do not send anything for this payment now. If you have just sent it, contact the shop.",
   partialExpiredHelp: "Please do not send anything more: this order can no longer be paid here. The shop sees what arrived and will contact you to refund it or to complete your order. You can also contact the shop yourself.",
+  reviewHelp: "The payment service reported something this page cannot show, and the shop has been told. Please do not send anything now. If you already sent crypto for this order, do not pay again: the shop will confirm your order or contact you.",
   received: "Received",
   labelled: "{label}: {value}",
   redirecting: "Taking you back to the shop…",
@@ -235,9 +239,11 @@ const es: PageTexts = {
     paid: "Pago confirmado. ¡Gracias!",
     expired: "Se ha agotado el tiempo para pagar.",
     failed: "Este pago no se ha podido completar.",
+    review: "La tienda está revisando este pago.",
   },
   expiredHelp: "No envíes nada para este pago ahora. Si acabas de enviarlo, ponte en contacto con la tienda.",
   partialExpiredHelp: "No envíes nada más: este pedido ya no se puede pagar aquí. La tienda ve lo que ha llegado y se pondrá en contacto contigo para devolvértelo o completar tu pedido. También puedes ponerte en contacto tú con la tienda.",
+  reviewHelp: "El servicio de pago ha indicado algo que esta página no puede mostrar, y se ha avisado a la tienda. No envíes nada por ahora. Si ya enviaste criptomonedas para este pedido, no vuelvas a pagar: la tienda confirmará tu pedido o se pondrá en contacto contigo.",
   received: "Recibido",
   labelled: "{label}: {value}",
   redirecting: "Volviendo a la tienda…",
@@ -335,9 +341,11 @@ const pt: PageTexts = {
     paid: "Pagamento confirmado. Obrigado!",
     expired: "O tempo para pagar terminou.",
     failed: "Não foi possível concluir este pagamento.",
+    review: "Este pagamento está a ser verificado pela loja.",
   },
   expiredHelp: "Não envie nada para este pagamento agora. Se acabou de o enviar, contacte a loja.",
   partialExpiredHelp: "Não envie mais nada: esta encomenda já não pode ser paga aqui. A loja vê o que chegou e vai contactá-lo para o devolver ou concluir a sua encomenda. Também pode contactar a loja.",
+  reviewHelp: "O serviço de pagamento indicou algo que esta página não consegue mostrar, e a loja foi avisada. Não envie nada por agora. Se já enviou criptomoedas para esta encomenda, não pague novamente: a loja confirma a sua encomenda ou contacta-o.",
   received: "Recebido",
   labelled: "{label}: {value}",
   redirecting: "A voltar à loja…",
@@ -436,9 +444,11 @@ const ptBR: PageTexts = {
     paid: "Pagamento confirmado. Obrigado!",
     expired: "O tempo para pagar acabou.",
     failed: "Não foi possível concluir este pagamento.",
+    review: "Este pagamento está sendo verificado pela loja.",
   },
   expiredHelp: "Não envie nada para este pagamento agora. Se você acabou de enviar, entre em contato com a loja.",
   partialExpiredHelp: "Não envie mais nada: este pedido não pode mais ser pago aqui. A loja vê o que chegou e vai entrar em contato com você para devolver o valor ou concluir o seu pedido. Você também pode entrar em contato com a loja.",
+  reviewHelp: "O serviço de pagamento informou algo que esta página não consegue mostrar, e a loja foi avisada. Não envie nada por enquanto. Se você já enviou criptomoedas para este pedido, não pague de novo: a loja vai confirmar o seu pedido ou entrar em contato com você.",
   received: "Recebido",
   labelled: "{label}: {value}",
   redirecting: "Voltando para a loja…",
@@ -536,9 +546,11 @@ const it: PageTexts = {
     paid: "Pagamento confermato. Grazie!",
     expired: "Il tempo per pagare è scaduto.",
     failed: "Non è stato possibile completare questo pagamento.",
+    review: "Il negozio sta verificando questo pagamento.",
   },
   expiredHelp: "Non inviare nulla per questo pagamento ora. Se l'hai appena inviato, contatta il negozio.",
   partialExpiredHelp: "Non inviare altro: questo ordine non può più essere pagato qui. Il negozio vede quanto è arrivato e ti contatterà per rimborsarlo o completare il tuo ordine. Puoi anche contattare tu il negozio.",
+  reviewHelp: "Il servizio di pagamento ha segnalato qualcosa che questa pagina non può mostrare, e il negozio è stato avvisato. Per ora non inviare nulla. Se hai già inviato criptovalute per questo ordine, non pagare di nuovo: il negozio confermerà il tuo ordine o ti contatterà.",
   received: "Ricevuto",
   labelled: "{label}: {value}",
   redirecting: "Ti riportiamo al negozio…",
@@ -636,9 +648,11 @@ const fr: PageTexts = {
     paid: "Paiement confirmé. Merci !",
     expired: "Le délai de paiement est écoulé.",
     failed: "Ce paiement n'a pas pu aboutir.",
+    review: "Ce paiement est en cours de vérification par la boutique.",
   },
   expiredHelp: "N'envoyez rien pour ce paiement maintenant. Si vous venez de l'envoyer, contactez la boutique.",
   partialExpiredHelp: "N'envoyez plus rien : cette commande ne peut plus être payée ici. La boutique voit ce qui est arrivé et vous contactera pour vous le rembourser ou finaliser votre commande. Vous pouvez aussi contacter la boutique vous-même.",
+  reviewHelp: "Le service de paiement a signalé quelque chose que cette page ne peut pas afficher, et la boutique a été prévenue. N'envoyez rien pour le moment. Si vous avez déjà envoyé des cryptomonnaies pour cette commande, ne payez pas une seconde fois : la boutique confirmera votre commande ou vous contactera.",
   received: "Reçu",
   labelled: "{label} : {value}",
   redirecting: "Retour à la boutique…",
@@ -736,9 +750,11 @@ const de: PageTexts = {
     paid: "Zahlung bestätigt. Vielen Dank!",
     expired: "Die Zeit zum Bezahlen ist abgelaufen.",
     failed: "Diese Zahlung konnte nicht abgeschlossen werden.",
+    review: "Der Shop prüft diese Zahlung.",
   },
   expiredHelp: "Bitte senden Sie jetzt nichts für diese Zahlung. Falls Sie sie gerade gesendet haben, wenden Sie sich an den Shop.",
   partialExpiredHelp: "Bitte senden Sie nichts mehr: Diese Bestellung kann hier nicht mehr bezahlt werden. Der Shop sieht, was eingegangen ist, und meldet sich bei Ihnen, um es zu erstatten oder Ihre Bestellung abzuschließen. Sie können sich auch selbst an den Shop wenden.",
+  reviewHelp: "Der Zahlungsdienst hat etwas gemeldet, das diese Seite nicht anzeigen kann, und der Shop wurde benachrichtigt. Bitte senden Sie vorerst nichts. Wenn Sie für diese Bestellung bereits Kryptowährung gesendet haben, zahlen Sie nicht erneut: Der Shop bestätigt Ihre Bestellung oder meldet sich bei Ihnen.",
   received: "Erhalten",
   labelled: "{label}: {value}",
   redirecting: "Sie werden zum Shop zurückgeleitet…",

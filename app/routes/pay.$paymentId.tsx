@@ -603,6 +603,7 @@ function PaymentPageShown({ view, texts, withoutScripts }: { view: PaymentPageVi
           ) : null}
           {status === "partial_expired" ? <p>{texts.partialExpiredHelp}</p> : null}
           {status === "expired" && !redirecting ? <p>{texts.expiredHelp}</p> : null}
+          {status === "review" ? <p>{texts.reviewHelp}</p> : null}
           {status === "confirming" ? (
             <>
               <p className="muted">{texts.confirmingReturn}</p>

@@ -9,11 +9,15 @@
 // - partly paid while the rest due is not known (the gateway's rounded percentage, before the
 //   order's transactions): nothing is asked for, since the gateway's request is for the full amount;
 // - nothing sent when the time runs out: nothing more is asked either;
+// - the gateway reports a status the app does not know (left for the merchant): nothing is
+//   asked for, and a shopper who paid is told not to pay again;
 // - the return link's waiting page speaks the payment's language.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Clock } from "../../app/payments/deps";
 import { checkPaymentNow } from "../../app/payments/check-payment";
+import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { pageTexts } from "../../app/payment-page/texts";
+import { documentedOrder } from "../gateway/support/fixtures";
 import { browserForFile, saveScreenshot } from "../support/browser";
 import { stackForFile, waitFor } from "../support/stack";
 import { PHONE, waitForHydration } from "./support/admin";
@@ -167,6 +171,20 @@ describe("the app's payment page once money has arrived", () => {
     expect(html).not.toContain(en.payAnotherWay);
     // The page goes on following the order.
     expect(await liveStatus(pageUrl)).toMatchObject({ status: "partial_expired", redirectUrl: null });
+  });
+
+  it("asks for nothing, and tells a shopper who paid not to pay again, while the gateway reports a status the app does not know", async () => {
+    const { payment, pageUrl } = await chooseCoin("ETH", "20.00");
+    const row = await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+    const read = documentedOrder(row.gatewayOrderId!, "RF", 0, new Date().toISOString(), { amount: "20.00", currency: "EUR" });
+    const settled = await settleFromGatewayOrder(stack().services, payment.id, { ...read, address: row.address, input_currency: row.inputCurrency }, "reconcile", new Date());
+    expect(settled.payment).toMatchObject({ state: "awaiting_payment", gatewayStatus: "RF", attention: "unknown_status" });
+    const html = await shownHtml(pageUrl);
+    expect(html).toContain(en.statuses.review);
+    expect(html).toContain(en.reviewHelp);
+    expect(html).not.toContain(en.statuses.waiting);
+    expect(payInstructions(html)).toEqual(NOTHING_ASKED);
+    expect((await liveStatus(pageUrl)).status).toBe("review");
   });
 
   it("stops asking a shopper who sent nothing once the order's time has run out", async () => {

@@ -196,6 +196,24 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect(short.remaining).toBe("0.0079");
   });
 
+  it("asks for nothing while the gateway reports a status the app does not know (left for the merchant), whatever arrived before", async () => {
+    for (const overrides of [{ gatewayStatus: "RF" }, { gatewayStatus: "RF", attention: "unknown_status" }, { state: "confirming", gatewayStatus: "ZQ", percentage: "100.0" }]) {
+      const payment = paymentOf(overrides, ["0.0158"]);
+      expect(shopperStatus(payment, NOW), JSON.stringify(overrides)).toBe("review");
+      // Not even once the order's time has run out: what happened to the order is not known.
+      expect(shopperStatus(payment, new Date(NOW.getTime() + 60 * 60_000))).toBe("review");
+      const view = await paymentPageView(services, payment);
+      expect(view.pay).toBeNull();
+      expect(view.gatewayUrl).toBeNull();
+      expect(asksForPayment(view.status)).toBe(false);
+    }
+    // Money notified and then a status the app does not know: still nothing asked, nothing confirmed.
+    expect(shopperStatus(paymentOf({ gatewayStatus: "RF" }), NOW, "covered")).toBe("review");
+    // Ended payments read as they ended.
+    expect(shopperStatus(paymentOf({ state: "paid", gatewayStatus: "RF" }), NOW)).toBe("paid");
+    expect(shopperStatus(paymentOf({ state: "failed", gatewayStatus: "RF" }), NOW)).toBe("failed");
+  });
+
   it("waits for a payment nothing was sent for yet", async () => {
     const view = await paymentPageView(services, paymentOf({}));
     expect(view.status).toBe("waiting");
