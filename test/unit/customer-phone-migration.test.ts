@@ -1,7 +1,8 @@
 // The migration that keeps customers' phones by their key (customerPhoneKey), on SQLite and
 // PostgreSQL: a phone of digits, spaces and - ( ) . / (a "+" first alone) is reduced to its
 // key, any other keeps its form; customers/redact finds the first by the phone in E.164 and
-// the second by the very form stored.
+// the second by the very form stored. A later migration reduces a phone kept as typed with its
+// country code in brackets ("(+34) 611 222 333").
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
 import { silentLogger } from "../../app/lib/logger.server";
@@ -40,5 +41,26 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const name = async (id: string) => (await db.payment.findUniqueOrThrow({ where: { id } })).customerName;
     expect(await Promise.all([...reduced, ...kept].map((p) => name(p.id)))).toEqual([...reduced, ...kept].map(() => null));
     expect(await name(withEmail.id)).toBe("Has Email");
+  });
+
+  it("reduces a phone kept as typed with its country code in brackets, and customers/redact finds it and the key a release gave it", async () => {
+    const bracketed = ["(+34) 611 333 111", " (+1) 415-555-0111 ", "(+44)7700.900/111"];
+    const reduced = await Promise.all(bracketed.map((phone, i) => createPayment(opened, { customerPhone: phone, customerName: `Bracketed ${i}` })));
+    const odd = ["(+34) 611 333 222 ext. 5", "(+34) +611333333", "(34) 611 333 444"];
+    const kept = await Promise.all(odd.map((phone, i) => createPayment(opened, { customerPhone: phone, customerName: `Kept ${i}` })));
+    // The key a release gave "(+34) 611 333 555" typed at checkout, before "(+" was read as "+".
+    const releaseKey = await createPayment(opened, { customerPhone: "34611333555", customerName: "Release key" });
+    await rerunMigration(database, db, "20261130230000_customer_phone_country_code");
+    const phone = async (id: string) => (await db.payment.findUniqueOrThrow({ where: { id } })).customerPhone;
+    expect(await Promise.all(reduced.map((p) => phone(p.id)))).toEqual(["+34611333111", "+14155550111", "+447700900111"]);
+    expect(await Promise.all(kept.map((p) => phone(p.id)))).toEqual(odd);
+    expect(await phone(releaseKey.id)).toBe("34611333555");
+
+    for (const sent of ["+34611333111", "+14155550111", "+447700900111", "+34611333555"]) {
+      await redactCustomer({ db, logger: silentLogger }, SHOP, { email: null, phone: sent });
+    }
+    const name = async (id: string) => (await db.payment.findUniqueOrThrow({ where: { id } })).customerName;
+    expect(await Promise.all([...reduced, releaseKey].map((p) => name(p.id)))).toEqual([null, null, null, null]);
+    expect(await Promise.all(kept.map((p) => name(p.id)))).toEqual(["Kept 0", "Kept 1", "Kept 2"]);
   });
 });
