@@ -268,7 +268,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
             detail: payment.attentionDetail ?? "",
             whatToDo: advice.whatToDo,
             resolvedAt: payment.attentionResolvedAt ? formatDateTime(payment.attentionResolvedAt) : null,
-            flag: flagSeen(payment),
+            flag: flagSeen(payment, payment.events.filter((event) => event.type === HANDLED_EVENT).length),
           }
         : null,
     customer: { name: payment.customerName, email: payment.customerEmail },
@@ -301,6 +301,10 @@ export async function paymentsNeedingAttention(db: Database, shopId: string): Pr
     db.payment.findMany({ where: { shopId, attention: { not: null }, attentionResolvedAt: null }, orderBy: { updatedAt: "desc" }, take: ATTENTION_PAGE_LIMIT }),
     countNeedingAttention(db, shopId),
   ]);
+  const handled = await timesHandled(
+    db,
+    payments.map((payment) => payment.id),
+  );
   const items = payments.map((payment) => {
     const advice = attentionAdvice(payment.attention ?? "");
     return {
@@ -313,7 +317,7 @@ export async function paymentsNeedingAttention(db: Database, shopId: string): Pr
       whatToDo: advice.whatToDo,
       gatewayStatusLabel: gatewayStatusWords(payment.gatewayStatus).label,
       updatedAt: formatDateTime(payment.updatedAt),
-      flag: flagSeen(payment),
+      flag: flagSeen(payment, handled.get(payment.id) ?? 0),
     };
   });
   return { items, total };
@@ -324,16 +328,34 @@ export function countNeedingAttention(db: Database, shopId: string): Promise<num
 }
 
 /**
- * Names a payment's flag as the merchant saw it: its reason and what it says. A payment has one
- * flag at a time, and a newer one (a late payment after an underpayment, new amounts) replaces
- * it, so "Mark as handled" carries this to close only the flag it was shown for.
+ * Names a payment's flag as the merchant saw it: its reason, what it says, and how many of the
+ * payment's flags were marked handled before it. A payment has one flag at a time, and a newer
+ * one (a late payment after an underpayment, new amounts) replaces it, so "Mark as handled"
+ * carries this to close only the flag it was shown for. The count tells apart a flag raised
+ * again in the same words once the last one was handled (more crypto after a rejection, say):
+ * a page shown before, or a press sent again, does not close it.
  */
-export function flagSeen(payment: Pick<Payment, "attention" | "attentionDetail">): string {
+export function flagSeen(payment: Pick<Payment, "attention" | "attentionDetail">, timesHandled: number): string {
   return createHash("sha256")
-    .update(`${payment.attention ?? ""}\n${payment.attentionDetail ?? ""}`)
+    .update(`${payment.attention ?? ""}\n${payment.attentionDetail ?? ""}\n${timesHandled}`)
     .digest("base64url")
     .slice(0, 22);
 }
+
+/** How many times each of these payments' flags were marked handled (see flagSeen). */
+async function timesHandled(db: Database, paymentIds: string[]): Promise<Map<string, number>> {
+  if (paymentIds.length === 0) return new Map();
+  const counts = await db.paymentEvent.groupBy({ by: ["paymentId"], where: { paymentId: { in: paymentIds }, type: HANDLED_EVENT }, _count: { _all: true } });
+  return new Map(counts.map((row) => [row.paymentId, row._count._all]));
+}
+
+/** The payment's flag as the admin names it now (flagSeen). */
+export async function currentFlag(db: Database, payment: Pick<Payment, "id" | "attention" | "attentionDetail">): Promise<string> {
+  return flagSeen(payment, (await timesHandled(db, [payment.id])).get(payment.id) ?? 0);
+}
+
+/** The timeline entry of a flag marked handled. */
+const HANDLED_EVENT = "attention_handled";
 
 export type MarkHandledResult = "handled" | "nothing_to_handle" | "flag_changed";
 
@@ -341,10 +363,10 @@ export type MarkHandledResult = "handled" | "nothing_to_handle" | "flag_changed"
 export async function markAttentionHandled(db: Database, shopId: string, paymentId: string, flag: string, now: Date): Promise<MarkHandledResult> {
   const open = await db.payment.findFirst({
     where: { id: paymentId, shopId, attention: { not: null }, attentionResolvedAt: null },
-    select: { attention: true, attentionDetail: true },
+    select: { id: true, attention: true, attentionDetail: true },
   });
   if (!open) return "nothing_to_handle";
-  if (flagSeen(open) !== flag) return "flag_changed";
+  if ((await currentFlag(db, open)) !== flag) return "flag_changed";
   // Written only if the flag is still the one compared: a new flag raised meanwhile stays open.
   const handled = await db.$transaction(async (tx) => {
     const updated = await tx.payment.updateMany({
@@ -352,7 +374,7 @@ export async function markAttentionHandled(db: Database, shopId: string, payment
       data: { attentionResolvedAt: now },
     });
     if (updated.count === 0) return false;
-    await tx.paymentEvent.create({ data: { paymentId, type: "attention_handled", at: now } });
+    await tx.paymentEvent.create({ data: { paymentId, type: HANDLED_EVENT, at: now } });
     return true;
   });
   if (handled) return "handled";

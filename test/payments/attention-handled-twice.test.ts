@@ -1,9 +1,13 @@
 // "Mark as handled" pressed in two tabs at once: both read the open flag, one closes it, and
 // the other's conditional write then finds it closed. That one is told there is nothing left to
-// handle, not that the payment was flagged again (nothing flagged it again). On both databases.
+// handle, not that the payment was flagged again (nothing flagged it again). And a flag raised
+// again in the same words once the one shown was handled (more crypto after a rejection) is
+// another flag: the page shown before, or the same press sent again, does not close it. On both
+// databases.
 import { describe, expect, it } from "vitest";
 import type { Database } from "../../app/db/database.server";
-import { flagSeen, markAttentionHandled, markHandledAnswer } from "../../app/admin/payments.server";
+import { currentFlag, markAttentionHandled, markHandledAnswer } from "../../app/admin/payments.server";
+import { flagColumns } from "../../app/payments/attention-flags";
 import { paymentColumns } from "../support/payment-rows";
 import { ROW_DATABASES, rowsDatabaseForFile } from "../support/row-databases";
 
@@ -37,7 +41,7 @@ for (const database of ROW_DATABASES) {
     it("the second of two simultaneous 'Mark as handled' is not told the payment was flagged again", async () => {
       const { db, shopId } = rows();
       const payment = await db.payment.create({ data: paymentColumns(shopId, { state: "failed", attention: "underpaid", attentionDetail: "Received 20.00 of 49.90 EUR." }) });
-      const flag = flagSeen(payment);
+      const flag = await currentFlag(db, payment);
       const racing = bothReadFirst(db);
       const now = new Date();
       const results = await Promise.all([markAttentionHandled(racing, shopId, payment.id, flag, now), markAttentionHandled(racing, shopId, payment.id, flag, now)]);
@@ -47,6 +51,24 @@ for (const database of ROW_DATABASES) {
       expect(other).toBe("nothing_to_handle");
       expect(markHandledAnswer(other).message).not.toContain("flagged again");
       expect((await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).attention).toBe("underpaid");
+    });
+
+    it("a flag raised again in the same words after the one shown was handled is not closed by a press from the page shown before", async () => {
+      const { db, shopId } = rows();
+      const late = { reason: "late_payment" as const, detail: "Crypto arrived after the payment was rejected (gateway status EX). Refund it from the gateway dashboard or arrange the order with the shopper." };
+      const payment = await db.payment.create({ data: paymentColumns(shopId, { state: "failed", ...flagColumns(late) }) });
+      const shown = await currentFlag(db, payment);
+      // Two tabs show the flag; the first closes it.
+      expect(await markAttentionHandled(db, shopId, payment.id, shown, new Date())).toBe("handled");
+      // More crypto arrives: the same flag, in the same words, is raised again.
+      await db.payment.update({ where: { id: payment.id }, data: flagColumns(late) });
+      // The second tab's press (or the first's sent again) is for the flag handled before.
+      const stale = await markAttentionHandled(db, shopId, payment.id, shown, new Date());
+      expect(stale).toBe("flag_changed");
+      expect((await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).attentionResolvedAt).toBeNull();
+      // The page shown now names the new flag, and its press closes it.
+      expect(await markAttentionHandled(db, shopId, payment.id, await currentFlag(db, payment), new Date())).toBe("handled");
+      expect((await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).attentionResolvedAt).not.toBeNull();
     });
   });
 }

@@ -4,7 +4,7 @@
 // mismatch flag handled in the admin, so Shopify never books as captured crypto that never
 // came. On SQLite and PostgreSQL (capture-contradicted-payment follows the crypto arriving).
 import { describe, expect, it } from "vitest";
-import { flagSeen, markAttentionHandled } from "../../app/admin/payments.server";
+import { currentFlag, markAttentionHandled } from "../../app/admin/payments.server";
 import { settleFromGatewayOrder } from "../../app/payments/settle-payment";
 import { documentedOrder } from "../gateway/support/fixtures";
 import { drainOutbox, harnessForFile, paidOnSignedNotification } from "../support/follow-up-routes";
@@ -31,7 +31,7 @@ describe.each(ROW_DATABASES)("a capture of an authorization the gateway shows no
 
     // The merchant compares the order in the gateway dashboard (nothing arrived) and marks the flag handled.
     const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
-    await markAttentionHandled(db(), h().shopId, payment.id, flagSeen(flagged), new Date());
+    await markAttentionHandled(db(), h().shopId, payment.id, await currentFlag(db(), flagged), new Date());
     expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).attentionResolvedAt).not.toBeNull();
 
     const again = await h().standin.state.startFollowUp("capture", session.id);

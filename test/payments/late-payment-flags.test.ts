@@ -7,7 +7,7 @@
 // and PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { flagSeen, markAttentionHandled } from "../../app/admin/payments.server";
+import { currentFlag, markAttentionHandled } from "../../app/admin/payments.server";
 import type { GatewayOrder } from "../../app/gateway/schemas";
 import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
@@ -98,7 +98,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(settled.payment).toMatchObject({ state: "failed", attention: "late_payment", unverifiedSince: null });
     expect(settled.payment.attentionDetail).toBe("The gateway order ended unpaid (status EX) holding crypto the shopper sent. Refund it from the gateway dashboard or arrange the order with the shopper.");
     // Once verified, a transaction the next read lists beyond those stored is new: late.
-    expect(await markAttentionHandled(rows.db, rows.shopId, payment.id, flagSeen(settled.payment), new Date())).toBe("handled");
+    expect(await markAttentionHandled(rows.db, rows.shopId, payment.id, await currentFlag(rows.db, settled.payment), new Date())).toBe("handled");
     const later = await read(payment.id, order(id, "EX", 2, "2026-11-24T11:00:00Z"));
     expect(later.payment).toMatchObject({ attention: "late_payment", attentionResolvedAt: null });
     expect(later.payment.attentionDetail).toContain("Crypto arrived after the payment was rejected (gateway status EX)");
@@ -178,7 +178,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     });
     const handle = async () => {
       const row = await rows.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
-      expect(await markAttentionHandled(rows.db, rows.shopId, payment.id, flagSeen(row), new Date())).toBe("handled");
+      expect(await markAttentionHandled(rows.db, rows.shopId, payment.id, await currentFlag(rows.db, row), new Date())).toBe("handled");
     };
     expect((await read(payment.id, order(id, "AC", 1, "2026-11-25T10:00:00Z"))).payment.attention).toBe("paid_after_void");
     await handle();
