@@ -21,13 +21,14 @@ export function customerPhoneKey(phone: string | null | undefined): string | nul
 }
 
 /**
- * The keys earlier releases gave the same phone, when they differ, and such keys are still
- * stored: one kept a leading "00" as typed ("0034611222333"), and one dropped the "+" of a
- * country code not typed first ("(+34) 611 222 333" as "34611222333"; the migration of
- * 20261130230000 reduced those stored as typed before it).
+ * The key an earlier release gave the same phone, when it differs: it kept a leading "00" as
+ * typed ("0034611222333"), and such keys are still stored. (One release also keyed
+ * "(+34) 611 222 333" as "34611222333"; those are not looked up: the same digits are another
+ * country's number typed without its code, "(34) 61122-2333" in Brazil, and a lookup by them
+ * would hand a stranger's details to a data request or erase them.)
  */
 export function earlierPhoneKeys(key: string | null): string[] {
-  return key?.startsWith("+") ? [`00${key.slice(1)}`, key.slice(1)] : [];
+  return key?.startsWith("+") ? [`00${key.slice(1)}`] : [];
 }
 
 /** A payment's customer fields, erased: by a customer's redaction, or once their retention ran out. */

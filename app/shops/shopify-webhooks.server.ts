@@ -148,8 +148,8 @@ export function customerFilter(shopId: string, customer: CustomerIdentity) {
   // Phones likewise: payments keep the phone's key (customerPhoneKey), and a migration reduced
   // the ones stored before to it (a lookup by both forms alone would miss "+34 611 222 333"
   // stored and "+34611222333" sent); the exact form finds data requests, kept as Shopify sent
-  // them, and a stored phone the migration left as typed; the earlier keys of the same phone
-  // ("0034611222333", "34611222333") find one stored before "00" or "(+34)" was read as "+".
+  // them, and a stored phone the migration left as typed; the earlier key of the same phone
+  // ("0034611222333") finds one stored before "00" was read as "+".
   const phoneKey = customerPhoneKey(customer.phone);
   const phones = [...new Set([...storedForms(phoneKey, customer.phone), ...earlierPhoneKeys(phoneKey)])];
   const or = [

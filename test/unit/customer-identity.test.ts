@@ -29,11 +29,12 @@ describe("customerFilter", () => {
   it("looks a phone-only customer up by the phone's key and by the form Shopify sent", () => {
     expect(customerFilter("shop", { email: null, phone: "+34 611 222 333" })).toEqual({
       shopId: "shop",
-      OR: [{ customerEmail: null, customerPhone: { in: ["+34611222333", "+34 611 222 333", "0034611222333", "34611222333"] } }],
+      OR: [{ customerEmail: null, customerPhone: { in: ["+34611222333", "+34 611 222 333", "0034611222333"] } }],
     });
-    // And by the keys earlier releases gave the same phone typed with "00" (kept as typed then)
-    // or as "(+34) 611 222 333" (its "+" dropped).
-    expect(customerFilter("shop", { email: null, phone: "+34611222333" })).toEqual({ shopId: "shop", OR: [{ customerEmail: null, customerPhone: { in: ["+34611222333", "0034611222333", "34611222333"] } }] });
+    // And by the key an earlier release gave the same phone typed with "00" (kept as typed then);
+    // never by its digits without the "+", which are as well another country's number typed
+    // without its code ("(34) 61122-2333" in Brazil).
+    expect(customerFilter("shop", { email: null, phone: "+34611222333" })).toEqual({ shopId: "shop", OR: [{ customerEmail: null, customerPhone: { in: ["+34611222333", "0034611222333"] } }] });
     expect(customerFilter("shop", { email: null, phone: "611 222 333" })).toEqual({ shopId: "shop", OR: [{ customerEmail: null, customerPhone: { in: ["611222333", "611 222 333"] } }] });
     expect(customerFilter("shop", { email: null, phone: null })).toBeNull();
   });
