@@ -485,6 +485,7 @@ async function refreshReason(services: AppServices, payment: PaymentWithShop, no
   const notified = await services.db.gatewayWebhook.count({
     where: {
       shopId: payment.shopId,
+      gatewayEnv: payment.gatewayEnv,
       orderId: payment.gatewayOrderId,
       receivedAt: { gt: new Date(last) },
       ...(payment.gatewayStatus ? { NOT: { status: payment.gatewayStatus } } : {}),

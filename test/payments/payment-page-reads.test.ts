@@ -1,7 +1,8 @@
 // When the shopper's payment page reads the order from the gateway: not while the device's
 // quota is down to the reserve kept for new orders, and after the order's time ran out only
 // once to learn how it ended, then every quarter of an hour at most (a partly paid order stays
-// open at the gateway for days, and a tab left open on it must not spend the shop's quota).
+// open at the gateway for days, and a tab left open on it must not spend the shop's quota); and
+// between its quiet reads, once a notification of the order came in, from the order's own gateway.
 import { beforeAll, expect, it } from "vitest";
 import { hashDeviceKey } from "../../app/gateway/quota";
 import { EXPIRED_QUIET_MS, paymentForLink, refreshIfDue, REFRESH_QUIET_MS } from "../../app/payment-page/payment-page.server";
@@ -33,6 +34,13 @@ async function paymentOnThePage() {
     const url = new URL(delivery.redirectUrl!);
     return (await paymentForLink(stack().services, { paymentId: stored.id }, url))!;
   };
+}
+
+/** A notification of `orderId` (held, processed) as the inbox stores it, from `gatewayEnv`. */
+async function notified(orderId: string, gatewayEnv: string, status: string) {
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack().shopDomain } });
+  const body = JSON.stringify({ identifier: orderId, status });
+  await db().gatewayWebhook.create({ data: { shopId: shop.id, gatewayEnv, nonce: `n-${gatewayEnv}-${Date.now()}`, signature: `s-${gatewayEnv}-${Date.now()}`, rawBody: body, orderId, status, processedAt: new Date() } });
 }
 
 async function readsBy(load: () => Promise<unknown>): Promise<number> {
@@ -68,4 +76,19 @@ it("a page due for a read leaves the quota's reserve to new orders", async () =>
   // The minute over, the same page reads.
   await db().gatewayCall.updateMany({ where: { deviceHash: hash }, data: { at: new Date(at.getTime() - 61_000) } });
   expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt(due)))).toBe(1);
+});
+
+it("between its quiet reads, a page reads the order once notified of it by the order's own gateway, not by the other one", async () => {
+  const pageAt = await paymentOnThePage();
+  const recently = { lastCheckedAt: new Date(Date.now() - 20_000), expiresAt: new Date(Date.now() + 10 * 60_000) };
+  const payment = await pageAt(recently);
+  expect(payment.gatewayEnv).toBe("sandbox");
+  // Read 20 s ago, nothing notified since: no read before the quiet interval.
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt(recently)))).toBe(0);
+  // A notification of the same order id from the live gateway is not about this order.
+  await notified(payment.gatewayOrderId!, "live", "AC");
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt(recently)))).toBe(0);
+  // From the sandbox, it is: read.
+  await notified(payment.gatewayOrderId!, "sandbox", "AC");
+  expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt(recently)))).toBe(1);
 });
