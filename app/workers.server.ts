@@ -110,6 +110,15 @@ export function startLoop(name: string, intervalMs: number, pass: () => Promise<
  */
 export const WORKERS_STOP_ALLOWANCE_MS = 20_000;
 
+/**
+ * How long stopping waits, after the workers' allowance, for a Shopify token renewal still
+ * under way (a delivery's, after Shopify refused an expired token) to store its new pair: the
+ * refresh grant spent the shop's refresh token, and a pair lost with the process would leave
+ * the shop with no working token until the merchant opens the app. A grant is answered in well
+ * under a second; with the allowance, still before server/main.ts's forced exit.
+ */
+export const RENEWALS_STOP_WAIT_MS = 3_000;
+
 /** Messages one outbox pass takes, webhooks one inbox pass takes; a full batch is followed by another pass at once. */
 const OUTBOX_BATCH = 50;
 const INBOX_BATCH = 100;
@@ -128,7 +137,7 @@ const RETENTION_INTERVAL_MS = 3_600_000;
  */
 const READINESS_INTERVAL_MS = 10 * 60_000;
 
-export function startWorkers(services: AppServices, options: { stopAllowanceMs?: number } = {}): Workers {
+export function startWorkers(services: AppServices, options: { stopAllowanceMs?: number; renewalsWaitMs?: number } = {}): Workers {
   const worker = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   let stopping = false;
   const outbox = startLoop(
@@ -193,6 +202,8 @@ export function startWorkers(services: AppServices, options: { stopAllowanceMs?:
       clearTimeout(timer);
       if (outcome === "late") services.logger.warn("Background workers still busy when their stop allowance ran out; what they hold is taken over once its claims lapse", { worker, allowanceMs });
       else services.logger.info("Background workers stopped", { worker });
+      const renewing = (await services.shopify.renewalsUnderway?.(options.renewalsWaitMs ?? RENEWALS_STOP_WAIT_MS)) ?? 0;
+      if (renewing > 0) services.logger.warn("Shopify token renewals still under way when stopping; their shops' merchants may have to open the app again", { worker, renewing });
     },
     async runOnce() {
       await inbox.pass();

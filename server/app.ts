@@ -25,7 +25,8 @@ import { shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS, tlsOptionsFor } from ".
 
 /**
  * Connections still open this long after close() began are closed. With the workers' own stop
- * allowance (20 s, run alongside), shutdown ends before server/main.ts's 25 s forced exit.
+ * allowance (20 s, run alongside, and 3 s more for a Shopify token renewal under way), shutdown
+ * ends before server/main.ts's 25 s forced exit.
  */
 const CONNECTION_DRAIN_MS = 15_000;
 

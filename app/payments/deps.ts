@@ -80,6 +80,12 @@ export interface ShopifyDirectory {
    * so one begun must have the time to store the pair Shopify answers with before the process ends.
    */
   renewTokensRunningOut?(now: Date, cutoff: Date, stopping?: () => boolean): Promise<number>;
+  /**
+   * Waits, `withinMs` at most, for the token renewals under way (whoever began them) to store
+   * the pairs Shopify answers with; how many are still running then. Stopping, the process does
+   * not close the database under one: the refresh token it spent is the shop's only one.
+   */
+  renewalsUnderway?(withinMs: number): Promise<number>;
 }
 
 export interface ReturnLinks {

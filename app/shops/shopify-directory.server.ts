@@ -268,6 +268,15 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
   }
 
   return {
+    async renewalsUnderway(withinMs) {
+      const running = [...renewals.values()];
+      if (running.length === 0) return 0;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs)));
+      await Promise.race([Promise.allSettled(running), late]);
+      clearTimeout(timer);
+      return renewals.size;
+    },
     async renewTokensRunningOut(now, cutoff, stopping) {
       const due = await options.db.session.findMany({
         where: { isOnline: false, refreshToken: { not: null }, refreshTokenExpires: { gt: now, lt: cutoff } },

@@ -2,7 +2,9 @@
 // spends the shop's refresh token: the pair Shopify answers with is the only good one from then
 // on, so it must be stored before the process ends. Told the workers are stopping, the pass
 // begins no further renewal, and the one under way stores its pair before the stop returns
-// (after which the server disconnects the database and the process exits).
+// (after which the server disconnects the database and the process exits). A renewal still
+// under way when the workers' stop allowance runs out (a slow grant, or a delivery's renewal
+// begun late) is waited for a few seconds more, so its pair is stored all the same.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,4 +92,43 @@ it("stopping, the readiness pass spends no refresh token whose new pair it has n
     refreshTokensSpentAfterStopBegan: spentWhenStopped - spentWhenStopping,
     shopsWhoseRefreshTokenWasSpentButNewPairNotStored: spentButNotStored,
   }).toEqual({ refreshTokensSpentAfterStopBegan: 0, shopsWhoseRefreshTokenWasSpentButNewPairNotStored: [] });
+}, 20_000);
+
+it("a renewal still under way when the workers' stop allowance runs out stores its pair before the stop returns", async () => {
+  const shop = "renew-late.myshopify.com";
+  await db.session.create({
+    data: {
+      id: offlineSessionId(shop),
+      shop,
+      state: "",
+      isOnline: false,
+      scope: "write_payment_gateways,write_payment_sessions",
+      accessToken: `old-access-${shop}`,
+      expires: new Date(Date.now() + 3_600_000),
+      refreshToken: `old-refresh-${shop}`,
+      refreshTokenExpires: new Date(Date.now() + 10 * 86_400_000),
+    },
+  });
+  let spent = 0;
+  // Shopify answers the grant after the allowance (300 ms here) has run out.
+  const slowShopify: typeof fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url !== `https://${shop}/admin/oauth/access_token` || init?.method !== "POST") return new Response("{}", { status: 404 });
+    spent++;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return new Response(
+      JSON.stringify({ access_token: `new-access-${shop}`, scope: "write_payment_gateways,write_payment_sessions", expires_in: 3600, refresh_token: `new-refresh-${shop}`, refresh_token_expires_in: 90 * 86_400 }),
+      { status: 200, headers: { "content-type": "application/json" } },
+    );
+  };
+  const env = parseEnv({ NODE_ENV: "test", DATABASE_URL: "file:unused.db", LOG_LEVEL: "silent", OUTBOX_INTERVAL_MS: "1000", RECONCILE_INTERVAL_MS: "3600000" });
+  const services = createServices(env, { db, sql, logger: createLogger({ level: "silent" }), fetch: slowShopify });
+  const workers = startWorkers(services, { stopAllowanceMs: 300, renewalsWaitMs: 3_000 });
+  const until = Date.now() + 10_000;
+  while (spent === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(spent).toBe(1);
+  await workers.stop();
+  const row = await db.session.findUniqueOrThrow({ where: { id: offlineSessionId(shop) }, select: { accessToken: true } });
+  afterwards = Promise.all([afterwards, new Promise((resolve) => setTimeout(resolve, 1_500))]);
+  expect(row.accessToken).not.toBe(`old-access-${shop}`);
 }, 20_000);
