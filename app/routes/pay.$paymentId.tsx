@@ -631,8 +631,9 @@ function PaymentPageShown({ view, texts, withoutScripts }: { view: PaymentPageVi
           </section>
         ) : null}
 
-        {/* Once money has arrived, paying another way would leave it at the gateway. */}
-        {!moneyArrived && !cannotPay ? (
+        {/* Once money has arrived, paying another way would leave it at the gateway; and while
+            the gateway reports a status the app does not know, money may have arrived. */}
+        {!moneyArrived && status !== "review" && !cannotPay ? (
           <footer>
             <a className="secondary" href={view.anotherWayUrl}>
               {texts.payAnotherWay}

@@ -184,6 +184,8 @@ describe("the app's payment page once money has arrived", () => {
     expect(html).toContain(en.reviewHelp);
     expect(html).not.toContain(en.statuses.waiting);
     expect(payInstructions(html)).toEqual(NOTHING_ASKED);
+    // Nor another way to pay: the shopper may have paid (RF: refunded, say).
+    expect(html).not.toContain(en.payAnotherWay);
     expect((await liveStatus(pageUrl)).status).toBe("review");
   });
 
