@@ -4,7 +4,7 @@
 import { Worker } from "node:worker_threads";
 import type { Logger, LogFields } from "../app/lib/logger.server";
 import type { AppServices, WakeKind } from "../app/services.server";
-import { WORKERS_STOP_ALLOWANCE_MS, type Workers } from "../app/workers.server";
+import { RENEWALS_STOP_WAIT_MS, WORKERS_STOP_ALLOWANCE_MS, type Workers } from "../app/workers.server";
 
 export type ToWorkerThread = { type: "wake"; loop: WakeKind } | { type: "run-once"; id: number } | { type: "stop" };
 export type FromWorkerThread =
@@ -41,8 +41,12 @@ export function loaderFlags(execArgv: readonly string[]): string[] {
   }
   return flags.some((flag) => flag.includes("tsx")) ? flags : [...flags, "--import", "tsx"];
 }
-/** The thread is given the workers' own stop allowance, then terminated. */
-const STOP_TIMEOUT_MS = WORKERS_STOP_ALLOWANCE_MS;
+/**
+ * The thread is given the workers' own stop allowance and the wait for a token renewal under
+ * way after it (RENEWALS_STOP_WAIT_MS), and half a second for the message's way and the
+ * thread's database to close, then terminated: within server/main.ts's forced exit.
+ */
+const STOP_TIMEOUT_MS = WORKERS_STOP_ALLOWANCE_MS + RENEWALS_STOP_WAIT_MS + 500;
 
 export function startWorkerThread(services: AppServices): Workers {
   let stopping = false;
