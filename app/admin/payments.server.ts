@@ -343,14 +343,14 @@ export function flagSeen(payment: Pick<Payment, "attention" | "attentionDetail">
 }
 
 /** How many times each of these payments' flags were marked handled (see flagSeen). */
-async function timesHandled(db: Database, paymentIds: string[]): Promise<Map<string, number>> {
+async function timesHandled(db: Pick<Database, "paymentEvent">, paymentIds: string[]): Promise<Map<string, number>> {
   if (paymentIds.length === 0) return new Map();
   const counts = await db.paymentEvent.groupBy({ by: ["paymentId"], where: { paymentId: { in: paymentIds }, type: HANDLED_EVENT }, _count: { _all: true } });
   return new Map(counts.map((row) => [row.paymentId, row._count._all]));
 }
 
 /** The payment's flag as the admin names it now (flagSeen). */
-export async function currentFlag(db: Database, payment: Pick<Payment, "id" | "attention" | "attentionDetail">): Promise<string> {
+export async function currentFlag(db: Pick<Database, "paymentEvent">, payment: Pick<Payment, "id" | "attention" | "attentionDetail">): Promise<string> {
   return flagSeen(payment, (await timesHandled(db, [payment.id])).get(payment.id) ?? 0);
 }
 
@@ -361,27 +361,21 @@ export type MarkHandledResult = "handled" | "nothing_to_handle" | "flag_changed"
 
 /** Marks the flag the merchant saw (`flag`, from `flagSeen`) as handled, only while it is still the payment's open flag. */
 export async function markAttentionHandled(db: Database, shopId: string, paymentId: string, flag: string, now: Date): Promise<MarkHandledResult> {
-  const open = await db.payment.findFirst({
-    where: { id: paymentId, shopId, attention: { not: null }, attentionResolvedAt: null },
-    select: { id: true, attention: true, attentionDetail: true },
-  });
-  if (!open) return "nothing_to_handle";
-  if ((await currentFlag(db, open)) !== flag) return "flag_changed";
-  // Written only if the flag is still the one compared: a new flag raised meanwhile stays open.
-  const handled = await db.$transaction(async (tx) => {
-    const updated = await tx.payment.updateMany({
-      where: { id: paymentId, shopId, attention: open.attention, attentionDetail: open.attentionDetail, attentionResolvedAt: null },
-      data: { attentionResolvedAt: now },
+  return db.$transaction(async (tx) => {
+    // The payment's row first (a write that changes nothing; on SQLite the transaction holds the
+    // database): a press, a flag raised again and another press then land one after another, so
+    // the flag compared is the one closed, and a press sent twice finds it handled.
+    await tx.$executeRaw`UPDATE "Payment" SET "id" = "id" WHERE "id" = ${paymentId} AND "shopId" = ${shopId}`;
+    const open = await tx.payment.findFirst({
+      where: { id: paymentId, shopId, attention: { not: null }, attentionResolvedAt: null },
+      select: { id: true, attention: true, attentionDetail: true },
     });
-    if (updated.count === 0) return false;
+    if (!open) return "nothing_to_handle";
+    if ((await currentFlag(tx, open)) !== flag) return "flag_changed";
+    await tx.payment.update({ where: { id: paymentId }, data: { attentionResolvedAt: now } });
     await tx.paymentEvent.create({ data: { paymentId, type: HANDLED_EVENT, at: now } });
-    return true;
+    return "handled";
   });
-  if (handled) return "handled";
-  // Changed since the read: flagged again only if a flag is open now; none open means the
-  // flag was handled meanwhile (the same press in another tab), and nothing is left to do.
-  const after = await db.payment.count({ where: { id: paymentId, shopId, attention: { not: null }, attentionResolvedAt: null } });
-  return after > 0 ? "flag_changed" : "nothing_to_handle";
 }
 
 /** What the admin answers a "Mark as handled", and with which status. */
