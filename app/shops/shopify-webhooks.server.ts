@@ -199,13 +199,10 @@ type ReportPayment = CustomerDataReport["payments"][number];
 function namesCustomer(customer: CustomerIdentity): (payment: ReportPayment) => boolean {
   const email = customerEmailKey(customer.email);
   const phone = customerPhoneKey(customer.phone);
-  // The phone's key, or a key an earlier release gave it (still stored).
-  const phones = new Set(phone === null ? [] : [phone, ...earlierPhoneKeys(phone)]);
   return (payment) => {
     const paymentEmail = customerEmailKey(payment.customerEmail);
     if (email !== null && paymentEmail === email) return true;
-    const paymentPhone = customerPhoneKey(payment.customerPhone);
-    return paymentEmail === null && paymentPhone !== null && phones.has(paymentPhone);
+    return phone !== null && paymentEmail === null && customerPhoneKey(payment.customerPhone) === phone;
   };
 }
 
