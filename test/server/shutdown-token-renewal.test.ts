@@ -25,27 +25,38 @@ let db: Database;
 let sql: PlainSql;
 let afterwards: Promise<unknown> = Promise.resolve();
 
+/** The shop's offline pair, its refresh token running out in 10 days (the readiness pass renews it 30 days before). */
+async function storeOfflinePair(shop: string): Promise<void> {
+  await db.session.create({
+    data: {
+      id: offlineSessionId(shop),
+      shop,
+      state: "",
+      isOnline: false,
+      scope: "write_payment_gateways,write_payment_sessions",
+      accessToken: `old-access-${shop}`,
+      expires: new Date(Date.now() + 3_600_000),
+      refreshToken: `old-refresh-${shop}`,
+      refreshTokenExpires: new Date(Date.now() + 10 * 86_400_000),
+    },
+  });
+}
+
+/** Shopify's answer to a refresh grant: the shop's new pair. */
+function grantAnswer(shop: string): Response {
+  return new Response(
+    JSON.stringify({ access_token: `new-access-${shop}`, scope: "write_payment_gateways,write_payment_sessions", expires_in: 3600, refresh_token: `new-refresh-${shop}`, refresh_token_expires_in: 90 * 86_400 }),
+    { status: 200, headers: { "content-type": "application/json" } },
+  );
+}
+
 beforeAll(async () => {
   const url = `file:${join(mkdtempSync(join(tmpdir(), "review-renewal-")), "app.db")}`;
   await applyMigrations(url);
   ({ db, sql } = openAppDatabase(url));
   // Each shop holds an offline pair whose refresh token runs out in 10 days: the readiness pass
   // renews it (30 days before). Stored in clear, as an earlier release did: still read.
-  for (const shop of SHOPS) {
-    await db.session.create({
-      data: {
-        id: offlineSessionId(shop),
-        shop,
-        state: "",
-        isOnline: false,
-        scope: "write_payment_gateways,write_payment_sessions",
-        accessToken: `old-access-${shop}`,
-        expires: new Date(Date.now() + 3_600_000),
-        refreshToken: `old-refresh-${shop}`,
-        refreshTokenExpires: new Date(Date.now() + 10 * 86_400_000),
-      },
-    });
-  }
+  for (const shop of SHOPS) await storeOfflinePair(shop);
 });
 
 afterAll(async () => {
@@ -63,10 +74,7 @@ it("stopping, the readiness pass spends no refresh token whose new pair it has n
     const shop = match[1]!;
     spent.push(shop);
     await new Promise((resolve) => setTimeout(resolve, REFRESH_MS));
-    return new Response(
-      JSON.stringify({ access_token: `new-access-${shop}`, scope: "write_payment_gateways,write_payment_sessions", expires_in: 3600, refresh_token: `new-refresh-${shop}`, refresh_token_expires_in: 90 * 86_400 }),
-      { status: 200, headers: { "content-type": "application/json" } },
-    );
+    return grantAnswer(shop);
   };
   const env = parseEnv({ NODE_ENV: "test", DATABASE_URL: "file:unused.db", LOG_LEVEL: "silent", OUTBOX_INTERVAL_MS: "1000", RECONCILE_INTERVAL_MS: "3600000" });
   const services = createServices(env, { db, sql, logger: createLogger({ level: "silent" }), fetch: fakeShopify });
@@ -96,19 +104,7 @@ it("stopping, the readiness pass spends no refresh token whose new pair it has n
 
 it("a renewal still under way when the workers' stop allowance runs out stores its pair before the stop returns", async () => {
   const shop = "renew-late.myshopify.com";
-  await db.session.create({
-    data: {
-      id: offlineSessionId(shop),
-      shop,
-      state: "",
-      isOnline: false,
-      scope: "write_payment_gateways,write_payment_sessions",
-      accessToken: `old-access-${shop}`,
-      expires: new Date(Date.now() + 3_600_000),
-      refreshToken: `old-refresh-${shop}`,
-      refreshTokenExpires: new Date(Date.now() + 10 * 86_400_000),
-    },
-  });
+  await storeOfflinePair(shop);
   let spent = 0;
   // Shopify answers the grant after the allowance (300 ms here) has run out.
   const slowShopify: typeof fetch = async (input, init) => {
@@ -116,10 +112,7 @@ it("a renewal still under way when the workers' stop allowance runs out stores i
     if (url !== `https://${shop}/admin/oauth/access_token` || init?.method !== "POST") return new Response("{}", { status: 404 });
     spent++;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    return new Response(
-      JSON.stringify({ access_token: `new-access-${shop}`, scope: "write_payment_gateways,write_payment_sessions", expires_in: 3600, refresh_token: `new-refresh-${shop}`, refresh_token_expires_in: 90 * 86_400 }),
-      { status: 200, headers: { "content-type": "application/json" } },
-    );
+    return grantAnswer(shop);
   };
   const env = parseEnv({ NODE_ENV: "test", DATABASE_URL: "file:unused.db", LOG_LEVEL: "silent", OUTBOX_INTERVAL_MS: "1000", RECONCILE_INTERVAL_MS: "3600000" });
   const services = createServices(env, { db, sql, logger: createLogger({ level: "silent" }), fetch: slowShopify });
