@@ -128,13 +128,13 @@ export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Part
     async remaining(keyHash: string, now: Date): Promise<QuotaRemaining> {
       const c = await counts(keyHash, now);
       const general = { minute: Math.max(0, effective.generalPerMinute - c.gMin), day: Math.max(0, effective.generalPerDay - c.gDay) };
-      return {
+      return holds.heldBack(keyHash, now, {
         general,
         critical: {
           minute: Math.min(general.minute, Math.max(0, effective.criticalPerMinute - c.cMin)),
           day: Math.min(general.day, Math.max(0, effective.criticalPerDay - c.cDay)),
         },
-      };
+      });
     },
     async giveBack(keyHash: string, cls: QuotaClass, at: Date): Promise<void> {
       const taken = await db.gatewayCall.findFirst({ where: { deviceHash: keyHash, class: cls, at }, select: { id: true } });

@@ -48,6 +48,11 @@ export interface QuotaRemaining {
 export interface QuotaStore {
   /** Records one call if every window it counts against has room; records nothing otherwise. */
   take(keyHash: string, cls: QuotaClass, now: Date): Promise<QuotaTakeResult>;
+  /**
+   * The calls each window has room for now; none in the minute while the gateway's 429 holds
+   * the class (holdUntil), so that work which asks first (a reconciliation pass, a page's read)
+   * waits for the hold instead of taking a call that would only wait for it.
+   */
   remaining(keyHash: string, now: Date): Promise<QuotaRemaining>;
   /**
    * The gateway answered 429 saying when it takes the device's calls again: until then no call
@@ -72,7 +77,11 @@ export interface QuotaStore {
  * The holds of holdUntil, in the process's memory (each instance learns of the throttle from its
  * own 429s: at most one call each per announced wait).
  */
-export function createThrottleHolds(): Pick<QuotaStore, "holdUntil"> & { held(keyHash: string, cls: QuotaClass, now: Date): QuotaTakeResult | null } {
+export function createThrottleHolds(): Pick<QuotaStore, "holdUntil"> & {
+  held(keyHash: string, cls: QuotaClass, now: Date): QuotaTakeResult | null;
+  /** `remaining` with no room in the minute of a class the gateway holds. */
+  heldBack(keyHash: string, now: Date, remaining: QuotaRemaining): QuotaRemaining;
+} {
   const until: Record<QuotaClass, Map<string, number>> = { general: new Map(), critical: new Map() };
   const heldIn = (holds: Map<string, number>, keyHash: string, nowMs: number): number | null => {
     const end = holds.get(keyHash);
@@ -83,16 +92,25 @@ export function createThrottleHolds(): Pick<QuotaStore, "holdUntil"> & { held(ke
     }
     return end;
   };
+  const held = (keyHash: string, cls: QuotaClass, now: Date): QuotaTakeResult | null => {
+    // A general hold stops every call; a critical one only the critical calls.
+    const ends = [heldIn(until.general, keyHash, now.getTime()), cls === "critical" ? heldIn(until.critical, keyHash, now.getTime()) : null];
+    const end = Math.max(...ends.map((e) => e ?? 0));
+    return end > 0 ? { ok: false, retryAt: new Date(end), window: "gateway_throttle" } : null;
+  };
   return {
     holdUntil(keyHash, at, cls = "general") {
       const holds = until[cls];
       if (at.getTime() > (holds.get(keyHash) ?? 0)) holds.set(keyHash, at.getTime());
     },
-    held(keyHash, cls, now) {
-      // A general hold stops every call; a critical one only the critical calls.
-      const ends = [heldIn(until.general, keyHash, now.getTime()), cls === "critical" ? heldIn(until.critical, keyHash, now.getTime()) : null];
-      const end = Math.max(...ends.map((e) => e ?? 0));
-      return end > 0 ? { ok: false, retryAt: new Date(end), window: "gateway_throttle" } : null;
+    held,
+    heldBack(keyHash, now, remaining) {
+      const general = held(keyHash, "general", now) !== null;
+      const critical = general || held(keyHash, "critical", now) !== null;
+      return {
+        general: general ? { ...remaining.general, minute: 0 } : remaining.general,
+        critical: critical ? { ...remaining.critical, minute: 0 } : remaining.critical,
+      };
     },
   };
 }
@@ -211,10 +229,10 @@ export function createMemoryQuotaStore(limits: Partial<QuotaLimits> = {}): Quota
       const logs = logsFor(keyHash, nowMs);
       const left = (spec: WindowSpec) => Math.max(0, spec.limit - usage(logs[spec.log], spec, nowMs).used);
       const [gMinute, gDay, cMinute, cDay] = windowsFor("critical", effective).map(left) as [number, number, number, number];
-      return {
+      return holds.heldBack(keyHash, now, {
         general: { minute: gMinute, day: gDay },
         critical: { minute: Math.min(cMinute, gMinute), day: Math.min(cDay, gDay) },
-      };
+      });
     },
     async giveBack(keyHash, cls, at) {
       const logs = byKey.get(keyHash);

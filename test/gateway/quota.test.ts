@@ -70,6 +70,15 @@ describe("memory quota store", () => {
     expect((await store.take("a", "general", t0)).ok).toBe(false);
   });
 
+  it("remaining leaves no room in the minute of a class the gateway holds (its 429), and all of it after", async () => {
+    const store = createMemoryQuotaStore();
+    store.holdUntil("held", new Date(t0.getTime() + 30_000));
+    store.holdUntil("creations", new Date(t0.getTime() + 30_000), "critical");
+    expect(await store.remaining("held", t0)).toEqual({ general: { minute: 0, day: 2000 }, critical: { minute: 0, day: 200 } });
+    expect(await store.remaining("creations", t0)).toEqual({ general: { minute: 60, day: 2000 }, critical: { minute: 0, day: 200 } });
+    expect(await store.remaining("held", new Date(t0.getTime() + 30_000))).toEqual({ general: { minute: 60, day: 2000 }, critical: { minute: 15, day: 200 } });
+  });
+
   it("remaining starts full", async () => {
     expect(await createMemoryQuotaStore().remaining("new", t0)).toEqual({
       general: { minute: 60, day: 2000 },

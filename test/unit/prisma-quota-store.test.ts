@@ -41,8 +41,15 @@ describe.each(databases)("on $name", ({ name, open }) => {
     expect(await store.take("throttled-device", "general", at(5))).toEqual({ ok: false, window: "gateway_throttle", retryAt: at(120) });
     expect(await store.take("throttled-device", "critical", at(119))).toEqual({ ok: false, window: "gateway_throttle", retryAt: at(120) });
     expect(await store.take("another-device", "general", at(5))).toEqual({ ok: true });
-    expect((await store.remaining("throttled-device", at(119))).general.minute).toBe(60);
+    // Nothing recorded, and no room said to be left in the minute while the hold lasts: work that
+    // asks first (a reconciliation pass, a page's read) waits for it.
+    expect(await store.remaining("throttled-device", at(119))).toEqual({ general: { minute: 0, day: 2000 }, critical: { minute: 0, day: 200 } });
+    expect(await store.remaining("another-device", at(6))).toMatchObject({ general: { minute: 59 } });
+    expect((await store.remaining("throttled-device", at(120))).general.minute).toBe(60);
     expect(await store.take("throttled-device", "general", at(120))).toEqual({ ok: true });
+    // A creation's 429 holds the creations only.
+    store.holdUntil("creations-held", at(180), "critical");
+    expect(await store.remaining("creations-held", at(150))).toEqual({ general: { minute: 60, day: 2000 }, critical: { minute: 0, day: 200 } });
   });
 
   it("takes back a call given back (a prepared order never sent), in both windows of a critical call, and only one", async () => {
