@@ -6,6 +6,7 @@
 // gracefully (the pass in flight finishes).
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
+import { settledWithin } from "./lib/deadline";
 import type { Logger } from "./lib/logger.server";
 import type { AppServices } from "./services.server";
 import { deliveryPass } from "./payments/outbox";
@@ -195,12 +196,8 @@ export function startWorkers(services: AppServices, options: { stopAllowanceMs?:
       stopping = true;
       unsubscribe.forEach((off) => off());
       const allowanceMs = options.stopAllowanceMs ?? WORKERS_STOP_ALLOWANCE_MS;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), allowanceMs)));
-      const stopped = Promise.all([outbox.stop(), inbox.stop(), reconciler.stop(), retention.stop(), readiness.stop()]).then(() => "stopped" as const);
-      const outcome = await Promise.race([stopped, late]);
-      clearTimeout(timer);
-      if (outcome === "late") services.logger.warn("Background workers still busy when their stop allowance ran out; what they hold is taken over once its claims lapse", { worker, allowanceMs });
+      const stopped = await settledWithin(Promise.all([outbox.stop(), inbox.stop(), reconciler.stop(), retention.stop(), readiness.stop()]), allowanceMs);
+      if (!stopped) services.logger.warn("Background workers still busy when their stop allowance ran out; what they hold is taken over once its claims lapse", { worker, allowanceMs });
       else services.logger.info("Background workers stopped", { worker });
       const renewing = (await services.shopify.renewalsUnderway?.(options.renewalsWaitMs ?? RENEWALS_STOP_WAIT_MS)) ?? 0;
       if (renewing > 0) services.logger.warn("Shopify token renewals still under way when stopping; their shops' merchants may have to open the app again", { worker, renewing });

@@ -2,6 +2,7 @@
 // payments and calling Shopify never hold up a request: the request thread only forwards
 // wakes. A thread that dies is started again after a pause; stop() lets its pass finish.
 import { Worker } from "node:worker_threads";
+import { settledWithin } from "../app/lib/deadline";
 import type { Logger, LogFields } from "../app/lib/logger.server";
 import type { AppServices, WakeKind } from "../app/services.server";
 import { RENEWALS_STOP_WAIT_MS, WORKERS_STOP_ALLOWANCE_MS, type Workers } from "../app/workers.server";
@@ -98,8 +99,7 @@ export function startWorkerThread(services: AppServices): Workers {
       if (!alive) return;
       const exited = new Promise<void>((resolve) => thread.once("exit", () => resolve()));
       send({ type: "stop" });
-      const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), STOP_TIMEOUT_MS).unref());
-      if ((await Promise.race([exited, timeout])) === "timeout") {
+      if (!(await settledWithin(exited, STOP_TIMEOUT_MS))) {
         services.logger.error("Worker thread did not stop in time; terminating it", { afterMs: STOP_TIMEOUT_MS });
         await thread.terminate();
       }

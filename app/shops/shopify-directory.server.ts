@@ -13,6 +13,7 @@ import { abstractFetch, setAbstractFetchFunc } from "@shopify/shopify-api/runtim
 import { err, type Result } from "neverthrow";
 import { createPaymentsAppsClient, type PaymentsAppsClient, type PublicApiVersionsResult } from "~/shopify/payments-apps/client";
 import type { PaymentsAppsError } from "~/shopify/payments-apps/errors";
+import { settledWithin } from "~/lib/deadline";
 import { silentLogger, type Logger } from "~/lib/logger.server";
 import type { Database } from "~/db/database.server";
 import type { ShopifyDirectory } from "~/payments/deps";
@@ -269,12 +270,7 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
 
   return {
     async renewalsUnderway(withinMs) {
-      const running = [...renewals.values()];
-      if (running.length === 0) return 0;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs)));
-      await Promise.race([Promise.allSettled(running), late]);
-      clearTimeout(timer);
+      if (renewals.size > 0) await settledWithin(Promise.allSettled(renewals.values()), withinMs);
       return renewals.size;
     },
     async renewTokensRunningOut(now, cutoff, stopping) {
