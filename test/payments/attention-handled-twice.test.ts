@@ -14,6 +14,14 @@ for (const database of ROW_DATABASES) {
   describe(`on ${database.name}`, () => {
     const rows = rowsDatabaseForFile(database, { shopDomain: "handled-twice.myshopify.com", webhookToken: "handled-twice-token-0000000000000000" });
 
+    /** A rejected payment flagged for crypto that arrived after it (gateway status `status`), and that flag. */
+    async function lateFlagged(status: string) {
+      const { db, shopId } = rows();
+      const late = { reason: "late_payment" as const, detail: `Crypto arrived after the payment was rejected (gateway status ${status}). Refund it from the gateway dashboard or arrange the order with the shopper.` };
+      const payment = await db.payment.create({ data: paymentColumns(shopId, { state: "failed", ...flagColumns(late) }) });
+      return { late, payment };
+    }
+
     it("the second of two simultaneous 'Mark as handled' is not told the payment was flagged again", async () => {
       const { db, shopId } = rows();
       const payment = await db.payment.create({ data: paymentColumns(shopId, { state: "failed", attention: "underpaid", attentionDetail: "Received 20.00 of 49.90 EUR." }) });
@@ -31,8 +39,7 @@ for (const database of ROW_DATABASES) {
     // PostgreSQL only: on SQLite one transaction holds the whole database, so nothing lands in between.
     it.runIf(database.name === "PostgreSQL")("a press waiting for the payment's row while another tab's press and a flag raised again in the same words land is told the flag changed", async () => {
       const { db, shopId } = rows();
-      const late = { reason: "late_payment" as const, detail: "Crypto arrived after the payment was rejected (gateway status FA). Refund it from the gateway dashboard or arrange the order with the shopper." };
-      const payment = await db.payment.create({ data: paymentColumns(shopId, { state: "failed", ...flagColumns(late) }) });
+      const { late, payment } = await lateFlagged("FA");
       const shown = await currentFlag(db, payment);
       let waiting: Promise<string> | null = null;
       await db.$transaction(async (tx) => {
@@ -52,8 +59,7 @@ for (const database of ROW_DATABASES) {
 
     it("a flag raised again in the same words after the one shown was handled is not closed by a press from the page shown before", async () => {
       const { db, shopId } = rows();
-      const late = { reason: "late_payment" as const, detail: "Crypto arrived after the payment was rejected (gateway status EX). Refund it from the gateway dashboard or arrange the order with the shopper." };
-      const payment = await db.payment.create({ data: paymentColumns(shopId, { state: "failed", ...flagColumns(late) }) });
+      const { late, payment } = await lateFlagged("EX");
       const shown = await currentFlag(db, payment);
       // Two tabs show the flag; the first closes it.
       expect(await markAttentionHandled(db, shopId, payment.id, shown, new Date())).toBe("handled");
