@@ -231,7 +231,15 @@ async function recordAndStart(
     if (created.status === "rejected") throw created.reason;
     return null;
   }
-  if (prepared.status === "rejected") throw prepared.reason;
+  if (prepared.status === "rejected") {
+    // The slot could not be taken (the quota's statement failed), so nothing was sent: the
+    // record says so and is left unclaimed, and Shopify's retry starts the order at once
+    // instead of waiting out this attempt's claim and then looking the order up.
+    await releaseClaim(deps, payment, claim, { orderRequestedAt: null }).catch((error: unknown) =>
+      deps.logger.warn("Could not release a payment session whose order was never sent", { paymentId: payment.id, error }),
+    );
+    throw prepared.reason;
+  }
   const order = prepared.value;
   return whileHolding(deps, payment, claim, () =>
     order ? createGatewayOrder(deps, shop, access, payment, request, claim, { prepared: order }) : answerSession(deps, shop, access, payment, request, claim),

@@ -163,6 +163,31 @@ it("a session whose record cannot be written fails (the API answers 500, and Sho
   expect(await ordersWithReference(request.id)).toBe(1);
 });
 
+it("a session recorded while its order's quota slot could not be taken fails with nothing sent, and Shopify's next retry creates the order at once", async () => {
+  const base = stack.services;
+  // The quota's statement fails (a statement timeout behind the device's lock, a lost
+  // connection) while the session's record beside it is committed.
+  const refuseQuota = <T>(statements: Prisma.Sql[], run: () => Promise<T>): Promise<T> =>
+    statements.some((s) => s.sql.includes('"GatewayCall"') || s.sql.includes("takeGatewayCall")) ? Promise.reject(new Error("the database refused the quota slot")) : run();
+  const sql: PlainSql = {
+    kind: base.sql.kind,
+    execute: (statement) => refuseQuota([statement], () => base.sql.execute(statement)),
+    query: (statement) => refuseQuota([statement], () => base.sql.query(statement)),
+    executeInTransaction: (statements) => refuseQuota(statements, () => base.sql.executeInTransaction(statements)),
+    inTransaction: (work) => base.sql.inTransaction(work),
+  };
+  const request = paymentSessionRequestSchema.parse(stack.standin.state.createPaymentSession({ test: true }).request);
+  await expect(startPaymentSession(instance({ sql }), { shopDomain: stack.shopDomain, request })).rejects.toThrow("the database refused the quota slot");
+  // Nothing was sent, and the record says so: no claim, no order requested.
+  expect(await ordersWithReference(request.id)).toBe(0);
+  expect(await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } })).toMatchObject({ sessionClaimToken: null, orderRequestedAt: null, gatewayOrderId: null });
+
+  // Shopify's retry is answered with the order, not told to wait for an attempt that is over.
+  const answer = await startPaymentSession(stack.services, { shopDomain: stack.shopDomain, request });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(await ordersWithReference(request.id)).toBe(1);
+});
+
 it("a 500 after the order was created: the order is found by its reference, never created twice (fixed coin)", async () => {
   await db().shop.update({ where: { shopDomain: stack.shopDomain }, data: { checkoutMode: "fixed_coin", sandboxFixedCurrency: "USDC_POLYGON" } });
   await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
