@@ -297,7 +297,7 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     deps.db.payment.findMany({ where: { shopId: shop.id, gatewayEnv: env, ...AWAITING_VERIFICATION, gatewayOrderId: { not: null } } }),
     deps.db.payment.findMany({
       where: { shopId: shop.id, gatewayEnv: env, ...watchedRejectedPayments(now) },
-      select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true },
+      select: { id: true, gatewayOrderId: true, gatewayEditedAt: true, createdAt: true, lastCheckedAt: true, transactions: { select: { txHash: true } } },
     }),
   ]);
   if (payments.length === 0 && unverified.length === 0 && rejected.length === 0) return;
@@ -473,15 +473,17 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     // Counted where flagged, and only when written.
     if (order) summary.verified++;
   }
-  // Rejected payments are settled again only from a new version of their order (crypto that
-  // arrived late is flagged then). Only those whose order was read, proven gone, or returned
+  // Rejected payments are settled again only from news of their order: a new version (its
+  // edited_at), or a transaction the app has not stored, which the gateway may list under the
+  // final status without a new edited_at (crypto that arrived late is flagged then). Only those whose order was read, proven gone, or returned
   // in a shape the app cannot read (a read again would meet the same) count as checked and
   // wait LATE_PAYMENT_RECHECK_MS: one neither listed nor looked up this pass (an earlier
   // device's order beyond the look-ups' cap or reserve, a failed read) stays due.
   const unrecordedRejected = new Set<string>();
   for (const payment of rejected) {
     const order = orders.get(payment.gatewayOrderId!);
-    if (order && new Date(order.edited_at).getTime() !== payment.gatewayEditedAt?.getTime()) {
+    const known = new Set(payment.transactions.map((t) => t.txHash));
+    if (order && (new Date(order.edited_at).getTime() !== payment.gatewayEditedAt?.getTime() || order.transactions.some((t) => !known.has(t.tx_hash)))) {
       if ((await settleListed(deps, shop, env, payment.id, order, readAt)) === "unrecorded") unrecordedRejected.add(payment.id);
     }
   }

@@ -345,6 +345,38 @@ it("crypto sent after a payment was rejected comes with no webhook: a later list
   expect(await db().outboxMessage.count({ where: { paymentId: payment.id } })).toBe(1);
 });
 
+it("crypto sent after a payment was rejected is flagged even when the gateway keeps the order's edited_at: the listing's new transaction is the news", async () => {
+  await advance(0);
+  const { payment } = await openPayment(false);
+  const orderId = payment.gatewayOrderId!;
+  await stack().sandboxControl(`/sandbox/devices/${sandboxDeviceKey(await shopRow())}/webhook-faults`, { mode: "drop", count: 1 });
+  await act(orderId, { action: "expire" });
+  await advance(LIST_SPACING_MS);
+  expect((await reconcileOnce(stack().services, { worker: "t" })).settled).toBe(1);
+  const rejected = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+  expect(rejected).toMatchObject({ state: "failed", gatewayStatus: "EX", attention: null });
+  const editedAt = rejected.gatewayEditedAt!.toISOString();
+
+  // The wallet pays after all. The gateway lists the transaction under EX and, unlike the
+  // sandbox, leaves the order's edited_at as it was (SPEC.md does not say it changes).
+  await act(orderId, { action: "pay", amount: "exact" });
+  const keepsEditedAt: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if ((init?.method ?? "GET") !== "GET" || !String(input).includes("/orders/")) return response;
+    const body = (await response.json()) as { identifier: string; edited_at: string }[];
+    for (const order of body) if (order.identifier === orderId) order.edited_at = editedAt;
+    return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+  };
+  const base = stack().services;
+  const instance = createServices(base.env, { db: base.db, sql: base.sql, logger: stack().logger, clock, fetch: keepsEditedAt });
+  await advance(LATE_PAYMENT_RECHECK_MS);
+  expect((await reconcileOnce(instance, { worker: "t" })).gatewayCalls).toBe(1);
+  const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id }, include: { transactions: true } });
+  expect(flagged).toMatchObject({ state: "failed", gatewayStatus: "EX", attention: "late_payment", attentionResolvedAt: null });
+  expect(flagged.transactions).toHaveLength(1);
+  expect(flagged.gatewayEditedAt!.toISOString()).toBe(editedAt);
+});
+
 it("a shop's pass that outlasts the reconciler's lease keeps its claim: another instance does not list the same orders meanwhile", async () => {
   await advance(0);
   await openPayment(true);
