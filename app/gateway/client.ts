@@ -330,7 +330,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       }
       return ok(parsed.data);
     }
-    if (status === 401 || status === 403) return err(new GatewayUnauthorizedError(status));
+    // The gateway refuses a device key with its own {"detail": ...}. A 401 or 403 page of a
+    // firewall, CDN or proxy in front of it says nothing of the key: like a 5xx, a read is tried
+    // again and a creation's outcome is unknown, never a refusal of the shopper's checkout.
+    if (status === 401 || status === 403) return err(isGatewayErrorBody(text) ? new GatewayUnauthorizedError(status) : new GatewayServerError(status));
     if (status === 404) {
       // A 404 page of a proxy, CDN or ingress in front of the gateway (a deploy rerouting, a
       // moved path) says nothing of the request. On a read it is a failed read, retried, never

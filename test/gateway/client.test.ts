@@ -203,7 +203,7 @@ describe("errors", () => {
   });
 
   it("401 is the same refusal of the key: unauthorized, not retried, and never a 'rejected' order", async () => {
-    server.script(json(401, { detail: "Authentication credentials were not provided." }), json(401, {}));
+    server.script(json(401, { detail: "Authentication credentials were not provided." }), json(401, { detail: "Invalid device." }));
     const { client, sleeps } = makeClient();
     const read = (await client.currencies())._unsafeUnwrapErr();
     expect(read.kind === "unauthorized" && [read.status, read.retryable]).toEqual([401, false]);
@@ -211,6 +211,19 @@ describe("errors", () => {
     expect(created.kind).toBe("unauthorized");
     expect(server.requests).toHaveLength(2);
     expect(sleeps).toEqual([]);
+  });
+
+  it("a 401 or 403 that is not the gateway's own (a firewall's page) says nothing of the key: a read is tried again, and a creation's outcome is unknown", async () => {
+    server.script(raw(403, "<html><body><h1>403 Forbidden</h1></body></html>", { "Content-Type": "text/html" }), json(200, []));
+    const { client } = makeClient();
+    expect((await client.currencies()).isOk()).toBe(true);
+    expect(server.requests).toHaveLength(2);
+
+    server.script(json(401, { message: "Unauthorized" }));
+    const created = (await client.createOrder(orderRequest))._unsafeUnwrapErr();
+    expect(created.kind).toBe("outcome_unknown");
+    expect(created.kind === "outcome_unknown" && created.cause).toMatchObject({ kind: "server_error", status: 401 });
+    expect(server.requests).toHaveLength(3);
   });
 
   it("a redirect is no answer: a read is tried again, and a creation is reported with its outcome unknown (never resent, never 'rejected')", async () => {
