@@ -361,13 +361,13 @@ describe("failures", () => {
 describe("answers that are not what the document asked for", () => {
   let junk: Server;
   let junkUrl: string;
-  let nextAnswer: { status: number; body: string } = { status: 200, body: "{}" };
+  let nextAnswer: { status: number; body: string; headers?: Record<string, string> } = { status: 200, body: "{}" };
 
   beforeAll(async () => {
     junk = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
-        res.writeHead(nextAnswer.status, { "Content-Type": "application/json" });
+        res.writeHead(nextAnswer.status, { "Content-Type": "application/json", ...nextAnswer.headers });
         res.end(nextAnswer.body);
       });
     });
@@ -379,7 +379,7 @@ describe("answers that are not what the document asked for", () => {
     await new Promise<void>((resolve) => junk.close(() => resolve()));
   });
 
-  const call = async (answer: { status: number; body: string }) => {
+  const call = async (answer: typeof nextAnswer) => {
     nextAnswer = answer;
     const junkClient = createPaymentsAppsClient({ shopDomain: "demo-shop.myshopify.com", accessToken: TOKEN, endpoint: junkUrl });
     return junkClient.resolvePaymentSession("gid://shopify/PaymentSession/abc");
@@ -405,6 +405,25 @@ describe("answers that are not what the document asked for", () => {
     expect(failure(await call({ status: 403, body: "{}" }))).toMatchObject({ kind: "unauthorized", status: 403 });
     expect(failure(await call({ status: 404, body: "{}" }))).toMatchObject({ kind: "http_error", status: 404, retryable: false });
     expect(failure(await call({ status: 503, body: "" }))).toMatchObject({ kind: "server_error", retryable: true });
+  });
+
+  it("follows no redirect: the access token and the mutation go to Shopify's endpoint only, and a 3xx is an HTTP error", async () => {
+    const elsewhere: { token: string | undefined }[] = [];
+    const other = createServer((req, res) => {
+      elsewhere.push({ token: req.headers["x-shopify-access-token"] as string | undefined });
+      req.resume();
+      res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    try {
+      const location = `http://127.0.0.1:${(other.address() as AddressInfo).port}/graphql.json`;
+      for (const status of [301, 307, 308]) {
+        expect(failure(await call({ status, body: "", headers: { Location: location } }))).toMatchObject({ kind: "http_error", status, retryable: false });
+      }
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
   });
 
   it("classifies a refused connection as a network error", async () => {

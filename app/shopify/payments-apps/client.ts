@@ -168,6 +168,9 @@ export function createPaymentsAppsClient(options: PaymentsAppsClientOptions): Pa
           "X-Shopify-Access-Token": accessToken,
         },
         body: JSON.stringify({ query: document, variables, operationName: operation }),
+        // Never followed: fetch would carry the access token (only standard credentials are
+        // stripped) and, on a 307 or 308, the mutation to wherever the answer points.
+        redirect: "manual",
         signal: AbortSignal.timeout(timeoutMs),
       });
       status = response.status;
