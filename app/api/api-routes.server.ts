@@ -64,6 +64,7 @@ async function gatewayWebhook(services: AppServices, request: ApiRequest): Promi
     nonce: request.header("x-nonce"),
     signature: request.header("x-signature"),
     maxNonceAgeSeconds: services.env.WEBHOOK_MAX_NONCE_AGE_SECONDS,
+    maxNonceLeadSeconds: services.env.WEBHOOK_MAX_NONCE_LEAD_SECONDS,
   });
   return result.status === 200 ? { status: 200, body: { received: true } } : { status: result.status, body: { error: result.reason } };
 }

@@ -118,6 +118,10 @@ const schema = z
     // Shopify calls one instance's outbox makes at once (one payment's messages always go in order).
     OUTBOX_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
     WEBHOOK_MAX_NONCE_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
+    // How far ahead of this instance's clock a gateway webhook's nonce may be: the gateway's
+    // clock may run ahead, and every webhook it signs would otherwise be refused (it sends each
+    // once). The replay guard is the (shop, signature) row, kept for days, not this window.
+    WEBHOOK_MAX_NONCE_LEAD_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
     // Days processed webhooks, refused webhooks and delivered Shopify calls are kept
     // (app/payments/retention.ts): never fewer than the health page's 7 days, which is also far
     // beyond the oldest webhook nonce accepted above, so deleting a webhook never lets a replay in.

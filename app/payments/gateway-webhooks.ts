@@ -29,6 +29,8 @@ export interface WebhookIntakeInput {
   nonce: string | null;
   signature: string | null;
   maxNonceAgeSeconds: number;
+  /** How far ahead of the clock a nonce may be; the signature module's default when not given. */
+  maxNonceLeadSeconds?: number;
 }
 
 const KEY_ORDER: readonly (readonly [GatewayEnv, "current" | "retired"])[] = [
@@ -153,6 +155,7 @@ async function verifyAndStore(deps: PaymentsDeps, shop: ShopCredentials, input: 
       rawBody: input.rawBody,
       now: deps.clock.now(),
       maxAgeSeconds: input.maxNonceAgeSeconds,
+      ...(input.maxNonceLeadSeconds === undefined ? {} : { maxFutureSkewSeconds: input.maxNonceLeadSeconds }),
     });
     // A retired Secret Key is taken only for a payment begun on its credentials: signed with it,
     // a notification of any other order (one made on the device in use, say, when the retired

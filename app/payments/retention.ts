@@ -3,9 +3,9 @@
 //
 // - A processed gateway webhook. Its (shop, signature) row refuses a replay of the same
 //   notification, but only until its nonce is stale: the door refuses a nonce older than
-//   WEBHOOK_MAX_NONCE_AGE_SECONDS (at most an hour) or more than a few seconds ahead of the
-//   clock (webhook-signature.ts), so a notification received more than an hour and a few
-//   seconds ago is refused as stale whether its row is kept or not. A webhook not processed
+//   WEBHOOK_MAX_NONCE_AGE_SECONDS (at most an hour) or more than WEBHOOK_MAX_NONCE_LEAD_SECONDS
+//   ahead of the clock (5 s by default, an hour at most), so a notification received more than
+//   two hours ago is refused as stale whether its row is kept or not. A webhook not processed
 //   yet (waiting, or failing and retried) is never deleted, nor one processed within the
 //   retention, nor a shop's newest notification (the health page's "last notification").
 //   Deleting a processed webhook only means that a repeat of it the gateway sends much later,
