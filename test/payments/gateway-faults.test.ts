@@ -64,6 +64,18 @@ function instance(options: { clock?: { now(): Date }; sql?: PlainSql; fetch?: ty
   return { ...services, gateways };
 }
 
+/** The stack's statements, each batch of them (one, or a transaction's) passed through `around`. */
+function statementsThrough(around: <T>(statements: Prisma.Sql[], run: () => Promise<T>) => Promise<T>): PlainSql {
+  const base = stack.services.sql;
+  return {
+    kind: base.kind,
+    execute: (statement) => around([statement], () => base.execute(statement)),
+    query: (statement) => around([statement], () => base.query(statement)),
+    executeInTransaction: (statements) => around(statements, () => base.executeInTransaction(statements)),
+    inTransaction: (work) => base.inTransaction(work),
+  };
+}
+
 const isOrderCreation = (input: Parameters<typeof fetch>[0], init?: RequestInit) => init?.method === "POST" && String(input).endsWith("/orders/");
 
 /** A gateway fetch whose order creations wait until released; `reached` settles when one is on its way. */
@@ -115,13 +127,7 @@ it("the order's quota slot is taken while the session is recorded, and the order
     if (text.includes('"GatewayCall"') || text.includes("takeGatewayCall")) events.push("slot taken");
     return result;
   }
-  const sql: PlainSql = {
-    kind: base.sql.kind,
-    execute: (statement) => observed([statement], () => base.sql.execute(statement)),
-    query: (statement) => observed([statement], () => base.sql.query(statement)),
-    executeInTransaction: (statements) => observed(statements, () => base.sql.executeInTransaction(statements)),
-    inTransaction: (work) => base.sql.inTransaction(work),
-  };
+  const sql = statementsThrough(observed);
   const watchedFetch: typeof fetch = async (input, init) => {
     if (init?.method === "POST" && String(input).endsWith("/orders/")) events.push("order sent");
     return fetch(input, init);
@@ -135,18 +141,11 @@ it("the order's quota slot is taken while the session is recorded, and the order
 });
 
 it("a session whose record cannot be written fails (the API answers 500, and Shopify retries), records nothing and gives back its order's quota slot", async () => {
-  const base = stack.services;
   // The database refuses the session's record (a lost connection, a statement timeout) while
   // the order's quota slot is taken beside it.
-  const refuseRecord = <T>(statement: Prisma.Sql, run: () => Promise<T>): Promise<T> =>
-    statement.sql.includes('INSERT INTO "Payment"') ? Promise.reject(new Error("the database refused the record")) : run();
-  const sql: PlainSql = {
-    kind: base.sql.kind,
-    execute: (statement) => refuseRecord(statement, () => base.sql.execute(statement)),
-    query: (statement) => refuseRecord(statement, () => base.sql.query(statement)),
-    executeInTransaction: (statements) => refuseRecord(statements[0]!, () => base.sql.executeInTransaction(statements)),
-    inTransaction: (work) => base.sql.inTransaction(work),
-  };
+  const sql = statementsThrough((statements, run) =>
+    statements.some((s) => s.sql.includes('INSERT INTO "Payment"')) ? Promise.reject(new Error("the database refused the record")) : run(),
+  );
   const request = paymentSessionRequestSchema.parse(stack.standin.state.createPaymentSession({ test: true }).request);
   const slotsBefore = await criticalSlots();
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -164,18 +163,11 @@ it("a session whose record cannot be written fails (the API answers 500, and Sho
 });
 
 it("a session recorded while its order's quota slot could not be taken fails with nothing sent, and Shopify's next retry creates the order at once", async () => {
-  const base = stack.services;
   // The quota's statement fails (a statement timeout behind the device's lock, a lost
   // connection) while the session's record beside it is committed.
-  const refuseQuota = <T>(statements: Prisma.Sql[], run: () => Promise<T>): Promise<T> =>
-    statements.some((s) => s.sql.includes('"GatewayCall"') || s.sql.includes("takeGatewayCall")) ? Promise.reject(new Error("the database refused the quota slot")) : run();
-  const sql: PlainSql = {
-    kind: base.sql.kind,
-    execute: (statement) => refuseQuota([statement], () => base.sql.execute(statement)),
-    query: (statement) => refuseQuota([statement], () => base.sql.query(statement)),
-    executeInTransaction: (statements) => refuseQuota(statements, () => base.sql.executeInTransaction(statements)),
-    inTransaction: (work) => base.sql.inTransaction(work),
-  };
+  const sql = statementsThrough((statements, run) =>
+    statements.some((s) => s.sql.includes('"GatewayCall"') || s.sql.includes("takeGatewayCall")) ? Promise.reject(new Error("the database refused the quota slot")) : run(),
+  );
   const request = paymentSessionRequestSchema.parse(stack.standin.state.createPaymentSession({ test: true }).request);
   await expect(startPaymentSession(instance({ sql }), { shopDomain: stack.shopDomain, request })).rejects.toThrow("the database refused the quota slot");
   // Nothing was sent, and the record says so: no claim, no order requested.
