@@ -55,7 +55,10 @@ describe("the expiry countdown", () => {
       await page.locator("#amount").waitFor();
       // Let the countdown tick a few times (before the first status poll could correct it).
       await new Promise((resolve) => setTimeout(resolve, 2_500));
-      expect(Math.abs(await drift(page, expiresAtMs))).toBeLessThanOrEqual(1);
+      // A page that took the server's clock from when its scripts ran would be 6 s off. Up to 3 s
+      // are allowed: on a loaded machine the page's one-second tick and this read can lag (a
+      // run of the whole suite saw 2).
+      expect(Math.abs(await drift(page, expiresAtMs))).toBeLessThanOrEqual(3);
     } finally {
       await page.close();
     }
