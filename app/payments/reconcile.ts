@@ -475,10 +475,11 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
   }
   // Rejected payments are settled again only from news of their order: a new version (its
   // edited_at), or a transaction the app has not stored, which the gateway may list under the
-  // final status without a new edited_at (crypto that arrived late is flagged then). Only those whose order was read, proven gone, or returned
-  // in a shape the app cannot read (a read again would meet the same) count as checked and
-  // wait LATE_PAYMENT_RECHECK_MS: one neither listed nor looked up this pass (an earlier
-  // device's order beyond the look-ups' cap or reserve, a failed read) stays due.
+  // final status without a new edited_at (crypto that arrived late is flagged then). Only those
+  // whose order was read, proven gone, or returned in a shape the app cannot read (a read again
+  // would meet the same) count as checked and wait LATE_PAYMENT_RECHECK_MS: one neither listed
+  // nor looked up this pass (an earlier device's order beyond the look-ups' cap or reserve, a
+  // failed read) stays due.
   const unrecordedRejected = new Set<string>();
   for (const payment of rejected) {
     const order = orders.get(payment.gatewayOrderId!);
