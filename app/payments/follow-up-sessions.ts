@@ -170,7 +170,12 @@ function voidedHoldingFunds(payment: Payment, now: Date): AttentionFlag | null {
  * now, once and briefly, so that the capture is decided on the gateway's record. A read that
  * fails leaves it unconfirmed, and the capture is refused with a word to try again.
  */
-async function confirmBeforeCapture(deps: PaymentsDeps, shopId: string, shopifyPaymentId: string): Promise<void> {
+async function confirmBeforeCapture(deps: PaymentsDeps, shopId: string, request: FollowUpRequest): Promise<void> {
+  // A capture Shopify delivers again was decided the first time, and gets that answer: a read
+  // now would change nothing and only spend the device's quota and the request's time.
+  const decided = await deps.db.sessionRequest.findUnique({ where: { shopId_kind_shopifyId: { shopId, kind: "capture", shopifyId: request.id } }, select: { id: true } });
+  if (decided) return;
+  const shopifyPaymentId = request.payment_id;
   const payment = await deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId, shopifyPaymentId } }, select: { id: true, kind: true, unverifiedSince: true } });
   if (payment?.kind !== "authorization" || payment.unverifiedSince === null) return;
   const read = await checkPaymentNow(deps, shopId, payment.id, { budget: SHOPPER_WAITING_READ });
@@ -184,7 +189,7 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
   // refused as a payment session of the shop is, with nothing recorded or queued.
   if (shop.uninstalledAt) return { status: 422, body: { error: "shop_not_configured", message: "This shop has uninstalled the app." } };
   const { request } = input;
-  if (input.kind === "capture") await confirmBeforeCapture(deps, shop.id, request.payment_id);
+  if (input.kind === "capture") await confirmBeforeCapture(deps, shop.id, request);
   const now = deps.clock.now();
   try {
     await deps.db.$transaction(async (tx) => {

@@ -96,6 +96,8 @@ export interface StandinInspection {
   redeliverPayment(idOrGid: string): Promise<{ session: PaymentSessionRecord; delivery: AppDelivery }>;
   createFollowUpSession(type: FollowUpType, paymentIdOrGid: string, options?: { amount?: string }): FollowUpSessionRecord;
   startFollowUp(type: FollowUpType, paymentIdOrGid: string, options?: { amount?: string }): Promise<{ session: FollowUpSessionRecord; delivery: AppDelivery }>;
+  /** POSTs an existing refund, capture or void session again (same id), as Shopify's retries do. */
+  redeliverFollowUp(idOrGid: string): Promise<{ session: FollowUpSessionRecord; delivery: AppDelivery }>;
   setFault(request: FaultRequest): ActiveFault;
   clearFaults(): void;
   /**
@@ -205,6 +207,12 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
     createFollowUpSession: (type, paymentIdOrGid, opts) => clone(openFollowUp(type, paymentIdOrGid, opts?.amount)),
     startFollowUp: async (type, paymentIdOrGid, opts) => {
       const session = openFollowUp(type, paymentIdOrGid, opts?.amount);
+      const delivery = await simulator.deliverFollowUp(session);
+      return clone({ session, delivery });
+    },
+    redeliverFollowUp: async (idOrGid) => {
+      const session = store.find(idOrGid);
+      if (!session || session.type === "payment") throw new Error(`No refund, capture or void session ${idOrGid}`);
       const delivery = await simulator.deliverFollowUp(session);
       return clone({ session, delivery });
     },

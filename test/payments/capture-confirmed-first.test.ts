@@ -36,3 +36,30 @@ it("reads the order first and captures the authorization, the gateway's record b
   await deliverDueMessages(services, { worker: "test" });
   expect(standin.state.session(capture.session.id)?.state.code).toBe("RESOLVED");
 }, 60_000);
+
+it("a capture Shopify delivers again is answered as the first time without reading the order again: repeats spend none of the device's quota", async () => {
+  const { services, standin } = stack();
+  const { session } = await standin.state.startPayment({ test: true, kind: "authorization" });
+  const payment = await services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  for (const action of PAID_IN_FULL) await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId!}/actions`, action);
+  const row = await services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  await settleFromSignedWebhook(services, { payment: row, shopDomain: stack().shopDomain }, {
+    identifier: payment.gatewayOrderId!,
+    status: parseGatewayStatus("CO") as Extract<ParsedGatewayStatus, { known: true }>,
+  });
+  await deliverDueMessages(services, { worker: "test" });
+
+  // The gateway cannot be read: the capture is decided without its record, and stays decided.
+  for (const endpoint of ["orders.info", "orders.list"]) await stack().sandboxControl("/sandbox/faults", { endpoint, kind: "http_500", count: 100 });
+  try {
+    const capture = await standin.state.startFollowUp("capture", session.id);
+    expect(capture.delivery.status).toBe(201);
+    const calls = () => services.db.gatewayCall.count();
+    const afterFirst = await calls();
+    for (let i = 0; i < 3; i++) expect((await standin.state.redeliverFollowUp(capture.session.id)).delivery.status).toBe(201);
+    expect(await calls()).toBe(afterFirst);
+    expect(await services.db.sessionRequest.count({ where: { shopifyId: capture.session.id } })).toBe(1);
+  } finally {
+    await stack().sandboxControl("/sandbox/faults", undefined, "DELETE");
+  }
+}, 60_000);
