@@ -105,8 +105,9 @@ export function createThrottleHolds(): Pick<QuotaStore, "holdUntil"> & {
     },
     held,
     heldBack(keyHash, now, remaining) {
+      // A critical call is held by either hold (held), so its answer covers the general one's too.
       const general = held(keyHash, "general", now) !== null;
-      const critical = general || held(keyHash, "critical", now) !== null;
+      const critical = held(keyHash, "critical", now) !== null;
       return {
         general: general ? { ...remaining.general, minute: 0 } : remaining.general,
         critical: critical ? { ...remaining.critical, minute: 0 } : remaining.critical,
