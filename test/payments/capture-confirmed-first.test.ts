@@ -11,7 +11,8 @@ import { PAID_IN_FULL, stackForFile } from "../support/stack";
 const stack = stackForFile({ workers: false });
 beforeAll(() => stack().logger.info("capture confirmed first: started"));
 
-it("reads the order first and captures the authorization, the gateway's record backing the notification", async () => {
+/** An authorization paid at the gateway, settled on its signed CO notification alone (no read yet), and resolved in Shopify. */
+async function paidOnSignedCompletion() {
   const { services, standin } = stack();
   const { session, delivery } = await standin.state.startPayment({ test: true, kind: "authorization" });
   expect(delivery.status).toBe(200);
@@ -27,6 +28,12 @@ it("reads the order first and captures the authorization, the gateway's record b
   expect(signed?.payment).toMatchObject({ state: "paid", unverifiedSince: expect.any(Date) });
   await deliverDueMessages(services, { worker: "test" });
   expect(standin.state.session(session.id)?.state.code).toBe("RESOLVED");
+  return { session, payment };
+}
+
+it("reads the order first and captures the authorization, the gateway's record backing the notification", async () => {
+  const { services, standin } = stack();
+  const { session, payment } = await paidOnSignedCompletion();
 
   const capture = await standin.state.startFollowUp("capture", session.id);
   expect(capture.delivery.status).toBe(201);
@@ -39,15 +46,7 @@ it("reads the order first and captures the authorization, the gateway's record b
 
 it("a capture Shopify delivers again is answered as the first time without reading the order again: repeats spend none of the device's quota", async () => {
   const { services, standin } = stack();
-  const { session } = await standin.state.startPayment({ test: true, kind: "authorization" });
-  const payment = await services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  for (const action of PAID_IN_FULL) await stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId!}/actions`, action);
-  const row = await services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
-  await settleFromSignedWebhook(services, { payment: row, shopDomain: stack().shopDomain }, {
-    identifier: payment.gatewayOrderId!,
-    status: parseGatewayStatus("CO") as Extract<ParsedGatewayStatus, { known: true }>,
-  });
-  await deliverDueMessages(services, { worker: "test" });
+  const { session } = await paidOnSignedCompletion();
 
   // The gateway cannot be read: the capture is decided without its record, and stays decided.
   for (const endpoint of ["orders.info", "orders.list"]) await stack().sandboxControl("/sandbox/faults", { endpoint, kind: "http_500", count: 100 });
