@@ -15,6 +15,7 @@ import { reconcileOnce } from "./payments/reconcile";
 import { purgeExpiredRows } from "./payments/retention";
 import { keepOfflineTokensAlive, syncReadinessOfInstalledShops } from "./shops/onboarding.server";
 import { recordDeviceKeyHashes } from "./shops/shop-credentials.server";
+import { recheckUnconfirmedUninstalls } from "./shops/shopify-webhooks.server";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -134,7 +135,9 @@ const RETENTION_INTERVAL_MS = 3_600_000;
  * be read (an encryption key dropped too early, then put back); also once at start-up, and
  * when a payment session finds a shop's credentials unreadable. The same pass renews the
  * offline tokens whose refresh token is running out, and brings the digests that tell which
- * shops share a device in line with their credentials (recordDeviceKeyHashes).
+ * shops share a device in line with their credentials (recordDeviceKeyHashes), and asks Shopify
+ * again about the uninstalls and shop redactions it could not confirm when they came, once an
+ * hour each (recheckUnconfirmedUninstalls).
  */
 const READINESS_INTERVAL_MS = 10 * 60_000;
 
@@ -186,6 +189,8 @@ export function startWorkers(services: AppServices, options: { stopAllowanceMs?:
       if (stopping) return;
       const digests = await recordDeviceKeyHashes(services.db, services.cipher);
       if (digests > 0) services.logger.info("Device key digests brought in line with the shops' credentials", { digests });
+      if (stopping) return;
+      await recheckUnconfirmedUninstalls(services, { stopping: () => stopping });
     },
     services.logger,
   );

@@ -5,7 +5,8 @@ import { redactShop } from "~/shops/shopify-webhooks.server";
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { shop, triggeredAt } = await verifyShopifyWebhook(request, context.services, "shop/redact", shopRedactBody);
-  // Unconfirmed: Shopify could not be asked whether the app is still installed; it delivers again.
-  const outcome = await redactShop(context.services, shop, triggeredAt);
-  return new Response(null, { status: outcome === "unconfirmed" ? 503 : 200 });
+  // Carried out, ignored, or held until Shopify can say whether the app is still installed:
+  // taken in every case (an error while storing it is a 5xx, and Shopify delivers it again).
+  await redactShop(context.services, shop, triggeredAt);
+  return new Response(null, { status: 200 });
 }

@@ -11,10 +11,19 @@ import { NO_CREDENTIALS_AT_ALL } from "./credential-columns";
 
 /**
  * What became of an app/uninstalled or a shop/redact: carried out; ignored, as about an earlier
- * install (or a replay); or left for Shopify to deliver again (answered 503), because Shopify
- * could not be asked whether the app is still installed.
+ * install (or a replay); or held (an UnconfirmedUninstall row), because Shopify could not say
+ * whether the app is still installed: recheckUnconfirmedUninstalls asks again until it can.
  */
 export type UninstallOutcome = "carried_out" | "ignored" | "unconfirmed";
+
+export type UninstallTopic = "app/uninstalled" | "shop/redact";
+
+/**
+ * How long after a check an unconfirmed uninstall or redaction is asked about again. A frozen
+ * (402) or locked (423) shop may stay so for weeks, and is then asked about 24 times a day; a
+ * Shopify outage is over within the hour after it ends.
+ */
+export const UNCONFIRMED_UNINSTALL_RECHECK_MS = 3_600_000;
 
 export interface UninstallDeps {
   db: Database;
@@ -35,25 +44,90 @@ export interface UninstallDeps {
  * (404, a closed shop): the uninstall is real ("go_on").
  * Taken (or forbidden, 403, which Shopify answers only to a token it knows): the app is
  * installed, and the webhook is about an earlier install or replayed ("installed"). Any other
- * answer, or none (network, timeout, 5xx, 429): "unconfirmed", nothing is changed and Shopify
- * delivers the webhook again later. A shop with no row, no stored token, or whose row records
- * the uninstall already is not asked about ("go_on").
+ * answer, or none (network, timeout, 5xx, 429, a frozen shop's 402, a locked shop's 423):
+ * "unconfirmed", nothing is changed yet, and the webhook is held to be asked about again
+ * (holdUnconfirmed). A shop with no row, no stored token, or whose row records the uninstall
+ * already is not asked about ("go_on").
  */
-async function confirmUninstall(deps: UninstallDeps, shopDomain: string, topic: string): Promise<"go_on" | "installed" | "unconfirmed"> {
-  const shop = await deps.db.shop.findUnique({ where: { shopDomain }, select: { uninstalledAt: true } });
-  if (!shop || shop.uninstalledAt !== null) return "go_on";
+async function confirmUninstall(
+  deps: UninstallDeps,
+  shopDomain: string,
+): Promise<{ verdict: "go_on" | "installed" } | { verdict: "unconfirmed"; shopId: string; detail: string }> {
+  const shop = await deps.db.shop.findUnique({ where: { shopDomain }, select: { id: true, uninstalledAt: true } });
+  if (!shop || shop.uninstalledAt !== null) return { verdict: "go_on" };
   const client = await deps.shopify.forShop(shopDomain);
-  if (!client) return "go_on";
+  if (!client) return { verdict: "go_on" };
   const answer = await client.publicApiVersions();
-  if (answer.isOk() || (answer.error.kind === "unauthorized" && answer.error.status === 403)) return "installed";
+  if (answer.isOk() || (answer.error.kind === "unauthorized" && answer.error.status === 403)) return { verdict: "installed" };
   // 401: the token is revoked. 404: Shopify knows no such shop any more (closed), where nothing is installed.
-  if ((answer.error.kind === "unauthorized" && answer.error.status === 401) || (answer.error.kind === "http_error" && answer.error.status === 404)) return "go_on";
-  deps.logger.warn("Could not ask Shopify whether the app is still installed; the webhook is left for Shopify to deliver again", {
+  if ((answer.error.kind === "unauthorized" && answer.error.status === 401) || (answer.error.kind === "http_error" && answer.error.status === 404)) return { verdict: "go_on" };
+  return { verdict: "unconfirmed", shopId: shop.id, detail: describePaymentsAppsError(answer.error) };
+}
+
+/**
+ * Keeps an app/uninstalled or shop/redact Shopify could not confirm, to be asked about again
+ * (recheckUnconfirmedUninstalls): Shopify stops delivering a webhook after a few hours of
+ * failed attempts, and a frozen or locked shop can stay so far longer, so answering it with an
+ * error would lose the uninstall (the shop's gateway credentials kept) or the redaction. The
+ * first delivery's time is kept; a later one, or a check, counts as one more check.
+ */
+async function holdUnconfirmed(
+  deps: UninstallDeps & { clock: { now(): Date } },
+  held: { shopId: string; detail: string },
+  shopDomain: string,
+  topic: UninstallTopic,
+  triggeredAt: Date | null,
+): Promise<"unconfirmed"> {
+  const now = deps.clock.now();
+  const row = await deps.db.unconfirmedUninstall.upsert({
+    where: { shopId_topic: { shopId: held.shopId, topic } },
+    create: { shopId: held.shopId, topic, triggeredAt, receivedAt: now, checkedAt: now },
+    update: { checkedAt: now, checks: { increment: 1 } },
+    select: { checks: true, receivedAt: true },
+  });
+  deps.logger.warn("Shopify could not say whether the app is still installed; the webhook is kept and Shopify is asked again in an hour", {
     shop: shopDomain,
     topic,
-    detail: describePaymentsAppsError(answer.error),
+    checks: row.checks,
+    heldSince: row.receivedAt.toISOString(),
+    detail: held.detail,
   });
   return "unconfirmed";
+}
+
+/** The held webhook of this topic is settled (carried out or ignored): it is not asked about again. */
+async function releaseHeld(db: Database, shopDomain: string, topic: UninstallTopic): Promise<void> {
+  await db.unconfirmedUninstall.deleteMany({ where: { topic, shop: { shopDomain } } });
+}
+
+/**
+ * Asks Shopify again about the held app/uninstalled and shop/redact webhooks last asked about
+ * an hour ago or more (UNCONFIRMED_UNINSTALL_RECHECK_MS), oldest check first, and carries out
+ * each whose shop's token Shopify now refuses; an uninstall before a redaction of the same shop.
+ * How many were settled (carried out or ignored), and how many are still unconfirmed.
+ */
+export async function recheckUnconfirmedUninstalls(
+  deps: UninstallDeps & { clock: { now(): Date }; notify?: { readiness(): void } },
+  options: { limit?: number; stopping?: () => boolean } = {},
+): Promise<{ settled: number; unconfirmed: number }> {
+  const due = await deps.db.unconfirmedUninstall.findMany({
+    where: { checkedAt: { lte: new Date(deps.clock.now().getTime() - UNCONFIRMED_UNINSTALL_RECHECK_MS) } },
+    orderBy: { checkedAt: "asc" },
+    take: options.limit ?? 20,
+    select: { topic: true, triggeredAt: true, shop: { select: { shopDomain: true } } },
+  });
+  due.sort((a, b) => Number(a.topic === "shop/redact") - Number(b.topic === "shop/redact"));
+  const counts = { settled: 0, unconfirmed: 0 };
+  for (const held of due) {
+    if (options.stopping?.()) break;
+    const outcome =
+      held.topic === "shop/redact"
+        ? await redactShop(deps, held.shop.shopDomain, held.triggeredAt)
+        : await handleAppUninstalled(deps, held.shop.shopDomain, held.triggeredAt);
+    if (outcome === "unconfirmed") counts.unconfirmed++;
+    else counts.settled++;
+  }
+  return counts;
 }
 
 /**
@@ -71,9 +145,10 @@ export async function handleAppUninstalled(
   shopDomain: string,
   triggeredAt: Date | null = null,
 ): Promise<UninstallOutcome> {
-  const confirmed = await confirmUninstall(deps, shopDomain, "app/uninstalled");
-  if (confirmed === "unconfirmed") return "unconfirmed";
-  if (confirmed === "installed") {
+  const confirmed = await confirmUninstall(deps, shopDomain);
+  if (confirmed.verdict === "unconfirmed") return holdUnconfirmed(deps, confirmed, shopDomain, "app/uninstalled", triggeredAt);
+  if (confirmed.verdict === "installed") {
+    await releaseHeld(deps.db, shopDomain, "app/uninstalled");
     // Nothing is uninstalled. One triggered before the recorded install is Shopify's late
     // delivery about an earlier install, and tells of a new install (below); any other (a
     // fresh time, or none) is a body posted again, and changes nothing.
@@ -99,6 +174,7 @@ export async function handleAppUninstalled(
     if (marked.count === 0 && (await tx.shop.count({ where: { shopDomain } })) > 0) return false;
     // Open payments keep their records; Shopify no longer accepts calls for this shop.
     await tx.session.deleteMany({ where: { shop: shopDomain } });
+    await tx.unconfirmedUninstall.deleteMany({ where: { topic: "app/uninstalled", shop: { shopDomain } } });
     return true;
   });
   if (carriedOut) {
@@ -119,6 +195,7 @@ async function ignoredAsEarlierInstall(
   // uninstall (the library reuses a stored token that has not run out): nothing stored tells
   // when Shopify issued it, and deleting the new install's token would leave the background
   // calls without one until the merchant opens the app.
+  await releaseHeld(deps.db, shopDomain, "app/uninstalled");
   await deps.db.shop.updateMany({ where: { shopDomain, paymentsAppReady: true }, data: { paymentsAppReady: false } });
   deps.notify?.readiness();
   deps.logger.info("An uninstall from before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt?.toISOString() ?? null });
@@ -253,10 +330,11 @@ export const SHOP_REDACT_DELAY_MS = 48 * 3_600_000;
  * unreadable, as nothing then tells which install the redaction is about (a shop whose
  * token Shopify refuses, or that has none).
  */
-export async function redactShop(deps: UninstallDeps, shopDomain: string, triggeredAt: Date | null = null): Promise<UninstallOutcome> {
-  const confirmed = await confirmUninstall(deps, shopDomain, "shop/redact");
-  if (confirmed === "unconfirmed") return "unconfirmed";
-  if (confirmed === "installed") {
+export async function redactShop(deps: UninstallDeps & { clock: { now(): Date } }, shopDomain: string, triggeredAt: Date | null = null): Promise<UninstallOutcome> {
+  const confirmed = await confirmUninstall(deps, shopDomain);
+  if (confirmed.verdict === "unconfirmed") return holdUnconfirmed(deps, confirmed, shopDomain, "shop/redact", triggeredAt);
+  if (confirmed.verdict === "installed") {
+    await releaseHeld(deps.db, shopDomain, "shop/redact");
     deps.logger.info("A shop/redact for a shop whose token Shopify still takes was ignored (about an earlier install, or replayed)", {
       shop: shopDomain,
       triggeredAt: triggeredAt?.toISOString() ?? null,
@@ -275,7 +353,12 @@ export async function redactShop(deps: UninstallDeps, shopDomain: string, trigge
     await tx.session.deleteMany({ where: { shop: shopDomain } });
     return true;
   });
-  if (deleted) deps.logger.info("Shop data deleted", { shop: shopDomain });
-  else deps.logger.info("A shop redaction about an install before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt!.toISOString() });
-  return deleted ? "carried_out" : "ignored";
+  // Deleting the shop deleted what was held for it.
+  if (deleted) {
+    deps.logger.info("Shop data deleted", { shop: shopDomain });
+    return "carried_out";
+  }
+  await releaseHeld(deps.db, shopDomain, "shop/redact");
+  deps.logger.info("A shop redaction about an install before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt!.toISOString() });
+  return "ignored";
 }

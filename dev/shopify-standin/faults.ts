@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 
-export const FAULT_MODES = ["http_500", "http_429", "http_403", "throttled", "network", "slow"] as const;
+export const FAULT_MODES = ["http_500", "http_429", "http_403", "http_402", "http_423", "throttled", "network", "slow"] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
 export const faultRequestSchema = z.object({

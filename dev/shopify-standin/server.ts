@@ -263,6 +263,16 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
           recordFault(403, { errors: "[API] This action requires merchant approval for write_payment_sessions scope." });
           sendJson(res, 403, { errors: "[API] This action requires merchant approval for write_payment_sessions scope." });
           return;
+        case "http_402":
+          // A frozen shop (its plan unpaid): Shopify serves no call for it, whatever the token.
+          recordFault(402, { errors: "Unavailable Shop" });
+          sendJson(res, 402, { errors: "Unavailable Shop" });
+          return;
+        case "http_423":
+          // A locked shop (a suspected compromise or fraud): the same, with Locked.
+          recordFault(423, { errors: "Locked" });
+          sendJson(res, 423, { errors: "Locked" });
+          return;
         case "http_429":
           recordFault(429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." });
           sendJson(res, 429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." }, { "Retry-After": "1" });

@@ -243,13 +243,13 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     ];
     for (const [what, columns, triggeredAt, deletes] of cases) {
       const shopDomain = await shopWith(columns);
-      expect(await redactShop({ db, logger, shopify: uninstalled.directory }, shopDomain, triggeredAt), what).toBe(deletes ? "carried_out" : "ignored");
+      expect(await redactShop({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() } }, shopDomain, triggeredAt), what).toBe(deletes ? "carried_out" : "ignored");
       expect(await held(shopDomain), what).toEqual(deletes ? { shop: false, token: false, outbox: false } : { shop: true, token: true, outbox: true });
     }
     // A shop the app holds no row for: what is left under its domain is deleted.
     const unknown = newShop();
     await offlineSession(unknown, "shpat_unknown");
-    expect(await redactShop({ db, logger, shopify: uninstalled.directory }, unknown, redactionOf(uninstall))).toBe("carried_out");
+    expect(await redactShop({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() } }, unknown, redactionOf(uninstall))).toBe("carried_out");
     expect(await db.session.count({ where: { shop: unknown } })).toBe(0);
   });
 });
