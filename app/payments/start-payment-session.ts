@@ -19,6 +19,7 @@ import { orderTermsMismatch } from "./order-terms";
 import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
 import type { PaymentSessionRequest } from "./shopify-requests";
 import { whileRenewing } from "~/lib/renewal";
+import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
 import { isOpenPaymentState } from "./payment-state";
 import { insertSessionPayment, newRowId, storeSessionAnswer, type AnswerColumns } from "./session-rows.server";
 
@@ -38,6 +39,8 @@ const inProgress = () => answer(503, "in_progress", "This payment session is sti
 
 /** How long a duplicate waits for the first request's answer before asking Shopify to retry. */
 const DUPLICATE_WAIT_MS = 8_000;
+/** How often a duplicate looks for that answer: after 50 ms, doubling up to 250 ms. */
+const DUPLICATE_POLL: BackoffPolicy = { baseMs: 50, capMs: 250 };
 /**
  * How long a request's claim on a payment holds once written. The request renews it every
  * CLAIM_RENEW_MS while it works (a gateway call can take a minute: quota waits, 429s retried,
@@ -342,6 +345,7 @@ async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Pa
     return answer(409, "session_mismatch", `This payment session id was already used with a different ${differs}; it is not started again.`);
   }
   const waitUntil = Date.now() + DUPLICATE_WAIT_MS;
+  let waits = 0;
   let current = payment;
   let claim: Claim;
   for (;;) {
@@ -364,7 +368,9 @@ async function replayOrResume(deps: PaymentsDeps, shop: SessionShop, payment: Pa
     } else if (Date.now() > waitUntil) {
       return inProgress();
     } else {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Soon at first (the answer is most often a gateway call away), then every quarter second:
+      // repeats that pile up behind a slow gateway read the row a few times a second each.
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(++waits, DUPLICATE_POLL)));
     }
     current = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
   }

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import type { PlainSql } from "../../app/db/plain-sql.server";
+import type { Database } from "../../app/db/database.server";
 import { createPrismaQuotaStore } from "../../app/db/prisma-quota-store.server";
 import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
 import { createOrderWithCurrency, ORDER_MAY_STILL_APPEAR_MS, startPaymentSession, type SessionAnswer } from "../../app/payments/start-payment-session";
@@ -43,9 +44,9 @@ function gate(): { opened: Promise<void>; open(): void } {
  * The app's services on the stack's database with another clock, statements or gateway fetch
  * (and gateway timeout): a second instance, as a retry may reach.
  */
-function instance(options: { clock?: { now(): Date }; sql?: PlainSql; fetch?: typeof fetch; gatewayTimeoutMs?: number } = {}): AppServices {
+function instance(options: { clock?: { now(): Date }; sql?: PlainSql; fetch?: typeof fetch; gatewayTimeoutMs?: number; db?: Database } = {}): AppServices {
   const base = stack.services;
-  const services = createServices(base.env, { db: base.db, sql: options.sql ?? base.sql, logger: stack.logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const services = createServices(base.env, { db: options.db ?? base.db, sql: options.sql ?? base.sql, logger: stack.logger, ...(options.clock ? { clock: options.clock } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
   if (options.gatewayTimeoutMs === undefined) return services;
   const gateways = createGatewayDirectory({
     cipher: base.cipher,
@@ -390,8 +391,22 @@ it("a request still at work renews its claim, so a repeat arriving after the cla
   await waitFor(async () => ((await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } })).sessionClaimUntil! > written) || null, "the claim renewed", 15_000);
   // Past the first term: a repeat finds the claim held and asks Shopify to retry later.
   clock.offset = written.getTime() - Date.now() + 5_000;
-  const repeat = await startPaymentSession(instance({ clock }), { shopDomain: stack.shopDomain, request });
+  let reads = 0;
+  const counted = db().$extends({
+    query: {
+      payment: {
+        findUniqueOrThrow({ args, query }) {
+          reads++;
+          return query(args);
+        },
+      },
+    },
+  }) as unknown as Database;
+  const repeat = await startPaymentSession(instance({ clock, db: counted }), { shopDomain: stack.shopDomain, request });
   expect(repeat).toMatchObject({ status: 503, body: { error: "in_progress" } });
+  // Its 8 s wait read the row a few times a second, not every 50 ms (160 times).
+  expect(reads).toBeGreaterThan(5);
+  expect(reads).toBeLessThanOrEqual(50);
   post.release();
   const answered = await first;
   expect(answered.status).toBe(200);
