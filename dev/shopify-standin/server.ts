@@ -119,6 +119,18 @@ export interface StandinInspection {
   reset(): void;
 }
 
+/** What Shopify answers in each HTTP fault mode: its status, `errors` and headers. */
+const HTTP_FAULTS: Record<"http_500" | "http_403" | "http_402" | "http_423" | "http_429", { status: number; errors: string; headers?: Record<string, string> }> = {
+  http_500: { status: 500, errors: "Internal Server Error" },
+  // A token without the scope a mutation needs.
+  http_403: { status: 403, errors: "[API] This action requires merchant approval for write_payment_sessions scope." },
+  // A frozen shop (its plan unpaid): Shopify serves no call for it, whatever the token.
+  http_402: { status: 402, errors: "Unavailable Shop" },
+  // A locked shop (a suspected compromise or fraud): the same, with Locked.
+  http_423: { status: 423, errors: "Locked" },
+  http_429: { status: 429, errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.", headers: { "Retry-After": "1" } },
+};
+
 export interface ShopifyStandin {
   origin: string;
   shopDomain: string;
@@ -255,28 +267,15 @@ export async function startShopifyStandin(options: ShopifyStandinOptions): Promi
           req.socket.destroy();
           return;
         case "http_500":
-          recordFault(500, { errors: "Internal Server Error" });
-          sendJson(res, 500, { errors: "Internal Server Error" });
-          return;
         case "http_403":
-          // What Shopify answers a token without the scope a mutation needs.
-          recordFault(403, { errors: "[API] This action requires merchant approval for write_payment_sessions scope." });
-          sendJson(res, 403, { errors: "[API] This action requires merchant approval for write_payment_sessions scope." });
-          return;
         case "http_402":
-          // A frozen shop (its plan unpaid): Shopify serves no call for it, whatever the token.
-          recordFault(402, { errors: "Unavailable Shop" });
-          sendJson(res, 402, { errors: "Unavailable Shop" });
-          return;
         case "http_423":
-          // A locked shop (a suspected compromise or fraud): the same, with Locked.
-          recordFault(423, { errors: "Locked" });
-          sendJson(res, 423, { errors: "Locked" });
+        case "http_429": {
+          const { status, errors, headers } = HTTP_FAULTS[fault.mode];
+          recordFault(status, { errors });
+          sendJson(res, status, { errors }, headers);
           return;
-        case "http_429":
-          recordFault(429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." });
-          sendJson(res, 429, { errors: "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service." }, { "Retry-After": "1" });
-          return;
+        }
         case "throttled": {
           const body = throttledAnswer({ ...STANDARD_COST_LIMIT, currentlyAvailable: 0 });
           recordFault(200, body);

@@ -5,25 +5,8 @@
 // asks Shopify (the stand-in) whether it still takes the shop's token: Shopify revokes an
 // app's tokens at an uninstall. On both databases, through the real routes.
 import { describe, expect, it } from "vitest";
-import { sendShopifyWebhook } from "../support/shopify-webhooks";
+import { sendShopifyWebhook, shopHoldings, shopRedactBody, uninstalledBody } from "../support/shopify-webhooks";
 import { stackOnDatabase, type Stack } from "../support/stack";
-
-const UNINSTALLED_BODY = (shop: string) => ({ id: 1, name: "Demo shop", domain: shop, myshopify_domain: shop });
-const REDACT_BODY = (shop: string) => ({ shop_id: 1, shop_domain: shop });
-
-/** What the app holds for the stack's shop: whether it is installed, its credentials, token, readiness and payments. */
-async function held(stack: Stack) {
-  const db = stack.services.db;
-  const shop = await db.shop.findUnique({ where: { shopDomain: stack.shopDomain } });
-  return {
-    row: shop !== null,
-    uninstalled: shop?.uninstalledAt != null,
-    sandboxCredentials: shop?.sandboxDeviceKeyEnc != null && shop.sandboxSecretKeyEnc != null,
-    ready: shop?.paymentsAppReady ?? null,
-    offlineTokens: await db.session.count({ where: { shop: stack.shopDomain } }),
-    payments: shop ? await db.payment.count({ where: { shopId: shop.id } }) : 0,
-  };
-}
 
 const checksOfToken = (stack: Stack) => stack.standin.state.operations().filter((o) => o.operationName === "PublicApiVersions");
 
@@ -33,13 +16,13 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
   it("an app/uninstalled body posted again with a fresh Triggered-At, for an installed shop whose token Shopify takes, changes nothing", async () => {
     const { delivery } = await stack().standin.state.startPayment({ test: true });
     expect(delivery.status).toBe(200);
-    const before = await held(stack());
+    const before = await shopHoldings(stack());
     expect(before).toMatchObject({ row: true, uninstalled: false, sandboxCredentials: true, offlineTokens: 1 });
     const checks = checksOfToken(stack()).length;
 
-    const replay = await sendShopifyWebhook(stack(), "app/uninstalled", UNINSTALLED_BODY(stack().shopDomain), { triggeredAt: new Date(Date.now() + 1_000) });
+    const replay = await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain), { triggeredAt: new Date(Date.now() + 1_000) });
     expect(replay.status).toBe(200);
-    expect(await held(stack())).toEqual(before);
+    expect(await shopHoldings(stack())).toEqual(before);
     // Shopify was asked, and took the token.
     expect(checksOfToken(stack()).slice(checks).map((o) => o.status)).toEqual([200]);
     // Checkout still offers the method: the next payment session is taken.
@@ -48,24 +31,24 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
 
   it("a shop/redact body posted again with a fresh Triggered-At, for an installed shop whose token Shopify takes, deletes nothing", async () => {
     expect((await stack().standin.state.startPayment({ test: true })).delivery.status).toBe(200);
-    const before = await held(stack());
+    const before = await shopHoldings(stack());
     expect(before).toMatchObject({ row: true, uninstalled: false });
     expect(before.payments).toBeGreaterThan(0);
     // Far enough ahead that the uninstall it would follow (48 hours earlier) is after the install.
-    const replay = await sendShopifyWebhook(stack(), "shop/redact", REDACT_BODY(stack().shopDomain), { triggeredAt: new Date(Date.now() + 49 * 3_600_000) });
+    const replay = await sendShopifyWebhook(stack(), "shop/redact", shopRedactBody(stack().shopDomain), { triggeredAt: new Date(Date.now() + 49 * 3_600_000) });
     expect(replay.status).toBe(200);
-    expect(await held(stack())).toEqual(before);
+    expect(await shopHoldings(stack())).toEqual(before);
   }, 60_000);
 
   it.each(["http_500", "http_429", "network", "http_402", "http_423"] as const)(
     "when Shopify cannot say (%s), both are taken and held to be asked about again, and nothing changes yet",
     async (mode) => {
-      const before = await held(stack());
-      for (const [topic, body] of [["app/uninstalled", UNINSTALLED_BODY(stack().shopDomain)], ["shop/redact", REDACT_BODY(stack().shopDomain)]] as const) {
+      const before = await shopHoldings(stack());
+      for (const [topic, body] of [["app/uninstalled", uninstalledBody(stack().shopDomain)], ["shop/redact", shopRedactBody(stack().shopDomain)]] as const) {
         stack().standin.state.setFault({ mode, count: 1 });
         const answer = await sendShopifyWebhook(stack(), topic, body, { triggeredAt: new Date(Date.now() + 49 * 3_600_000) });
         expect(answer.status, topic).toBe(200);
-        expect(await held(stack()), topic).toEqual(before);
+        expect(await shopHoldings(stack()), topic).toEqual(before);
       }
       stack().standin.state.clearFaults();
       const heldWebhooks = await stack().services.db.unconfirmedUninstall.findMany({ where: { shop: { shopDomain: stack().shopDomain } }, orderBy: { topic: "asc" } });
@@ -78,13 +61,13 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
 
   it("a real uninstall (Shopify revoked the app's tokens) is carried out, and the shop/redact that follows deletes the shop", async () => {
     stack().standin.state.uninstallApp();
-    const uninstall = await sendShopifyWebhook(stack(), "app/uninstalled", UNINSTALLED_BODY(stack().shopDomain));
+    const uninstall = await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain));
     expect(uninstall.status).toBe(200);
-    expect(await held(stack())).toMatchObject({ row: true, uninstalled: true, sandboxCredentials: false, ready: false, offlineTokens: 0 });
+    expect(await shopHoldings(stack())).toMatchObject({ row: true, uninstalled: true, sandboxCredentials: false, ready: false, offlineTokens: 0 });
     expect((await stack().standin.state.startPayment({ test: true })).delivery.status).toBe(422);
 
-    const redact = await sendShopifyWebhook(stack(), "shop/redact", REDACT_BODY(stack().shopDomain));
+    const redact = await sendShopifyWebhook(stack(), "shop/redact", shopRedactBody(stack().shopDomain));
     expect(redact.status).toBe(200);
-    expect(await held(stack())).toMatchObject({ row: false, offlineTokens: 0, payments: 0 });
+    expect(await shopHoldings(stack())).toMatchObject({ row: false, offlineTokens: 0, payments: 0 });
   }, 60_000);
 });

@@ -3,7 +3,7 @@
 // hour since the last check has passed and Shopify refuses the shop's token.
 import { expect, it } from "vitest";
 import { UNCONFIRMED_UNINSTALL_RECHECK_MS } from "../../app/shops/shopify-webhooks.server";
-import { sendShopifyWebhook } from "../support/shopify-webhooks";
+import { sendShopifyWebhook, uninstalledBody } from "../support/shopify-webhooks";
 import { movingClock, stackForFile, waitFor } from "../support/stack";
 
 const time = movingClock(() => stack());
@@ -12,8 +12,7 @@ const stack = stackForFile({ workers: true, clock: time.clock });
 it("a frozen shop's held app/uninstalled is carried out by the readiness pass once Shopify refuses the token", async () => {
   const { services, standin, shopDomain } = stack();
   standin.state.setFault({ mode: "http_402", count: 1_000 });
-  const body = { id: 1, name: "Demo shop", domain: shopDomain, myshopify_domain: shopDomain };
-  expect((await sendShopifyWebhook(stack(), "app/uninstalled", body)).status).toBe(200);
+  expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(shopDomain))).status).toBe(200);
   expect(await services.db.unconfirmedUninstall.count()).toBe(1);
 
   standin.state.clearFaults();

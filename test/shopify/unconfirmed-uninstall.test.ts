@@ -7,23 +7,8 @@
 // On both databases, through the real routes, with the app's clock moved.
 import { describe, expect, it } from "vitest";
 import { recheckUnconfirmedUninstalls, UNCONFIRMED_UNINSTALL_RECHECK_MS } from "../../app/shops/shopify-webhooks.server";
-import { sendShopifyWebhook } from "../support/shopify-webhooks";
+import { sendShopifyWebhook, shopHoldings, shopRedactBody, uninstalledBody } from "../support/shopify-webhooks";
 import { movingClock, stackOnDatabase, type Stack } from "../support/stack";
-
-const UNINSTALLED_BODY = (shop: string) => ({ id: 1, name: "Demo shop", domain: shop, myshopify_domain: shop });
-const REDACT_BODY = (shop: string) => ({ shop_id: 1, shop_domain: shop });
-
-async function shopState(stack: Stack) {
-  const db = stack.services.db;
-  const shop = await db.shop.findUnique({ where: { shopDomain: stack.shopDomain } });
-  return {
-    row: shop !== null,
-    uninstalled: shop?.uninstalledAt != null,
-    sandboxCredentials: shop?.sandboxDeviceKeyEnc != null && shop.sandboxSecretKeyEnc != null,
-    offlineTokens: await db.session.count({ where: { shop: stack.shopDomain } }),
-    payments: shop ? await db.payment.count({ where: { shopId: shop.id } }) : 0,
-  };
-}
 
 const heldWebhooks = (stack: Stack) =>
   stack.services.db.unconfirmedUninstall.findMany({ orderBy: { topic: "asc" }, select: { topic: true, triggeredAt: true, checks: true } });
@@ -37,9 +22,9 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
 
   it("an uninstall held while Shopify was out of reach is dropped when Shopify, asked again, still takes the token (a replay)", async () => {
     expect((await stack().standin.state.startPayment({ test: true })).delivery.status).toBe(200);
-    const before = await shopState(stack());
+    const before = await shopHoldings(stack());
     stack().standin.state.setFault({ mode: "http_500", count: 1 });
-    expect((await sendShopifyWebhook(stack(), "app/uninstalled", UNINSTALLED_BODY(stack().shopDomain))).status).toBe(200);
+    expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain))).status).toBe(200);
     expect((await heldWebhooks(stack())).map((h) => h.topic)).toEqual(["app/uninstalled"]);
 
     // Not asked again within the hour.
@@ -51,35 +36,35 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
     expect(await recheck()).toEqual({ settled: 1, unconfirmed: 0 });
     expect(asksOfToken(stack()).slice(asks).map((o) => o.status)).toEqual([200]);
     expect(await heldWebhooks(stack())).toEqual([]);
-    expect(await shopState(stack())).toEqual(before);
+    expect(await shopHoldings(stack())).toEqual(before);
     expect((await stack().standin.state.startPayment({ test: true })).delivery.status).toBe(200);
   }, 60_000);
 
   it("a frozen shop's uninstall and a locked shop's redaction are held until Shopify refuses the token, then carried out in order", async () => {
-    const before = await shopState(stack());
+    const before = await shopHoldings(stack());
     expect(before).toMatchObject({ row: true, uninstalled: false, sandboxCredentials: true, offlineTokens: 1 });
     expect(before.payments).toBeGreaterThan(0);
     const uninstalledAt = new Date(time.clock.now().getTime() - 60_000);
 
     // Frozen: taken, held with its Triggered-At, nothing changed yet.
     stack().standin.state.setFault({ mode: "http_402", count: 1_000 });
-    expect((await sendShopifyWebhook(stack(), "app/uninstalled", UNINSTALLED_BODY(stack().shopDomain), { triggeredAt: uninstalledAt })).status).toBe(200);
-    expect(await shopState(stack())).toEqual(before);
+    expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain), { triggeredAt: uninstalledAt })).status).toBe(200);
+    expect(await shopHoldings(stack())).toEqual(before);
     expect(await heldWebhooks(stack())).toEqual([{ topic: "app/uninstalled", triggeredAt: uninstalledAt, checks: 1 }]);
 
     // An hour on, still frozen: asked again, still held. Shopify's own redelivery counts as a
     // check and keeps the first delivery's time.
     time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
     expect(await recheck()).toEqual({ settled: 0, unconfirmed: 1 });
-    expect((await sendShopifyWebhook(stack(), "app/uninstalled", UNINSTALLED_BODY(stack().shopDomain), { triggeredAt: new Date(uninstalledAt.getTime() + 1_000) })).status).toBe(200);
+    expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain), { triggeredAt: new Date(uninstalledAt.getTime() + 1_000) })).status).toBe(200);
     expect(await heldWebhooks(stack())).toEqual([{ topic: "app/uninstalled", triggeredAt: uninstalledAt, checks: 3 }]);
 
     // Locked now, and the redaction 48 hours after the uninstall comes: held beside it.
     time.advanceAppOnly(48 * 3_600_000);
     stack().standin.state.setFault({ mode: "http_423", count: 1_000 });
     const redactionAt = new Date(uninstalledAt.getTime() + 48 * 3_600_000);
-    expect((await sendShopifyWebhook(stack(), "shop/redact", REDACT_BODY(stack().shopDomain), { triggeredAt: redactionAt })).status).toBe(200);
-    expect(await shopState(stack())).toEqual(before);
+    expect((await sendShopifyWebhook(stack(), "shop/redact", shopRedactBody(stack().shopDomain), { triggeredAt: redactionAt })).status).toBe(200);
+    expect(await shopHoldings(stack())).toEqual(before);
     expect((await heldWebhooks(stack())).map((h) => h.topic)).toEqual(["app/uninstalled", "shop/redact"]);
 
     // Shopify answers again, and the app's tokens are revoked (the merchant did uninstall): the
@@ -88,7 +73,7 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
     stack().standin.state.uninstallApp();
     time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
     expect(await recheck()).toEqual({ settled: 2, unconfirmed: 0 });
-    expect(await shopState(stack())).toEqual({ row: false, uninstalled: false, sandboxCredentials: false, offlineTokens: 0, payments: 0 });
+    expect(await shopHoldings(stack())).toEqual({ row: false, uninstalled: false, sandboxCredentials: false, ready: null, offlineTokens: 0, payments: 0 });
     expect(await heldWebhooks(stack())).toEqual([]);
     expect(await recheck()).toEqual({ settled: 0, unconfirmed: 0 });
   }, 60_000);

@@ -41,3 +41,23 @@ export function sendShopifyWebhook(
     }),
   });
 }
+
+/** The body of an app/uninstalled about `shop`, as Shopify sends it (the shop's fields, in part). */
+export const uninstalledBody = (shop: string) => ({ id: 1, name: "Demo shop", domain: shop, myshopify_domain: shop });
+
+/** The body of a shop/redact about `shop`. */
+export const shopRedactBody = (shop: string) => ({ shop_id: 1, shop_domain: shop });
+
+/** What the app holds for the stack's shop: whether it is installed, its credentials, token, readiness and payments. */
+export async function shopHoldings(stack: Stack) {
+  const db = stack.services.db;
+  const shop = await db.shop.findUnique({ where: { shopDomain: stack.shopDomain } });
+  return {
+    row: shop !== null,
+    uninstalled: shop?.uninstalledAt != null,
+    sandboxCredentials: shop?.sandboxDeviceKeyEnc != null && shop.sandboxSecretKeyEnc != null,
+    ready: shop?.paymentsAppReady ?? null,
+    offlineTokens: await db.session.count({ where: { shop: stack.shopDomain } }),
+    payments: shop ? await db.payment.count({ where: { shopId: shop.id } }) : 0,
+  };
+}
