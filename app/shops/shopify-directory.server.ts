@@ -184,7 +184,9 @@ export function createShopifyDirectory(options: ShopifyDirectoryOptions): Shopif
             ? { status: error.response.code, error: (error.response.body as { error?: unknown } | undefined)?.error ?? null }
             : { error: error instanceof Error ? error.name : "unknown" }),
         });
-        const refused = error instanceof HttpResponseError && error.response.code < 500 && error.response.code !== 429;
+        // Refused: the grant turned down (400, 401, 403) or the shop unknown (404). Any other
+        // answer says nothing of the token: a frozen (402) or locked (423) shop, 429, 5xx.
+        const refused = error instanceof HttpResponseError && [400, 401, 403, 404].includes(error.response.code);
         return { session: null, unreachable: !refused };
       }
       // The refresh token is spent now: a pair the storage fails to keep is kept here instead.

@@ -46,8 +46,8 @@ export interface UninstallDeps {
  * installed, and the webhook is about an earlier install or replayed ("installed"). Any other
  * answer, or none (network, timeout, 5xx, 429, a frozen shop's 402, a locked shop's 423):
  * "unconfirmed", nothing is changed yet, and the webhook is held to be asked about again
- * (holdUnconfirmed). A shop with no row, no stored token, or whose row records the uninstall
- * already is not asked about ("go_on").
+ * (holdUnconfirmed); so is a stored token that cannot be opened. A shop with no row, no stored
+ * token, or whose row records the uninstall already is not asked about ("go_on").
  */
 async function confirmUninstall(
   deps: UninstallDeps,
@@ -56,7 +56,12 @@ async function confirmUninstall(
   const shop = await deps.db.shop.findUnique({ where: { shopDomain }, select: { id: true, uninstalledAt: true } });
   if (!shop || shop.uninstalledAt !== null) return { verdict: "go_on" };
   const client = await deps.shopify.forShop(shopDomain);
-  if (!client) return { verdict: "go_on" };
+  if (!client) {
+    // An offline token is stored but cannot be opened (a key dropped too early): it cannot be
+    // asked about, which is not the same as there being none.
+    const stored = await deps.db.session.count({ where: { shop: shopDomain, isOnline: false } });
+    return stored > 0 ? { verdict: "unconfirmed", shopId: shop.id, detail: "the shop's stored offline token cannot be opened with the configured keys" } : { verdict: "go_on" };
+  }
   const answer = await client.publicApiVersions();
   if (answer.isOk() || (answer.error.kind === "unauthorized" && answer.error.status === 403)) return { verdict: "installed" };
   // 401: the token is revoked. 404: Shopify knows no such shop any more (closed), where nothing is installed.
@@ -65,11 +70,21 @@ async function confirmUninstall(
 }
 
 /**
+ * How long an app/uninstalled or shop/redact is held while Shopify cannot say whether the app is
+ * installed. Past it, the webhook is carried out on its own word: a shop/redact is to be carried
+ * out within 30 days, and a shop Shopify has not served for that long (frozen, locked) takes no
+ * payments. A body replayed to exploit it would need Shopify silent about the shop all that time.
+ */
+export const UNCONFIRMED_UNINSTALL_LIMIT_MS = 30 * 24 * 3_600_000;
+
+/**
  * Keeps an app/uninstalled or shop/redact Shopify could not confirm, to be asked about again
  * (recheckUnconfirmedUninstalls): Shopify stops delivering a webhook after a few hours of
  * failed attempts, and a frozen or locked shop can stay so far longer, so answering it with an
- * error would lose the uninstall (the shop's gateway credentials kept) or the redaction. The
- * first delivery's time is kept; a later one, or a check, counts as one more check.
+ * error would lose the uninstall (the shop's gateway credentials kept) or the redaction. A later
+ * delivery, or a check, counts as one more check; the latest Triggered-At is kept (a genuine
+ * uninstall of a reinstall must not be judged by the earlier install's retried one). "overdue":
+ * held for UNCONFIRMED_UNINSTALL_LIMIT_MS, and to be carried out now.
  */
 async function holdUnconfirmed(
   deps: UninstallDeps & { clock: { now(): Date } },
@@ -77,22 +92,25 @@ async function holdUnconfirmed(
   shopDomain: string,
   topic: UninstallTopic,
   triggeredAt: Date | null,
-): Promise<"unconfirmed"> {
+): Promise<"held" | "overdue"> {
   const now = deps.clock.now();
+  const key = { shopId: held.shopId, topic };
   const row = await deps.db.unconfirmedUninstall.upsert({
-    where: { shopId_topic: { shopId: held.shopId, topic } },
-    create: { shopId: held.shopId, topic, triggeredAt, receivedAt: now, checkedAt: now },
+    where: { shopId_topic: key },
+    create: { ...key, triggeredAt, receivedAt: now, checkedAt: now },
     update: { checkedAt: now, checks: { increment: 1 } },
     select: { checks: true, receivedAt: true },
   });
-  deps.logger.warn("Shopify could not say whether the app is still installed; the webhook is kept and Shopify is asked again in an hour", {
-    shop: shopDomain,
-    topic,
-    checks: row.checks,
-    heldSince: row.receivedAt.toISOString(),
-    detail: held.detail,
-  });
-  return "unconfirmed";
+  if (triggeredAt) {
+    await deps.db.unconfirmedUninstall.updateMany({ where: { ...key, OR: [{ triggeredAt: null }, { triggeredAt: { lt: triggeredAt } }] }, data: { triggeredAt } });
+  }
+  const context = { shop: shopDomain, topic, checks: row.checks, heldSince: row.receivedAt.toISOString(), detail: held.detail };
+  if (now.getTime() - row.receivedAt.getTime() >= UNCONFIRMED_UNINSTALL_LIMIT_MS) {
+    deps.logger.warn("Shopify has not said for 30 days whether the app is still installed; the webhook is carried out on its own word", context);
+    return "overdue";
+  }
+  deps.logger.warn("Shopify could not say whether the app is still installed; the webhook is kept and Shopify is asked again in an hour", context);
+  return "held";
 }
 
 /** The held webhook of this topic is settled (carried out or ignored): it is not asked about again. */
@@ -109,23 +127,30 @@ async function releaseHeld(db: Database, shopDomain: string, topic: UninstallTop
 export async function recheckUnconfirmedUninstalls(
   deps: UninstallDeps & { clock: { now(): Date }; notify?: { readiness(): void } },
   options: { limit?: number; stopping?: () => boolean } = {},
-): Promise<{ settled: number; unconfirmed: number }> {
+): Promise<{ settled: number; unconfirmed: number; failed: number }> {
   const due = await deps.db.unconfirmedUninstall.findMany({
     where: { checkedAt: { lte: new Date(deps.clock.now().getTime() - UNCONFIRMED_UNINSTALL_RECHECK_MS) } },
     orderBy: { checkedAt: "asc" },
     take: options.limit ?? 20,
-    select: { topic: true, triggeredAt: true, shop: { select: { shopDomain: true } } },
+    select: { id: true, topic: true, triggeredAt: true, shop: { select: { shopDomain: true } } },
   });
   due.sort((a, b) => Number(a.topic === "shop/redact") - Number(b.topic === "shop/redact"));
-  const counts = { settled: 0, unconfirmed: 0 };
+  const counts = { settled: 0, unconfirmed: 0, failed: 0 };
   for (const held of due) {
     if (options.stopping?.()) break;
-    const outcome =
-      held.topic === "shop/redact"
-        ? await redactShop(deps, held.shop.shopDomain, held.triggeredAt)
-        : await handleAppUninstalled(deps, held.shop.shopDomain, held.triggeredAt);
-    if (outcome === "unconfirmed") counts.unconfirmed++;
-    else counts.settled++;
+    try {
+      const outcome =
+        held.topic === "shop/redact"
+          ? await redactShop(deps, held.shop.shopDomain, held.triggeredAt)
+          : await handleAppUninstalled(deps, held.shop.shopDomain, held.triggeredAt);
+      if (outcome === "unconfirmed") counts.unconfirmed++;
+      else counts.settled++;
+    } catch (error) {
+      // Counted as a check, so that it does not come first again and hold up the others.
+      counts.failed++;
+      deps.logger.error("A held uninstall could not be checked again; it is tried again in an hour", { shop: held.shop.shopDomain, topic: held.topic, error });
+      await deps.db.unconfirmedUninstall.updateMany({ where: { id: held.id }, data: { checkedAt: deps.clock.now(), checks: { increment: 1 } } });
+    }
   }
   return counts;
 }
@@ -146,7 +171,7 @@ export async function handleAppUninstalled(
   triggeredAt: Date | null = null,
 ): Promise<UninstallOutcome> {
   const confirmed = await confirmUninstall(deps, shopDomain);
-  if (confirmed.verdict === "unconfirmed") return holdUnconfirmed(deps, confirmed, shopDomain, "app/uninstalled", triggeredAt);
+  if (confirmed.verdict === "unconfirmed" && (await holdUnconfirmed(deps, confirmed, shopDomain, "app/uninstalled", triggeredAt)) === "held") return "unconfirmed";
   if (confirmed.verdict === "installed") {
     await releaseHeld(deps.db, shopDomain, "app/uninstalled");
     // Nothing is uninstalled. One triggered before the recorded install is Shopify's late
@@ -332,7 +357,7 @@ export const SHOP_REDACT_DELAY_MS = 48 * 3_600_000;
  */
 export async function redactShop(deps: UninstallDeps & { clock: { now(): Date } }, shopDomain: string, triggeredAt: Date | null = null): Promise<UninstallOutcome> {
   const confirmed = await confirmUninstall(deps, shopDomain);
-  if (confirmed.verdict === "unconfirmed") return holdUnconfirmed(deps, confirmed, shopDomain, "shop/redact", triggeredAt);
+  if (confirmed.verdict === "unconfirmed" && (await holdUnconfirmed(deps, confirmed, shopDomain, "shop/redact", triggeredAt)) === "held") return "unconfirmed";
   if (confirmed.verdict === "installed") {
     await releaseHeld(deps.db, shopDomain, "shop/redact");
     deps.logger.info("A shop/redact for a shop whose token Shopify still takes was ignored (about an earlier install, or replayed)", {

@@ -221,6 +221,17 @@ it("asking whether Shopify takes the token: a renewal that cannot reach Shopify 
   expect(answer.isErr() && answer.error).toMatchObject({ kind: "network", retryable: true, operation: "PublicApiVersions" });
 });
 
+it.each([402, 423])("asking whether Shopify takes the token: a renewal answered %i (a frozen or locked shop) says nothing of the token either", async (status) => {
+  await expiredToken("expired on record");
+  const closed: typeof fetch = (input, init) =>
+    String(input).includes("/oauth/access_token")
+      ? Promise.resolve(new Response(JSON.stringify({ errors: status === 402 ? "Unavailable Shop" : "Locked" }), { status, headers: { "content-type": "application/json" } }))
+      : fetch(input, init);
+  const client = await servicesWithDirectory({ fetch: closed }).shopify.forShop(stack().shopDomain);
+  const answer = await client!.publicApiVersions();
+  expect(answer.isErr() && answer.error).toMatchObject({ kind: "network", retryable: true, operation: "PublicApiVersions" });
+});
+
 it("asking whether Shopify takes the token: a refused token is renewed and asked again; after the uninstall both the token and its renewal are refused (401)", async () => {
   const grants = standin().tokenGrants().length;
   await expiredToken("valid on record");

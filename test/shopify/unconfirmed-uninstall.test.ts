@@ -6,7 +6,8 @@
 // for weeks, so an error answer would keep the shop's gateway credentials, or its data, for good.
 // On both databases, through the real routes, with the app's clock moved.
 import { describe, expect, it } from "vitest";
-import { recheckUnconfirmedUninstalls, UNCONFIRMED_UNINSTALL_RECHECK_MS } from "../../app/shops/shopify-webhooks.server";
+import { recheckUnconfirmedUninstalls, UNCONFIRMED_UNINSTALL_LIMIT_MS, UNCONFIRMED_UNINSTALL_RECHECK_MS } from "../../app/shops/shopify-webhooks.server";
+import { sessionTokenContext } from "../../app/shops/shopify-sessions.server";
 import { sendShopifyWebhook, shopHoldings, shopRedactBody, uninstalledBody } from "../support/shopify-webhooks";
 import { movingClock, stackOnDatabase, type Stack } from "../support/stack";
 
@@ -29,18 +30,45 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
 
     // Not asked again within the hour.
     const asks = asksOfToken(stack()).length;
-    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 0 });
+    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 0, failed: 0 });
     expect(asksOfToken(stack()).length).toBe(asks);
 
+    // A check that fails (here the token's lookup) counts as a check: the row waits its hour
+    // again instead of coming first in every pass.
     time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
-    expect(await recheck()).toEqual({ settled: 1, unconfirmed: 0 });
+    const failing = { ...stack().services, shopify: { ...stack().services.shopify, forShop: () => Promise.reject(new Error("the session storage is down")) } };
+    expect(await recheckUnconfirmedUninstalls(failing)).toEqual({ settled: 0, unconfirmed: 0, failed: 1 });
+    expect((await heldWebhooks(stack()))[0]?.checks).toBe(2);
+    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 0, failed: 0 });
+
+    time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
+    expect(await recheck()).toEqual({ settled: 1, unconfirmed: 0, failed: 0 });
     expect(asksOfToken(stack()).slice(asks).map((o) => o.status)).toEqual([200]);
     expect(await heldWebhooks(stack())).toEqual([]);
     expect(await shopHoldings(stack())).toEqual(before);
     expect((await stack().standin.state.startPayment({ test: true })).delivery.status).toBe(200);
   }, 60_000);
 
-  it("a frozen shop's uninstall and a locked shop's redaction are held until Shopify refuses the token, then carried out in order", async () => {
+  it("an uninstall for a shop whose stored token cannot be opened (a key dropped too early) is held, not taken for a shop without a token", async () => {
+    const db = stack().services.db;
+    const before = await shopHoldings(stack());
+    const session = await db.session.findFirstOrThrow({ where: { shop: stack().shopDomain, isOnline: false } });
+    // Sealed under a key the app no longer has.
+    const [version, , ...rest] = stack().services.cipher.encrypt(session.accessToken, sessionTokenContext(session.id, "access-token")).split(":");
+    await db.session.update({ where: { id: session.id }, data: { accessToken: [version, "dropped-key", ...rest].join(":") } });
+    expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain))).status).toBe(200);
+    expect(await shopHoldings(stack())).toEqual(before);
+    expect((await heldWebhooks(stack())).map((h) => h.topic)).toEqual(["app/uninstalled"]);
+
+    // The key is back: asked an hour later, Shopify takes the token, and nothing is uninstalled.
+    await db.session.update({ where: { id: session.id }, data: { accessToken: session.accessToken } });
+    time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
+    expect(await recheck()).toEqual({ settled: 1, unconfirmed: 0, failed: 0 });
+    expect(await heldWebhooks(stack())).toEqual([]);
+    expect(await shopHoldings(stack())).toEqual(before);
+  }, 60_000);
+
+  it("a frozen shop's uninstall and a locked shop's redaction are held while Shopify cannot say, and carried out on their own word after 30 days (the redaction as soon as the uninstall is recorded)", async () => {
     const before = await shopHoldings(stack());
     expect(before).toMatchObject({ row: true, uninstalled: false, sandboxCredentials: true, offlineTokens: 1 });
     expect(before.payments).toBeGreaterThan(0);
@@ -52,12 +80,14 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
     expect(await shopHoldings(stack())).toEqual(before);
     expect(await heldWebhooks(stack())).toEqual([{ topic: "app/uninstalled", triggeredAt: uninstalledAt, checks: 1 }]);
 
-    // An hour on, still frozen: asked again, still held. Shopify's own redelivery counts as a
-    // check and keeps the first delivery's time.
+    // An hour on, still frozen: asked again, still held. Shopify's own redelivery, with a later
+    // Triggered-At, counts as a check, and its time is kept.
     time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
-    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 1 });
-    expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain), { triggeredAt: new Date(uninstalledAt.getTime() + 1_000) })).status).toBe(200);
-    expect(await heldWebhooks(stack())).toEqual([{ topic: "app/uninstalled", triggeredAt: uninstalledAt, checks: 3 }]);
+    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 1, failed: 0 });
+    const redelivered = new Date(uninstalledAt.getTime() + 1_000);
+    expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain), { triggeredAt: redelivered })).status).toBe(200);
+    expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain), { triggeredAt: uninstalledAt })).status).toBe(200);
+    expect(await heldWebhooks(stack())).toEqual([{ topic: "app/uninstalled", triggeredAt: redelivered, checks: 4 }]);
 
     // Locked now, and the redaction 48 hours after the uninstall comes: held beside it.
     time.advanceAppOnly(48 * 3_600_000);
@@ -67,14 +97,19 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
     expect(await shopHoldings(stack())).toEqual(before);
     expect((await heldWebhooks(stack())).map((h) => h.topic)).toEqual(["app/uninstalled", "shop/redact"]);
 
-    // Shopify answers again, and the app's tokens are revoked (the merchant did uninstall): the
-    // next hourly check carries out the uninstall, then the redaction.
-    stack().standin.state.clearFaults();
-    stack().standin.state.uninstallApp();
-    time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
-    expect(await recheck()).toEqual({ settled: 2, unconfirmed: 0 });
+    // Still locked just short of 30 days after the first was held: both still held.
+    time.advanceAppOnly(UNCONFIRMED_UNINSTALL_LIMIT_MS - 49 * 3_600_000 - 60_000);
+    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 2, failed: 0 });
+    expect(await shopHoldings(stack())).toEqual(before);
+
+    // Past 30 days for the uninstall: carried out on its own word. The redaction, checked after
+    // it in the same pass, then finds the uninstall recorded, is not asked about, and deletes
+    // the shop's data.
+    time.advanceAppOnly(2 * UNCONFIRMED_UNINSTALL_RECHECK_MS);
+    expect(await recheck()).toEqual({ settled: 2, unconfirmed: 0, failed: 0 });
     expect(await shopHoldings(stack())).toEqual({ row: false, uninstalled: false, sandboxCredentials: false, ready: null, offlineTokens: 0, payments: 0 });
     expect(await heldWebhooks(stack())).toEqual([]);
-    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 0 });
+    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 0, failed: 0 });
+    stack().standin.state.clearFaults();
   }, 60_000);
 });
