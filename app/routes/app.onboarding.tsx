@@ -168,11 +168,15 @@ function SharedDeviceWarning({ env }: { env: EnvironmentConnection["env"] }) {
  * `earlierFollowed`: payments still followed on the credentials kept from the device before,
  * which the removal deletes when it keeps the current ones in their place.
  */
-function removalConsequences(env: EnvironmentConnection["env"], followed: FollowedPayments, earlierFollowed: number): string {
+function removalConsequences(env: EnvironmentConnection["env"], followed: FollowedPayments, earlierFollowed: number, unreadable: boolean): string {
   const stops =
     env === "live" ? "Shoppers will no longer be able to pay with crypto until a device is connected again." : "Test payments will stop working until the sandbox is connected again.";
   const { inProgress, watched } = followed;
   if (inProgress === 0 && watched === 0) return `${stops} No payment is in progress on it.`;
+  if (unreadable) {
+    // Not kept (removeGatewayCredentials): they could not finish anything.
+    return `${stops} The app cannot read these credentials with its encryption keys, so it cannot use them to finish the payments still followed on them: they are deleted, and any credentials kept from the device before stay. Check those payments in the gateway dashboard.`;
+  }
   const still = [
     inProgress === 0 ? null : `${inProgress === 1 ? "1 payment is" : `${inProgress} payments are`} still in progress on it`,
     watched === 0 ? null : `${watched === 1 ? "1 rejected payment is" : `${watched} rejected payments are`} still watched for crypto the shopper sends late`,
@@ -231,7 +235,7 @@ function RemoveCredentials({
       confirmLabel="Yes, remove them"
       busy={busy}
     >
-      <p>{removalConsequences(connection.env, followed, earlierFollowed)}</p>
+      <p>{removalConsequences(connection.env, followed, earlierFollowed, connection.unreadable)}</p>
     </ConfirmQuestion>
   );
 }

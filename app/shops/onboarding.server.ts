@@ -19,6 +19,7 @@ import {
   replaceCredentials,
   retireCredentials,
   retiringReplacesEarlier,
+  credentialsInUseReadable,
   SHOP_UNINSTALLED_MESSAGE,
   type ReplacedCredentials,
 } from "./shop-credentials.server";
@@ -315,13 +316,17 @@ export async function removeGatewayCredentials(
   if (shop.uninstalledAt) return { ok: false, message: SHOP_UNINSTALLED_MESSAGE };
   if (credentialsVersion(shop, env) !== confirmedFor) return { ok: false, message: CREDENTIALS_CHANGED_MESSAGE };
   const followed = await paymentsFollowedInUse(deps, shop, env);
-  const overEarlier = followed > 0 && (await paymentsOnEarlierCredentialsFollowed(deps, shop, env)) > 0;
-  const written = followed > 0 ? await retireCredentials(deps.db, shop, env, deps.clock.now()) : await deleteCredentials(deps.db, shop, env);
+  // A pair no configured key opens reads no order and verifies no notification: kept, it would
+  // only take the place of retired credentials that still do (connecting a device never keeps
+  // one either). Its payments are then finished as for credentials deleted.
+  const keep = followed > 0 && credentialsInUseReadable(deps.cipher, shop, env);
+  const overEarlier = keep && (await paymentsOnEarlierCredentialsFollowed(deps, shop, env)) > 0;
+  const written = keep ? await retireCredentials(deps.db, shop, env, deps.clock.now()) : await deleteCredentials(deps.db, shop, env);
   if (!written) return { ok: false, message: (await uninstalled(deps, shop)) ? SHOP_UNINSTALLED_MESSAGE : CREDENTIALS_CHANGED_MESSAGE };
   if (overEarlier) {
     deps.logger.warn("Gateway credentials still needed by payments in progress were deleted to keep those of a removed device", { shop: shopDomain, env, replaced: "retired_over_earlier" });
   }
-  deps.logger.info("Gateway credentials removed", { shop: shopDomain, env, keptForPaymentsFollowed: followed });
+  deps.logger.info("Gateway credentials removed", { shop: shopDomain, env, keptForPaymentsFollowed: keep ? followed : 0, ...(followed > 0 && !keep ? { unreadableNotKept: true } : {}) });
   const removed = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
   await syncPaymentsAppReadiness(deps, removed);
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: overEarlier ? REMOVAL_OVER_EARLIER_NOTICE : null };

@@ -286,6 +286,12 @@ export async function replaceCredentials(
   throw new Error("the shop's gateway credentials kept changing while new ones were stored");
 }
 
+/** Whether the environment's credentials in use are stored and a configured key opens them. */
+export function credentialsInUseReadable(cipher: CredentialCipher, shop: Shop, env: GatewayEnv): boolean {
+  const current = pairInUse(shop, env);
+  return current !== null && openPair(cipher, shop.id, env, current) !== null;
+}
+
 /**
  * Whether keeping the environment's credentials in use as retired ones (a removal,
  * retireCredentials) would write them over other retired credentials: the retired slot holds a

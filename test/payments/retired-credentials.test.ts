@@ -219,3 +219,22 @@ it("a device replaced while credentials removed before it are still kept takes t
     shop: { sandboxRetiredDeviceKeyEnc: second.shop.sandboxDeviceKeyEnc, sandboxRetiredSecretKeyEnc: second.shop.sandboxSecretKeyEnc },
   });
 });
+
+it("credentials in use that no configured key opens, removed while payments are followed on them, are deleted: the readable ones kept from the device before stay", async () => {
+  // The test above left the third device connected, with the second's credentials kept for its payment.
+  const kept = await shopRow();
+  expect(kept.sandboxRetiredDeviceKeyEnc).not.toBeNull();
+  await pendingPayment();
+  // The current pair sealed under a key the app no longer has (dropped too early).
+  const unreadable = (sealed: string) => sealed.split(":").map((part, i) => (i === 1 ? "dropped-key" : part)).join(":");
+  await db().shop.update({ where: { id: kept.id }, data: { sandboxDeviceKeyEnc: unreadable(kept.sandboxDeviceKeyEnc!), sandboxSecretKeyEnc: unreadable(kept.sandboxSecretKeyEnc!) } });
+
+  const removed = await removeSandbox();
+  expect(removed).toMatchObject({
+    sandboxDeviceKeyEnc: null,
+    sandboxSecretKeyEnc: null,
+    sandboxRetiredDeviceKeyEnc: kept.sandboxRetiredDeviceKeyEnc,
+    sandboxRetiredSecretKeyEnc: kept.sandboxRetiredSecretKeyEnc,
+    sandboxRetiredAt: kept.sandboxRetiredAt,
+  });
+});
