@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { CURRENCY_LIMITS_FIAT, offeredCoinsOf } from "~/payment-page/coins";
 import type { GatewayCurrency } from "~/gateway/schemas";
+import type { CallBudget } from "~/gateway/client";
 import type { GatewayEnv } from "~/payments/deps";
 import type { AppServices } from "~/services.server";
 import { NO_FIXED_COIN_MESSAGE, settingsVersion } from "~/shops/onboarding.server";
@@ -53,12 +54,18 @@ function coinOption(c: GatewayCurrency): CoinOption {
   };
 }
 
+/** The gateway's coins read for the settings page: the merchant waits on it. */
+const PAGE_LOAD_READ: CallBudget = { timeoutMs: 4_000, retry: { maxAttempts: 1 }, quotaMaxWaitMs: 2_000 };
+
 async function environmentCoins(services: AppServices, shop: Shop, env: GatewayEnv): Promise<EnvironmentCoins> {
   const fixedCurrency = (env === "live" ? shop.liveFixedCurrency : shop.sandboxFixedCurrency) ?? "";
   const offeredCurrencies = offeredCoinsOf(shop, env);
   const connection = environmentConnection(shop, env, services.gateways);
   const access = connection.unreadable ? null : services.gateways.forShop(shop, env);
-  const currencies = access ? await services.gateways.currencies(access) : null;
+  // The merchant waits on the page: one short attempt, a short wait for the quota, and none at all
+  // for 30 s after one failed (a gateway down would otherwise hold every load of the page
+  // for the client's whole retry budget, even one made only to turn test mode on).
+  const currencies = access ? await services.gateways.currencies(access, PAGE_LOAD_READ, { pauseAfterFailure: true }) : null;
   let coins: CoinOption[] | null = null;
   if (currencies) {
     coins = currencies.map(coinOption);
