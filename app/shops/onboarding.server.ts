@@ -482,7 +482,10 @@ export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promi
   if (shop.uninstalledAt) return UNINSTALLED;
   const origin = new URL(deps.gatewayBaseUrls.sandbox).origin;
   const doFetch = deps.fetch ?? fetch;
-  const signupSchema = z.object({ device: z.object({ identifier: z.string().min(1), secret_key: z.string().regex(/^[0-9a-fA-F]+$/) }) });
+  // The sandbox's device as the connect form would take it: one the gateway client cannot use
+  // (a key with a space, say) is refused here, not stored to fail every page and payment after.
+  const credentialShape = credentialsInputSchema.shape;
+  const signupSchema = z.object({ device: z.object({ identifier: credentialShape.deviceKey, secret_key: credentialShape.secretKeyHex }) });
   const unreachable: OnboardingFailure = { ok: false, kind: "unreachable", message: `The gateway sandbox cannot be reached at ${origin}. Start it with npm run sandbox.` };
   // Only the calls to the sandbox are caught, as unreachable: an answer that is not JSON is the
   // sandbox refusing, and a failure of this app's own (its database) is not the sandbox's.
@@ -504,7 +507,7 @@ export async function connectSandbox(deps: ShopsDeps, shopDomain: string): Promi
   const settings = await post(`/sandbox/devices/${encodeURIComponent(identifier)}/settings`, { notification_url: notificationUrl(deps.appUrl, shop) });
   if (!settings) return unreachable;
   if (!settings.ok) return { ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the notification URL." };
-  const stored = await connectCredentials(deps, shop, "sandbox", { deviceKey: identifier, secretKeyHex: secret_key.toLowerCase() });
+  const stored = await connectCredentials(deps, shop, "sandbox", { deviceKey: identifier, secretKeyHex: secret_key });
   if (!stored) return UNINSTALLED;
   await syncPaymentsAppReadiness(deps, stored.shop);
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }), notice: replacementNotice(stored.replaced) };

@@ -25,6 +25,17 @@ it("an answer that is not the sandbox's (a page, not JSON) is a refusal, not an 
   expect(result).toEqual({ ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the sign-up." });
 });
 
+it.each([
+  ["a device key with a space", { identifier: "a device key", secret_key: "00112233445566778899aabbccddeeff" }],
+  ["a Secret Key too short to be one", { identifier: "0b7c2b8e-5f0e-4a4c-9d1e-6f3a2b1c0d9e", secret_key: "abcd" }],
+])("a sign-up answered with a device the connect form would refuse (%s) is refused, and nothing is stored", async (_, device) => {
+  const shopDomain = `odd-device-${device.secret_key.length}.myshopify.com`;
+  const result = await connectSandbox({ ...stack().services, fetch: async () => Response.json({ device }) }, shopDomain);
+  expect(result).toEqual({ ok: false, kind: "gateway_error", message: "The gateway sandbox did not accept the sign-up." });
+  const shop = await stack().services.db.shop.findUnique({ where: { shopDomain } });
+  expect(shop?.sandboxDeviceKeyEnc ?? null).toBeNull();
+});
+
 it("a failure of the app's own database while storing the device is not reported as the sandbox's", async () => {
   const { services } = stack();
   const shopDomain = "failing-store.myshopify.com";
