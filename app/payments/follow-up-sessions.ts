@@ -6,14 +6,14 @@
 import Decimal from "decimal.js";
 import { Prisma, type Payment } from "../../generated/prisma/sqlite/client";
 import { isUniqueViolation } from "~/db/prisma-errors";
-import { isGatewayStatus } from "~/gateway/statuses";
+import { gatewayStatusInfo, isGatewayStatus } from "~/gateway/statuses";
 import { checkPaymentNow, SHOPPER_WAITING_READ } from "./check-payment";
 import type { PaymentsDeps } from "./deps";
 import { enqueue, followUpMessageKey, type OutboxPayload } from "./outbox";
 import { storedStatusShowsFunds } from "./settle-payment";
 import type { FollowUpKind } from "./shopify-requests";
 import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
-import type { AttentionReason } from "./status-mapping";
+import { decideForGatewayStatus, type AttentionReason } from "./status-mapping";
 
 /** How a refund is made: in the gateway dashboard, then recorded in Shopify. */
 const REFUND_HOW =
@@ -121,6 +121,16 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     // (Check now, or the reconciler's) lets the capture through.
     if (noneReceived) {
       return reject(`The gateway's record of this payment shows no crypto received (status ${payment.gatewayStatus}), so there is nothing to capture. If the shopper sent nothing, void the authorization. If the crypto did arrive, once the gateway dashboard shows the order paid press Check now on the payment in the app, then capture again.`);
+    }
+    // The gateway's record, as last read, shows the order ended without being paid (underpaid,
+    // out of condition, expired or cancelled with crypto sent late, failed): whatever flag the
+    // payment carries now (a later read's own flag takes the slot of the contradicted
+    // notification's), handled or not, nothing is captured until a read shows the order paid.
+    if (isGatewayStatus(payment.gatewayStatus) && decideForGatewayStatus(payment.gatewayStatus).kind === "reject") {
+      const status = gatewayStatusInfo[payment.gatewayStatus];
+      return reject(
+        `The gateway's record of this payment shows it ${status.name.toLowerCase()} (status ${status.code}), not paid, so it cannot be captured. If the shopper did pay in full, once the gateway dashboard shows the order paid press Check now on the payment in the app, then capture again; otherwise void the authorization and return what the shopper sent from the gateway dashboard.`,
+      );
     }
     // A flag that holds the capture until a person has compared the gateway's record with
     // the payment and marked it handled.

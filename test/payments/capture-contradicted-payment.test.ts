@@ -47,6 +47,24 @@ describe.each(ROW_DATABASES)("a capture of a payment the gateway's record contra
     expect((await askedToCapture(h(), session.id)).kind).toBe("capture.resolve");
   });
 
+  it.each([
+    ["IA", "underpaid"],
+    ["OC", "out_of_condition"],
+  ] as const)("is refused while the gateway's record shows the order ended unpaid (%s), after a later read put its own flag (%s) in place of webhook_mismatch", async (status, flag) => {
+    const { session, payment, gatewayOrderId } = await paidOnSignedNotification(h());
+    // The reconciler's read contradicts the CO notification: crypto arrived, but not the order's due.
+    const first = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, status, 1, "2026-11-25T10:00:00Z", payment), "reconcile", new Date());
+    expect(first.payment).toMatchObject({ state: "paid", attention: "webhook_mismatch" });
+    // The merchant's Check now reads it again: the order's own flag takes the slot.
+    const checked = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, status, 1, "2026-11-25T10:05:00Z", payment), "check", new Date());
+    expect(checked.payment).toMatchObject({ state: "paid", gatewayStatus: status, attention: flag, attentionResolvedAt: null });
+
+    const capture = await askedToCapture(h(), session.id);
+    expect(capture.kind).toBe("capture.reject");
+    expect(capture.merchantMessage).toContain(`(status ${status})`);
+    await drainOutbox(h());
+  });
+
   it("is held by the flag of a status no one can interpret that a later read raises in its place", async () => {
     const { session, payment, gatewayOrderId } = await paidOnSignedNotification(h());
     // The gateway's record: an expired order (the notification contradicted), then a status
