@@ -148,6 +148,11 @@ async function decide(tx: Prisma.TransactionClient, kind: FollowUpKind, shopId: 
     return { kind: "capture.resolve", gid: request.gid };
   }
   if (!payment) return { kind: "void.reject", gid: request.gid, merchantMessage: "This app has no record of the payment to void." };
+  // A sale is paid in full when it resolves: there is no authorization to void, and nothing is
+  // said of the crypto being the shopper's.
+  if (payment.kind !== "authorization") {
+    return { kind: "void.reject", gid: request.gid, merchantMessage: `This payment was a sale, not an authorization: it was completed when the shopper paid, and there is nothing to void. To return the crypto, ${REFUND_HOW}` };
+  }
   // A void ends the authorization in Shopify, which is what the merchant asks for, whether or
   // not crypto arrived for it: crypto that did is the shopper's, and the payment is flagged
   // to refund it from the gateway dashboard (receiveFollowUpSession). Refusing the void instead

@@ -61,6 +61,9 @@ const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
 /** The flag a refused payment call raises. */
 const SHOPIFY_ERROR: AttentionReason = "shopify_error";
 
+/** The flag of an authorization voided with crypto already received for it. */
+const PAID_AFTER_VOID: AttentionReason = "paid_after_void";
+
 /** The flag of a paid session rejected because another session of its checkout was accepted. */
 const PAID_TWICE: AttentionReason = "paid_twice";
 
@@ -101,8 +104,9 @@ function ownOpenFlag(opening: string): Prisma.Sql {
  * the call's own flag, raised while it was retried, takes the new detail. Each CASE reads the
  * row as it was.
  */
-function flagUnlessOpen(detail: string, opening: string): Record<string, unknown> {
-  const flaggable = Prisma.sql`("attention" IS NULL OR "attentionResolvedAt" IS NOT NULL OR ${ownOpenFlag(opening)})`;
+function flagUnlessOpen(detail: string, opening: string, replaces: AttentionReason | null = null): Record<string, unknown> {
+  const replaced = replaces === null ? Prisma.sql`FALSE` : Prisma.sql`("attention" = ${replaces} AND "attentionResolvedAt" IS NULL)`;
+  const flaggable = Prisma.sql`("attention" IS NULL OR "attentionResolvedAt" IS NOT NULL OR ${ownOpenFlag(opening)} OR ${replaced})`;
   return {
     attention: Prisma.sql`CASE WHEN ${flaggable} THEN ${SHOPIFY_ERROR} ELSE "attention" END`,
     attentionDetail: Prisma.sql`CASE WHEN ${flaggable} THEN ${detail} ELSE "attentionDetail" END`,
@@ -114,8 +118,10 @@ function flagUnlessOpen(detail: string, opening: string): Record<string, unknown
 function followUpWrites(payment: NonNullable<FollowUpDelivery["payment"]>, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
   const { call, session, answer } = payment;
   if (!answer.accepted) {
+    // A void Shopify refuses did not end the authorization: the flag that said the crypto had
+    // become the shopper's (raised as the void was accepted) no longer holds, and gives way.
     return {
-      columns: flagUnlessOpen(answer.flagDetail, answer.flagOpening),
+      columns: flagUnlessOpen(answer.flagDetail, answer.flagOpening, call === "void.resolve" ? PAID_AFTER_VOID : null),
       event: { type: "shopify_refused", detail: JSON.stringify({ call, session, message: answer.message }) },
     };
   }

@@ -43,6 +43,30 @@ describe.each(ROW_DATABASES)("voids and captures of crypto authorizations on $na
     expect(h().standin.state.session(voiding.session.id)?.state.code).toBe("RESOLVED");
   });
 
+  it("a void of a sale is refused, and the payment is not flagged: there is no authorization to void", async () => {
+    const { session, payment } = await paymentWithSession(h(), { kind: "sale" });
+    const voiding = voidBody(session.id);
+    expect((await post(h(), "void", voiding)).status).toBe(201);
+    const answer = await queued(voiding.gid);
+    expect(answer.kind).toBe("void.reject");
+    expect(answer.merchantMessage).toContain("was a sale");
+    expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ state: "paid", attention: null });
+    await drainOutbox(h());
+  });
+
+  it("a void Shopify refuses for good takes back the claim that the crypto is the shopper's: the refusal's flag takes its place", async () => {
+    const { session, payment } = await paymentWithSession(h());
+    // A void session Shopify does not hold: it refuses the app's answer as not found.
+    const voiding = voidBody(session.id);
+    expect((await post(h(), "void", voiding)).status).toBe(201);
+    expect((await queued(voiding.gid)).kind).toBe("void.resolve");
+    expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "paid_after_void", attentionResolvedAt: null });
+    await drainOutbox(h());
+    const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(after).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null });
+    expect(after.attentionDetail).toContain("void");
+  });
+
   it("a void of an authorization whose gateway record shows nothing received (the notification that marked it paid contradicted) is accepted, with no claim that crypto arrived", async () => {
     const { session, payment, gatewayOrderId } = await paidOnSignedNotification(h());
     const read = await settleFromGatewayOrder(h().services, payment.id, documentedOrder(gatewayOrderId, "EX", 0, "2026-11-25T10:00:00Z"), "reconcile", new Date(Date.now() + 60_000));
