@@ -227,7 +227,13 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   // back through the gateway's "ko" link whose money the order's signed webhooks show: sending
   // them to choose another payment method could make them pay twice.
   if (state === "awaiting_payment" && input.outcome === "ko") {
-    if (readHere) return abandoned();
+    if (readHere) {
+      // Read here still waiting for the crypto, or never started: the shopper gave up. Read in
+      // any other status, the payment was left open and flagged for the merchant (a status no
+      // one can interpret, an order made for other terms): it may hold the shopper's money.
+      if (gatewayStatus === "PE" || gatewayStatus === "NR") return abandoned();
+      return { kind: "shop_notified", retryAfterSeconds: SHOP_NOTIFIED_RECHECK_SECONDS, locale: payment.merchantLocale };
+    }
     const held = await heldState(deps, payment, false);
     // Money seen, or paid: Shopify hears pending until the webhooks or the reconciler settle it.
     if (held.kind === "progress" && held.progress === "AC") return pendingThenNextAction(deps, payment, "NETWORK_ACTION_REQUIRED");
