@@ -8,6 +8,8 @@ import { shopGateway } from "~/shops/gateway-directory.server";
 import Decimal from "decimal.js";
 import { compareDecimal, formatFiatAmount, parseDecimal } from "~/gateway/money";
 import { isFiatCode } from "~/gateway/fiat-codes";
+import { isFinalGatewayStatus } from "~/gateway/statuses";
+import { statusShowsFundsReceived } from "./status-mapping";
 import { listedOrderByReference, type CreateOrderRequest, type CreateOrderResponse, type GatewayOrder } from "~/gateway/schemas";
 import { err, type Result } from "neverthrow";
 import type { PreparedOrder } from "~/gateway/client";
@@ -673,7 +675,16 @@ async function renewClaim(deps: PaymentsDeps, payment: Pick<Payment, "id">, clai
   return true;
 }
 
-type FoundOrder = Pick<GatewayOrder, "identifier" | "currency_id" | "crypto_amount" | "address" | "tag_memo" | "expired_time" | "status" | "fiat" | "fiat_amount">;
+type FoundOrder = Pick<GatewayOrder, "identifier" | "currency_id" | "crypto_amount" | "address" | "tag_memo" | "expired_time" | "status" | "fiat" | "fiat_amount" | "transactions">;
+
+/**
+ * Whether a found order ended (expired, cancelled, failed, deleted) with nothing received: it
+ * takes no more money, and a shopper shown it could only be told the time ran out.
+ */
+function endedEmpty(order: FoundOrder): boolean {
+  const { status } = order;
+  return status.known && isFinalGatewayStatus(status.code) && !statusShowsFundsReceived(status.code) && order.transactions.length === 0;
+}
 
 /** What the app keeps of a gateway order, from the creation answer or (after an unknown outcome) the listing. */
 function orderData(order: CreateOrderResponse | FoundOrder): AnswerColumns {
@@ -850,7 +861,9 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
         await releaseClaim(deps, payment, claim);
         return unavailable;
       }
-      if (found) return adopt(found, true);
+      // One that ended with nothing received is left as it is: the coin just picked gets a new order.
+      if (found && !endedEmpty(found)) return adopt(found, true);
+      if (found) deps.logger.info("The order an earlier coin pick made ended unpaid: a new one is made for this pick", { paymentId: payment.id, gatewayOrderId: found.identifier, status: found.status.code });
     }
     const address = payment.billingAddress ? (JSON.parse(payment.billingAddress) as NonNullable<PaymentSessionRequest["customer"]>["billing_address"]) : undefined;
     const requestLike = {

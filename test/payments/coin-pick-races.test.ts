@@ -35,11 +35,11 @@ function instance(clock?: { now(): Date }, options: { once?: boolean } = {}): Ap
 }
 
 /** The gateway's orders made for this Shopify payment session (its id is the reference). */
-async function gatewayOrdersOf(reference: string): Promise<{ reference: string | null; currency_id: string | null }[]> {
+async function gatewayOrdersOf(reference: string): Promise<{ identifier: string; reference: string | null; currency_id: string | null; status: string }[]> {
   const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
   const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
   const response = await fetch(`${stack.sandbox.baseUrl}/orders/`, { headers: { "X-Device-Id": key } });
-  const orders = (await response.json()) as { reference: string | null; currency_id: string | null }[];
+  const orders = (await response.json()) as { identifier: string; reference: string | null; currency_id: string | null; status: string }[];
   return orders.filter((o) => o.reference === reference);
 }
 
@@ -126,6 +126,28 @@ it("a pick that adopts the order an earlier pick made without learning it record
   expect(await gatewayOrdersOf(session.id)).toHaveLength(1);
   const events = await db().paymentEvent.findMany({ where: { paymentId: payment.id, type: "order_created" } });
   expect(events.map((e) => JSON.parse(e.detail) as unknown)).toEqual([{ currency: "BTC", page: "app", adopted: true }]);
+}, 60_000);
+
+it("a pick that finds the order an earlier pick made ended unpaid (expired, nothing received) makes a new one with the coin just picked", async () => {
+  const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
+  expect(delivery.status, delivery.body).toBe(200);
+  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+
+  // The gateway makes the BTC order but answers 500, and the listing cannot be read: unknown.
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.list", kind: "http_500", count: 1 });
+  expect(await createOrderWithCurrency(instance(undefined, { once: true }), payment.id, "BTC")).toMatchObject({ ok: false, reason: "unavailable" });
+  await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
+  const [earlier] = await gatewayOrdersOf(session.id);
+  // The shopper comes back after its time ran out.
+  await stack.sandboxControl(`/sandbox/orders/${earlier!.identifier}/actions`, { action: "expire" });
+  expect(await gatewayOrdersOf(session.id)).toMatchObject([{ currency_id: "BTC", status: "EX" }]);
+
+  const later = instance({ now: () => new Date(Date.now() + ORDER_MAY_STILL_APPEAR_MS + 5_000) });
+  const picked = await createOrderWithCurrency(later, payment.id, "ETH");
+  expect(picked).toMatchObject({ ok: true, payment: { inputCurrency: "ETH", state: "awaiting_payment", gatewayStatus: "PE" } });
+  expect(picked.ok && picked.payment.gatewayOrderId).not.toBe(earlier!.identifier);
+  expect((await gatewayOrdersOf(session.id)).map((o) => o.currency_id).sort()).toEqual(["BTC", "ETH"]);
 }, 60_000);
 
 it("a pick that read the payment just before another pick's whole attempt (its order made, the answer lost) looks that order up once it holds the payment, instead of making a second", async () => {
