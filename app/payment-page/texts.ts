@@ -62,6 +62,8 @@ export interface PageTexts {
   errors: {
     unavailable: string;
     rejected: string;
+    /** The gateway made the order for other terms than the payment's: no coin can take this payment. */
+    cannotTakeCrypto: string;
     /** The gateway refused the coin for this amount; the page below offers the coins left, or says none is. */
     outOfLimits: string;
     /** The gateway's own reason for refusing the coin ({reason}, in the gateway's words). */
@@ -153,6 +155,7 @@ const en: PageTexts = {
   errors: {
     unavailable: "The payment service cannot be reached right now. Please try again in a moment.",
     rejected: "This cryptocurrency cannot be used for this payment. Please choose another one.",
+    cannotTakeCrypto: "This payment cannot be paid in crypto. Choose another payment method at the checkout: “I want to pay another way” below takes you back.",
     outOfLimits: "This cryptocurrency cannot be used for this amount.",
     gatewaySaid: "The payment service says: {reason}",
     closed: "This payment is no longer open.",
@@ -255,6 +258,7 @@ const es: PageTexts = {
   errors: {
     unavailable: "El servicio de pago no está disponible ahora mismo. Inténtalo de nuevo en un momento.",
     rejected: "Esta criptomoneda no se puede usar para este pago. Elige otra.",
+    cannotTakeCrypto: "Este pago no se puede hacer con criptomonedas. Elige otra forma de pago en el checkout: «Quiero pagar de otra forma», abajo, te lleva de vuelta.",
     outOfLimits: "Esta criptomoneda no se puede usar para este importe.",
     gatewaySaid: "El servicio de pago indica: {reason}",
     closed: "Este pago ya no está abierto.",
@@ -357,6 +361,7 @@ const pt: PageTexts = {
   errors: {
     unavailable: "O serviço de pagamento não está disponível neste momento. Tente novamente daqui a pouco.",
     rejected: "Esta criptomoeda não pode ser usada neste pagamento. Escolha outra.",
+    cannotTakeCrypto: "Este pagamento não pode ser feito com criptomoeda. Escolha outra forma de pagamento no checkout: «Quero pagar de outra forma», abaixo, leva-o de volta.",
     outOfLimits: "Esta criptomoeda não pode ser usada para este valor.",
     gatewaySaid: "O serviço de pagamento indica: {reason}",
     closed: "Este pagamento já não está aberto.",
@@ -460,6 +465,7 @@ const ptBR: PageTexts = {
   errors: {
     unavailable: "O serviço de pagamento não está disponível no momento. Tente novamente daqui a pouco.",
     rejected: "Esta criptomoeda não pode ser usada neste pagamento. Escolha outra.",
+    cannotTakeCrypto: "Este pagamento não pode ser feito com criptomoeda. Escolha outra forma de pagamento no checkout: “Quero pagar de outra forma”, abaixo, leva você de volta.",
     outOfLimits: "Esta criptomoeda não pode ser usada para este valor.",
     gatewaySaid: "O serviço de pagamento informa: {reason}",
     closed: "Este pagamento não está mais aberto.",
@@ -562,6 +568,7 @@ const it: PageTexts = {
   errors: {
     unavailable: "Il servizio di pagamento non è raggiungibile in questo momento. Riprova tra poco.",
     rejected: "Questa criptovaluta non può essere usata per questo pagamento. Scegline un'altra.",
+    cannotTakeCrypto: "Questo pagamento non può essere fatto in criptovaluta. Scegli un altro metodo di pagamento al checkout: «Voglio pagare in un altro modo», qui sotto, ti riporta indietro.",
     outOfLimits: "Questa criptovaluta non può essere usata per questo importo.",
     gatewaySaid: "Il servizio di pagamento indica: {reason}",
     closed: "Questo pagamento non è più aperto.",
@@ -664,6 +671,7 @@ const fr: PageTexts = {
   errors: {
     unavailable: "Le service de paiement est injoignable pour le moment. Réessayez dans un instant.",
     rejected: "Cette cryptomonnaie ne peut pas être utilisée pour ce paiement. Choisissez-en une autre.",
+    cannotTakeCrypto: "Ce paiement ne peut pas être réglé en cryptomonnaie. Choisissez un autre moyen de paiement au checkout : « Je veux payer autrement », ci-dessous, vous y ramène.",
     outOfLimits: "Cette cryptomonnaie ne peut pas être utilisée pour ce montant.",
     gatewaySaid: "Le service de paiement indique : {reason}",
     closed: "Ce paiement n'est plus ouvert.",
@@ -766,6 +774,7 @@ const de: PageTexts = {
   errors: {
     unavailable: "Der Zahlungsdienst ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.",
     rejected: "Diese Kryptowährung kann für diese Zahlung nicht verwendet werden. Bitte wählen Sie eine andere.",
+    cannotTakeCrypto: "Diese Zahlung kann nicht mit Kryptowährung bezahlt werden. Wählen Sie im Checkout eine andere Zahlungsart: „Ich möchte anders bezahlen“ unten bringt Sie dorthin zurück.",
     outOfLimits: "Diese Kryptowährung kann für diesen Betrag nicht verwendet werden.",
     gatewaySaid: "Der Zahlungsdienst meldet: {reason}",
     closed: "Diese Zahlung ist nicht mehr offen.",

@@ -765,8 +765,16 @@ async function adoptFoundOrder(deps: PaymentsDeps, payment: SessionPayment, clai
 export type ChooseCurrencyResult =
   | { ok: true; payment: Payment }
   | { ok: false; reason: "not_found" | "already_chosen" | "not_open" | "no_credentials" | "rejected" | "unavailable"; message: string }
+  /** The gateway made this payment's order for other terms (refuseOrderOfOtherTerms): no coin can take the payment. */
+  | { ok: false; reason: "cannot_take_crypto"; message: string }
   /** The gateway refused the coin for the payment's amount (`message`: its words): the coin is no longer offered for this payment. */
   | { ok: false; reason: "out_of_limits"; message: string };
+
+const CANNOT_TAKE_CRYPTO = {
+  ok: false,
+  reason: "cannot_take_crypto",
+  message: "This payment cannot be taken in crypto: go back to the checkout and choose another payment method.",
+} as const satisfies ChooseCurrencyResult;
 
 /**
  * The app's own payment page (API-gateway mode): the shopper picked a coin, so the
@@ -778,6 +786,9 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
   if (payment.gatewayOrderId) return { ok: false, reason: "already_chosen", message: "A coin was already chosen for this payment." };
   const notOpen = { ok: false as const, reason: "not_open" as const, message: "This payment is no longer open." };
   if (payment.state !== "started") return notOpen;
+  // An earlier pick found the payment's order made for other terms: every pick would find it
+  // again (by its reference), so none is tried until a person has seen to the flag.
+  if (payment.attention === "amount_mismatch" && payment.attentionResolvedAt === null) return CANNOT_TAKE_CRYPTO;
   const access = deps.gateways.forShop(payment.shop, payment.gatewayEnv as GatewayEnv);
   if (!access) return { ok: false, reason: "no_credentials", message: "The shop cannot take crypto payments right now." };
   const now = deps.clock.now();
@@ -847,7 +858,7 @@ export async function createOrderWithCurrency(deps: PaymentsDeps, paymentId: str
         deps.db.payment.updateMany({ where: { id: payment.id, sessionClaimToken: claim.token }, data: { ...flagColumns(flag), sessionClaimUntil: null, sessionClaimToken: null } }),
         deps.db.paymentEvent.create({ data: { paymentId: payment.id, ...flagEvent(flag, deps.clock.now()) } }),
       ]);
-      return { ok: false, reason: "rejected", message: "This payment cannot be taken in crypto: go back to the checkout and choose another payment method." };
+      return CANNOT_TAKE_CRYPTO;
     };
     const unavailable = { ok: false as const, reason: "unavailable" as const, message: "The payment service is not reachable right now; try again in a moment." };
 

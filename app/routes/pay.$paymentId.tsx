@@ -152,12 +152,19 @@ async function pickCoin({ request, params, context }: ActionFunctionArgs) {
         return data({ error: texts.errors.closed }, { status: 409 });
       case "rejected":
         return data({ error: texts.errors.rejected }, { status: 422 });
+      case "cannot_take_crypto":
+        return data({ error: texts.errors.cannotTakeCrypto }, { status: 422 });
       case "out_of_limits":
         // The coin is no longer offered for this payment: the page shows the coins left, or that none is.
         return data({ error: texts.errors.outOfLimits, reason: fill(texts.errors.gatewaySaid, { reason: created.message }) }, { status: 422 });
       case "no_credentials":
       case "unavailable":
         return data({ error: texts.errors.unavailable }, { status: 503 });
+      default: {
+        // Every refusal is answered above: one added without its answer fails to compile here.
+        const unanswered: never = created;
+        throw new Error(`coin pick refusal without an answer: ${JSON.stringify(unanswered)}`);
+      }
     }
   }
   // The creation answer has no expiry: one read of the new order gives the countdown. It
