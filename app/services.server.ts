@@ -55,7 +55,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
     appUrl: env.SHOPIFY_APP_URL,
     gatewayBaseUrls,
     ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
-    links: createReturnLinks(env.SHOPIFY_APP_URL, env.SHOPIFY_API_SECRET),
+    links: createReturnLinks(env.SHOPIFY_APP_URL, env.SHOPIFY_API_SECRET, env.SHOPIFY_API_SECRET_PREVIOUS),
     gateways: createGatewayDirectory({
       cipher,
       baseUrls: gatewayBaseUrls,
