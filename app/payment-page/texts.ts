@@ -186,7 +186,7 @@ const en: PageTexts = {
   linkNotValid: {
     title: "Payment link not valid",
     heading: "This payment link is not valid.",
-    body: "It may be incomplete, or belong to another order. Go back to the shop's checkout and choose the payment method again to get a new link.",
+    body: "It may be incomplete, or belong to another order. Go back to the shop's checkout and choose the payment method again to get a new link. If you already sent crypto for this order, do not pay again: contact the shop.",
   },
   pageFailed: {
     title: "Payment page unavailable",
@@ -289,7 +289,7 @@ const es: PageTexts = {
   linkNotValid: {
     title: "Enlace de pago no válido",
     heading: "Este enlace de pago no es válido.",
-    body: "Puede que esté incompleto o que sea de otro pedido. Vuelve a la página de pago de la tienda y elige de nuevo la forma de pago para obtener un enlace nuevo.",
+    body: "Puede que esté incompleto o que sea de otro pedido. Vuelve a la página de pago de la tienda y elige de nuevo la forma de pago para obtener un enlace nuevo. Si ya enviaste criptomonedas para este pedido, no vuelvas a pagar: contacta con la tienda.",
   },
   pageFailed: {
     title: "Página de pago no disponible",
@@ -392,7 +392,7 @@ const pt: PageTexts = {
   linkNotValid: {
     title: "Link de pagamento inválido",
     heading: "Este link de pagamento não é válido.",
-    body: "Pode estar incompleto ou pertencer a outra encomenda. Volte à finalização da compra na loja e escolha de novo a forma de pagamento para obter um link novo.",
+    body: "Pode estar incompleto ou pertencer a outra encomenda. Volte à finalização da compra na loja e escolha de novo a forma de pagamento para obter um link novo. Se já enviou criptomoeda para esta encomenda, não pague de novo: contacte a loja.",
   },
   pageFailed: {
     title: "Página de pagamento indisponível",
@@ -496,7 +496,7 @@ const ptBR: PageTexts = {
   linkNotValid: {
     title: "Link de pagamento inválido",
     heading: "Este link de pagamento não é válido.",
-    body: "Ele pode estar incompleto ou ser de outro pedido. Volte ao checkout da loja e escolha de novo a forma de pagamento para receber um link novo.",
+    body: "Ele pode estar incompleto ou ser de outro pedido. Volte ao checkout da loja e escolha de novo a forma de pagamento para receber um link novo. Se você já enviou criptomoeda para este pedido, não pague de novo: fale com a loja.",
   },
   pageFailed: {
     title: "Página de pagamento indisponível",
@@ -599,7 +599,7 @@ const it: PageTexts = {
   linkNotValid: {
     title: "Link di pagamento non valido",
     heading: "Questo link di pagamento non è valido.",
-    body: "Potrebbe essere incompleto o appartenere a un altro ordine. Torna al checkout del negozio e scegli di nuovo il metodo di pagamento per ricevere un nuovo link.",
+    body: "Potrebbe essere incompleto o appartenere a un altro ordine. Torna al checkout del negozio e scegli di nuovo il metodo di pagamento per ricevere un nuovo link. Se hai già inviato criptovaluta per questo ordine, non pagare di nuovo: contatta il negozio.",
   },
   pageFailed: {
     title: "Pagina di pagamento non disponibile",
@@ -702,7 +702,7 @@ const fr: PageTexts = {
   linkNotValid: {
     title: "Lien de paiement non valide",
     heading: "Ce lien de paiement n'est pas valide.",
-    body: "Il est peut-être incomplet ou correspond à une autre commande. Revenez au paiement de la boutique et choisissez à nouveau le moyen de paiement pour obtenir un nouveau lien.",
+    body: "Il est peut-être incomplet ou correspond à une autre commande. Revenez au paiement de la boutique et choisissez à nouveau le moyen de paiement pour obtenir un nouveau lien. Si vous avez déjà envoyé de la cryptomonnaie pour cette commande, ne payez pas une seconde fois : contactez la boutique.",
   },
   pageFailed: {
     title: "Page de paiement indisponible",
@@ -805,7 +805,7 @@ const de: PageTexts = {
   linkNotValid: {
     title: "Ungültiger Zahlungslink",
     heading: "Dieser Zahlungslink ist nicht gültig.",
-    body: "Er ist vielleicht unvollständig oder gehört zu einer anderen Bestellung. Kehren Sie zum Checkout des Shops zurück und wählen Sie die Zahlungsart erneut, um einen neuen Link zu erhalten.",
+    body: "Er ist vielleicht unvollständig oder gehört zu einer anderen Bestellung. Kehren Sie zum Checkout des Shops zurück und wählen Sie die Zahlungsart erneut, um einen neuen Link zu erhalten. Wenn Sie für diese Bestellung bereits Kryptowährung gesendet haben, zahlen Sie nicht erneut: Wenden Sie sich an den Shop.",
   },
   pageFailed: {
     title: "Zahlungsseite nicht verfügbar",

@@ -301,6 +301,7 @@ describe("the app's own payment page", () => {
       const html = shown(await answer.text());
       expect(html, what).toContain('<h1 id="error-heading">This payment link is not valid.</h1>');
       expect(html, what).toContain("Go back to the shop&#x27;s checkout and choose the payment method again to get a new link.");
+      expect(html, what).toContain("If you already sent crypto for this order, do not pay again: contact the shop.");
       expect(html, what).toContain("<title>Payment link not valid</title>");
       expect(html, what).not.toContain("Unhandled Thrown Response");
       expect(html, what).not.toContain("404");
