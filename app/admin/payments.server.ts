@@ -11,6 +11,8 @@ import { paidPercentage } from "~/payment-page/progress";
 import { gatewayStatusWords, paymentStateWords, type Tone } from "./status-words";
 import { describeEvent } from "./timeline";
 import { webhookBody } from "~/payments/process-webhooks";
+import { refusalKeptFromItsFlag } from "~/payments/outbox";
+import { flagColumns, flagEvent } from "~/payments/attention-flags";
 
 export interface PaymentRow {
   id: string;
@@ -374,6 +376,14 @@ export async function markAttentionHandled(db: Database, shopId: string, payment
     if ((await currentFlag(tx, open)) !== flag) return "flag_changed";
     await tx.payment.update({ where: { id: paymentId }, data: { attentionResolvedAt: now } });
     await tx.paymentEvent.create({ data: { paymentId, type: HANDLED_EVENT, at: now } });
+    // A refund, capture or void answer Shopify refused while this flag was open raised no flag
+    // of its own: it takes the slot now, so that it is not lost with the flag handled.
+    const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { id: true, shopId: true, shopifyPaymentId: true } });
+    const refused = await refusalKeptFromItsFlag(tx, payment);
+    if (refused) {
+      await tx.payment.update({ where: { id: paymentId }, data: flagColumns(refused) });
+      await tx.paymentEvent.create({ data: { paymentId, ...flagEvent(refused, now) } });
+    }
     return "handled";
   });
 }

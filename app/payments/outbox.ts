@@ -20,6 +20,7 @@ import type { PaymentsDeps, ShopifyDirectory } from "./deps";
 import { asSentence } from "~/lib/text";
 import { recordDelivery, recordRetry } from "./outbox-rows.server";
 import { followUpAnswerOf, type FollowUpKind } from "./shopify-requests";
+import type { AttentionFlag } from "./attention-flags";
 
 const gid = z.string().min(1);
 export const outboxPayloadSchema = z.discriminatedUnion("kind", [
@@ -89,6 +90,39 @@ function followUpFlagOpening(call: FollowUpCall): string {
 async function followUpRefusalTold(deps: PaymentsDeps, paymentId: string, call: FollowUpCall): Promise<boolean> {
   const told = await deps.db.paymentEvent.count({ where: { paymentId, type: "shopify_refused", detail: { contains: JSON.stringify(call.session) } } });
   return told > 0;
+}
+
+/** The flag a follow-up's answer Shopify refused for good raises (see deliver's followUp). */
+function refusedFollowUpFlag(call: FollowUpCall, message: string): AttentionFlag {
+  return { reason: "shopify_error", detail: `${followUpFlagOpening(call)} ${asSentence(message)} Check the ${call.request} in Shopify.` };
+}
+
+const refusedEventSchema = z.object({ call: z.string(), session: z.string(), message: z.string(), retrying: z.boolean().optional() });
+
+/**
+ * The flag of the latest refund, capture or void answer Shopify refused for good while another
+ * flag of the payment was open, which kept it from being raised (a refusal leaves another
+ * open flag's advice in place), and that is still the last word on its request: no later
+ * answer of the same kind was taken since. Null when there is none. Asked when the merchant
+ * marks that other flag handled, so the refusal is not lost with it.
+ */
+export async function refusalKeptFromItsFlag(tx: Prisma.TransactionClient, payment: { id: string; shopId: string; shopifyPaymentId: string }): Promise<AttentionFlag | null> {
+  const refusals = await tx.paymentEvent.findMany({ where: { paymentId: payment.id, type: "shopify_refused" }, orderBy: { at: "desc" }, select: { detail: true, at: true } });
+  for (const event of refusals) {
+    const parsed = refusedEventSchema.safeParse(JSON.parse(event.detail ?? "null"));
+    if (!parsed.success || parsed.data.retrying) continue;
+    const answer = followUpAnswerOf(parsed.data.call);
+    if (!answer) continue;
+    const call: FollowUpCall = { ...answer, session: parsed.data.session };
+    const flagged = await tx.paymentEvent.count({ where: { paymentId: payment.id, type: "attention", detail: { contains: JSON.stringify(followUpFlagOpening(call)).slice(1, -1) } } });
+    if (flagged > 0) continue;
+    const takenSince = await tx.sessionRequest.count({
+      where: { shopId: payment.shopId, paymentShopifyId: payment.shopifyPaymentId, kind: answer.request, status: { in: ["resolved", "rejected"] }, updatedAt: { gt: event.at } },
+    });
+    if (takenSince > 0) continue;
+    return refusedFollowUpFlag(call, parsed.data.message);
+  }
+  return null;
 }
 
 /** A pending call is sent only while its expiry is at least this far ahead (Shopify refuses one in the past). */
@@ -336,7 +370,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
                       accepted: false,
                       message: verdict.message,
                       flagOpening: followUpFlagOpening(followUp),
-                      flagDetail: `${followUpFlagOpening(followUp)} ${asSentence(verdict.message)} Check the ${followUp.request} in Shopify.`,
+                      flagDetail: refusedFollowUpFlag(followUp, verdict.message).detail,
                     },
               }
             : null,

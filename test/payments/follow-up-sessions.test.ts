@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { attentionAdvice } from "../../app/admin/attention";
-import { paymentDetail } from "../../app/admin/payments.server";
+import { currentFlag, markAttentionHandled, paymentDetail } from "../../app/admin/payments.server";
 import { parseGatewayStatus, type ParsedGatewayStatus } from "../../app/gateway/statuses";
 import { deliverDueMessages, deliverNow, retryFinalCallNow } from "../../app/payments/outbox";
 import { settleFromGatewayOrder, settleFromSignedWebhook } from "../../app/payments/settle-payment";
@@ -53,6 +53,8 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
     await db().outboxMessage.update({ where: { id }, data: { nextAttemptAt: new Date() } });
     return deliverNow(h().services, id);
   };
+  /** The merchant's "Mark as handled" on the flag the payment's page shows now. */
+  const handleFlag = async (paymentId: string) => markAttentionHandled(db(), h().shopId, paymentId, await currentFlag(db(), await db().payment.findUniqueOrThrow({ where: { id: paymentId } })), new Date());
   const timeline = async (paymentId: string) => (await paymentDetail(db(), h().shopId, paymentId))!.timeline.map((e) => `${e.title}: ${e.description}`);
   const refusals = async (paymentId: string) =>
     (await db().paymentEvent.findMany({ where: { paymentId, type: "shopify_refused" }, orderBy: { id: "asc" } })).map((event) => JSON.parse(event.detail) as Record<string, unknown>);
@@ -264,6 +266,30 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(await deliver(unknown.gid)).toBe("failed");
       expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionDetail: "Paid 120 %.", attentionResolvedAt: null });
       expect(await refusals(payment.id)).toEqual([expect.objectContaining({ call: "capture.resolve", session: unknown.gid })]);
+
+      // The merchant sees to the overpayment and marks it handled: the capture Shopify refused,
+      // which that flag kept from being raised, is flagged now, with Shopify's words.
+      expect(await handleFlag(payment.id)).toBe("handled");
+      const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+      expect(after).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null });
+      expect(after.attentionDetail).toMatch(/^Shopify has not taken the app's answer to the capture it asked for .*not found.*Check the capture in Shopify\.$/);
+      // Handled in turn, it stays handled: nothing is raised twice.
+      expect(await handleFlag(payment.id)).toBe("handled");
+      expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: expect.any(Date) });
+    });
+
+    it("a refused answer kept from its flag by another is not raised once a later answer of the same kind was taken", async () => {
+      const { session, payment } = await paymentWithSession(h());
+      await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %." } });
+      const unknown = body("capture", session.id);
+      expect((await post(h(), "capture", unknown)).status).toBe(201);
+      expect(await deliver(unknown.gid)).toBe("failed");
+      // Shopify's own capture session, answered and taken.
+      const capture = await h().standin.state.startFollowUp("capture", session.id);
+      expect(capture.delivery.status).toBe(201);
+      await drainOutbox(h());
+      expect(await handleFlag(payment.id)).toBe("handled");
+      expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionResolvedAt: expect.any(Date) });
     });
   });
 
