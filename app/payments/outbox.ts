@@ -97,6 +97,15 @@ function refusedFollowUpFlag(call: FollowUpCall, message: string): AttentionFlag
   return { reason: "shopify_error", detail: `${followUpFlagOpening(call)} ${asSentence(message)} Check the ${call.request} in Shopify.` };
 }
 
+/** A stored timeline detail as JSON; null when it is none (a detail is never trusted to parse). */
+function parsedJson(text: string | null): unknown {
+  try {
+    return text === null ? null : (JSON.parse(text) as unknown);
+  } catch {
+    return null;
+  }
+}
+
 const refusedEventSchema = z.object({ call: z.string(), session: z.string(), message: z.string(), retrying: z.boolean().optional() });
 
 /**
@@ -109,7 +118,7 @@ const refusedEventSchema = z.object({ call: z.string(), session: z.string(), mes
 export async function refusalKeptFromItsFlag(tx: Prisma.TransactionClient, payment: { id: string; shopId: string; shopifyPaymentId: string }): Promise<AttentionFlag | null> {
   const refusals = await tx.paymentEvent.findMany({ where: { paymentId: payment.id, type: "shopify_refused" }, orderBy: { at: "desc" }, select: { detail: true, at: true } });
   for (const event of refusals) {
-    const parsed = refusedEventSchema.safeParse(JSON.parse(event.detail ?? "null"));
+    const parsed = refusedEventSchema.safeParse(parsedJson(event.detail));
     if (!parsed.success || parsed.data.retrying) continue;
     const answer = followUpAnswerOf(parsed.data.call);
     if (!answer) continue;
