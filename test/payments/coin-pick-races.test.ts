@@ -105,16 +105,23 @@ it("after a gateway 500 that made no order (the listing proves it), the shopper'
   expect(await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } })).toMatchObject({ state: "awaiting_payment", inputCurrency: "LTC" });
 }, 60_000);
 
-it("a pick that adopts the order an earlier pick made without learning it records that order's coin, not the one just picked", async () => {
+/**
+ * A payment on the app's page whose BTC pick made its order at the gateway without learning it:
+ * the gateway answered 500 after making it, and the listing that would have found it failed.
+ */
+async function pickedWithUnknownOutcome() {
   const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
   expect(delivery.status, delivery.body).toBe(200);
   const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-
-  // The gateway makes the BTC order but answers 500, and the listing cannot be read: unknown.
   await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
   await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.list", kind: "http_500", count: 1 });
   expect(await createOrderWithCurrency(instance(undefined, { once: true }), payment.id, "BTC")).toMatchObject({ ok: false, reason: "unavailable" });
   await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
+  return { session, payment };
+}
+
+it("a pick that adopts the order an earlier pick made without learning it records that order's coin, not the one just picked", async () => {
+  const { session, payment } = await pickedWithUnknownOutcome();
   expect(await gatewayOrdersOf(session.id)).toMatchObject([{ currency_id: "BTC" }]);
   // The order may exist: the marker stays, so the next pick looks it up first.
   expect((await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).orderRequestedAt).not.toBeNull();
@@ -129,15 +136,7 @@ it("a pick that adopts the order an earlier pick made without learning it record
 }, 60_000);
 
 it("a pick that finds the order an earlier pick made ended unpaid (expired, nothing received) makes a new one with the coin just picked", async () => {
-  const { session, delivery } = await stack.standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
-  expect(delivery.status, delivery.body).toBe(200);
-  const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-
-  // The gateway makes the BTC order but answers 500, and the listing cannot be read: unknown.
-  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_500", count: 1, after_create: true });
-  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.list", kind: "http_500", count: 1 });
-  expect(await createOrderWithCurrency(instance(undefined, { once: true }), payment.id, "BTC")).toMatchObject({ ok: false, reason: "unavailable" });
-  await stack.sandboxControl("/sandbox/faults", undefined, "DELETE");
+  const { session, payment } = await pickedWithUnknownOutcome();
   const [earlier] = await gatewayOrdersOf(session.id);
   // The shopper comes back after its time ran out.
   await stack.sandboxControl(`/sandbox/orders/${earlier!.identifier}/actions`, { action: "expire" });

@@ -258,12 +258,18 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(await refusals(payment.id)).toEqual([expect.objectContaining({ retrying: true }), expect.not.objectContaining({ retrying: true })]);
     });
 
-    it("a refused answer leaves another open flag as it is, and is told on the timeline", async () => {
+    /** A paid authorization flagged overpaid, and a capture answer Shopify refuses for good (a session it does not hold). */
+    const captureRefusedWhileOverpaid = async () => {
       const { session, payment } = await paymentWithSession(h());
       await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %." } });
       const unknown = body("capture", session.id);
       expect((await post(h(), "capture", unknown)).status).toBe(201);
       expect(await deliver(unknown.gid)).toBe("failed");
+      return { session, payment, unknown };
+    };
+
+    it("a refused answer leaves another open flag as it is, and is told on the timeline", async () => {
+      const { payment, unknown } = await captureRefusedWhileOverpaid();
       expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionDetail: "Paid 120 %.", attentionResolvedAt: null });
       expect(await refusals(payment.id)).toEqual([expect.objectContaining({ call: "capture.resolve", session: unknown.gid })]);
 
@@ -279,11 +285,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
     });
 
     it("a refused answer kept from its flag by another is not raised once a later answer of the same kind was taken", async () => {
-      const { session, payment } = await paymentWithSession(h());
-      await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %." } });
-      const unknown = body("capture", session.id);
-      expect((await post(h(), "capture", unknown)).status).toBe(201);
-      expect(await deliver(unknown.gid)).toBe("failed");
+      const { session, payment } = await captureRefusedWhileOverpaid();
       // Shopify's own capture session, answered and taken.
       const capture = await h().standin.state.startFollowUp("capture", session.id);
       expect(capture.delivery.status).toBe(201);
