@@ -8,6 +8,7 @@ import type { SettleSource } from "~/payments/settle-payment";
 import { CUSTOMER_DATA_ERASED } from "~/payments/retention";
 import { followUpAnswerOf } from "~/payments/shopify-requests";
 import { asSentence, endsSentence } from "~/lib/text";
+import { parseStoredJson } from "~/lib/stored-json";
 import { attentionAdvice } from "./attention";
 import { formatMoney, formatPercentage } from "./format";
 import { gatewayStatusWords, paymentStateWords } from "./status-words";
@@ -84,12 +85,7 @@ const STATE_CHANGE_WORDS: Record<string, string> = {
 };
 
 function parseDetail(text: string): Detail {
-  try {
-    const parsed = detailSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : {};
-  } catch {
-    return {};
-  }
+  return parseStoredJson(detailSchema, text) ?? {};
 }
 
 const sourceWords = (source: string) => (source in SOURCE_WORDS ? SOURCE_WORDS[source as keyof typeof SOURCE_WORDS] : source);

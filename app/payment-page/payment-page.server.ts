@@ -23,6 +23,7 @@ import { paymentQrSvg } from "./qr.server";
 import { shopperMoney, shopperNumber, shopperPercentage } from "./shopper-money";
 import type { MemoKind, ShopperStatus } from "./texts";
 import { asksForPayment, statusAt } from "./timing";
+import { parseStoredJson } from "~/lib/stored-json";
 
 /** The payment with its shop and the amounts of its on-chain transactions, which tell a partial payment from a full one. */
 export type PaymentWithShop = Payment & { shop: Shop; transactions: { amount: string }[] };
@@ -292,12 +293,8 @@ const refusalSchema = z.object({ currency: z.string(), limit: z.enum(AMOUNT_LIMI
 async function refusedCoins(services: AppServices, paymentId: string): Promise<RefusedCoin[]> {
   const events = await services.db.paymentEvent.findMany({ where: { paymentId, type: COIN_REFUSED_EVENT }, select: { detail: true } });
   return events.flatMap((event) => {
-    try {
-      const parsed = refusalSchema.safeParse(JSON.parse(event.detail));
-      return parsed.success ? [{ symbol: parsed.data.currency, limit: parsed.data.limit }] : [];
-    } catch {
-      return [];
-    }
+    const refusal = parseStoredJson(refusalSchema, event.detail);
+    return refusal ? [{ symbol: refusal.currency, limit: refusal.limit }] : [];
   });
 }
 

@@ -18,6 +18,7 @@ import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
 import { PAYMENT_SESSION_REJECTION_CODES, PENDING_REASONS } from "~/shopify/payments-apps/outcome";
 import type { PaymentsDeps, ShopifyDirectory } from "./deps";
 import { asSentence } from "~/lib/text";
+import { parseStoredJson } from "~/lib/stored-json";
 import { recordDelivery, recordRetry } from "./outbox-rows.server";
 import { followUpAnswerOf, type FollowUpKind } from "./shopify-requests";
 import type { AttentionFlag } from "./attention-flags";
@@ -97,15 +98,6 @@ function refusedFollowUpFlag(call: FollowUpCall, message: string): AttentionFlag
   return { reason: "shopify_error", detail: `${followUpFlagOpening(call)} ${asSentence(message)} Check the ${call.request} in Shopify.` };
 }
 
-/** A stored timeline detail as JSON; null when it is none (a detail is never trusted to parse). */
-function parsedJson(text: string | null): unknown {
-  try {
-    return text === null ? null : (JSON.parse(text) as unknown);
-  } catch {
-    return null;
-  }
-}
-
 const refusedEventSchema = z.object({ call: z.string(), session: z.string(), message: z.string(), retrying: z.boolean().optional() });
 
 /**
@@ -118,18 +110,18 @@ const refusedEventSchema = z.object({ call: z.string(), session: z.string(), mes
 export async function refusalKeptFromItsFlag(tx: Prisma.TransactionClient, payment: { id: string; shopId: string; shopifyPaymentId: string }): Promise<AttentionFlag | null> {
   const refusals = await tx.paymentEvent.findMany({ where: { paymentId: payment.id, type: "shopify_refused" }, orderBy: { at: "desc" }, select: { detail: true, at: true } });
   for (const event of refusals) {
-    const parsed = refusedEventSchema.safeParse(parsedJson(event.detail));
-    if (!parsed.success || parsed.data.retrying) continue;
-    const answer = followUpAnswerOf(parsed.data.call);
+    const refused = parseStoredJson(refusedEventSchema, event.detail);
+    if (!refused || refused.retrying) continue;
+    const answer = followUpAnswerOf(refused.call);
     if (!answer) continue;
-    const call: FollowUpCall = { ...answer, session: parsed.data.session };
+    const call: FollowUpCall = { ...answer, session: refused.session };
     const flagged = await tx.paymentEvent.count({ where: { paymentId: payment.id, type: "attention", detail: { contains: JSON.stringify(followUpFlagOpening(call)).slice(1, -1) } } });
     if (flagged > 0) continue;
     const takenSince = await tx.sessionRequest.count({
       where: { shopId: payment.shopId, paymentShopifyId: payment.shopifyPaymentId, kind: answer.request, status: { in: ["resolved", "rejected"] }, updatedAt: { gt: event.at } },
     });
     if (takenSince > 0) continue;
-    return refusedFollowUpFlag(call, parsed.data.message);
+    return refusedFollowUpFlag(call, refused.message);
   }
   return null;
 }
