@@ -114,7 +114,7 @@ async function holdUnconfirmed(
 }
 
 /** The held webhook of this topic is settled (carried out or ignored): it is not asked about again. */
-async function releaseHeld(db: Database, shopDomain: string, topic: UninstallTopic): Promise<void> {
+async function releaseHeld(db: Prisma.TransactionClient, shopDomain: string, topic: UninstallTopic): Promise<void> {
   await db.unconfirmedUninstall.deleteMany({ where: { topic, shop: { shopDomain } } });
 }
 
@@ -173,13 +173,13 @@ export async function handleAppUninstalled(
   const confirmed = await confirmUninstall(deps, shopDomain);
   if (confirmed.verdict === "unconfirmed" && (await holdUnconfirmed(deps, confirmed, shopDomain, "app/uninstalled", triggeredAt)) === "held") return "unconfirmed";
   if (confirmed.verdict === "installed") {
-    await releaseHeld(deps.db, shopDomain, "app/uninstalled");
     // Nothing is uninstalled. One triggered before the recorded install is Shopify's late
     // delivery about an earlier install, and tells of a new install (below); any other (a
     // fresh time, or none) is a body posted again, and changes nothing.
     if (triggeredAt && (await deps.db.shop.count({ where: { shopDomain, installedAt: { gt: triggeredAt } } })) > 0) {
       return ignoredAsEarlierInstall(deps, shopDomain, triggeredAt);
     }
+    await releaseHeld(deps.db, shopDomain, "app/uninstalled");
     deps.logger.info("An app/uninstalled for a shop whose token Shopify still takes was ignored (about an earlier install, or replayed)", {
       shop: shopDomain,
       triggeredAt: triggeredAt?.toISOString() ?? null,
@@ -199,7 +199,7 @@ export async function handleAppUninstalled(
     if (marked.count === 0 && (await tx.shop.count({ where: { shopDomain } })) > 0) return false;
     // Open payments keep their records; Shopify no longer accepts calls for this shop.
     await tx.session.deleteMany({ where: { shop: shopDomain } });
-    await tx.unconfirmedUninstall.deleteMany({ where: { topic: "app/uninstalled", shop: { shopDomain } } });
+    await releaseHeld(tx, shopDomain, "app/uninstalled");
     return true;
   });
   if (carriedOut) {
