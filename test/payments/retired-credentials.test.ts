@@ -14,6 +14,7 @@ import { connectGateway, connectSandbox, credentialsVersion, removeGatewayCreden
 import { credentialContext, rotateCredentialEncryption } from "../../app/shops/shop-credentials.server";
 import { createCredentialCipher } from "../../app/shops/credential-cipher.server";
 import { deviceChangeSteps } from "../support/device-change";
+import { sealedUnderDroppedKey } from "../support/dropped-key";
 import { stackForFile, waitFor } from "../support/stack";
 import { refusalsCounted } from "../support/refusals";
 
@@ -225,9 +226,8 @@ it("credentials in use that no configured key opens, removed while payments are 
   const kept = await shopRow();
   expect(kept.sandboxRetiredDeviceKeyEnc).not.toBeNull();
   await pendingPayment();
-  // The current pair sealed under a key the app no longer has (dropped too early).
-  const unreadable = (sealed: string) => sealed.split(":").map((part, i) => (i === 1 ? "dropped-key" : part)).join(":");
-  await db().shop.update({ where: { id: kept.id }, data: { sandboxDeviceKeyEnc: unreadable(kept.sandboxDeviceKeyEnc!), sandboxSecretKeyEnc: unreadable(kept.sandboxSecretKeyEnc!) } });
+  // The current pair sealed under a key the app no longer has.
+  await db().shop.update({ where: { id: kept.id }, data: { sandboxDeviceKeyEnc: sealedUnderDroppedKey(kept.sandboxDeviceKeyEnc!), sandboxSecretKeyEnc: sealedUnderDroppedKey(kept.sandboxSecretKeyEnc!) } });
 
   const removed = await removeSandbox();
   expect(removed).toMatchObject({

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { recheckUnconfirmedUninstalls, UNCONFIRMED_UNINSTALL_LIMIT_MS, UNCONFIRMED_UNINSTALL_RECHECK_MS } from "../../app/shops/shopify-webhooks.server";
 import { sessionTokenContext } from "../../app/shops/shopify-sessions.server";
+import { sealedUnderDroppedKey } from "../support/dropped-key";
 import { sendShopifyWebhook, shopHoldings, shopRedactBody, uninstalledBody } from "../support/shopify-webhooks";
 import { movingClock, stackOnDatabase, type Stack } from "../support/stack";
 
@@ -53,9 +54,8 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
     const db = stack().services.db;
     const before = await shopHoldings(stack());
     const session = await db.session.findFirstOrThrow({ where: { shop: stack().shopDomain, isOnline: false } });
-    // Sealed under a key the app no longer has.
-    const [version, , ...rest] = stack().services.cipher.encrypt(session.accessToken, sessionTokenContext(session.id, "access-token")).split(":");
-    await db.session.update({ where: { id: session.id }, data: { accessToken: [version, "dropped-key", ...rest].join(":") } });
+    const unreadable = sealedUnderDroppedKey(stack().services.cipher.encrypt(session.accessToken, sessionTokenContext(session.id, "access-token")));
+    await db.session.update({ where: { id: session.id }, data: { accessToken: unreadable } });
     expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain))).status).toBe(200);
     expect(await shopHoldings(stack())).toEqual(before);
     expect((await heldWebhooks(stack())).map((h) => h.topic)).toEqual(["app/uninstalled"]);
