@@ -115,12 +115,18 @@ export function parsePageCursor(search: URLSearchParams): PageCursor | undefined
   return undefined;
 }
 
-/** The payments beyond the cursor in its direction: older than its payment (after) or newer (before). */
+/**
+ * The payments beyond the cursor in its direction: older than its payment (after) or newer
+ * (before). The bound on createdAt beside the OR says the same as the OR does, for the
+ * databases: it lets them start at the cursor on the (shopId, createdAt) index, where the OR
+ * alone is read from the shop's newest payment on, every page (the export's batches would walk
+ * past every row already sent, once a batch).
+ */
 export function beyondCursor(cursor: PageCursor): Prisma.PaymentWhereInput {
   const { createdAt, id } = cursor;
   return cursor.direction === "after"
-    ? { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] }
-    : { OR: [{ createdAt: { gt: createdAt } }, { createdAt, id: { gt: id } }] };
+    ? { createdAt: { lte: createdAt }, OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] }
+    : { createdAt: { gte: createdAt }, OR: [{ createdAt: { gt: createdAt } }, { createdAt, id: { gt: id } }] };
 }
 
 /**

@@ -1,0 +1,53 @@
+// The payments list's pages and the CSV export's batches start at their cursor on the
+// (shopId, createdAt) index: the statements the Prisma client sends for a page past the first,
+// in each direction, are checked on SQLite's plan. A condition on the cursor written as an OR
+// alone was read from the shop's newest payment on, so each of an export's batches walked past
+// every row already sent.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@libsql/client";
+import { PrismaLibSQL } from "@prisma/adapter-libsql";
+import { expect, it } from "vitest";
+import { applyMigrations } from "../../app/db/migrate.server";
+import { listPayments } from "../../app/admin/payments.server";
+import { paymentsCsv } from "../../app/admin/payments-export.server";
+import { parsePageCursor } from "../../app/admin/payment-filters";
+import { PrismaClient } from "../../generated/prisma/sqlite/client";
+
+it("SQLite: a page or export batch past the cursor is searched on the (shopId, createdAt) index from the cursor on", async () => {
+  const url = `file:${join(mkdtempSync(join(tmpdir(), "payment-list-plans-")), "app.db")}`;
+  await applyMigrations(url);
+  const raw = createClient({ url });
+  await raw.execute(`INSERT INTO "Shop" ("id","shopDomain","webhookToken","createdAt","updatedAt") VALUES ('s1','a.myshopify.com','tok','2026-01-01T00:00:00.000+00:00','2026-01-01T00:00:00.000+00:00')`);
+  await raw.execute(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 120)
+    INSERT INTO "Payment" ("id","shopId","shopifyPaymentId","gid","groupId","amount","currency","test","kind","cancelUrl","gatewayEnv","state","createdAt","updatedAt")
+    SELECT printf('p%03d', i), 's1', 'sp' || i, 'gid://shopify/PaymentSession/' || i, 'g' || i, '10.00', 'EUR', 1, 'sale', 'https://a.example/cancel', 'sandbox', 'pending',
+      strftime('%Y-%m-%dT%H:%M:%S.000+00:00', '2026-01-01', '+' || (i / 2) || ' minutes'), '2026-01-01T00:00:00.000+00:00' FROM n`);
+
+  const statements: { query: string; params: unknown[] }[] = [];
+  const db = new PrismaClient({ adapter: new PrismaLibSQL({ url }), log: [{ emit: "event", level: "query" }] });
+  db.$on("query", (event) => statements.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
+
+  // The export, in batches of 50: its second and third batches read past a cursor.
+  const reader = paymentsCsv(db, "s1", {}, 50).getReader();
+  let rows = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rows += new TextDecoder().decode(chunk.value).split("\n").length - 1;
+  expect(rows).toBe(121);
+  // The list: the second page, then back to the first from it (each page also counts the newer payments).
+  const first = await listPayments(db, "s1", {});
+  expect(first.olderCursor).not.toBeNull();
+  const second = await listPayments(db, "s1", {}, parsePageCursor(new URLSearchParams({ after: first.olderCursor! })));
+  expect(second.newerCursor).not.toBeNull();
+  const back = await listPayments(db, "s1", {}, parsePageCursor(new URLSearchParams({ before: second.newerCursor! })));
+  expect(back.rows.map((r) => r.id)).toEqual(first.rows.map((r) => r.id));
+  await db.$disconnect();
+
+  const pastCursor = statements.filter((s) => s.query.includes("`Payment`") && /`createdAt` [<>]/.test(s.query));
+  expect(pastCursor.length).toBeGreaterThanOrEqual(5);
+  for (const statement of pastCursor) {
+    const plan = (await raw.execute({ sql: `EXPLAIN QUERY PLAN ${statement.query}`, args: statement.params as never[] })).rows.map((row) => String(row.detail)).join("\n");
+    expect(plan, statement.query).toMatch(/USING INDEX Payment_shopId_createdAt_idx \(shopId=\? AND createdAt[<>]\?\)/);
+  }
+  raw.close();
+}, 60_000);
