@@ -68,8 +68,8 @@ describe("the page's cursor", () => {
   });
 
   it("selects the payments older than the cursor's after it, and newer before it, the id deciding between equal times", () => {
-    expect(beyondCursor({ direction: "after", ...payment })).toEqual({ OR: [{ createdAt: { lt: payment.createdAt } }, { createdAt: payment.createdAt, id: { lt: payment.id } }] });
-    expect(beyondCursor({ direction: "before", ...payment })).toEqual({ OR: [{ createdAt: { gt: payment.createdAt } }, { createdAt: payment.createdAt, id: { gt: payment.id } }] });
+    expect(beyondCursor({ direction: "after", ...payment })).toEqual({ createdAt: { lte: payment.createdAt }, OR: [{ createdAt: { lt: payment.createdAt } }, { createdAt: payment.createdAt, id: { lt: payment.id } }] });
+    expect(beyondCursor({ direction: "before", ...payment })).toEqual({ createdAt: { gte: payment.createdAt }, OR: [{ createdAt: { gt: payment.createdAt } }, { createdAt: payment.createdAt, id: { gt: payment.id } }] });
   });
 
   it("links to another page with the same filters and the cursor", () => {
