@@ -1,6 +1,7 @@
 // The health page: is the gateway reaching this shop (last notification, rejected ones
-// by reason), is work piling up (inbox and outbox backlogs, failed Shopify calls), and
-// how much of today's gateway request quota is left for each connected device.
+// by reason), is work piling up (inbox and outbox backlogs, work due that nothing takes up,
+// failed Shopify calls), do payments wait for the merchant (open flags), and how much of
+// today's gateway request quota is left for each connected device.
 import type { CallBudget } from "~/gateway/client";
 import { GATEWAY_STATUSES, isFinalGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, ShopGatewayAccess } from "~/payments/deps";
@@ -9,6 +10,7 @@ import type { AppServices } from "~/services.server";
 import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
 import { devicesUsedByAnotherShop, environmentConnection, type EnvironmentConnection } from "./connection.server";
 import { formatDateTime } from "./format";
+import { countNeedingAttention } from "./payments.server";
 
 /** Every reason the door records (stored rows may hold older ones: those are shown as they are). */
 const REJECTION_WORDS: Record<RecordedRefusal, string> = {
@@ -30,14 +32,27 @@ const REJECTION_WORDS: Record<RecordedRefusal, string> = {
 /** A Shopify call failed this many times in a row is listed with its reason (a blip is not). */
 const RETRYING_AFTER_ATTEMPTS = 3;
 
+/**
+ * A notification or Shopify call due this long ago that no pass has taken up says the app's
+ * background work has stopped or fallen far behind: a running app takes up what is due within
+ * seconds, and a call waiting for its retry is not due yet.
+ */
+export const OVERDUE_AFTER_MS = 5 * 60_000;
+
 export interface HealthView {
   /** When the last notification came; null when none ever did. */
   lastWebhookAt: string | null;
   lastWebhookAgo: string | null;
   rejected: { reason: string; description: string; count: number }[];
+  /** Payments with a flag nobody has marked handled yet (the Needs attention page lists them). */
+  needingAttention: number;
   inboxBacklog: number;
   inboxFailing: number;
+  /** How long ago the oldest notification no pass has taken up fell due, when that is over OVERDUE_AFTER_MS ("12 minutes ago"); null otherwise. */
+  inboxOverdueSince: string | null;
   outboxBacklog: number;
+  /** The same for the updates waiting to be sent to Shopify. */
+  outboxOverdueSince: string | null;
   /** The latest calls Shopify refused; `handled` once the merchant has dealt with them (REFUSAL_OPEN no longer holds). */
   outboxFailed: { id: string; kind: string; lastError: string; at: string; handled: boolean }[];
   /** Refused calls nobody has dealt with yet: the figure that stays red until someone does. */
@@ -160,12 +175,18 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
   const { db } = services;
   const now = services.clock.now();
   const since = new Date(now.getTime() - 7 * 86_400_000);
-  const [last, rejected, inboxBacklog, inboxFailing, outboxBacklog, outboxFailed, outboxFailedTotal, outboxRetrying] = await Promise.all([
+  // Due before this and not taken up (no claim, or a claim that ran out).
+  const overdue = { nextAttemptAt: { lte: new Date(now.getTime() - OVERDUE_AFTER_MS) }, OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }] };
+  const oldestDue = { orderBy: { nextAttemptAt: "asc" }, select: { nextAttemptAt: true } } as const;
+  const [last, rejected, inboxBacklog, inboxFailing, inboxOverdue, outboxBacklog, outboxOverdue, needingAttention, outboxFailed, outboxFailedTotal, outboxRetrying] = await Promise.all([
     db.gatewayWebhook.aggregate({ where: { shopId: shop.id }, _max: { receivedAt: true } }),
     db.rejectedWebhook.groupBy({ by: ["reason"], where: { shopId: shop.id, at: { gte: since } }, _sum: { count: true } }),
     db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null } }),
     db.gatewayWebhook.count({ where: { shopId: shop.id, processedAt: null, attempts: { gt: 0 } } }),
+    db.gatewayWebhook.findFirst({ where: { shopId: shop.id, processedAt: null, ...overdue }, ...oldestDue }),
     db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "pending" } }),
+    db.outboxMessage.findFirst({ where: { shopDomain: shop.shopDomain, status: "pending", ...overdue }, ...oldestDue }),
+    countNeedingAttention(db, shop.id),
     db.outboxMessage.findMany({ where: { shopDomain: shop.shopDomain, status: "failed" }, orderBy: { updatedAt: "desc" }, take: 10 }),
     db.outboxMessage.count({ where: { shopDomain: shop.shopDomain, status: "failed" } }),
     db.outboxMessage.findMany({
@@ -202,9 +223,12 @@ export async function shopHealth(services: AppServices, shop: Shop): Promise<Hea
     rejected: rejected
       .map((r) => ({ reason: r.reason, description: (REJECTION_WORDS as Record<string, string | undefined>)[r.reason] ?? r.reason.replace(/_/g, " "), count: r._sum.count ?? 0 }))
       .sort((a, b) => b.count - a.count),
+    needingAttention,
     inboxBacklog,
     inboxFailing,
+    inboxOverdueSince: inboxOverdue ? ago(inboxOverdue.nextAttemptAt, now) : null,
     outboxBacklog,
+    outboxOverdueSince: outboxOverdue ? ago(outboxOverdue.nextAttemptAt, now) : null,
     outboxFailed: outboxFailed.map((m) => ({ id: m.id, kind: m.kind, lastError: m.lastError ?? "", at: formatDateTime(m.updatedAt), handled: !refusals.open.has(m.id) })),
     outboxFailedCount: refusals.count,
     outboxFailedHandledCount: outboxFailedTotal - refusals.count,

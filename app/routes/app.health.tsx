@@ -29,6 +29,17 @@ function Figure({ label, value, tone }: { label: string; value: string | number;
   );
 }
 
+/** Says that work due a while ago was not taken up, when it was not (`since`: "12 minutes ago"). */
+function Overdue({ since, what }: { since: string | null; what: string }) {
+  if (!since) return null;
+  return (
+    <Text as="p" tone="critical">
+      The oldest {what} was due {since} and has not been taken up: the app&apos;s background work has stopped or fallen far behind. Check that the app is running, and its
+      log.
+    </Text>
+  );
+}
+
 const DEVICE_WORDS = { live: "live", sandbox: "gateway sandbox" } as const;
 
 /** Whether the gateway's notifications reached the payments that finished lately, on one device. */
@@ -70,6 +81,15 @@ export default function Health() {
             </Banner>
           </Layout.Section>
         ))}
+        {health.needingAttention > 0 ? (
+          <Layout.Section>
+            <Banner tone="warning" title={health.needingAttention === 1 ? "1 payment needs your attention" : `${health.needingAttention} payments need your attention`}>
+              <p>
+                Something about {health.needingAttention === 1 ? "it" : "them"} needs a person: see what to do on <Link url="/app/attention">Needs attention</Link>.
+              </p>
+            </Banner>
+          </Layout.Section>
+        ) : null}
         <Layout.Section>
           <InlineGrid columns={{ xs: 1, md: 3 }} gap="400">
             <TitledCard title="Gateway notifications">
@@ -90,8 +110,10 @@ export default function Health() {
               ))}
             </TitledCard>
             <TitledCard title="Backlogs">
-              <Figure label="Notifications waiting to be processed" value={health.inboxBacklog} tone={health.inboxFailing > 0 ? "critical" : undefined} />
-              <Figure label="Updates waiting to be sent to Shopify" value={health.outboxBacklog} />
+              <Figure label="Notifications waiting to be processed" value={health.inboxBacklog} tone={health.inboxFailing > 0 || health.inboxOverdueSince ? "critical" : undefined} />
+              <Overdue since={health.inboxOverdueSince} what="notification" />
+              <Figure label="Updates waiting to be sent to Shopify" value={health.outboxBacklog} tone={health.outboxOverdueSince ? "critical" : undefined} />
+              <Overdue since={health.outboxOverdueSince} what="update" />
             </TitledCard>
             <TitledCard title="Shopify calls that failed">
               <Figure label="Refused by Shopify, not yet handled" value={health.outboxFailedCount} tone={health.outboxFailedCount > 0 ? "critical" : "success"} />
