@@ -35,6 +35,13 @@ const NO_ACTION_STATUSES = new Set(["NR", "PE", "AC"]);
 /** How long a webhook for an order we do not know yet is kept, in case its creation answer is still being stored. */
 const UNKNOWN_ORDER_GRACE_MS = 10 * 60_000;
 /**
+ * A webhook whose processing still fails this long after it came is given up: marked processed
+ * with why, and logged as an error. Its payment is the reconciler's, which reads the order of
+ * every open payment on its own (and finalises it before Shopify's pending window closes); kept
+ * on, it would be tried every 5 minutes for good, each time with a gateway read.
+ */
+export const INBOX_GIVE_UP_MS = 24 * 3_600_000;
+/**
  * Payments one pass settles at once, so a burst of webhooks is not settled one round trip
  * after another. A settlement holds a pool connection (DATABASE_POOL_SIZE, 10 by default,
  * shared with the requests) for one statement on PostgreSQL, so a waiting request waits for
@@ -191,7 +198,14 @@ async function markProcessed(deps: PaymentsDeps, claim: string | null, ids: stri
 
 async function retryLater(deps: PaymentsDeps, claim: string | null, hooks: GatewayWebhook[], reason: string): Promise<void> {
   if (claim === null) return;
+  const now = deps.clock.now();
+  const givenUp = hooks.filter((hook) => now.getTime() - hook.receivedAt.getTime() > INBOX_GIVE_UP_MS);
+  for (const hook of givenUp) {
+    deps.logger.error("Webhook given up: its processing kept failing", { shopId: hook.shopId, webhookId: hook.id, orderId: hook.orderId, attempts: hook.attempts, reason });
+    await markProcessed(deps, claim, [hook.id], `given up after ${hook.attempts} attempts (the reconciler reads the order): ${reason}`);
+  }
   for (const hook of hooks) {
+    if (givenUp.includes(hook)) continue;
     const delay = backoffMs(hook.attempts, INBOX_BACKOFF);
     await deps.db.gatewayWebhook.updateMany({
       where: { id: hook.id, lockedBy: claim },
@@ -222,6 +236,39 @@ export async function processWebhookInbox(deps: PaymentsDeps, options: { worker:
     }
   }
   return result;
+}
+
+/** The webhooks of a group whose payment's settlement threw, each payment's logged once, to be tried again later. */
+class FailedSettlements {
+  private readonly hooks = new Map<string, { hook: GatewayWebhook; reason: string }>();
+
+  constructor(
+    private readonly deps: PaymentsDeps,
+    private readonly shopId: string,
+  ) {}
+
+  add(paymentId: string, hooks: GatewayWebhook[], error: unknown): void {
+    const reason = `settling the payment failed: ${error instanceof Error ? error.message : String(error)}`;
+    this.deps.logger.error("Settling a payment from its webhooks failed; they are tried again later", { shopId: this.shopId, paymentId, error });
+    for (const hook of hooks) this.hooks.set(hook.id, { hook, reason });
+  }
+
+  holds(hookId: string): boolean {
+    return this.hooks.has(hookId);
+  }
+
+  /** Puts the failed webhooks back to wait (or gives up those too old); how many. */
+  async retryLater(claim: string | null): Promise<number> {
+    for (const [reason, entries] of Map.groupBy(this.hooks.values(), (entry) => entry.reason)) {
+      await retryLater(
+        this.deps,
+        claim,
+        entries.map((entry) => entry.hook),
+        reason,
+      );
+    }
+    return this.hooks.size;
+  }
 }
 
 async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv, hooks: GatewayWebhook[]): Promise<InboxPassResult> {
@@ -305,6 +352,9 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   // side, each payment's webhooks one after the other.
   const settledIds: string[] = [];
   const duplicateIds: string[] = [];
+  // A payment whose settlement fails (a write the database refuses, a row that kept changing)
+  // holds back its own webhooks only: they are tried again later, the others are done with.
+  const failures = new FailedSettlements(deps, shopId);
   await pMap(
     Map.groupBy(trusted, (entry) => entry.payment.id).values(),
     async (entries) => {
@@ -312,12 +362,18 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
       // (webhookKey): its repeat is a duplicate, but one with the same status and a new version
       // of the order (crypto paid after EX, in the same batch) is read like any other.
       let settledKey: string | null = null;
-      for (const { hook, payment, status } of entries) {
+      for (const [index, { hook, payment, status }] of entries.entries()) {
         if (settledKey !== null && webhookKey(hook) === settledKey) {
           duplicateIds.push(hook.id);
           continue;
         }
-        const settled = settledKey === null ? await settleFromSignedWebhook(deps, { payment, shopDomain: shop.shopDomain }, { identifier: payment.gatewayOrderId!, status }) : null;
+        let settled: Awaited<ReturnType<typeof settleFromSignedWebhook>>;
+        try {
+          settled = settledKey === null ? await settleFromSignedWebhook(deps, { payment, shopDomain: shop.shopDomain }, { identifier: payment.gatewayOrderId!, status }) : null;
+        } catch (error) {
+          failures.add(payment.id, entries.slice(index).map((entry) => entry.hook), error);
+          return;
+        }
         if (settled) {
           settledKey = webhookKey(hook);
           settledIds.push(hook.id);
@@ -333,14 +389,17 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   await markProcessed(deps, claim, duplicateIds, "duplicate of a settled status");
   outcome.processed += settledIds.length;
   outcome.duplicates += duplicateIds.length;
-  if (known.length === 0) return outcome;
+  if (known.length === 0) {
+    outcome.retried += await failures.retryLater(claim);
+    return outcome;
+  }
 
   const wanted = [...new Set(known.map((h) => h.orderId!))].map((id) => byOrder.get(id)!).map((p) => ({ gatewayOrderId: p.gatewayOrderId!, createdAt: p.createdAt }));
   const readAt = deps.clock.now();
   const read = await readGatewayOrders(access, wanted, readAt);
   if (read.isErr()) {
     await retryLater(deps, claim, known, `gateway read failed: ${read.error.kind}`);
-    outcome.retried += known.length;
+    outcome.retried += known.length + (await failures.retryLater(claim));
     return outcome;
   }
   const orders = read.value;
@@ -348,15 +407,27 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     new Set(known.map((h) => h.orderId!)),
     async (orderId) => {
       const order = orders.get(orderId);
-      if (order) await settleFromGatewayOrder(deps, byOrder.get(orderId)!.id, order, "webhook", readAt);
+      if (!order) return;
+      const paymentId = byOrder.get(orderId)!.id;
+      try {
+        await settleFromGatewayOrder(deps, paymentId, order, "webhook", readAt);
+      } catch (error) {
+        failures.add(
+          paymentId,
+          known.filter((h) => h.orderId === orderId),
+          error,
+        );
+      }
     },
     { concurrency: SETTLE_CONCURRENCY },
   );
+  const done = known.filter((h) => !failures.holds(h.id));
   // A webhook whose order the read did not return (an order of the merchant's earlier device,
   // which the listing leaves out) says so: the reconciler looks such orders up while their
   // payments are open or recently rejected, and a repeat of it is read again, not dropped.
-  await markProcessed(deps, claim, known.filter((h) => orders.has(h.orderId!)).map((h) => h.id), null);
-  await markProcessed(deps, claim, known.filter((h) => !orders.has(h.orderId!)).map((h) => h.id), UNREAD_ORDER_NOTE);
-  outcome.processed += known.length;
+  await markProcessed(deps, claim, done.filter((h) => orders.has(h.orderId!)).map((h) => h.id), null);
+  await markProcessed(deps, claim, done.filter((h) => !orders.has(h.orderId!)).map((h) => h.id), UNREAD_ORDER_NOTE);
+  outcome.processed += done.length;
+  outcome.retried += await failures.retryLater(claim);
   return outcome;
 }
