@@ -18,6 +18,7 @@ import type { GatewayWebhook, Payment } from "../../generated/prisma/sqlite/clie
 import { tryParseGatewayJson } from "~/gateway/json-numbers";
 import { gatewayWebhookPayloadSchema, type GatewayWebhookPayload } from "~/gateway/schemas";
 import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
+import { whileRenewing } from "~/lib/renewal";
 import { beganOnRetiredCredentials } from "~/shops/credential-columns";
 import { orderReaderAccess } from "~/shops/gateway-directory.server";
 import { isFinalGatewayStatus, type ParsedGatewayStatus } from "~/gateway/statuses";
@@ -187,6 +188,16 @@ async function stillHeld(deps: PaymentsDeps, hooks: GatewayWebhook[]): Promise<G
   return hooks.filter((hook) => held.has(hook.id)).map((hook) => ({ ...hook, lockedUntil }));
 }
 
+/** Extends the claim on those of `hooks` the pass still holds and has not processed yet. */
+async function renewClaim(deps: PaymentsDeps, hooks: GatewayWebhook[]): Promise<void> {
+  const claim = hooks[0]?.lockedBy ?? null;
+  if (claim === null) return;
+  await deps.db.gatewayWebhook.updateMany({
+    where: { id: { in: hooks.map((hook) => hook.id) }, lockedBy: claim, processedAt: null },
+    data: { lockedUntil: new Date(deps.clock.now().getTime() + CLAIM_MS) },
+  });
+}
+
 // Both write only while the pass still holds the claim (`claim`, the pass's lockedBy): a pass
 // slowed past CLAIM_MS (a gateway read waiting out 429s) leaves a webhook another pass has
 // claimed since to that pass, instead of overwriting its claim or outcome.
@@ -225,7 +236,15 @@ export async function processWebhookInbox(deps: PaymentsDeps, options: { worker:
     if (group.length === 0) continue;
     const first = group[0]!;
     try {
-      const outcome = await processGroup(deps, first.shopId, first.gatewayEnv as GatewayEnv, group);
+      // The group's claim is renewed while it is worked: its gateway read may wait out retries
+      // and the device's quota past the claim's term, and another pass would then read the same
+      // orders again.
+      const outcome = await whileRenewing(
+        () => renewClaim(deps, group),
+        CLAIM_MS / 3,
+        (error) => deps.logger.warn("Could not renew a webhook pass's claim", { shopId: first.shopId, error }),
+        () => processGroup(deps, first.shopId, first.gatewayEnv as GatewayEnv, group),
+      );
       result.processed += outcome.processed;
       result.retried += outcome.retried;
       result.duplicates += outcome.duplicates;
