@@ -13,6 +13,7 @@ import { ConfirmQuestion, ConfirmTrigger, useConfirmation } from "~/admin/confir
 import { formatDateTime } from "~/admin/format";
 import { postedFields } from "~/admin/form-data";
 import { ResultBanner } from "~/admin/result-banner";
+import { saveAsFile } from "~/admin/save-file";
 import { deleteCustomerDataRequest, listCustomerDataRequests, takeCustomerDataReport } from "~/shops/customer-data-requests.server";
 import { adminPageTitle } from "~/lib/page-title";
 
@@ -78,12 +79,7 @@ function DownloadButton({ id, fetcher }: { id: string; fetcher: DownloadFetcher 
 function useSavedReport(download: { fileName: string; report: string } | undefined): void {
   useEffect(() => {
     if (!download) return;
-    const url = URL.createObjectURL(new Blob([download.report], { type: "application/json" }));
-    const link = document.createElement("a");
-    link.href = url;
-    link.download = download.fileName;
-    link.click();
-    URL.revokeObjectURL(url);
+    saveAsFile(new Blob([download.report], { type: "application/json" }), download.fileName);
   }, [download]);
 }
 

@@ -10,6 +10,7 @@ import { adminShop } from "~/admin/admin-shop.server";
 import { filtersQuery, listPageQuery, parsePageCursor, parsePaymentFilters, type PaymentFilters } from "~/admin/payment-filters";
 import { PaymentBadges } from "~/admin/payment-badges";
 import { listPayments } from "~/admin/payments.server";
+import { saveAsFile } from "~/admin/save-file";
 import { gatewayStatusWords, PAYMENT_STATE_OPTIONS } from "~/admin/status-words";
 import { GATEWAY_STATUSES } from "~/gateway/statuses";
 import { adminPageTitle } from "~/lib/page-title";
@@ -85,14 +86,7 @@ function DownloadCsv({ query }: { query: string }) {
       const response = await fetch(`/app/payments/export.csv${query}`);
       if (!response.ok) throw new Error(`answered ${response.status}`);
       const name = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ?? "payments.csv";
-      const url = URL.createObjectURL(await response.blob());
-      const link = document.createElement("a");
-      link.href = url;
-      link.download = name;
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      saveAsFile(await response.blob(), name);
       setState("idle");
     } catch {
       setState("failed");
