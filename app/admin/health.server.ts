@@ -6,11 +6,17 @@ import type { CallBudget } from "~/gateway/client";
 import { GATEWAY_STATUSES, isFinalGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, ShopGatewayAccess } from "~/payments/deps";
 import type { RecordedRefusal } from "~/payments/gateway-webhooks";
+import type { AttentionReason } from "~/payments/status-mapping";
 import type { AppServices } from "~/services.server";
 import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
 import { devicesUsedByAnotherShop, environmentConnection, type EnvironmentConnection } from "./connection.server";
 import { formatDateTime } from "./format";
-import { countNeedingAttention } from "./payments.server";
+import { countNeedingAttention, HANDLED_EVENT, handledDetail } from "./payments.server";
+
+/** The flag a refused payment call raises. */
+const REFUSAL_FLAG: AttentionReason = "shopify_error";
+/** The detail of a flag's handled entry written before the entries kept the flag's reason (the column's default). */
+const HANDLED_BEFORE_REASONS_KEPT = "{}";
 
 /** Every reason the door records (stored rows may hold older ones: those are shown as they are). */
 const REJECTION_WORDS: Record<RecordedRefusal, string> = {
@@ -146,16 +152,22 @@ function ago(from: Date, now: Date): string {
 
 /**
  * Whether a refused call is still open, as SQL over a message row `m`. A payment's call is
- * dealt with once the payment's flag is marked handled (a refusal flags the payment, or leaves
- * an open flag about the money in place) or the payment is gone; the shop's readiness call,
- * once a later one was delivered. Any other call (the answer to a refund or void of a payment
- * the app does not know) stays open: nothing else says it was seen. A refused call is never
- * deleted: without this, one dealt with long ago would keep the page red for good. One
- * statement however many payments are flagged.
+ * dealt with once the payment has no open flag (a refusal flags the payment, or leaves an open
+ * flag about the money in place, whose handling raises the refusal's own) or is gone, and once
+ * a refusal's flag of the payment was marked handled after it: a flag raised later for
+ * something else (crypto sent late) does not open it again. Entries of flags handled before
+ * their reason was kept count as such. The shop's readiness call is dealt with once a later one
+ * was delivered. Any other call (the answer to a refund or void of a payment the app does not
+ * know) stays open: nothing else says it was seen. A refused call is never deleted: without
+ * this, one dealt with long ago would keep the page red for good. One statement however many
+ * payments are flagged.
  */
 const REFUSAL_OPEN = Prisma.sql`(
   (m."paymentId" IS NOT NULL AND EXISTS (
-    SELECT 1 FROM "Payment" p WHERE p."id" = m."paymentId" AND p."attention" IS NOT NULL AND p."attentionResolvedAt" IS NULL))
+    SELECT 1 FROM "Payment" p WHERE p."id" = m."paymentId" AND p."attention" IS NOT NULL AND p."attentionResolvedAt" IS NULL)
+    AND NOT EXISTS (
+      SELECT 1 FROM "PaymentEvent" e WHERE e."paymentId" = m."paymentId" AND e."type" = ${HANDLED_EVENT} AND e."at" >= m."updatedAt"
+        AND e."detail" IN (${HANDLED_BEFORE_REASONS_KEPT}, ${handledDetail(REFUSAL_FLAG)})))
   OR (m."paymentId" IS NULL AND (m."kind" <> 'app.configure' OR NOT EXISTS (
     SELECT 1 FROM "OutboxMessage" d
     WHERE d."shopDomain" = m."shopDomain" AND d."kind" = 'app.configure' AND d."status" = 'done' AND d."createdAt" > m."createdAt")))

@@ -357,7 +357,12 @@ export async function currentFlag(db: Pick<Database, "paymentEvent">, payment: P
 }
 
 /** The timeline entry of a flag marked handled. */
-const HANDLED_EVENT = "attention_handled";
+export const HANDLED_EVENT = "attention_handled";
+
+/** What the entry of a flag marked handled holds: the flag's reason (the health page tells from it which refusals were dealt with). */
+export function handledDetail(reason: string): string {
+  return JSON.stringify({ reason });
+}
 
 export type MarkHandledResult = "handled" | "nothing_to_handle" | "flag_changed";
 
@@ -375,7 +380,7 @@ export async function markAttentionHandled(db: Database, shopId: string, payment
     if (!open) return "nothing_to_handle";
     if ((await currentFlag(tx, open)) !== flag) return "flag_changed";
     await tx.payment.update({ where: { id: paymentId }, data: { attentionResolvedAt: now } });
-    await tx.paymentEvent.create({ data: { paymentId, type: HANDLED_EVENT, at: now } });
+    await tx.paymentEvent.create({ data: { paymentId, type: HANDLED_EVENT, detail: handledDetail(open.attention!), at: now } });
     // A refund, capture or void answer Shopify refused while this flag was open raised no flag
     // of its own: it takes the slot now, so that it is not lost with the flag handled.
     const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { id: true, shopId: true, shopifyPaymentId: true } });

@@ -6,6 +6,9 @@
 // A refused call stays on the health page, red only until it is dealt with.
 import { expect, it } from "vitest";
 import { shopHealth } from "../../app/admin/health.server";
+import { currentFlag, markAttentionHandled } from "../../app/admin/payments.server";
+import { flagColumns, type AttentionFlag } from "../../app/payments/attention-flags";
+import type { AttentionReason } from "../../app/payments/status-mapping";
 import { checkPaymentNow } from "../../app/payments/check-payment";
 import { deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
 import { connectSandbox } from "../../app/shops/onboarding.server";
@@ -162,4 +165,40 @@ it("the health page counts a refused call as open until it is dealt with: its pa
     data: Array.from({ length: 1_500 }, () => paymentColumns(shop.id, { state: "paid", attention: "late_payment", attentionDetail: "Crypto arrived late." })),
   });
   expect(await shopHealth(services, shop)).toMatchObject({ outboxFailedCount: 2, outboxFailedHandledCount: 4 });
+});
+
+it("a refusal whose flag was marked handled stays handled when a flag for something else is raised later; one whose flag was never handled does not", async () => {
+  const { services } = stack();
+  const shopDomain = "health-refusals-later-flags.myshopify.com";
+  expect((await connectSandbox(services, shopDomain)).ok).toBe(true);
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+  await services.db.outboxMessage.updateMany({ where: { shopDomain }, data: { status: "done" } });
+  const refusedFor = async (flag: { attention: AttentionReason; attentionDetail: string }) => {
+    const payment = await services.db.payment.create({ data: paymentColumns(shop.id, { state: "paid", ...flag }) });
+    const message = await services.db.outboxMessage.create({
+      data: { shopDomain, paymentId: payment.id, kind: "payment.resolve", dedupeKey: `refused-${payment.id}`, payload: "{}", status: "failed", lastError: "Shopify said no." },
+    });
+    return { payment, message };
+  };
+  const markHandled = async (paymentId: string) => {
+    const payment = await services.db.payment.findUniqueOrThrow({ where: { id: paymentId } });
+    expect(await markAttentionHandled(services.db, shop.id, paymentId, await currentFlag(services.db, payment), new Date())).toBe("handled");
+  };
+  const raise = (paymentId: string, flag: AttentionFlag) => services.db.payment.update({ where: { id: paymentId }, data: flagColumns(flag) });
+  const handledOf = async (messageId: string) => (await shopHealth(services, shop)).outboxFailed.find((m) => m.id === messageId)?.handled;
+
+  // The refusal flagged its payment; the merchant handled it. Crypto arrives late weeks on.
+  const own = await refusedFor({ attention: "shopify_error", attentionDetail: "Shopify refused the call." });
+  await markHandled(own.payment.id);
+  expect(await handledOf(own.message.id)).toBe(true);
+  await raise(own.payment.id, { reason: "late_payment", detail: "Crypto arrived late." });
+  expect(await handledOf(own.message.id)).toBe(true);
+
+  // The refusal came while a flag about the money was open, which the merchant handled: the
+  // refusal's own was never handled, and a later flag keeps it open.
+  const shadowed = await refusedFor({ attention: "overpaid", attentionDetail: "The shopper sent more than asked." });
+  await markHandled(shadowed.payment.id);
+  await raise(shadowed.payment.id, { reason: "late_payment", detail: "Crypto arrived late." });
+  expect(await handledOf(shadowed.message.id)).toBe(false);
+  expect((await shopHealth(services, shop)).outboxFailedCount).toBe(1);
 });
