@@ -3,31 +3,20 @@
 // in each direction, are checked on SQLite's plan. A condition on the cursor written as an OR
 // alone was read from the shop's newest payment on, so each of an export's batches walked past
 // every row already sent.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient } from "@libsql/client";
-import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { expect, it } from "vitest";
-import { applyMigrations } from "../../app/db/migrate.server";
 import { listPayments } from "../../app/admin/payments.server";
 import { paymentsCsv } from "../../app/admin/payments-export.server";
 import { parsePageCursor } from "../../app/admin/payment-filters";
-import { PrismaClient } from "../../generated/prisma/sqlite/client";
+import { planDatabase, planOf, recordingClient } from "../support/sqlite-plans";
 
 it("SQLite: a page or export batch past the cursor is searched on the (shopId, createdAt) index from the cursor on", async () => {
-  const url = `file:${join(mkdtempSync(join(tmpdir(), "payment-list-plans-")), "app.db")}`;
-  await applyMigrations(url);
-  const raw = createClient({ url });
-  await raw.execute(`INSERT INTO "Shop" ("id","shopDomain","webhookToken","createdAt","updatedAt") VALUES ('s1','a.myshopify.com','tok','2026-01-01T00:00:00.000+00:00','2026-01-01T00:00:00.000+00:00')`);
+  const { url, raw } = await planDatabase("payment-list-plans-");
   await raw.execute(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 120)
     INSERT INTO "Payment" ("id","shopId","shopifyPaymentId","gid","groupId","amount","currency","test","kind","cancelUrl","gatewayEnv","state","createdAt","updatedAt")
     SELECT printf('p%03d', i), 's1', 'sp' || i, 'gid://shopify/PaymentSession/' || i, 'g' || i, '10.00', 'EUR', 1, 'sale', 'https://a.example/cancel', 'sandbox', 'pending',
       strftime('%Y-%m-%dT%H:%M:%S.000+00:00', '2026-01-01', '+' || (i / 2) || ' minutes'), '2026-01-01T00:00:00.000+00:00' FROM n`);
 
-  const statements: { query: string; params: unknown[] }[] = [];
-  const db = new PrismaClient({ adapter: new PrismaLibSQL({ url }), log: [{ emit: "event", level: "query" }] });
-  db.$on("query", (event) => statements.push({ query: event.query, params: JSON.parse(event.params) as unknown[] }));
+  const { db, statements } = recordingClient(url);
 
   // The export, in batches of 50: its second and third batches read past a cursor.
   const reader = paymentsCsv(db, "s1", {}, 50).getReader();
@@ -46,7 +35,7 @@ it("SQLite: a page or export batch past the cursor is searched on the (shopId, c
   const pastCursor = statements.filter((s) => s.query.includes("`Payment`") && /`createdAt` [<>]/.test(s.query));
   expect(pastCursor.length).toBeGreaterThanOrEqual(5);
   for (const statement of pastCursor) {
-    const plan = (await raw.execute({ sql: `EXPLAIN QUERY PLAN ${statement.query}`, args: statement.params as never[] })).rows.map((row) => String(row.detail)).join("\n");
+    const plan = await planOf(raw, statement);
     expect(plan, statement.query).toMatch(/USING INDEX Payment_shopId_createdAt_idx \(shopId=\? AND createdAt[<>]\?\)/);
   }
   raw.close();
