@@ -120,6 +120,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
 
   const tls = options.tls === undefined ? tlsOptionsFor(env) : options.tls;
   const server = tls ? https.createServer(tls, app) : http.createServer(app);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   try {
     await listen(server, env.PORT, env.HOST);
   } catch (error) {
@@ -206,6 +208,14 @@ export function portRefusal(error: unknown): "EADDRINUSE" | "EACCES" | null {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   return code === "EADDRINUSE" || code === "EACCES" ? code : null;
 }
+
+/**
+ * How long an idle kept-alive connection is kept open: longer than load balancers keep theirs
+ * (60 s on the common ones), so that a balancer never sends a request (a gateway notification,
+ * sent once) on a connection the app is closing at that moment, which it would answer with a
+ * 502. Node's own 5 s is far shorter. The head of a request may take as long.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -4,6 +4,7 @@
 // connections that never stay idle for long.
 import http from "node:http";
 import { expect, it } from "vitest";
+import { KEEP_ALIVE_TIMEOUT_MS } from "../../server/app";
 import { stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false });
@@ -47,3 +48,21 @@ it("close() ends while a client keeps sending on a kept-alive connection", async
   const { delivery } = await stack().standin.state.startPayment({ test: true });
   expect(delivery.status, delivery.body).toBe(200);
 }, 20_000);
+
+it("keeps an idle connection longer than a load balancer keeps its own (60 s), and says so in Keep-Alive", async () => {
+  const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    http
+      .get(`${stack().app.url}/healthz`, { agent }, (response) => {
+        response.resume();
+        response.on("end", () => {
+          agent.destroy();
+          resolve(response);
+        });
+      })
+      .on("error", reject);
+  });
+  expect(answer.headers.connection).toBe("keep-alive");
+  expect(answer.headers["keep-alive"]).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+  expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
+});
