@@ -5,6 +5,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo, Server, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
@@ -59,6 +60,13 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   shareAppDatabase(services.db);
   const app = express();
   app.disable("x-powered-by");
+  // Served over the app's own TLS (MTLS_MODE=direct), every answer tells browsers to use HTTPS
+  // only for a year: a shopper who follows a plain-http link to their payment page is not
+  // served it in clear by anyone on the way. Behind a TLS proxy, the proxy says it.
+  app.use((req, res, next) => {
+    if ((req.socket as TLSSocket).encrypted) res.setHeader("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
+    next();
+  });
   app.use(refuseUndecodablePaths(services.logger));
   // Once the server is closing, every answer ends its connection: a client (a load balancer)
   // that keeps a connection alive would otherwise keep it open through the shutdown. The health
@@ -208,6 +216,9 @@ export function portRefusal(error: unknown): "EADDRINUSE" | "EACCES" | null {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   return code === "EADDRINUSE" || code === "EACCES" ? code : null;
 }
+
+/** HTTPS only, for a year, on the app's own TLS. */
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 
 /**
  * How long an idle kept-alive connection is kept open: longer than load balancers keep theirs

@@ -3,9 +3,11 @@
 // instance that faces the internet. Node closes only connections past their handshake; the
 // server closes the others itself, so close() ends instead of waiting for their handshake to
 // time out (two minutes), past the process manager's kill.
+import type { IncomingMessage } from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { afterAll, expect, it } from "vitest";
+import { STRICT_TRANSPORT_SECURITY } from "../../server/app";
 import { createTestPki } from "./certificates";
 import { stackForFile } from "../support/stack";
 
@@ -32,12 +34,22 @@ it("close() ends, closing a connection whose TLS handshake never began", async (
   expect(await statusOverTls(stack().app.url, "POST", "/payments/session")).toBe(403);
 }, 20_000);
 
-function statusOverTls(url: string, method: string, path: string): Promise<number | undefined> {
+it("tells browsers to use HTTPS only on every answer of its own TLS: pages, the API and refusals", async () => {
+  for (const [method, path] of [["GET", "/healthz"], ["GET", "/pay/unknown"], ["POST", "/payments/session"], ["GET", "/no-such-page"]] as const) {
+    expect((await answerOverTls(stack().app.url, method, path)).headers["strict-transport-security"], `${method} ${path}`).toBe(STRICT_TRANSPORT_SECURITY);
+  }
+});
+
+async function statusOverTls(url: string, method: string, path: string): Promise<number | undefined> {
+  return (await answerOverTls(url, method, path)).statusCode;
+}
+
+function answerOverTls(url: string, method: string, path: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     https
       .request(`${url}${path}`, { method, rejectUnauthorized: false }, (response) => {
         response.resume();
-        resolve(response.statusCode);
+        resolve(response);
       })
       .on("error", reject)
       .end();
