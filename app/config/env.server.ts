@@ -73,8 +73,9 @@ const schema = z
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     SHOPIFY_API_KEY: z.string().min(1).optional(),
     SHOPIFY_API_SECRET: z.string().min(1).optional(),
-    // The app's client secret before a rotation: the shoppers' links signed with it (stored in
-    // the gateway's open orders as their return URLs) are still taken.
+    // The app's client secret before a rotation: Shopify's webhooks signed with it (until it is
+    // revoked) and the shoppers' links signed with it (stored in the gateway's open orders as
+    // their return URLs) are still taken.
     SHOPIFY_API_SECRET_PREVIOUS: z.string().min(1).optional(),
     SHOPIFY_APP_URL: z.string().url().default("http://localhost:3000"),
     SCOPES: z.string().default("write_payment_gateways,write_payment_sessions"),

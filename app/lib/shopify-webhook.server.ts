@@ -97,7 +97,7 @@ export function shopifyHmacMatches(body: Uint8Array, hmac: string, secret: strin
  */
 export async function verifyShopifyWebhook<Body>(
   request: Request,
-  deps: { env: { SHOPIFY_API_SECRET: string }; logger: Logger },
+  deps: { env: { SHOPIFY_API_SECRET: string; SHOPIFY_API_SECRET_PREVIOUS?: string | undefined }; logger: Logger },
   topic: string,
   body: z.ZodType<Body, z.ZodTypeDef, unknown>,
 ): Promise<ShopifyWebhook<Body>> {
@@ -111,7 +111,9 @@ export async function verifyShopifyWebhook<Body>(
   if (raw.byteLength === 0) return refuse(400, "missing_body", "A webhook has a JSON body.");
   const hmac = request.headers.get("x-shopify-hmac-sha256");
   if (!hmac) return refuse(400, "missing_hmac", "Send the body's HMAC in X-Shopify-Hmac-Sha256.");
-  if (!shopifyHmacMatches(raw, hmac, deps.env.SHOPIFY_API_SECRET)) return refuse(401, "invalid_hmac", "The HMAC does not match the body.");
+  // Until the client secret before a rotation is revoked, Shopify may still sign with it.
+  const secrets = [deps.env.SHOPIFY_API_SECRET, deps.env.SHOPIFY_API_SECRET_PREVIOUS].filter((secret): secret is string => secret !== undefined);
+  if (!secrets.some((secret) => shopifyHmacMatches(raw, hmac, secret))) return refuse(401, "invalid_hmac", "The HMAC does not match the body.");
 
   const headers = headersSchema.safeParse(Object.fromEntries(request.headers));
   if (!headers.success) {

@@ -56,6 +56,18 @@ describe("verifyShopifyWebhook", () => {
     expect(webhook.triggeredAt?.toISOString()).toBe("2026-05-01T10:00:00.000Z");
   });
 
+  it("takes a webhook signed with the client secret before a rotation while it is configured, and no other", async () => {
+    const body = JSON.stringify({ shop_id: 1, shop_domain: "demo-shop.myshopify.com" });
+    const signedWith = (secret: string) =>
+      new Request("http://app.test/webhooks/shop/redact", { method: "POST", body, headers: headers(body, { "x-shopify-hmac-sha256": createHmac("sha256", secret).update(body).digest("base64") }) });
+    const rotated = { ...deps, env: { SHOPIFY_API_SECRET: "the-new-secret", SHOPIFY_API_SECRET_PREVIOUS: SECRET } };
+    expect((await verifyShopifyWebhook(signedWith(SECRET), rotated, "shop/redact", shopRedactBody)).shop).toBe("demo-shop.myshopify.com");
+    expect((await verifyShopifyWebhook(signedWith("the-new-secret"), rotated, "shop/redact", shopRedactBody)).shop).toBe("demo-shop.myshopify.com");
+    expect((await refusal(verifyShopifyWebhook(signedWith("another-secret"), rotated, "shop/redact", shopRedactBody))).status).toBe(401);
+    // Unset once the old secret is revoked: a webhook signed with it is refused.
+    expect((await refusal(verifyShopifyWebhook(signedWith(SECRET), { ...deps, env: { SHOPIFY_API_SECRET: "the-new-secret" } }, "shop/redact", shopRedactBody))).status).toBe(401);
+  });
+
   it("refuses a body declared past the limit without reading any of it", async () => {
     const { stream, pulled } = countedBody(MAX_ROUTE_BODY_BYTES + 4 * 1024 * 1024);
     const request = new Request("http://app.test/webhooks/shop/redact", {
