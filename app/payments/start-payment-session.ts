@@ -197,8 +197,13 @@ async function recordAndStart(
   // the order is only sent once the record is committed, and a session not recorded (a repeat
   // of one already recorded, above all: Shopify's retries) gives its slot back, as it sends
   // nothing: repeats must not use up the device's order creations (15 a minute, 200 a day).
-  const [created, prepared] = await Promise.allSettled([
-    insertSessionPayment(
+  // Nor does it wait for the slot: a repeat is answered at once, even while the device's
+  // minute is full, and the slot goes back whenever it comes.
+  const preparing = requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)) : Promise.resolve(null);
+  const giveBackWhenTaken = () => void preparing.then((taken) => giveBack(deps, taken), () => undefined);
+  let created: Awaited<ReturnType<typeof insertSessionPayment>>;
+  try {
+    created = await insertSessionPayment(
       deps.sql,
       {
         shopId: shop.id,
@@ -227,15 +232,20 @@ async function recordAndStart(
       },
       { type: "session_received", detail: JSON.stringify({ amount, currency: request.currency, test: request.test, env }), at: now },
       { id: payment.id, ...(onlyIf ? { onlyIf } : {}) },
-    ),
-    requestsOrder ? access.client.prepareOrder(orderRequest(deps, shop, access.env, payment, request)) : Promise.resolve(null),
-  ]);
-  if (created.status === "rejected" || !created.value) {
-    // Nothing recorded (a repeat, or a write that failed), so nothing is sent: the slot goes back.
-    if (prepared.status === "fulfilled") await giveBack(deps, prepared.value);
-    if (created.status === "rejected") throw created.reason;
+    );
+  } catch (error) {
+    giveBackWhenTaken();
+    throw error;
+  }
+  if (!created) {
+    // Nothing recorded (a repeat), so nothing is sent: the slot goes back.
+    giveBackWhenTaken();
     return null;
   }
+  const prepared = await preparing.then(
+    (value) => ({ status: "fulfilled" as const, value }),
+    (reason: unknown) => ({ status: "rejected" as const, reason }),
+  );
   if (prepared.status === "rejected") {
     // The slot could not be taken (the quota's statement failed), so nothing was sent: the
     // record says so and is left unclaimed, and Shopify's retry starts the order at once
