@@ -20,6 +20,7 @@ import { amountLimitIn, COIN_REFUSED_EVENT } from "~/payment-page/coins";
 import { orderTermsMismatch } from "./order-terms";
 import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
 import type { PaymentSessionRequest } from "./shopify-requests";
+import { valueWithin } from "~/lib/deadline";
 import { whileRenewing } from "~/lib/renewal";
 import { backoffMs, type BackoffPolicy } from "~/lib/backoff";
 import { isOpenPaymentState } from "./payment-state";
@@ -117,7 +118,31 @@ function storedAnswer(payment: Pick<Payment, "responseStatus" | "responseBody">)
   return { status: payment.responseStatus, body: JSON.parse(payment.responseBody) as Record<string, unknown> };
 }
 
-export async function startPaymentSession(deps: PaymentsDeps, input: { shopDomain: string; request: PaymentSessionRequest }): Promise<SessionAnswer> {
+/**
+ * How long Shopify is kept waiting for a session's answer. Past it (the device's minute of
+ * order creations full, the gateway answering 429s or slowly), Shopify is asked to retry while
+ * the order is still being made; its retry gets the answer once it is stored (a repeat waits
+ * for it, or is asked to retry again), rather than Shopify giving up on a request whose order
+ * the gateway then makes for nobody.
+ */
+export const SESSION_ANSWER_WITHIN_MS = 10_000;
+
+const STILL_WORKING = Symbol("still working");
+
+export async function startPaymentSession(
+  deps: PaymentsDeps,
+  input: { shopDomain: string; request: PaymentSessionRequest },
+  options: { answerWithinMs?: number } = {},
+): Promise<SessionAnswer> {
+  const work = answerPaymentSession(deps, input);
+  const answered = await valueWithin(work, options.answerWithinMs ?? SESSION_ANSWER_WITHIN_MS, STILL_WORKING);
+  if (answered !== STILL_WORKING) return answered;
+  deps.logger.warn("Payment session still being made: Shopify is asked to retry", { shop: input.shopDomain, paymentId: input.request.id });
+  work.catch((error: unknown) => deps.logger.error("Payment session failed after Shopify was asked to retry", { shop: input.shopDomain, paymentId: input.request.id, error }));
+  return inProgress();
+}
+
+async function answerPaymentSession(deps: PaymentsDeps, input: { shopDomain: string; request: PaymentSessionRequest }): Promise<SessionAnswer> {
   const { request } = input;
   // A shop an earlier session read: the session is recorded only if the shop's row is still
   // the same (in the same statement), so the shop is not read first. Anything else (a refusal,

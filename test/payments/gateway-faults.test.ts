@@ -304,6 +304,26 @@ it("a 429 storm on order creation is waited out (Retry-After), then the order is
   expect(await ordersWithReference(session.id)).toBe(1);
 }, 30_000);
 
+it("a session whose order takes longer than Shopify waits is answered 'in progress' (retry), and Shopify's retry gets the order once it is made, one order", async () => {
+  // The gateway answers the order's creation with 429s for a while (each asking for a second).
+  await stack.sandboxControl("/sandbox/faults", { endpoint: "orders.create", kind: "http_429", count: 2 });
+  const request = paymentSessionRequestSchema.parse(stack.standin.state.createPaymentSession({ test: true }).request);
+  const first = await startPaymentSession(stack.services, { shopDomain: stack.shopDomain, request }, { answerWithinMs: 200 });
+  expect(first).toMatchObject({ status: 503, body: { error: "in_progress" }, headers: { "Retry-After": "2" } });
+
+  // Shopify's retries: asked to retry again while the order is made, then given it.
+  const retried = await waitFor(
+    async () => {
+      const answer = await startPaymentSession(stack.services, { shopDomain: stack.shopDomain, request });
+      return answer.status === 200 ? answer : null;
+    },
+    "Shopify's retry answered with the order",
+    30_000,
+  );
+  expect((retried.body as { redirect_url: string }).redirect_url).toMatch(/^http/);
+  expect(await ordersWithReference(request.id)).toBe(1);
+}, 60_000);
+
 it("failing reads on the shopper's return do not lose the payment: the webhook still settles it", async () => {
   const { session } = await stack.standin.state.startPayment({ test: true });
   const payment = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
@@ -383,8 +403,9 @@ it("a request still at work renews its claim, so a repeat arriving after the cla
   const post = heldOrderCreations();
   const session = stack.standin.state.createPaymentSession({ test: true });
   const request = paymentSessionRequestSchema.parse(session.request);
-  // A gateway that takes its time, within the client's timeout.
-  const first = startPaymentSession(instance({ clock, fetch: post.fetch, gatewayTimeoutMs: 30_000 }), { shopDomain: stack.shopDomain, request });
+  // A gateway that takes its time, within the client's timeout (and Shopify waiting for it as
+  // long: the request's own answer is checked below).
+  const first = startPaymentSession(instance({ clock, fetch: post.fetch, gatewayTimeoutMs: 30_000 }), { shopDomain: stack.shopDomain, request }, { answerWithinMs: 60_000 });
   await post.reached;
   const written = (await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } })).sessionClaimUntil!;
   // The gateway call is slow: by the next renewal, the claim as first written is nearly over.
