@@ -1,6 +1,7 @@
 // The composition root: builds every dependency of the use cases once per process from
 // the validated environment. Routes receive it through Remix's load context; the server
 // entry starts the background workers with the same object.
+import { createLateWork } from "./lib/late-work";
 import type { AppEnv } from "./config/env.server";
 import type { RetryPolicy } from "./gateway/retry";
 import { databaseKind } from "./db/database-url";
@@ -83,6 +84,7 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
       logger,
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
     }),
+    lateWork: createLateWork(),
     notify: {
       outbox: () => listeners.outbox.forEach((wake) => wake()),
       inbox: () => listeners.inbox.forEach((wake) => wake()),

@@ -13,7 +13,7 @@ import express from "express";
 import type { AppEnv } from "../app/config/env.server";
 import { shareAppDatabase } from "../app/db.server";
 import { createServices, type AppServices, type ServiceOverrides } from "../app/services.server";
-import { startWorkers, type Workers } from "../app/workers.server";
+import { startWorkers, WORKERS_STOP_ALLOWANCE_MS, type Workers } from "../app/workers.server";
 import { MAX_ROUTE_BODY_BYTES } from "../app/lib/http.server";
 import { routedPath } from "../app/lib/routed-path";
 import { apiRouter } from "./api-router";
@@ -167,7 +167,9 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       const idleSweep = setInterval(() => server.closeIdleConnections(), 250);
       const deadline = setTimeout(() => server.closeAllConnections(), CONNECTION_DRAIN_MS);
       try {
-        await Promise.all([drained, workers?.stop()]);
+        // Sessions answered "in progress" while their gateway order was still being made are
+        // finished too, within the workers' allowance: the database stays open for them.
+        await Promise.all([drained, workers?.stop(), services.lateWork?.settled(WORKERS_STOP_ALLOWANCE_MS)]);
       } finally {
         clearInterval(idleSweep);
         clearTimeout(deadline);

@@ -1,6 +1,7 @@
 // The explicit dependencies of the payments use cases. Routes and workers build them once
 // (app/services.server.ts); tests pass real ones pointed at a test database, the gateway
 // sandbox and the Shopify stand-in.
+import type { LateWork } from "~/lib/late-work";
 import type { Database } from "~/db/database.server";
 import type { PlainSql } from "~/db/plain-sql.server";
 import type { Logger } from "~/lib/logger.server";
@@ -110,4 +111,6 @@ export interface PaymentsDeps {
   /** Wakes the background workers after new work was stored (no-op when they poll). */
   /** Wakes the background loop that works off what was just stored or found (readiness: a shop's credentials turned out unreadable). */
   notify?: { outbox(): void; inbox(): void; readiness(): void };
+  /** Work going on after its request was answered, which stopping the instance waits for. */
+  lateWork?: LateWork;
 }

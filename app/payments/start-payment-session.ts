@@ -139,6 +139,8 @@ export async function startPaymentSession(
   if (answered !== STILL_WORKING) return answered;
   deps.logger.warn("Payment session still being made: Shopify is asked to retry", { shop: input.shopDomain, paymentId: input.request.id });
   work.catch((error: unknown) => deps.logger.error("Payment session failed after Shopify was asked to retry", { shop: input.shopDomain, paymentId: input.request.id, error }));
+  // Stopping the instance waits for it (its order may be on its way to the gateway).
+  deps.lateWork?.track(work);
   return inProgress();
 }
 

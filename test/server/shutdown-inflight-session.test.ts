@@ -1,7 +1,10 @@
 // SIGTERM (server/main.ts calls close()) while Shopify's payment session is being created at
 // the gateway: the request is finished and answered, the order stored and the claim released,
-// before the server's close() ends.
+// before the server's close() ends. So is a session answered "in progress" (Shopify stopped
+// waiting) whose order was still being made.
 import { expect, it } from "vitest";
+import { paymentSessionRequestSchema } from "../../app/payments/shopify-requests";
+import { startPaymentSession } from "../../app/payments/start-payment-session";
 import { sendPaymentSession, stackForFile, waitFor } from "../support/stack";
 
 let delayOrdersMs = 0;
@@ -33,4 +36,24 @@ it("a payment session under way at the gateway is finished and answered while th
   const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   expect(payment.gatewayOrderId).not.toBeNull();
   expect(payment.sessionClaimToken).toBeNull();
+});
+
+it("a payment session answered 'in progress' while its order was still being made is finished before the instance's close() ends", async () => {
+  const session = stack().standin.state.createPaymentSession({ test: true });
+  const request = paymentSessionRequestSchema.parse(session.request);
+  delayOrdersMs = 3_000;
+  const started = ordersStarted;
+  // Shopify stopped waiting: it was asked to retry while the order goes on being made.
+  const answer = await startPaymentSession(stack().services, { shopDomain: stack().shopDomain, request }, { answerWithinMs: 100 });
+  expect(answer).toMatchObject({ status: 503, body: { error: "in_progress" } });
+  expect(ordersStarted).toBe(started + 1);
+  await stack().restartApp({ workers: false });
+  delayOrdersMs = 0;
+  // The order was stored and the claim released before the database was closed under it.
+  const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  expect(payment.gatewayOrderId).not.toBeNull();
+  expect(payment.sessionClaimToken).toBeNull();
+  // Shopify's retry, on the instance started again, gets the order.
+  const retried = await stack().standin.state.redeliverPayment(session.id);
+  expect(retried.delivery.status, retried.delivery.body).toBe(200);
 });
