@@ -173,29 +173,24 @@ async function claimDue(deps: PaymentsDeps, worker: string, limit: number): Prom
  * ever taken over), and costs no statement.
  */
 async function stillHeld(deps: PaymentsDeps, hooks: GatewayWebhook[]): Promise<GatewayWebhook[]> {
-  const claim = hooks[0]?.lockedBy ?? null;
   const until = hooks[0]?.lockedUntil ?? null;
-  if (claim === null || until === null) return [];
-  const now = deps.clock.now();
-  if (until.getTime() - now.getTime() > CLAIM_MS / 2) return hooks;
-  const lockedUntil = new Date(now.getTime() + CLAIM_MS);
+  if ((hooks[0]?.lockedBy ?? null) === null || until === null) return [];
+  if (until.getTime() - deps.clock.now().getTime() > CLAIM_MS / 2) return hooks;
+  const { held, lockedUntil } = await renewClaim(deps, hooks);
+  return hooks.filter((hook) => held.has(hook.id)).map((hook) => ({ ...hook, lockedUntil }));
+}
+
+/** Extends the claim on those of `hooks` the pass still holds and has not processed yet: which, and until when. */
+async function renewClaim(deps: PaymentsDeps, hooks: GatewayWebhook[]): Promise<{ held: Set<string>; lockedUntil: Date }> {
+  const claim = hooks[0]?.lockedBy ?? null;
+  const lockedUntil = new Date(deps.clock.now().getTime() + CLAIM_MS);
+  if (claim === null) return { held: new Set(), lockedUntil };
   const renewed = await deps.db.gatewayWebhook.updateManyAndReturn({
     where: { id: { in: hooks.map((hook) => hook.id) }, lockedBy: claim, processedAt: null },
     data: { lockedUntil },
     select: { id: true },
   });
-  const held = new Set(renewed.map((row) => row.id));
-  return hooks.filter((hook) => held.has(hook.id)).map((hook) => ({ ...hook, lockedUntil }));
-}
-
-/** Extends the claim on those of `hooks` the pass still holds and has not processed yet. */
-async function renewClaim(deps: PaymentsDeps, hooks: GatewayWebhook[]): Promise<void> {
-  const claim = hooks[0]?.lockedBy ?? null;
-  if (claim === null) return;
-  await deps.db.gatewayWebhook.updateMany({
-    where: { id: { in: hooks.map((hook) => hook.id) }, lockedBy: claim, processedAt: null },
-    data: { lockedUntil: new Date(deps.clock.now().getTime() + CLAIM_MS) },
-  });
+  return { held: new Set(renewed.map((row) => row.id)), lockedUntil };
 }
 
 // Both write only while the pass still holds the claim (`claim`, the pass's lockedBy): a pass
