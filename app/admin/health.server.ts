@@ -6,15 +6,13 @@ import type { CallBudget } from "~/gateway/client";
 import { GATEWAY_STATUSES, isFinalGatewayStatus } from "~/gateway/statuses";
 import type { GatewayEnv, ShopGatewayAccess } from "~/payments/deps";
 import type { RecordedRefusal } from "~/payments/gateway-webhooks";
-import type { AttentionReason } from "~/payments/status-mapping";
+import { SHOPIFY_ERROR } from "~/payments/outbox-rows.server";
 import type { AppServices } from "~/services.server";
 import { Prisma, type Shop } from "../../generated/prisma/sqlite/client";
 import { devicesUsedByAnotherShop, environmentConnection, type EnvironmentConnection } from "./connection.server";
 import { formatDateTime } from "./format";
 import { countNeedingAttention, HANDLED_EVENT, handledDetail } from "./payments.server";
 
-/** The flag a refused payment call raises. */
-const REFUSAL_FLAG: AttentionReason = "shopify_error";
 /** The detail of a flag's handled entry written before the entries kept the flag's reason (the column's default). */
 const HANDLED_BEFORE_REASONS_KEPT = "{}";
 
@@ -167,7 +165,7 @@ const REFUSAL_OPEN = Prisma.sql`(
     SELECT 1 FROM "Payment" p WHERE p."id" = m."paymentId" AND p."attention" IS NOT NULL AND p."attentionResolvedAt" IS NULL)
     AND NOT EXISTS (
       SELECT 1 FROM "PaymentEvent" e WHERE e."paymentId" = m."paymentId" AND e."type" = ${HANDLED_EVENT} AND e."at" >= m."updatedAt"
-        AND e."detail" IN (${HANDLED_BEFORE_REASONS_KEPT}, ${handledDetail(REFUSAL_FLAG)})))
+        AND e."detail" IN (${HANDLED_BEFORE_REASONS_KEPT}, ${handledDetail(SHOPIFY_ERROR)})))
   OR (m."paymentId" IS NULL AND (m."kind" <> 'app.configure' OR NOT EXISTS (
     SELECT 1 FROM "OutboxMessage" d
     WHERE d."shopDomain" = m."shopDomain" AND d."kind" = 'app.configure' AND d."status" = 'done' AND d."createdAt" > m."createdAt")))

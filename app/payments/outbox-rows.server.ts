@@ -59,7 +59,7 @@ export interface FollowUpDelivery {
 const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
 
 /** The flag a refused payment call raises. */
-const SHOPIFY_ERROR: AttentionReason = "shopify_error";
+export const SHOPIFY_ERROR: AttentionReason = "shopify_error";
 
 /** The flag of an authorization voided with crypto already received for it. */
 const PAID_AFTER_VOID: AttentionReason = "paid_after_void";
