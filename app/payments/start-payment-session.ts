@@ -269,10 +269,7 @@ async function recordAndStart(
     giveBackWhenTaken();
     return null;
   }
-  const prepared = await preparing.then(
-    (value) => ({ status: "fulfilled" as const, value }),
-    (reason: unknown) => ({ status: "rejected" as const, reason }),
-  );
+  const [prepared] = await Promise.allSettled([preparing]);
   if (prepared.status === "rejected") {
     // The slot could not be taken (the quota's statement failed), so nothing was sent: the
     // record says so and is left unclaimed, and Shopify's retry starts the order at once
