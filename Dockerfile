@@ -30,7 +30,10 @@ COPY sandbox ./sandbox
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
-# /healthz where the app listens: HOST (or loopback), over HTTPS when the app serves TLS itself.
+# Liveness, /livez where the app listens: HOST (or loopback), over HTTPS when the app serves TLS
+# itself. It asks only that the process answers, so a database outage does not have an
+# orchestrator restart every instance at once; the load balancer asks /healthz (readiness). For
+# the database in Docker's health too: --health-cmd "node server/healthcheck.mjs /healthz".
 # The start applies migrations first: up to 5 minutes waiting for another instance's migrator,
 # then up to about a minute for a table's locks. The start period covers both, so an orchestrator
 # does not restart an instance that is only migrating.

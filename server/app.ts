@@ -31,6 +31,9 @@ import { shopifyMtlsGuard, SHOPIFY_MTLS_PROTECTED_PATHS, tlsOptionsFor } from ".
  */
 const CONNECTION_DRAIN_MS = 15_000;
 
+/** The liveness route (any letter case, a trailing slash: Express's defaults), answered here, before Remix. */
+export const LIVENESS_PATH = "/livez";
+
 /** The production build's server (`npm run build`), which "build" mode serves. A computed URL, so TypeScript does not try to resolve a build that may not exist yet. */
 export const SERVER_BUILD_URL = new URL("../build/server/index.js", import.meta.url);
 
@@ -80,6 +83,12 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     if (routedPath(req.originalUrl)?.replace(/\/+$/, "") === "/healthz") return void res.status(503).json({ status: "shutting_down" });
     next();
   });
+  // Liveness: the process answers, and nothing else is asked, the database least of all. An
+  // orchestrator restarts an instance whose liveness check fails; a database outage would fail
+  // every instance's check at once, and restarting them all mends nothing. It answers 200
+  // through the shutdown too: a stopping instance is draining, not stuck. Readiness, which a load
+  // balancer asks, is /healthz: the database answers, and 503 from the shutdown's start.
+  app.get(LIVENESS_PATH, (_req, res) => void res.set("Cache-Control", "no-store").json({ status: "alive" }));
   app.set("trust proxy", env.MTLS_MODE === "proxy");
   app.use(compression());
 
