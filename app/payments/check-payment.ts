@@ -12,6 +12,8 @@ export type ShopifyDelivery = DeliveryResult | "in_flight";
 export type CheckResult =
   | {
       ok: true;
+      /** "now": the order was read; "spaced": it was read (or a read began) within the spacing asked for, so it was not read again. */
+      read: "now" | "spaced";
       state: string;
       gatewayStatus: string | null;
       /** The payment's final Shopify call, when one was still to deliver: how its delivery went. */
@@ -28,6 +30,14 @@ export type CheckResult =
 export const SHOPPER_WAITING_READ: CallBudget = { timeoutMs: 3_000, retry: { maxAttempts: 1 }, quotaMaxWaitMs: 0 };
 
 /**
+ * The merchant's Check now reads a payment's order at most this often: each press is a call
+ * out of the device's quota, which new orders share (a merchant pressing again and again, or
+ * several staff on one payment, would otherwise spend it). A read the shopper's page, a return
+ * or the reconciler made as recently counts too: its answer is what the merchant sees.
+ */
+export const MERCHANT_CHECK_SPACING_MS = 5_000;
+
+/**
  * `budget`: the read's limits when someone waits on it (SHOPPER_WAITING_READ); the client's own
  * otherwise.
  *
@@ -35,8 +45,17 @@ export const SHOPPER_WAITING_READ: CallBudget = { timeoutMs: 3_000, retry: { max
  * it waits out a backoff, and then its answers to refunds, captures and voids still waiting (the
  * flag of a refused call tells them to press Check now once the cause is mended). The
  * shopper's page never does: its polls must not hurry Shopify calls.
+ *
+ * `spacedMs`: the order is not read again when it was read less than this long ago (or a read
+ * was begun, by any instance: the claim on lastCheckedAt is one conditional update); the
+ * Shopify calls are still sent as `retryShopify` says.
  */
-export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymentId: string, options: { retryShopify?: boolean; budget?: CallBudget } = {}): Promise<CheckResult> {
+export async function checkPaymentNow(
+  deps: PaymentsDeps,
+  shopId: string,
+  paymentId: string,
+  options: { retryShopify?: boolean; budget?: CallBudget; spacedMs?: number } = {},
+): Promise<CheckResult> {
   const payment = await deps.db.payment.findFirst({ where: { id: paymentId, shopId }, include: { shop: true } });
   if (!payment) return { ok: false, reason: "not_found", message: "No such payment in this shop." };
   if (!payment.gatewayOrderId) return { ok: false, reason: "no_order", message: "This payment has no gateway order yet." };
@@ -45,11 +64,22 @@ export async function checkPaymentNow(deps: PaymentsDeps, shopId: string, paymen
   if (gateway.state === "unreadable") return { ok: false, reason: "no_credentials", message: "The stored gateway credentials for this payment's environment cannot be read: connect the device again." };
   const { access } = gateway;
   const readAt = deps.clock.now();
+  if (options.spacedMs !== undefined) {
+    const claimed = await deps.db.payment.updateMany({
+      where: { id: payment.id, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lte: new Date(readAt.getTime() - options.spacedMs) } }] },
+      data: { lastCheckedAt: readAt },
+    });
+    if (claimed.count !== 1) {
+      const shopify = options.retryShopify ? await retryFinalCallNow(deps, payment.id) : null;
+      const now = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { state: true, gatewayStatus: true } });
+      return { ok: true, read: "spaced", state: now.state, gatewayStatus: now.gatewayStatus, shopify };
+    }
+  }
   const read = await access.client.orderInfo(payment.gatewayOrderId, options.budget);
   if (read.isErr()) return { ok: false, reason: "gateway_error", message: `The gateway could not be read (${read.error.kind}).` };
   const settled = await settleFromGatewayOrder(deps, payment.id, read.value, "check", readAt);
   let shopify: ShopifyDelivery | null = settled.finalMessage ? await deliverNow(deps, settled.finalMessage.id) : null;
   // Not after an attempt just made: only a call this read did not try (it waits out its backoff).
   if (options.retryShopify && (shopify === null || shopify === "skipped")) shopify = (await retryFinalCallNow(deps, payment.id)) ?? shopify;
-  return { ok: true, state: settled.payment.state, gatewayStatus: settled.payment.gatewayStatus, shopify };
+  return { ok: true, read: "now", state: settled.payment.state, gatewayStatus: settled.payment.gatewayStatus, shopify };
 }

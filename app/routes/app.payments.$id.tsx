@@ -13,7 +13,7 @@ import { listPageQuery } from "~/admin/payment-filters";
 import { markAttentionHandled, markHandledAnswer, paymentDetail } from "~/admin/payments.server";
 import { ResultBanner } from "~/admin/result-banner";
 import { TitledCard } from "~/admin/titled-card";
-import { checkPaymentNow, type ShopifyDelivery } from "~/payments/check-payment";
+import { checkPaymentNow, MERCHANT_CHECK_SPACING_MS, type CheckResult, type ShopifyDelivery } from "~/payments/check-payment";
 import { adminPageTitle } from "~/lib/page-title";
 
 const paramsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
@@ -64,10 +64,16 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     const { ok, message, status } = markHandledAnswer(await markAttentionHandled(services.db, shop.id, id.data.id, input.data.flag, services.clock.now()));
     return data({ ok, message }, { status });
   }
-  const result = await checkPaymentNow(services, shop.id, id.data.id, { retryShopify: true });
+  const result = await checkPaymentNow(services, shop.id, id.data.id, { retryShopify: true, spacedMs: MERCHANT_CHECK_SPACING_MS });
   if (!result.ok) return data({ ok: false, message: result.message }, { status: result.reason === "not_found" ? 404 : result.reason === "gateway_error" ? 502 : 409 });
-  return { ok: true, message: `Checked with the gateway just now.${SHOPIFY_AFTER_CHECK[result.shopify ?? "none"]}` };
+  return { ok: true, message: `${READ_AFTER_CHECK[result.read]}${SHOPIFY_AFTER_CHECK[result.shopify ?? "none"]}` };
 }
+
+/** What the check says of its read of the gateway's order. */
+const READ_AFTER_CHECK: Record<Extract<CheckResult, { ok: true }>["read"], string> = {
+  now: "Checked with the gateway just now.",
+  spaced: `The gateway was read for this payment in the last ${MERCHANT_CHECK_SPACING_MS / 1_000} seconds, so it was not read again: the page shows that read.`,
+};
 
 /** What the check's attempt to send the payment's outcome to Shopify adds to its message. */
 const SHOPIFY_AFTER_CHECK: Record<ShopifyDelivery | "none", string> = {

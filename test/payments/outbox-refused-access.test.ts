@@ -107,10 +107,11 @@ it("the merchant's Check now sends a refused resolve again at once, once the per
   expect(shopperCheck).toMatchObject({ ok: true, shopify: null });
   expect(standin.state.session(session.id)?.state.code).not.toBe("RESOLVED");
 
-  // The permission is granted (no fault left) and the merchant presses Check now on the payment's page.
+  // The permission is granted (no fault left) and the merchant presses Check now on the payment's
+  // page: the shopper's read a moment ago stands for the gateway's, and the call goes at once.
   const merchantCheck = await postAdminForm(stack(), `/app/payments/${payment.id}`, { intent: "check" });
   expect(merchantCheck.status).toBe(200);
-  expect(merchantCheck.text).toContain("Checked with the gateway just now. Shopify took the payment's outcome.");
+  expect(merchantCheck.text).toContain("so it was not read again: the page shows that read. Shopify took the payment's outcome.");
   expect(standin.state.session(session.id)?.state.code).toBe("RESOLVED");
   const resolved = await services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
   expect(resolved).toMatchObject({ shopifyOutcome: "resolved", attention: "shopify_error" });
