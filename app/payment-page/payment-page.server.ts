@@ -5,7 +5,7 @@
 // shopper still has something to pay and the order's time has not run out — and the rare
 // gateway read that keeps the page current where notifications do not.
 import { z } from "zod";
-import { checkPaymentNow, SHOPPER_WAITING_READ } from "~/payments/check-payment";
+import { checkPaymentNow, claimRead, SHOPPER_WAITING_READ } from "~/payments/check-payment";
 import { agreedBodyStatus, webhookBody } from "~/payments/process-webhooks";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import type { GatewayEnv } from "~/payments/deps";
@@ -467,13 +467,17 @@ async function refreshReason(services: AppServices, payment: PaymentWithShop, no
   if (!payment.gatewayOrderId) return false;
   if (payment.state !== "awaiting_payment" && payment.state !== "confirming") return false;
   if (!payment.expiresAt) return true; // the countdown needs the order's expiry
+  // The last read that answered (anyone's), and the last one begun for a page or a merchant,
+  // answered or not: reads are spaced on the later, so a gateway failing the page's reads is
+  // not asked more often, while the reconciler still sees the order as unread.
   const last = payment.lastCheckedAt?.getTime() ?? 0;
-  const sinceRead = now.getTime() - last;
+  const tried = Math.max(last, payment.readClaimedAt?.getTime() ?? 0);
+  const sinceTried = now.getTime() - tried;
   // Expired: read once to learn how the order ended (or that a notification was lost), then
   // seldom (EXPIRED_QUIET_MS).
-  if (payment.expiresAt.getTime() <= now.getTime()) return last < payment.expiresAt.getTime() || sinceRead >= EXPIRED_QUIET_MS;
-  if (sinceRead >= REFRESH_QUIET_MS) return true;
-  if (sinceRead < REFRESH_MIN_INTERVAL_MS) return false;
+  if (payment.expiresAt.getTime() <= now.getTime()) return tried < payment.expiresAt.getTime() || sinceTried >= EXPIRED_QUIET_MS;
+  if (sinceTried >= REFRESH_QUIET_MS) return true;
+  if (sinceTried < REFRESH_MIN_INTERVAL_MS) return false;
   // The rest of a partial payment leaves the order in AC, and the gateway notifies status
   // changes only: the shopper is waiting to see it arrive.
   if (shopperStatus(payment, now) === "partial") return true;
@@ -493,7 +497,7 @@ async function refreshReason(services: AppServices, payment: PaymentWithShop, no
 
 /**
  * Reads the order from the gateway when the page has a reason to and the quota keeps its
- * reserve for new orders, at most once every 15 seconds per payment: the claim on lastCheckedAt is atomic, so any number of open
+ * reserve for new orders, at most once every 15 seconds per payment: the claim on readClaimedAt is atomic, so any number of open
  * pages and instances make one call. Returns the payment as it is afterwards.
  */
 export async function refreshIfDue(services: AppServices, payment: PaymentWithShop): Promise<PaymentWithShop> {
@@ -503,11 +507,7 @@ export async function refreshIfDue(services: AppServices, payment: PaymentWithSh
   // waits for notifications and the reconciler.
   const gateway = shopGateway(services.gateways, payment.shop, payment.gatewayEnv as GatewayEnv);
   if (gateway.state !== "connected" || !keepsReserve(await gateway.access.client.quotaRemaining())) return payment;
-  const claimed = await services.db.payment.updateMany({
-    where: { id: payment.id, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lt: new Date(now.getTime() - REFRESH_MIN_INTERVAL_MS) } }] },
-    data: { lastCheckedAt: now },
-  });
-  if (claimed.count !== 1) return payment;
+  if (!(await claimRead(services.db, payment.id, now, REFRESH_MIN_INTERVAL_MS))) return payment;
   const result = await checkPaymentNow(services, payment.shopId, payment.id, { budget: SHOPPER_WAITING_READ });
   if (!result.ok) services.logger.warn("Payment page refresh failed", { paymentId: payment.id, reason: result.reason });
   return services.db.payment.findUniqueOrThrow({ where: { id: payment.id }, include: PAGE_INCLUDE });

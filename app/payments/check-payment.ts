@@ -38,6 +38,25 @@ export const SHOPPER_WAITING_READ: CallBudget = { timeoutMs: 3_000, retry: { max
 export const MERCHANT_CHECK_SPACING_MS = 5_000;
 
 /**
+ * Claims a read of the payment's order for someone waiting (the payment page, the merchant's
+ * Check now): granted when no read answered and none was begun in the last `spacingMs`. One
+ * conditional update, so concurrent pages, presses and instances make one read. It marks
+ * readClaimedAt, never lastCheckedAt: a read that then fails leaves the order unread for the
+ * reconciler, which spaces its own reads on lastCheckedAt.
+ */
+export async function claimRead(db: PaymentsDeps["db"], paymentId: string, now: Date, spacingMs: number): Promise<boolean> {
+  const before = new Date(now.getTime() - spacingMs);
+  const claimed = await db.payment.updateMany({
+    where: {
+      id: paymentId,
+      AND: [{ OR: [{ readClaimedAt: null }, { readClaimedAt: { lt: before } }] }, { OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lt: before } }] }],
+    },
+    data: { readClaimedAt: now },
+  });
+  return claimed.count === 1;
+}
+
+/**
  * `budget`: the read's limits when someone waits on it (SHOPPER_WAITING_READ); the client's own
  * otherwise.
  *
@@ -46,9 +65,8 @@ export const MERCHANT_CHECK_SPACING_MS = 5_000;
  * flag of a refused call tells them to press Check now once the cause is mended). The
  * shopper's page never does: its polls must not hurry Shopify calls.
  *
- * `spacedMs`: the order is not read again when it was read less than this long ago (or a read
- * was begun, by any instance: the claim on lastCheckedAt is one conditional update); the
- * Shopify calls are still sent as `retryShopify` says.
+ * `spacedMs`: the order is not read again when it was read less than this long ago, or a read
+ * was begun (claimRead); the Shopify calls are still sent as `retryShopify` says.
  */
 export async function checkPaymentNow(
   deps: PaymentsDeps,
@@ -65,11 +83,7 @@ export async function checkPaymentNow(
   const { access } = gateway;
   const readAt = deps.clock.now();
   if (options.spacedMs !== undefined) {
-    const claimed = await deps.db.payment.updateMany({
-      where: { id: payment.id, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lte: new Date(readAt.getTime() - options.spacedMs) } }] },
-      data: { lastCheckedAt: readAt },
-    });
-    if (claimed.count !== 1) {
+    if (!(await claimRead(deps.db, payment.id, readAt, options.spacedMs))) {
       const shopify = options.retryShopify ? await retryFinalCallNow(deps, payment.id) : null;
       const now = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { state: true, gatewayStatus: true } });
       return { ok: true, read: "spaced", state: now.state, gatewayStatus: now.gatewayStatus, shopify };

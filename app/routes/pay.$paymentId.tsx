@@ -167,9 +167,11 @@ async function pickCoin({ request, params, context }: ActionFunctionArgs) {
       }
     }
   }
-  // The creation answer has no expiry: one read of the new order gives the countdown. It
-  // is this order's first read, and it marks lastCheckedAt so page refreshes wait 15 s.
-  await services.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: services.clock.now() } });
+  // The creation answer has no expiry: one read of the new order gives the countdown. The
+  // order made is news from the gateway (lastCheckedAt), and this read is the page's
+  // (readClaimedAt): page refreshes wait 15 s, whether it answers or not.
+  const madeAt = services.clock.now();
+  await services.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: madeAt, readClaimedAt: madeAt } });
   const read = await checkPaymentNow(services, payment.shopId, payment.id, { budget: SHOPPER_WAITING_READ });
   if (!read.ok) services.logger.warn("First read of a new order failed", { paymentId: payment.id, reason: read.reason });
   return backToPage();

@@ -11,7 +11,11 @@ const stack = stackForFile({ workers: false, env: { DEV_ADMIN_LOGIN: "true" } })
 
 const gatewayCalls = () => stack().services.db.gatewayCall.count();
 const press = (paymentId: string) => postAdminForm(stack(), `/app/payments/${paymentId}`, { intent: "check" });
-const lastReadAgo = (paymentId: string, ms: number) => stack().services.db.payment.update({ where: { id: paymentId }, data: { lastCheckedAt: new Date(Date.now() - ms) } });
+/** The payment's last read, answered and begun, `ms` ago. */
+const lastReadAgo = (paymentId: string, ms: number) => {
+  const at = new Date(Date.now() - ms);
+  return stack().services.db.payment.update({ where: { id: paymentId }, data: { lastCheckedAt: at, readClaimedAt: at } });
+};
 
 it("a press reads the order; another within the spacing reads nothing and says so; one after it reads again", async () => {
   const { services, standin } = stack();

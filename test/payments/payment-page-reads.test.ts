@@ -6,7 +6,7 @@
 import { beforeAll, expect, it } from "vitest";
 import { hashDeviceKey } from "../../app/gateway/quota";
 import { EXPIRED_QUIET_MS, paymentForLink, refreshIfDue, REFRESH_QUIET_MS } from "../../app/payment-page/payment-page.server";
-import { QUOTA_RESERVE } from "../../app/payments/reconcile";
+import { isDue, QUOTA_RESERVE } from "../../app/payments/reconcile";
 import { createOrderWithCurrency } from "../../app/payments/start-payment-session";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { stackForFile } from "../support/stack";
@@ -29,8 +29,9 @@ async function paymentOnThePage() {
   const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en" });
   const stored = await db().payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   expect(await createOrderWithCurrency(stack().services, stored.id, "ETH")).toMatchObject({ ok: true });
-  return async (columns: { lastCheckedAt: Date; expiresAt?: Date }) => {
-    await db().payment.update({ where: { id: stored.id }, data: columns });
+  return async (columns: { lastCheckedAt: Date; expiresAt?: Date; readClaimedAt?: Date | null }) => {
+    // Unless told otherwise, the last read begun is the one that answered.
+    await db().payment.update({ where: { id: stored.id }, data: { readClaimedAt: null, ...columns } });
     const url = new URL(delivery.redirectUrl!);
     return (await paymentForLink(stack().services, { paymentId: stored.id }, url))!;
   };
@@ -91,4 +92,26 @@ it("between its quiet reads, a page reads the order once notified of it by the o
   // From the sandbox, it is: read.
   await notified(payment.gatewayOrderId!, "sandbox", "AC");
   expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt(recently)))).toBe(1);
+});
+
+it("a page read the gateway fails leaves the order unread for the reconciler, and the page's reads stay spaced all the same", async () => {
+  const pageAt = await paymentOnThePage();
+  const lastAnswer = new Date(Date.now() - 20 * 60_000);
+  await stack().sandboxControl("/sandbox/faults", { endpoint: "orders.info", kind: "http_500", count: 100 });
+  try {
+    const page = await pageAt({ lastCheckedAt: lastAnswer, expiresAt: new Date(Date.now() + 10 * 60_000) });
+    expect(await readsBy(() => refreshIfDue(stack().services, page))).toBe(1);
+    const after = await db().payment.findUniqueOrThrow({ where: { id: page.id } });
+    // The failed read moved nothing the reconciler goes by: the order is still due for its read.
+    expect(after.lastCheckedAt).toEqual(lastAnswer);
+    expect(isDue(after, new Date())).toBe(true);
+    // The page itself does not ask again within its spacing, however often it polls.
+    expect(after.readClaimedAt).not.toBeNull();
+    expect(await readsBy(async () => refreshIfDue(stack().services, await pageAt({ lastCheckedAt: lastAnswer, readClaimedAt: after.readClaimedAt })))).toBe(0);
+    // A quiet page's interval after its failed read, it tries again.
+    const later = await pageAt({ lastCheckedAt: lastAnswer, readClaimedAt: new Date(Date.now() - REFRESH_QUIET_MS - 1_000) });
+    expect(await readsBy(() => refreshIfDue(stack().services, later))).toBe(1);
+  } finally {
+    await stack().sandboxControl("/sandbox/faults", undefined, "DELETE");
+  }
 });
