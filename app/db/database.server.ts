@@ -55,12 +55,39 @@ export function openAppDatabase(url: string, options: OpenOptions = {}): AppData
     // A pooled connection that breaks while idle (the server restarted) is dropped by the pool
     // and replaced on the next query; without a listener its error would end the process.
     pool.on("error", () => undefined);
+    releaseBrokenConnections(pool);
     const client = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
     return { db: client as unknown as Database, sql: plainSqlOnPool(pool) };
   }
   const adapter = sqliteAdapter(url);
   const db = new SqliteClient({ adapter });
   return { db, sql: plainSqlOnAdapter(() => adapter.connect(), "sqlite") };
+}
+
+/**
+ * A connection that ends while a statement or transaction holds it (the server restarts or
+ * fails over, the session is ended) leaves the pool at once, and its error is listened for.
+ * - Its error, emitted on a connection nobody listens to (the plain SQL's transactions), would
+ *   end the process.
+ * - Prisma's adapter never gives back a transaction's connection whose ROLLBACK failed, so
+ *   each such connection stayed counted as in use, and the pool ran out for good after as
+ *   many as it holds (test/server/database-connection-lost.test.ts).
+ * The connection is given back as broken, which drops it, and whoever held it finds its own
+ * give-back done: its statements already failed, and the next query gets a new connection.
+ */
+function releaseBrokenConnections(pool: pg.Pool): void {
+  const inUse = new WeakSet<pg.PoolClient>();
+  pool.on("acquire", (client) => inUse.add(client));
+  pool.on("release", (_error, client) => inUse.delete(client as pg.PoolClient));
+  pool.on("connect", (client) => {
+    client.on("error", (error) => {
+      const held = client as pg.PoolClient;
+      if (!inUse.has(held)) return; // idle: the pool drops it itself
+      const giveBack = held.release;
+      held.release = () => undefined;
+      giveBack.call(held, error);
+    });
+  });
 }
 
 /** The app's database as its settings describe it: DATABASE_URL, with the pool's size and statement timeout on PostgreSQL. */
