@@ -13,7 +13,7 @@ import { SHOPPER_WAITING_READ } from "./check-payment";
 import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
 import { agreedStatus } from "./process-webhooks";
-import { readShopOrdersAtReturn } from "./reconcile";
+import { keepsReserve, readShopOrdersAtReturn } from "./reconcile";
 import { decideForGatewayStatus } from "./status-mapping";
 import { settleFromGatewayOrder } from "./settle-payment";
 import type { PendingReason } from "~/shopify/payments-apps/outcome";
@@ -143,8 +143,9 @@ async function pendingThenNextAction(deps: PaymentsDeps, payment: Payment & { sh
  * Reads the order for a return: at the payment's first return read, through the shop's listing
  * when the shop can be taken at once (one call, which settles the shop's other open payments too
  * and may stand for the reconciler's next listing: readShopOrdersAtReturn), else by itself, as
- * every later read of it is (a reload of the waiting page). The payment's state and status
- * after it; null when no read succeeded.
+ * every later read of it is (a reload of the waiting page), those only while the quota keeps its
+ * reserve for new orders. The payment's state and status after it; null when no read was made
+ * or none succeeded.
  */
 async function readAtReturn(deps: PaymentsDeps, payment: Payment & { shop: Shop }, access: ShopGatewayAccess): Promise<Pick<Payment, "state" | "gatewayStatus"> | null> {
   const orderId = payment.gatewayOrderId!;
@@ -161,6 +162,11 @@ async function readAtReturn(deps: PaymentsDeps, payment: Payment & { shop: Shop 
     if (listing === "unread") deps.logger.warn("Order read failed on the shopper's return", { paymentId: payment.id, kind: "listing" });
     return null;
   }
+  // A return after the payment's first (the waiting page reloading, a link opened again and
+  // again) reads only while the device's quota keeps its reserve for new orders, as the payment
+  // page does: such returns could otherwise spend the device's minute and day, and every
+  // shopper of the shop would be refused a new order until they freed.
+  if (payment.returnReadAt !== null && !keepsReserve(await access.client.quotaRemaining())) return null;
   const readAt = deps.clock.now();
   const read = await access.client.orderInfo(orderId, SHOPPER_WAITING_READ);
   if (read.isErr()) {
