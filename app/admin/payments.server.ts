@@ -11,6 +11,7 @@ import { paidPercentage } from "~/payment-page/progress";
 import { gatewayStatusWords, paymentStateWords, type Tone } from "./status-words";
 import { describeEvent } from "./timeline";
 import { webhookBody } from "~/payments/process-webhooks";
+import { receivedFiatShown } from "~/gateway/money";
 import { refusalKeptFromItsFlag } from "~/payments/outbox";
 import { flagColumns, flagEvent } from "~/payments/attention-flags";
 
@@ -253,7 +254,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
       statusTone: status.tone,
       coin: coinText(payment),
       // The gateway states received_amount in the order's fiat, not in the coin.
-      received: formatMoney(payment.receivedAmount, payment.currency),
+      received: formatMoney(payment.receivedAmount === null ? null : receivedFiatShown(payment.receivedAmount, payment.currency), payment.currency),
       percentage: formatPercentage(payment.percentage),
       address: payment.address,
       tagMemo: payment.tagMemo,

@@ -4,7 +4,7 @@
 
 import Decimal from "decimal.js";
 import { err, ok, type Result } from "neverthrow";
-import { fiatMinorDigits, type FiatCode } from "./fiat-codes";
+import { fiatMinorDigits, isFiatCode, type FiatCode } from "./fiat-codes";
 
 export { fiatMinorDigits } from "./fiat-codes";
 
@@ -59,6 +59,17 @@ export function formatFiatAmount(amount: string | Decimal, fiat: FiatCode): Resu
     }
     return ok(value.toFixed(digits));
   });
+}
+
+/**
+ * The gateway's received_amount (fiat it works out from the crypto received, and writes as a
+ * float: "24.5", or "24.499999999999996") as a person reads it: rounded to the fiat's minor
+ * digits, half to even. For showing only: nothing is decided on it, and the export keeps the
+ * gateway's own text. Text that is no plain decimal, or a code that is no fiat's, comes back as it is.
+ */
+export function receivedFiatShown(amount: string, currency: string): string {
+  if (!isFiatCode(currency) || !/^\d+(\.\d+)?$/.test(amount)) return amount;
+  return new Decimal(amount).toDecimalPlaces(fiatMinorDigits(currency), Decimal.ROUND_HALF_EVEN).toFixed(fiatMinorDigits(currency));
 }
 
 /** -1, 0 or 1 as a < b, a = b, a > b. */

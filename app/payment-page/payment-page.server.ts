@@ -11,6 +11,7 @@ import type { GatewayCurrency } from "~/gateway/schemas";
 import type { GatewayEnv } from "~/payments/deps";
 import { isOpenPaymentState } from "~/payments/payment-state";
 import { decideForGatewayStatus } from "~/payments/status-mapping";
+import { receivedFiatShown } from "~/gateway/money";
 import { isGatewayStatus } from "~/gateway/statuses";
 import { keepsReserve } from "~/payments/reconcile";
 import type { AppServices } from "~/services.server";
@@ -395,8 +396,9 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     status,
     percentage: payment.percentage,
     coin: payment.inputCurrency,
-    // The gateway states received_amount in the order's fiat, as a float ("24.5", "1000.0").
-    received: payment.receivedAmount ? shopperMoney(payment.receivedAmount, payment.currency, payment.merchantLocale, language) : null,
+    // The gateway states received_amount in the order's fiat, as a float ("24.5", "1000.0",
+    // "24.499999999999996"): shown to the fiat's minor digits.
+    received: payment.receivedAmount ? shopperMoney(receivedFiatShown(payment.receivedAmount, payment.currency), payment.currency, payment.merchantLocale, language) : null,
     receivedCrypto: arrived,
     receivedCryptoText: arrived === null ? null : shopperNumber(arrived, payment.merchantLocale, language),
     percentageText: payment.percentage ? shopperPercentage(payment.percentage, payment.merchantLocale, language) : null,

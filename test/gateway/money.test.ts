@@ -2,7 +2,7 @@ import Decimal from "decimal.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FIAT_CODES } from "../../app/gateway/fiat-codes";
-import { checkLimits, compareDecimal, fiatMinorDigits, formatFiatAmount, isWithinLimits, parseDecimal } from "../../app/gateway/money";
+import { checkLimits, compareDecimal, fiatMinorDigits, formatFiatAmount, isWithinLimits, parseDecimal, receivedFiatShown } from "../../app/gateway/money";
 
 function decimal(text: string): Decimal {
   return parseDecimal(text)._unsafeUnwrap();
@@ -114,5 +114,17 @@ describe("limits", () => {
         return compareDecimal(decimal(toText(a)), decimal(toText(b))) === expected;
       }),
     );
+  });
+});
+
+describe("receivedFiatShown: the gateway's float of fiat received, as a person reads it", () => {
+  it("rounds to the fiat's minor digits, half to even, and leaves what it cannot read as it is", () => {
+    expect(receivedFiatShown("24.499999999999996", "EUR")).toBe("24.50");
+    expect(receivedFiatShown("24.5", "EUR")).toBe("24.50");
+    expect(receivedFiatShown("0.125", "USD")).toBe("0.12");
+    expect(receivedFiatShown("0.135", "USD")).toBe("0.14");
+    expect(receivedFiatShown("3999.5000000000005", "JPY")).toBe("4000");
+    expect(receivedFiatShown("1e-7", "EUR")).toBe("1e-7");
+    expect(receivedFiatShown("24.499999999999996", "XYZ")).toBe("24.499999999999996");
   });
 });

@@ -154,6 +154,13 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect(paymentStatusView(services, payment).status).toBe("partial");
   });
 
+  it("shows the fiat received to the fiat's minor digits when the gateway's float carries noise", async () => {
+    const payment = seen(["0.0079"], { receivedAmount: "24.499999999999996", percentage: "50.0" });
+    expect((await paymentPageView(services, payment)).received).toBe("€24.50");
+    const yen = seen(["0.0079"], { receivedAmount: "3999.5000000000005", percentage: "50.0", currency: "JPY", amount: "7999" });
+    expect((await paymentPageView(services, yen)).received).toBe("¥4,000");
+  });
+
   it("decides on the amounts, not the rounded percentage: one unit short is still short", async () => {
     const payment = seen(["0.01", "0.00579999"], { cryptoAmount: "0.01580000", receivedAmount: "49.0", percentage: "100.0" });
     expect(shopperStatus(payment, NOW)).toBe("partial");
