@@ -202,8 +202,13 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
   if (!shop) return { status: 404, body: { error: "unknown_shop", message: "This shop has not installed the app." } };
   // The uninstall deleted the shop's Shopify token, so no answer could ever reach Shopify:
   // refused as a payment session of the shop is, with nothing recorded or queued.
-  if (shop.uninstalledAt) return { status: 422, body: { error: "shop_not_configured", message: "This shop has uninstalled the app." } };
   const { request } = input;
+  if (shop.uninstalledAt) {
+    // A repeat of a request taken before the uninstall is answered as it was the first time.
+    const taken = await deps.db.sessionRequest.findUnique({ where: { shopId_kind_shopifyId: { shopId: shop.id, kind: input.kind, shopifyId: request.id } }, select: { id: true } });
+    if (taken) return { status: 201 };
+    return { status: 422, body: { error: "shop_not_configured", message: "This shop has uninstalled the app." } };
+  }
   if (input.kind === "capture") await confirmBeforeCapture(deps, shop.id, request);
   const now = deps.clock.now();
   try {

@@ -171,6 +171,21 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
     expect(await db().paymentEvent.count({ where: { paymentId: payment.id } })).toBe(0);
   });
 
+  it("a request taken before the uninstall, delivered again after it, is answered as the first time (201), with nothing more recorded", async () => {
+    const shopDomain = `gone-later-${randomUUID().slice(0, 8)}.myshopify.com`;
+    const shop = await db().shop.create({ data: { shopDomain, webhookToken: randomUUID().replace(/-/g, ""), installedAt: new Date(Date.now() - 60_000) } });
+    const payment = await db().payment.create({ data: paymentColumns(shop.id, { state: "paid", kind: "sale", gatewayOrderId: randomUUID(), gatewayStatus: "CO" }) });
+    const refund = body("refund", payment.shopifyPaymentId);
+    expect((await post(h(), "refund", refund, shopDomain)).status).toBe(201);
+    await db().shop.update({ where: { id: shop.id }, data: { uninstalledAt: new Date() } });
+    const again = await post(h(), "refund", refund, shopDomain);
+    expect({ status: again.status, text: again.text }).toEqual({ status: 201, text: "" });
+    // Another request of the uninstalled shop is still refused.
+    expect((await post(h(), "refund", body("refund", payment.shopifyPaymentId), shopDomain)).status).toBe(422);
+    expect(await db().sessionRequest.count({ where: { shopId: shop.id } })).toBe(1);
+    expect(await db().outboxMessage.count({ where: { shopDomain } })).toBe(1);
+  });
+
   describe("the payment's page and the request's status", () => {
     it("shows the amount in the currency Shopify asked for", async () => {
       const { session, payment } = await paymentWithSession(h());
