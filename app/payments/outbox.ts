@@ -98,20 +98,37 @@ function refusedFollowUpFlag(call: FollowUpCall, message: string): AttentionFlag
   return { reason: "shopify_error", detail: `${followUpFlagOpening(call)} ${asSentence(message)} Check the ${call.request} in Shopify.` };
 }
 
+/** What of the shop's Shopify access a call found missing: no token at all, or a refusal. */
+const NO_TOKEN_REASON = "no offline access token for the shop";
+
+/** How a flag words a call that failed for `reason` in a way waiting alone will not mend. */
+function refusedWords(reason: string): string {
+  return reason === NO_TOKEN_REASON ? "The app holds no Shopify access token for this shop" : "Shopify refused the call";
+}
+
+/** The flag a follow-up's answer Shopify refuses in a way waiting alone will not mend raises while it is still tried (see deliver's followUpRefused). */
+function retriedFollowUpFlag(call: FollowUpCall, reason: string): AttentionFlag {
+  return {
+    reason: "shopify_error",
+    detail: `${followUpFlagOpening(call)} ${refusedWords(reason)}, so the ${call.request} stays open in Shopify; the app keeps trying, at most 10 minutes apart. ${reason}`,
+  };
+}
+
 const refusedEventSchema = z.object({ call: z.string(), session: z.string(), message: z.string(), retrying: z.boolean().optional() });
 
 /**
- * The flag of the latest refund, capture or void answer Shopify refused for good while another
- * flag of the payment was open, which kept it from being raised (a refusal leaves another
- * open flag's advice in place), and that is still the last word on its request: no later
- * answer of the same kind was taken since. Null when there is none. Asked when the merchant
- * marks that other flag handled, so the refusal is not lost with it.
+ * The flag of the latest refund, capture or void answer Shopify refused (for good, or in a way
+ * the app keeps trying: a token or permission refused) while another flag of the payment was
+ * open, which kept it from being raised (a refusal leaves another open flag's advice in place),
+ * and that is still the last word on its request: no later answer of the same kind was taken
+ * since. Null when there is none. Asked when the merchant marks that other flag handled, so
+ * the refusal is not lost with it.
  */
 export async function refusalKeptFromItsFlag(tx: Prisma.TransactionClient, payment: { id: string; shopId: string; shopifyPaymentId: string }): Promise<AttentionFlag | null> {
   const refusals = await tx.paymentEvent.findMany({ where: { paymentId: payment.id, type: "shopify_refused" }, orderBy: { at: "desc" }, select: { detail: true, at: true } });
   for (const event of refusals) {
     const refused = parseStoredJson(refusedEventSchema, event.detail);
-    if (!refused || refused.retrying) continue;
+    if (!refused) continue;
     const answer = followUpAnswerOf(refused.call);
     if (!answer) continue;
     const call: FollowUpCall = { ...answer, session: refused.session };
@@ -121,7 +138,7 @@ export async function refusalKeptFromItsFlag(tx: Prisma.TransactionClient, payme
       where: { shopId: payment.shopId, paymentShopifyId: payment.shopifyPaymentId, kind: answer.request, status: { in: ["resolved", "rejected"] }, updatedAt: { gt: event.at } },
     });
     if (takenSince > 0) continue;
-    return refusedFollowUpFlag(call, refused.message);
+    return refused.retrying ? retriedFollowUpFlag(call, refused.message) : refusedFollowUpFlag(call, refused.message);
   }
   return null;
 }
@@ -280,7 +297,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
   }
 
   if (result === null || result.isErr()) {
-    const reason = result === null ? "no offline access token for the shop" : describePaymentsAppsError(result.error);
+    const reason = result === null ? NO_TOKEN_REASON : describePaymentsAppsError(result.error);
     const retryAfter = result?.isErr() && result.error.kind === "throttled" ? result.error.retryAfterMs : null;
     const delay = backoffMs(attempts, OUTBOX_BACKOFF, Math.random, retryAfter);
     // Kept for retry even when waiting alone will not mend it (a refused token or permission
@@ -288,7 +305,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
     const lasting = result === null || !result.error.retryable;
     if (lasting) log.error("Shopify refused the call; will retry", { attempts, reason, retryInMs: delay });
     else log.warn("Shopify call failed; will retry", { attempts, reason, retryInMs: delay });
-    const refused = result === null ? "The app holds no Shopify access token for this shop" : "Shopify refused the call";
+    const refused = refusedWords(reason);
     const keep = pass !== undefined && result !== null && result.error.kind === "timeout";
     await recordRetry(deps.sql, {
       messageId: message.id,
@@ -313,7 +330,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
               call: payload.kind,
               session: followUp.session,
               opening: followUpFlagOpening(followUp),
-              detail: `${followUpFlagOpening(followUp)} ${refused}, so the ${followUp.request} stays open in Shopify; the app keeps trying, at most 10 minutes apart. ${reason}`,
+              detail: retriedFollowUpFlag(followUp, reason).detail,
             }
           : null,
     });

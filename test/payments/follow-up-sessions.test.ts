@@ -299,6 +299,39 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: expect.any(Date) });
     });
 
+    it("an answer refused while retried (a permission withdrawn), kept from its flag by another, is flagged once that flag is handled; not once it was taken", async () => {
+      const { session, payment } = await paymentWithSession(h());
+      await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %." } });
+      const capture = h().standin.state.createFollowUpSession("capture", session.id);
+      expect((await post(h(), "capture", capture.request)).status).toBe(201);
+      h().standin.state.setFault({ mode: "http_403", count: 2 });
+      expect(await deliver(capture.gid)).toBe("retry");
+      expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionResolvedAt: null });
+
+      // The merchant sees to the overpayment: the capture still waiting on Shopify is flagged now.
+      expect(await handleFlag(payment.id)).toBe("handled");
+      const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+      expect(after).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null });
+      expect(after.attentionDetail).toContain(`Shopify has not taken the app's answer to the capture it asked for (capture session ${capture.id}: the app accepted it). Shopify refused the call, so the capture stays open in Shopify; the app keeps trying, at most 10 minutes apart.`);
+      expect(after.attentionDetail).toContain("HTTP 403");
+      // Refused once more, then taken: the flag closes, and handling it raises nothing again.
+      expect(await deliver(capture.gid)).toBe("retry");
+      expect(await deliver(capture.gid)).toBe("done");
+      expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: expect.any(Date) });
+    });
+
+    it("an answer refused while retried, kept from its flag by another, is not raised once Shopify took it", async () => {
+      const { session, payment } = await paymentWithSession(h());
+      await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %." } });
+      const capture = h().standin.state.createFollowUpSession("capture", session.id);
+      expect((await post(h(), "capture", capture.request)).status).toBe(201);
+      h().standin.state.setFault({ mode: "http_403", count: 1 });
+      expect(await deliver(capture.gid)).toBe("retry");
+      expect(await deliver(capture.gid)).toBe("done");
+      expect(await handleFlag(payment.id)).toBe("handled");
+      expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionResolvedAt: expect.any(Date) });
+    });
+
     it("a refused answer kept from its flag by another is not raised once a later answer of the same kind was taken", async () => {
       const { session, payment } = await captureRefusedWhileOverpaid();
       // Shopify's own capture session, answered and taken.
