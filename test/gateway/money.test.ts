@@ -118,13 +118,16 @@ describe("limits", () => {
 });
 
 describe("receivedFiatShown: the gateway's float of fiat received, as a person reads it", () => {
-  it("rounds to the fiat's minor digits, half to even, and leaves what it cannot read as it is", () => {
-    expect(receivedFiatShown("24.499999999999996", "EUR")).toBe("24.50");
-    expect(receivedFiatShown("24.5", "EUR")).toBe("24.50");
-    expect(receivedFiatShown("0.125", "USD")).toBe("0.12");
-    expect(receivedFiatShown("0.135", "USD")).toBe("0.14");
-    expect(receivedFiatShown("3999.5000000000005", "JPY")).toBe("4000");
-    expect(receivedFiatShown("1e-7", "EUR")).toBe("1e-7");
-    expect(receivedFiatShown("24.499999999999996", "XYZ")).toBe("24.499999999999996");
+  it.each([
+    ["24.499999999999996", "EUR", "24.50"],
+    ["24.5", "EUR", "24.50"],
+    ["0.125", "USD", "0.12"],
+    ["0.135", "USD", "0.14"],
+    ["3999.5000000000005", "JPY", "4000"],
+    // What it cannot read, or a code that is no fiat's, as it is.
+    ["1e-7", "EUR", "1e-7"],
+    ["24.499999999999996", "XYZ", "24.499999999999996"],
+  ])("%s %s reads %s (the fiat's minor digits, half to even)", (amount, currency, shown) => {
+    expect(receivedFiatShown(amount, currency)).toBe(shown);
   });
 });

@@ -299,13 +299,19 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: expect.any(Date) });
     });
 
-    it("an answer refused while retried (a permission withdrawn), kept from its flag by another, is flagged once that flag is handled; not once it was taken", async () => {
+    /** A paid authorization flagged overpaid, and a capture answer Shopify refuses (HTTP 403, `refusals` times) and the app retries, delivered once. */
+    const captureRetriedWhileOverpaid = async (refusals: number) => {
       const { session, payment } = await paymentWithSession(h());
       await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %." } });
       const capture = h().standin.state.createFollowUpSession("capture", session.id);
       expect((await post(h(), "capture", capture.request)).status).toBe(201);
-      h().standin.state.setFault({ mode: "http_403", count: 2 });
+      h().standin.state.setFault({ mode: "http_403", count: refusals });
       expect(await deliver(capture.gid)).toBe("retry");
+      return { payment, capture };
+    };
+
+    it("an answer refused while retried (a permission withdrawn), kept from its flag by another, is flagged once that flag is handled; not once it was taken", async () => {
+      const { payment, capture } = await captureRetriedWhileOverpaid(2);
       expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionResolvedAt: null });
 
       // The merchant sees to the overpayment: the capture still waiting on Shopify is flagged now.
@@ -321,12 +327,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
     });
 
     it("an answer refused while retried, kept from its flag by another, is not raised once Shopify took it", async () => {
-      const { session, payment } = await paymentWithSession(h());
-      await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %." } });
-      const capture = h().standin.state.createFollowUpSession("capture", session.id);
-      expect((await post(h(), "capture", capture.request)).status).toBe(201);
-      h().standin.state.setFault({ mode: "http_403", count: 1 });
-      expect(await deliver(capture.gid)).toBe("retry");
+      const { payment, capture } = await captureRetriedWhileOverpaid(1);
       expect(await deliver(capture.gid)).toBe("done");
       expect(await handleFlag(payment.id)).toBe("handled");
       expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionResolvedAt: expect.any(Date) });

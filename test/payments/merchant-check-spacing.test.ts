@@ -17,11 +17,16 @@ const lastReadAgo = (paymentId: string, ms: number) => {
   return stack().services.db.payment.update({ where: { id: paymentId }, data: { lastCheckedAt: at, readClaimedAt: at } });
 };
 
-it("a press reads the order; another within the spacing reads nothing and says so; one after it reads again", async () => {
-  const { services, standin } = stack();
-  const { session } = await standin.state.startPayment({ test: true });
-  const payment = await services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+/** A payment with its gateway order, last read a minute ago. */
+async function paymentReadAMinuteAgo() {
+  const { session } = await stack().standin.state.startPayment({ test: true });
+  const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
   await lastReadAgo(payment.id, 60_000);
+  return payment;
+}
+
+it("a press reads the order; another within the spacing reads nothing and says so; one after it reads again", async () => {
+  const payment = await paymentReadAMinuteAgo();
 
   let calls = await gatewayCalls();
   const first = await press(payment.id);
@@ -42,10 +47,7 @@ it("a press reads the order; another within the spacing reads nothing and says s
 });
 
 it("presses at once (several tabs, several staff) read the order once", async () => {
-  const { services, standin } = stack();
-  const { session } = await standin.state.startPayment({ test: true });
-  const payment = await services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-  await lastReadAgo(payment.id, 60_000);
+  const payment = await paymentReadAMinuteAgo();
 
   const calls = await gatewayCalls();
   const answers = await Promise.all(Array.from({ length: 6 }, () => press(payment.id)));
