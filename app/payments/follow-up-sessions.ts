@@ -200,11 +200,11 @@ async function confirmBeforeCapture(deps: PaymentsDeps, shopId: string, request:
 export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: FollowUpKind; shopDomain: string; request: FollowUpRequest }): Promise<FollowUpAnswer> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain: input.shopDomain } });
   if (!shop) return { status: 404, body: { error: "unknown_shop", message: "This shop has not installed the app." } };
-  // The uninstall deleted the shop's Shopify token, so no answer could ever reach Shopify:
-  // refused as a payment session of the shop is, with nothing recorded or queued.
   const { request } = input;
+  // The uninstall deleted the shop's Shopify token, so no answer could ever reach Shopify:
+  // refused as a payment session of the shop is, with nothing recorded or queued. A repeat of
+  // a request taken before the uninstall is answered as it was the first time.
   if (shop.uninstalledAt) {
-    // A repeat of a request taken before the uninstall is answered as it was the first time.
     const taken = await deps.db.sessionRequest.findUnique({ where: { shopId_kind_shopifyId: { shopId: shop.id, kind: input.kind, shopifyId: request.id } }, select: { id: true } });
     if (taken) return { status: 201 };
     return { status: 422, body: { error: "shop_not_configured", message: "This shop has uninstalled the app." } };
