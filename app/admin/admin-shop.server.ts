@@ -28,9 +28,10 @@ export async function adminShop(request: Request, services: AppServices): Promis
     const page = identity.devLogin ? `${SHOP_UNINSTALLED_PAGE} In development, log in again at /auth/login?shop=${shop.shopDomain} to install it.` : SHOP_UNINSTALLED_PAGE;
     throw new Response(page, { status: 409, headers: { "content-type": "text/plain; charset=utf-8" } });
   }
-  // A new install starts not ready in Shopify (recordInstall), while the row may still hold
-  // credentials that can take payments (its uninstall was never carried out): the readiness
-  // pass is woken to tell Shopify now, not at its next round. Once it did, the row says ready.
-  if (!shop.paymentsAppReady && readyToTakePayments(services.gateways, shop)) services.notify?.readiness();
+  // A new install starts not ready in Shopify, while the row may still hold credentials that
+  // can take payments (its uninstall was never carried out): whenever the row cannot vouch for
+  // what Shopify holds (recordInstall), or holds another readiness than the credentials give,
+  // the readiness pass is woken to tell Shopify now, not at its next round.
+  if (shop.readinessUnconfirmed || shop.paymentsAppReady !== readyToTakePayments(services.gateways, shop)) services.notify?.readiness();
   return { identity, shop };
 }

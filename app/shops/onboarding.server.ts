@@ -92,8 +92,9 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
 }
 
 /**
- * Tells Shopify whether the payment method can be offered, when that changed, or when Shopify
- * refused the last call that told it (it may not know the shop's readiness at all then). Not
+ * Tells Shopify whether the payment method can be offered, when that changed, when the row
+ * cannot vouch for what Shopify holds (readinessUnconfirmed), or when Shopify refused the last
+ * call that told it (it may not know the shop's readiness at all then). Not
  * ready also while the stored credentials cannot be read: every payment session would be
  * refused, so checkout should not offer the method.
  */
@@ -106,12 +107,12 @@ export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Pro
     // Shopify takes no call for an uninstalled shop, and its next install starts not ready.
     if (!row || row.uninstalledAt !== null) return false;
     const ready = readyToTakePayments(deps.gateways, row);
-    if (ready === row.paymentsAppReady && !(await lastReadinessCallRefused(deps, row))) return false;
+    if (ready === row.paymentsAppReady && !row.readinessUnconfirmed && !(await lastReadinessCallRefused(deps, row))) return false;
     const now = deps.clock.now();
     const outcome = await deps.db.$transaction(async (tx) => {
       const written = await tx.shop.updateMany({
-        where: { id: row.id, uninstalledAt: null, paymentsAppReady: row.paymentsAppReady, ...readinessColumns(row) },
-        data: { paymentsAppReady: ready },
+        where: { id: row.id, uninstalledAt: null, paymentsAppReady: row.paymentsAppReady, readinessUnconfirmed: row.readinessUnconfirmed, ...readinessColumns(row) },
+        data: { paymentsAppReady: ready, readinessUnconfirmed: false },
       });
       if (written.count === 0) return "changed" as const;
       return enqueue(tx, {
@@ -148,8 +149,9 @@ function readinessColumns(shop: Shop) {
  * be read now: they stop being readable when an encryption key is dropped too early, and
  * become readable again when it is put back, with nothing stored changing. A shop whose last
  * readiness call Shopify refused is told again (once a pass): Shopify may not know its
- * readiness at all, and checkout would not offer the method until a merchant's save. Returns
- * the shops whose readiness was sent.
+ * readiness at all, and checkout would not offer the method until a merchant's save. So is a
+ * shop whose readiness the row cannot vouch for (readinessUnconfirmed). Returns the shops
+ * whose readiness was sent.
  */
 export async function syncReadinessOfInstalledShops(deps: ShopsDeps): Promise<number> {
   const shops = await deps.db.shop.findMany({ where: { uninstalledAt: null } });
@@ -160,7 +162,7 @@ export async function syncReadinessOfInstalledShops(deps: ShopsDeps): Promise<nu
   let sent = 0;
   for (const shop of shops) {
     try {
-      if (readyToTakePayments(deps.gateways, shop) === shop.paymentsAppReady && !refusedBefore.has(shop.shopDomain)) continue;
+      if (readyToTakePayments(deps.gateways, shop) === shop.paymentsAppReady && !shop.readinessUnconfirmed && !refusedBefore.has(shop.shopDomain)) continue;
       if (await syncPaymentsAppReadiness(deps, shop)) sent++;
     } catch (error) {
       deps.logger.error("Could not update the shop's readiness in Shopify", { shop: shop.shopDomain, error });

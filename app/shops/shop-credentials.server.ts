@@ -57,15 +57,17 @@ export const SHOP_UNINSTALLED_MESSAGE =
  *
  * Shopify keeps a payments app's readiness per install, and a new install starts not ready.
  * This may be one (an uninstall that was never carried out leaves the row saying ready from
- * the install before), so the readiness is left to be sent again: the next readiness pass, or
- * the merchant's next change, tells Shopify when the credentials can take payments. When it
- * is only a new token for the same install, that sends Shopify what it already knows, once.
+ * the install before), or only a new token for the same install, whose readiness Shopify
+ * keeps: which one, nothing tells. The readiness the row holds is kept, marked unconfirmed, so
+ * that the next readiness sync (the pass, or the merchant's next change) sends it whether or
+ * not it changed. Set to "not ready" instead, a device removed next would match it, and
+ * Shopify, still holding "ready", would go on offering a method that refuses every payment.
  */
 export async function recordInstall(db: Database, shopDomain: string, now: Date): Promise<Shop> {
   return db.shop.upsert({
     where: { shopDomain },
     create: { shopDomain, webhookToken: newWebhookToken(), installedAt: now },
-    update: { installedAt: now, uninstalledAt: null, paymentsAppReady: false },
+    update: { installedAt: now, uninstalledAt: null, readinessUnconfirmed: true },
   });
 }
 

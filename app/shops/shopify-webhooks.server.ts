@@ -193,6 +193,7 @@ export async function handleAppUninstalled(
       data: {
         uninstalledAt: deps.clock.now(),
         paymentsAppReady: false,
+        readinessUnconfirmed: false,
         ...NO_CREDENTIALS_AT_ALL,
       },
     });
@@ -214,14 +215,14 @@ async function ignoredAsEarlierInstall(
   shopDomain: string,
   triggeredAt: Date | null,
 ): Promise<UninstallOutcome> {
-  // The merchant installed the app again after this uninstall, and Shopify starts a new install
-  // not ready, whatever the row says from before: the readiness pass tells it again. The stored
-  // offline token is left as it is, though it may be the earlier install's, revoked at the
-  // uninstall (the library reuses a stored token that has not run out): nothing stored tells
-  // when Shopify issued it, and deleting the new install's token would leave the background
-  // calls without one until the merchant opens the app.
+  // The merchant installed the app again after this uninstall. Shopify started the new install
+  // not ready and may have been told its readiness since: the row cannot vouch for either, so
+  // the readiness pass sends it again. The stored offline token is left as it is, though it may
+  // be the earlier install's, revoked at the uninstall (the library reuses a stored token that
+  // has not run out): nothing stored tells when Shopify issued it, and deleting the new
+  // install's token would leave the background calls without one until the merchant opens the app.
   await releaseHeld(deps.db, shopDomain, "app/uninstalled");
-  await deps.db.shop.updateMany({ where: { shopDomain, paymentsAppReady: true }, data: { paymentsAppReady: false } });
+  await deps.db.shop.updateMany({ where: { shopDomain, uninstalledAt: null }, data: { readinessUnconfirmed: true } });
   deps.notify?.readiness();
   deps.logger.info("An uninstall from before the app was installed again was ignored", { shop: shopDomain, triggeredAt: triggeredAt?.toISOString() ?? null });
   return "ignored";

@@ -199,19 +199,25 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect((await replaceCredentials(db, cipher, reinstalled, "live", credentials, new Date(), async () => false))?.shop.liveDeviceKeyEnc).not.toBeNull();
   });
 
-  it("a new install leaves its readiness to be sent again, and so does an uninstall ignored for being from before it", async () => {
+  it("a new install leaves its readiness to be sent again, kept as it was, and so does an uninstall ignored for being from before it", async () => {
     const shopDomain = newShop();
     await recordInstall(db, shopDomain, new Date(Date.now() - HOUR));
     await db.shop.update({ where: { shopDomain }, data: { paymentsAppReady: true } });
     await recordInstall(db, shopDomain, new Date());
-    expect((await shopRow(shopDomain))?.paymentsAppReady).toBe(false);
+    expect(await shopRow(shopDomain)).toMatchObject({ paymentsAppReady: true, readinessUnconfirmed: true });
 
     // Told ready on the new install; then an uninstall from before it arrives. It may be the
     // only sign of the reinstall (the stored token was reused), so the readiness pass is woken.
-    await db.shop.update({ where: { shopDomain }, data: { paymentsAppReady: true } });
+    await db.shop.update({ where: { shopDomain }, data: { paymentsAppReady: true, readinessUnconfirmed: false } });
     let wakes = 0;
     await handleAppUninstalled({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() }, notify: { readiness: () => wakes++ } }, shopDomain, new Date(Date.now() - 30 * 60_000));
-    expect({ uninstalled: (await shopRow(shopDomain))?.uninstalledAt !== null, ready: (await shopRow(shopDomain))?.paymentsAppReady, wakes }).toEqual({ uninstalled: false, ready: false, wakes: 1 });
+    const row = await shopRow(shopDomain);
+    expect({ uninstalled: row?.uninstalledAt !== null, ready: row?.paymentsAppReady, unconfirmed: row?.readinessUnconfirmed, wakes }).toEqual({ uninstalled: false, ready: true, unconfirmed: true, wakes: 1 });
+
+    // An uninstall carried out leaves nothing for Shopify to hold.
+    await db.shop.update({ where: { shopDomain }, data: { installedAt: new Date(Date.now() - HOUR) } });
+    await handleAppUninstalled({ db, logger, shopify: uninstalled.directory, clock: { now: () => new Date() } }, shopDomain, new Date());
+    expect(await shopRow(shopDomain)).toMatchObject({ paymentsAppReady: false, readinessUnconfirmed: false });
   });
 
   it("shop/redact deletes a shop unless it is installed now and was installed after the uninstall the redaction follows", async () => {

@@ -9,7 +9,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
 import { deliverDueMessages } from "../../app/payments/outbox";
-import { syncReadinessOfInstalledShops, updateShopSettings } from "../../app/shops/onboarding.server";
+import { credentialsVersion, removeGatewayCredentials, syncReadinessOfInstalledShops, updateShopSettings } from "../../app/shops/onboarding.server";
 import { recordInstall } from "../../app/shops/shop-credentials.server";
 import { getAdminPage } from "../support/admin-pages";
 import { stackForFile } from "../support/stack";
@@ -161,4 +161,20 @@ it("a reinstall made while the old offline token still ran, shown only by its la
 
   const sent = await readinessSentSince(reinstalledAt);
   expect(sent).toEqual([true]);
+});
+
+it("a new offline token for the same install (the merchant opens the app after the last one ran out) keeps Shopify's readiness in view: removing the device then tells Shopify not ready", async () => {
+  const { services, shopDomain, standin } = stack();
+  await toldReady();
+
+  // The token exchange runs afterAuth, which records an install: Shopify still holds this
+  // install's readiness (ready), which the row can no longer vouch for.
+  await recordInstall(services.db, shopDomain, new Date());
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+  expect((await removeGatewayCredentials(services, shopDomain, "sandbox", credentialsVersion(shop, "sandbox")!)).ok).toBe(true);
+  await deliverDueMessages(services, { worker: "t" });
+  expect(standin.state.configuration()?.ready).toBe(false);
+
+  // Told once: the readiness pass has nothing more to send.
+  expect(await syncReadinessOfInstalledShops(services)).toBe(0);
 });
