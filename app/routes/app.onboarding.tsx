@@ -68,7 +68,12 @@ type ActionResult =
 export const shouldRevalidate = revalidateAfterConflict;
 
 /** A refused connection's status: the form's fault, the shop uninstalled meanwhile, or the key check's answer. */
-const connectFailureStatus: Record<OnboardingFailure["kind"], number> = { invalid_input: 400, uninstalled: 409, unauthorized: 422, unreachable: 422, gateway_error: 422 };
+/**
+ * A failed connection's status: the keys are not keys (400), the gateway refused them (422), the
+ * app was uninstalled meanwhile (409), the gateway could not be reached (503) or failed to
+ * answer as it should (502): the last two are not the merchant's doing, and trying again may work.
+ */
+const connectFailureStatus: Record<OnboardingFailure["kind"], number> = { invalid_input: 400, uninstalled: 409, unauthorized: 422, unreachable: 503, gateway_error: 502 };
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
@@ -92,7 +97,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     case "connect_sandbox": {
       const result = await connectSandbox(services, shop.shopDomain);
-      if (!result.ok) return data<ActionResult>({ intent: "connect_sandbox", ok: false, message: result.message }, { status: result.kind === "uninstalled" ? 409 : 502 });
+      if (!result.ok) return data<ActionResult>({ intent: "connect_sandbox", ok: false, message: result.message }, { status: connectFailureStatus[result.kind] });
       const message = "Test mode is ready: the gateway sandbox is connected and sends its notifications to this shop.";
       return data<ActionResult>({ intent: "connect_sandbox", ok: true, message, ...(result.notice ? { detail: result.notice } : {}) });
     }

@@ -15,7 +15,7 @@ import { postedForm } from "~/admin/form-data";
 import { CHECKOUT_MODES, COIN_ENVIRONMENTS, GATEWAY_LANGUAGES } from "~/admin/settings-options";
 import { readSettingsForm, settingsView, type SettingsField, type SettingsFormResult, type SettingsView } from "~/admin/settings.server";
 import type { GatewayEnv } from "~/payments/deps";
-import { updateShopSettings } from "~/shops/onboarding.server";
+import { type SettingsRefusal, updateShopSettings } from "~/shops/onboarding.server";
 import { adminPageTitle } from "~/lib/page-title";
 
 export const meta: MetaFunction = () => adminPageTitle("Settings");
@@ -37,6 +37,9 @@ type ActionResult = { ok: boolean; message: string; field?: SettingsField; warni
 export const shouldRevalidate: ShouldRevalidateFunction = ({ actionResult, defaultShouldRevalidate }) =>
   (actionResult as ActionResult | undefined)?.changed ? true : defaultShouldRevalidate;
 
+/** A refused save's status: the app could not ask a gateway it depends on (503), or the save conflicts with the shop as it is now (409). */
+const REFUSAL_STATUS: Record<SettingsRefusal["kind"], number> = { invalid: 400, refused: 422, unreachable: 503, changed: 409, uninstalled: 409 };
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const { services } = context;
   const { shop } = await adminShop(request, services);
@@ -44,7 +47,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form: SettingsFormResult = posted ? readSettingsForm(posted) : { ok: false, message: "The settings form was not sent as a form; reload the page and try again." };
   if (!form.ok) return data<ActionResult>({ ok: false, message: form.message, ...(form.field ? { field: form.field } : {}) }, { status: 400 });
   const result = await updateShopSettings(services, shop.shopDomain, form.value, form.version);
-  if (!result.ok) return data<ActionResult>({ ok: false, message: result.message, ...(result.changed ? { changed: true as const } : {}) }, { status: 400 });
+  if (!result.ok) return data<ActionResult>({ ok: false, message: result.message, ...(result.kind === "changed" ? { changed: true as const } : {}) }, { status: REFUSAL_STATUS[result.kind] });
   return data<ActionResult>(savedResult(shop.paymentsAppReady, result.shop));
 }
 

@@ -374,13 +374,22 @@ type ShopSettings = z.output<typeof settingsSchema>;
 const GATEWAY_NAMES: Record<GatewayEnv, string> = { live: "the live gateway", sandbox: "the gateway sandbox" };
 
 /**
+ * Why settings were not saved: `invalid`, the form's values are not settings; `refused`, a
+ * coin chosen cannot be offered (its gateway does not list it, or is not connected);
+ * `unreachable`, its gateway could not be asked; `changed`, the settings were changed since
+ * the page was loaded (it must show them as they are now); `uninstalled`, the app was
+ * uninstalled meanwhile.
+ */
+export type SettingsRefusal = { ok: false; kind: "invalid" | "refused" | "unreachable" | "changed" | "uninstalled"; message: string };
+
+/**
  * Why the coins chosen for one environment cannot be saved, or null. Each coin the merchant
  * adds is checked against that environment's GET /currencies: a symbol it does not list would
  * have every order there refused. Coins already stored are not asked about again, so that a
  * gateway that is down, or has since dropped a coin, does not keep the merchant from
  * changing anything else.
  */
-async function coinsRefusal(deps: ShopsDeps, shop: Shop, env: GatewayEnv, input: ShopSettings): Promise<string | null> {
+async function coinsRefusal(deps: ShopsDeps, shop: Shop, env: GatewayEnv, input: ShopSettings): Promise<SettingsRefusal | null> {
   const fixed = env === "live" ? input.liveFixedCurrency : input.sandboxFixedCurrency;
   const storedFixed = env === "live" ? shop.liveFixedCurrency : shop.sandboxFixedCurrency;
   const offered = env === "live" ? input.liveOfferedCurrencies : input.sandboxOfferedCurrencies;
@@ -389,14 +398,15 @@ async function coinsRefusal(deps: ShopsDeps, shop: Shop, env: GatewayEnv, input:
   if (added.length === 0) return null;
   const gateway = GATEWAY_NAMES[env];
   const connection = shopGateway(deps.gateways, shop, env);
-  if (connection.state === "not_connected") return `Nothing was saved: connect ${gateway} before choosing its coins.`;
-  if (connection.state === "unreadable") return `Nothing was saved: the stored credentials of ${gateway} cannot be read. Connect the device again before choosing its coins.`;
+  const refused = (message: string): SettingsRefusal => ({ ok: false, kind: "refused", message });
+  if (connection.state === "not_connected") return refused(`Nothing was saved: connect ${gateway} before choosing its coins.`);
+  if (connection.state === "unreadable") return refused(`Nothing was saved: the stored credentials of ${gateway} cannot be read. Connect the device again before choosing its coins.`);
   const currencies = await deps.gateways.currencies(connection.access);
-  if (!currencies) return `Nothing was saved: ${gateway} cannot be reached to check its coins. Try again in a minute.`;
+  if (!currencies) return { ok: false, kind: "unreachable", message: `Nothing was saved: ${gateway} cannot be reached to check its coins. Try again in a minute.` };
   const listed = new Set(currencies.map((c) => c.symbol));
   const missing = added.filter((symbol) => !listed.has(symbol));
   if (missing.length === 0) return null;
-  return `Nothing was saved: ${gateway} does not offer ${missing.join(", ")}. Choose among the coins it lists.`;
+  return refused(`Nothing was saved: ${gateway} does not offer ${missing.join(", ")}. Choose among the coins it lists.`);
 }
 
 /** The columns the settings page edits, as a row's values to match in a conditional update. */
@@ -450,26 +460,29 @@ export async function updateShopSettings(
   shopDomain: string,
   raw: unknown,
   shownVersion?: string,
-): Promise<{ ok: true; shop: Shop } | { ok: false; message: string; changed?: true }> {
+): Promise<{ ok: true; shop: Shop } | SettingsRefusal> {
   const parsed = settingsSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
+  if (!parsed.success) return { ok: false, kind: "invalid", message: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
   const input = parsed.data;
   if (input.checkoutMode === "fixed_coin" && !input.liveFixedCurrency && !input.sandboxFixedCurrency) {
-    return { ok: false, message: NO_FIXED_COIN_MESSAGE };
+    return { ok: false, kind: "invalid", message: NO_FIXED_COIN_MESSAGE };
   }
   const shop = await ensureShop(deps.db, shopDomain);
-  if (shop.uninstalledAt) return { ok: false, message: SHOP_UNINSTALLED_MESSAGE };
-  const changed = { ok: false, message: SETTINGS_CHANGED_MESSAGE, changed: true } as const;
+  const uninstalledRefusal: SettingsRefusal = { ok: false, kind: "uninstalled", message: SHOP_UNINSTALLED_MESSAGE };
+  if (shop.uninstalledAt) return uninstalledRefusal;
+  const changed: SettingsRefusal = { ok: false, kind: "changed", message: SETTINGS_CHANGED_MESSAGE };
   if (shownVersion !== undefined && shownVersion !== settingsVersion(shop)) return changed;
-  const refusal = (await Promise.all([coinsRefusal(deps, shop, "live", input), coinsRefusal(deps, shop, "sandbox", input)])).find((r) => r !== null);
-  if (refusal) return { ok: false, message: refusal };
+  // A coin its gateway does not offer is told before a gateway that could not be asked.
+  const refusals = (await Promise.all([coinsRefusal(deps, shop, "live", input), coinsRefusal(deps, shop, "sandbox", input)])).filter((r) => r !== null);
+  const refusal = refusals.find((r) => r.kind === "refused") ?? refusals[0];
+  if (refusal) return refusal;
   // Written only over the settings just compared: a save that lands in between is not undone.
   // Only while installed: the coins' check may take seconds, and an uninstall handled meanwhile stands.
   const written = await deps.db.shop.updateMany({
     where: { id: shop.id, uninstalledAt: null, ...storedSettings(shop) },
     data: { ...input, liveOfferedCurrencies: JSON.stringify(input.liveOfferedCurrencies), sandboxOfferedCurrencies: JSON.stringify(input.sandboxOfferedCurrencies) },
   });
-  if (written.count === 0) return (await uninstalled(deps, shop)) ? { ok: false, message: SHOP_UNINSTALLED_MESSAGE } : changed;
+  if (written.count === 0) return (await uninstalled(deps, shop)) ? uninstalledRefusal : changed;
   const updated = await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } });
   await syncPaymentsAppReadiness(deps, updated);
   return { ok: true, shop: await deps.db.shop.findUniqueOrThrow({ where: { id: shop.id } }) };

@@ -114,20 +114,19 @@ describe("coin settings per gateway environment", () => {
     expect(await sandboxOrderCoin()).toBeNull();
   });
 
-  it("refuses a coin the environment does not list with a 400 and saves nothing", async () => {
+  it("refuses a coin the environment does not list with a 422 (a form missing its coin with a 400) and saves nothing", async () => {
     await saved({ liveFixedCurrency: "USDC_POLYGON_NXTB", sandboxFixedCurrency: "USDC_POLYGON" });
     const before = await shopRow();
-    const refusals: [CoinFields, string][] = [
-      [{ liveFixedCurrency: "USDC_POLYGON", sandboxFixedCurrency: "USDC_POLYGON" }, "Nothing was saved: the live gateway does not offer USDC_POLYGON."],
-      [{ liveFixedCurrency: "USDC_POLYGON_NXTB", sandboxFixedCurrency: "USDC_POLYGON_NXTB" }, "Nothing was saved: the gateway sandbox does not offer USDC_POLYGON_NXTB."],
-      [{ checkoutMode: "app_page", liveOfferedCurrencies: ["BTC", "XRP"], gatewayLanguage: "ES" }, "Nothing was saved: the live gateway does not offer XRP."],
-      [{ checkoutMode: "app_page", sandboxOfferedCurrencies: ["TRX_USDC_6NU3", "NOPE"] }, "Nothing was saved: the gateway sandbox does not offer TRX_USDC_6NU3, NOPE."],
-      [{ checkoutMode: "fixed_coin" }, "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both."],
+    const refusals: [CoinFields, number, string][] = [
+      [{ liveFixedCurrency: "USDC_POLYGON", sandboxFixedCurrency: "USDC_POLYGON" }, 422, "Nothing was saved: the live gateway does not offer USDC_POLYGON."],
+      [{ liveFixedCurrency: "USDC_POLYGON_NXTB", sandboxFixedCurrency: "USDC_POLYGON_NXTB" }, 422, "Nothing was saved: the gateway sandbox does not offer USDC_POLYGON_NXTB."],
+      [{ checkoutMode: "app_page", liveOfferedCurrencies: ["BTC", "XRP"], gatewayLanguage: "ES" }, 422, "Nothing was saved: the live gateway does not offer XRP."],
+      [{ checkoutMode: "app_page", sandboxOfferedCurrencies: ["TRX_USDC_6NU3", "NOPE"] }, 422, "Nothing was saved: the gateway sandbox does not offer TRX_USDC_6NU3, NOPE."],
+      [{ checkoutMode: "fixed_coin" }, 400, "Choose the coin shoppers pay with, for real checkouts, Shopify test orders or both."],
     ];
-    for (const [fields, message] of refusals) {
+    for (const [fields, expected, message] of refusals) {
       const { status, html } = await saveSettings(fields);
-      expect(status).toBe(400);
-      expect(html).toContain(message);
+      expect({ status, refused: html.includes(message) }).toEqual({ status: expected, refused: true });
     }
     expect(await shopRow()).toEqual(before);
     expect((await liveOrder()).input_currency).toBe("USDC_POLYGON_NXTB");
@@ -139,8 +138,9 @@ describe("coin settings per gateway environment", () => {
     live.down = true;
     try {
       const before = await shopRow();
+      // The app could not do its part: a 503, as for any service it depends on being down.
       const { status, html } = await saveSettings({ liveFixedCurrency: "ETH", sandboxFixedCurrency: "USDC_POLYGON" });
-      expect(status).toBe(400);
+      expect(status).toBe(503);
       expect(html).toContain("Nothing was saved: the live gateway cannot be reached to check its coins.");
       expect(await shopRow()).toEqual(before);
 
@@ -195,7 +195,7 @@ describe("a save from a page loaded before another change", () => {
 
     // The page loaded before it saves test mode, with the language it showed.
     const refused = await postAdminForm(stack, "/app/settings", { ...stale, testMode: "true" });
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(409);
     expect(refused.text).toContain("Nothing was saved: the settings were changed since this page was loaded");
     expect(await shopRow()).toMatchObject({ gatewayLanguage: "ES", testMode: false });
 

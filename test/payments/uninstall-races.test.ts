@@ -71,7 +71,7 @@ it("a settings save for a shop uninstalled while the request was on its way is r
   await handleAppUninstalled(services, shopDomain, new Date());
 
   const saved = await updateShopSettings(services, shopDomain, { checkoutMode: "gateway_choice", gatewayLanguage: "ES", testMode: true });
-  expect(saved).toEqual({ ok: false, message: SHOP_UNINSTALLED_MESSAGE });
+  expect(saved).toEqual({ ok: false, kind: "uninstalled", message: SHOP_UNINSTALLED_MESSAGE });
   const shop = await shopRow(shopDomain);
   expect({ uninstalled: shop.uninstalledAt !== null, gatewayLanguage: shop.gatewayLanguage }).toEqual({ uninstalled: true, gatewayLanguage: "EN" });
 });

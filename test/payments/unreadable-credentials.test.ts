@@ -65,7 +65,7 @@ it("credentials no configured key opens: the admin says so on every page, the sh
   const form = new URLSearchParams({ checkoutMode: "app_page", liveFixedCurrency: "", sandboxFixedCurrency: "", gatewayLanguage: "EN", testMode: "false" });
   form.append("sandboxOfferedCurrencies", "BTC");
   const saved = await fetch(`${stack.app.url}/app/settings?shop=${stack.shopDomain}`, { method: "POST", body: form });
-  expect(saved.status).toBe(400);
+  expect(saved.status).toBe(422);
   expect((await saved.text()).replace(/<!-- -->/g, "")).toContain("Nothing was saved: the stored credentials of the gateway sandbox cannot be read");
   const device = await fetch(`${stack.app.url}/app/onboarding?shop=${stack.shopDomain}`, { method: "POST", body: new URLSearchParams({ intent: "create_device", env: "sandbox", name: "Shop" }) });
   expect(device.status).toBe(422);
