@@ -158,34 +158,46 @@ async function answerPaymentSession(deps: PaymentsDeps, input: { shopDomain: str
     }
   }
 
-  const shop = await readSessionShop(deps.sql, input.shopDomain);
-  deps.shops.byDomain.remember(input.shopDomain, shop);
-  if (!shop || shop.uninstalledAt) {
-    return answer(422, "shop_not_configured", "This shop has not set up crypto payments.");
-  }
-  const findExisting = () => deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
-
-  // Checks that need no record: a refusal here stores nothing, but a repeat of a session
-  // recorded earlier (before the shop's settings changed) still gets the first answer.
-  const checked = checkSession(deps, shop, gatewayEnvFor(request.test), request);
-  if (!checked.ok) {
-    if (checked.refusal.body.error === UNREADABLE_CREDENTIALS) {
-      deps.logger.error("Payment session refused: the shop's stored gateway credentials cannot be decrypted with the configured keys", { shop: shop.shopDomain, test: request.test });
-      // Shopify is told the method is not ready, so checkout stops offering it meanwhile.
-      deps.notify?.readiness();
+  // The record is written only while the shop's row is as read, here too: a device removed or
+  // replaced meanwhile (by the merchant, in the milliseconds between) must not have a payment
+  // started on credentials the shop no longer has. The shop is then read again.
+  for (let read = 1; ; read++) {
+    const shop = await readSessionShop(deps.sql, input.shopDomain);
+    deps.shops.byDomain.remember(input.shopDomain, shop);
+    if (!shop || shop.uninstalledAt) {
+      return answer(422, "shop_not_configured", "This shop has not set up crypto payments.");
     }
-    const existing = await findExisting();
-    return existing ? replayOrResume(deps, shop, existing, request) : checked.refusal;
+    const findExisting = () => deps.db.payment.findUnique({ where: { shopId_shopifyPaymentId: { shopId: shop.id, shopifyPaymentId: request.id } } });
+
+    // Checks that need no record: a refusal here stores nothing, but a repeat of a session
+    // recorded earlier (before the shop's settings changed) still gets the first answer.
+    const checked = checkSession(deps, shop, gatewayEnvFor(request.test), request);
+    if (!checked.ok) {
+      if (checked.refusal.body.error === UNREADABLE_CREDENTIALS) {
+        deps.logger.error("Payment session refused: the shop's stored gateway credentials cannot be decrypted with the configured keys", { shop: shop.shopDomain, test: request.test });
+        // Shopify is told the method is not ready, so checkout stops offering it meanwhile.
+        deps.notify?.readiness();
+      }
+      const existing = await findExisting();
+      return existing ? replayOrResume(deps, shop, existing, request) : checked.refusal;
+    }
+    // After a record not written, the likeliest reason is a repeated id.
+    const existing = remembered || read > 1 ? await findExisting() : null;
+    if (existing) return replayOrResume(deps, shop, existing, request);
+    const started = await recordAndStart(deps, shop, checked, request, shopRowUnchanged(shop));
+    if (started) return started;
+    const winner = await findExisting();
+    if (winner) return replayOrResume(deps, shop, winner, request);
+    // Neither recorded nor there: the shop's row changed since it was read.
+    if (read === SESSION_SHOP_READS) {
+      deps.logger.warn("Payment session not recorded: the shop's settings kept changing while it was; Shopify is asked to retry", { shop: shop.shopDomain, paymentId: request.id });
+      return answer(503, "shop_changing", "The shop's payment settings changed while this session was being recorded; retry shortly.", { "Retry-After": "2" });
+    }
   }
-  // After a remembered shop's record was not written, the likeliest reason is a repeated id.
-  const existing = remembered ? await findExisting() : null;
-  if (existing) return replayOrResume(deps, shop, existing, request);
-  const started = await recordAndStart(deps, shop, checked, request);
-  if (started) return started;
-  const winner = await findExisting();
-  if (!winner) throw new Error(`payment ${request.id} of ${shop.shopDomain} was neither inserted nor found`);
-  return replayOrResume(deps, shop, winner, request);
 }
+
+/** How often a session reads its shop again when the shop's row changed before the session could be recorded. */
+const SESSION_SHOP_READS = 3;
 
 /**
  * Records the session (only while `onlyIf` holds) and goes on to its answer; null when nothing

@@ -13,6 +13,7 @@ import { createOrderWithCurrency, ORDER_MAY_STILL_APPEAR_MS, startPaymentSession
 import { ABANDONED_SESSION_ANSWER, reconcileOnce } from "../../app/payments/reconcile";
 import { createServices, type AppServices } from "../../app/services.server";
 import { createGatewayDirectory } from "../../app/shops/gateway-directory.server";
+import { credentialsVersion, removeGatewayCredentials } from "../../app/shops/onboarding.server";
 import { credentialContext } from "../../app/shops/shop-credentials.server";
 import { startStack, waitFor, type Stack } from "../support/stack";
 
@@ -99,12 +100,17 @@ function movableClock() {
   return clock;
 }
 
-async function ordersWithReference(reference: string): Promise<number> {
-  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
-  const key = stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
+/** The sandbox orders with this reference on the device `key` (by default the shop's sandbox device in use). */
+async function ordersWithReference(reference: string, key?: string): Promise<number> {
+  key ??= await sandboxDeviceKey();
   const response = await fetch(`${stack.sandbox.baseUrl}/orders/`, { headers: { "X-Device-Id": key } });
   const orders = (await response.json()) as { reference: string | null }[];
   return orders.filter((o) => o.reference === reference).length;
+}
+
+async function sandboxDeviceKey(): Promise<string> {
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  return stack.services.cipher.decrypt(shop.sandboxDeviceKeyEnc!, credentialContext(shop.id, "sandbox", "device-key"));
 }
 
 /** The order creations the app's quota counts, on every device. */
@@ -162,6 +168,32 @@ it("a session whose record cannot be written fails (the API answers 500, and Sho
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   expect(await criticalSlots()).toBe(slotsBefore + 1);
   expect(await ordersWithReference(request.id)).toBe(1);
+});
+
+it("a session whose shop's device is removed between the shop's read and the session's record is answered as the shop is now: refused, nothing recorded, no order on the removed device", async () => {
+  const shop = await db().shop.findUniqueOrThrow({ where: { shopDomain: stack.shopDomain } });
+  const removedKey = await sandboxDeviceKey();
+  let removed = false;
+  // The merchant removes the device just as the session's record is written (a fresh instance:
+  // the shop is read, not recalled).
+  const sql = statementsThrough(async (statements, run) => {
+    if (!removed && statements.some((s) => s.sql.includes('INSERT INTO "Payment"'))) {
+      removed = true;
+      const current = await db().shop.findUniqueOrThrow({ where: { id: shop.id } });
+      expect((await removeGatewayCredentials(stack.services, stack.shopDomain, "sandbox", credentialsVersion(current, "sandbox")!)).ok).toBe(true);
+    }
+    return run();
+  });
+  try {
+    const request = paymentSessionRequestSchema.parse(stack.standin.state.createPaymentSession({ test: true }).request);
+    const answer = await startPaymentSession(instance({ sql }), { shopDomain: stack.shopDomain, request });
+    expect(removed).toBe(true);
+    expect({ status: answer.status, recorded: await db().payment.count({ where: { shopifyPaymentId: request.id } }) }).toEqual({ status: 422, recorded: 0 });
+    expect(await ordersWithReference(request.id, removedKey)).toBe(0);
+  } finally {
+    const { id, ...columns } = shop;
+    await db().shop.update({ where: { id }, data: columns });
+  }
 });
 
 it("a session recorded while its order's quota slot could not be taken fails with nothing sent, and Shopify's next retry creates the order at once", async () => {
