@@ -2,7 +2,7 @@
 // shop's record, created on first use.
 import type { AppServices } from "~/services.server";
 import { requireAdmin, type AdminIdentity } from "~/shopify/admin-auth.server";
-import { readyToTakePayments } from "~/shops/gateway-directory.server";
+import { readinessHeldByShopify, readyToTakePayments } from "~/shops/gateway-directory.server";
 import { ensureShop } from "~/shops/shop-credentials.server";
 import type { Shop } from "../../generated/prisma/sqlite/client";
 
@@ -32,6 +32,6 @@ export async function adminShop(request: Request, services: AppServices): Promis
   // can take payments (its uninstall was never carried out): whenever the row cannot vouch for
   // what Shopify holds (recordInstall), or holds another readiness than the credentials give,
   // the readiness pass is woken to tell Shopify now, not at its next round.
-  if (shop.readinessUnconfirmed || shop.paymentsAppReady !== readyToTakePayments(services.gateways, shop)) services.notify?.readiness();
+  if (!readinessHeldByShopify(shop, readyToTakePayments(services.gateways, shop))) services.notify?.readiness();
   return { identity, shop };
 }

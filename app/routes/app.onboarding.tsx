@@ -67,7 +67,6 @@ type ActionResult =
 // earlier one closes); other refusals change nothing stored.
 export const shouldRevalidate = revalidateAfterConflict;
 
-/** A refused connection's status: the form's fault, the shop uninstalled meanwhile, or the key check's answer. */
 /**
  * A failed connection's status: the keys are not keys (400), the gateway refused them (422), the
  * app was uninstalled meanwhile (409), the gateway could not be reached (503) or failed to

@@ -262,3 +262,12 @@ export function orderReader(gateways: GatewayDirectory, shop: ShopCredentials, e
 export function readyToTakePayments(gateways: GatewayDirectory, shop: ShopCredentials & Pick<Shop, "testMode">): boolean {
   return shopGateway(gateways, shop, shop.testMode ? "sandbox" : "live").state === "connected";
 }
+
+/**
+ * Whether Shopify already holds `ready` (readyToTakePayments) as the shop's readiness, as far as
+ * the row can vouch: the row says so, and no new token or late uninstall has put it in doubt
+ * since (readinessUnconfirmed). Otherwise the readiness is to be sent.
+ */
+export function readinessHeldByShopify(shop: Pick<Shop, "paymentsAppReady" | "readinessUnconfirmed">, ready: boolean): boolean {
+  return shop.paymentsAppReady === ready && !shop.readinessUnconfirmed;
+}

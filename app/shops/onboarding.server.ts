@@ -23,7 +23,7 @@ import {
   SHOP_UNINSTALLED_MESSAGE,
   type ReplacedCredentials,
 } from "./shop-credentials.server";
-import { readyToTakePayments, shopGateway } from "./gateway-directory.server";
+import { readinessHeldByShopify, readyToTakePayments, shopGateway } from "./gateway-directory.server";
 
 export interface ShopsDeps extends PaymentsDeps {
   cipher: CredentialCipher;
@@ -107,7 +107,7 @@ export async function syncPaymentsAppReadiness(deps: ShopsDeps, shop: Shop): Pro
     // Shopify takes no call for an uninstalled shop, and its next install starts not ready.
     if (!row || row.uninstalledAt !== null) return false;
     const ready = readyToTakePayments(deps.gateways, row);
-    if (ready === row.paymentsAppReady && !row.readinessUnconfirmed && !(await lastReadinessCallRefused(deps, row))) return false;
+    if (readinessHeldByShopify(row, ready) && !(await lastReadinessCallRefused(deps, row))) return false;
     const now = deps.clock.now();
     const outcome = await deps.db.$transaction(async (tx) => {
       const written = await tx.shop.updateMany({
@@ -162,7 +162,7 @@ export async function syncReadinessOfInstalledShops(deps: ShopsDeps): Promise<nu
   let sent = 0;
   for (const shop of shops) {
     try {
-      if (readyToTakePayments(deps.gateways, shop) === shop.paymentsAppReady && !shop.readinessUnconfirmed && !refusedBefore.has(shop.shopDomain)) continue;
+      if (readinessHeldByShopify(shop, readyToTakePayments(deps.gateways, shop)) && !refusedBefore.has(shop.shopDomain)) continue;
       if (await syncPaymentsAppReadiness(deps, shop)) sent++;
     } catch (error) {
       deps.logger.error("Could not update the shop's readiness in Shopify", { shop: shop.shopDomain, error });
