@@ -613,13 +613,11 @@ function PaymentPageShown({ view, texts, withoutScripts }: { view: PaymentPageVi
           {status === "partial_expired" ? <p>{texts.partialExpiredHelp}</p> : null}
           {status === "expired" && !redirecting ? <p>{texts.expiredHelp}</p> : null}
           {status === "review" ? <p>{texts.reviewHelp}</p> : null}
-          {status === "confirming" ? (
-            <>
-              <p className="muted">{texts.confirmingReturn}</p>
-              <a className="button" href={view.standbyUrl}>
-                {texts.backToShop}
-              </a>
-            </>
+          {status === "confirming" ? <p className="muted">{texts.confirmingReturn}</p> : null}
+          {waitsOnOthers(status) ? (
+            <a className="button" href={view.standbyUrl}>
+              {texts.backToShop}
+            </a>
           ) : null}
         </section>
 
@@ -652,6 +650,16 @@ function PaymentPageShown({ view, texts, withoutScripts }: { view: PaymentPageVi
       </main>
     </div>
   );
+}
+
+/**
+ * Whether the shopper has nothing more to do here: the money is on its way to confirmation, or
+ * what arrived is left for the shop (a partial payment whose time ran out, a status the page
+ * cannot show). The page offers the way back to the shop: the standby return tells Shopify the
+ * payment is pending and sends the shopper to the order's page.
+ */
+function waitsOnOthers(status: ShopperStatus): boolean {
+  return status === "confirming" || status === "partial_expired" || status === "review";
 }
 
 /**

@@ -77,6 +77,22 @@ function payInstructions(html: string) {
     countdown: html.includes('id="countdown"'),
   };
 }
+/**
+ * The page's "Return to the shop" button leads through the payment's signed standby link, which
+ * tells Shopify the payment is pending (`reason`) and sends the shopper to the order's page.
+ */
+async function expectWayBackToShop(html: string, payment: { id: string; shopId: string }, sessionId: string, reason: string) {
+  const standby = stack().services.links.returnUrl(payment, "standby");
+  expect(html).toContain(`<a class="button" href="${standby.replace(/&/g, "&amp;")}">${en.backToShop}</a>`);
+  const back = await fetch(standby, { redirect: "manual" });
+  expect(back.status).toBe(303);
+  const shopify = stack().standin.state.session(sessionId)!.state;
+  expect(shopify.code === "PENDING" && shopify.reason).toBe(reason);
+  const { nextActionUrl } = await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  expect(nextActionUrl).not.toBeNull();
+  expect(back.headers.get("location")).toBe(nextActionUrl);
+}
+
 const NOTHING_ASKED = { scanQr: false, qrCode: false, exactAmount: false, remaining: false, sendTheRest: false, address: false, copyButton: false, countdown: false };
 
 describe("the app's payment page once money has arrived", () => {
@@ -149,8 +165,8 @@ describe("the app's payment page once money has arrived", () => {
     }
   }, 90_000);
 
-  it("stops asking a partly paid shopper for the rest once the order's time has run out, says what arrived and what to do", async () => {
-    const { payment, pageUrl, act, read } = await chooseCoin("ETH", "49.00");
+  it("stops asking a partly paid shopper for the rest once the order's time has run out, says what arrived and what to do, and leads back to the shop", async () => {
+    const { session, payment, pageUrl, act, read } = await chooseCoin("ETH", "49.00");
     await act({ action: "pay", amount: "less" });
     await read();
     const partial = await shownHtml(pageUrl);
@@ -171,10 +187,12 @@ describe("the app's payment page once money has arrived", () => {
     expect(html).not.toContain(en.payAnotherWay);
     // The page goes on following the order.
     expect(await liveStatus(pageUrl)).toMatchObject({ status: "partial_expired", redirectUrl: null });
+    // And lets the shopper go back to the shop, where Shopify shows the order as pending.
+    await expectWayBackToShop(html, payment, session.id, "NETWORK_ACTION_REQUIRED");
   });
 
-  it("asks for nothing, and tells a shopper who paid not to pay again, while the gateway reports a status the app does not know", async () => {
-    const { payment, pageUrl } = await chooseCoin("ETH", "20.00");
+  it("asks for nothing, tells a shopper who paid not to pay again, and leads back to the shop, while the gateway reports a status the app does not know", async () => {
+    const { session, payment, pageUrl } = await chooseCoin("ETH", "20.00");
     const row = await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } });
     const read = documentedOrder(row.gatewayOrderId!, "RF", 0, new Date().toISOString(), { amount: "20.00", currency: "EUR" });
     const settled = await settleFromGatewayOrder(stack().services, payment.id, read, "reconcile", new Date());
@@ -187,6 +205,8 @@ describe("the app's payment page once money has arrived", () => {
     // Nor another way to pay: the shopper may have paid (RF: refunded, say).
     expect(html).not.toContain(en.payAnotherWay);
     expect((await liveStatus(pageUrl)).status).toBe("review");
+    // But a way back to the shop, where Shopify shows the order as pending until the merchant sees to it.
+    await expectWayBackToShop(html, payment, session.id, "BUYER_ACTION_REQUIRED");
   });
 
   it("stops asking a shopper who sent nothing once the order's time has run out", async () => {
