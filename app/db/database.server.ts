@@ -37,6 +37,15 @@ export interface OpenOptions {
  */
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
+/**
+ * PostgreSQL: how long past the statement timeout the client waits for a query's answer. The
+ * server ends a statement at its timeout and answers at once; a connection that has not
+ * answered by then has fallen silent (the server's host froze, a network path drops packets),
+ * and the server's timeout cannot reach the client. The query then fails here and its
+ * connection is dropped (dropSilentConnections).
+ */
+export const QUERY_ANSWER_MARGIN_MS = 3_000;
+
 /** The client and the plain SQL beside it: on PostgreSQL both use one pool (the client ends it on $disconnect). */
 export function openAppDatabase(url: string, options: OpenOptions = {}): AppDatabase {
   if (databaseKind(url) === "postgresql") {
@@ -45,17 +54,20 @@ export function openAppDatabase(url: string, options: OpenOptions = {}): AppData
     // statement that waits on a row lock another session keeps, or runs away, is cancelled
     // by the server after the statement timeout: the request or worker pass holding it fails
     // and its connection goes back to the pool, where it would otherwise wait for ever.
+    const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      statement_timeout: statementTimeoutMs,
+      query_timeout: statementTimeoutMs + QUERY_ANSWER_MARGIN_MS,
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     });
     // A pooled connection that breaks while idle (the server restarted) is dropped by the pool
     // and replaced on the next query; without a listener its error would end the process.
     pool.on("error", () => undefined);
     releaseBrokenConnections(pool);
+    dropSilentConnections(pool);
     const client = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
     return { db: client as unknown as Database, sql: plainSqlOnPool(pool) };
   }
@@ -89,6 +101,39 @@ function releaseBrokenConnections(pool: pg.Pool): void {
     });
   });
 }
+
+/**
+ * A query that got no answer within the client's time limit (QUERY_ANSWER_MARGIN_MS past the
+ * statement timeout) fails, and pg then takes the connection as free again, though the answer
+ * it waits for may never come: every later query on it would queue behind that answer. The
+ * connection is closed instead; its error then takes it out of the pool (releaseBrokenConnections,
+ * or the pool itself when idle), and the next query opens a new one.
+ */
+function dropSilentConnections(pool: pg.Pool): void {
+  pool.on("connect", (client) => {
+    const query = client.query as (...args: unknown[]) => unknown;
+    const close = (error: unknown) => {
+      if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    };
+    client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === "function") {
+        args[last] = (error: unknown, ...rest: unknown[]) => {
+          close(error);
+          return (callback as (...a: unknown[]) => unknown)(error, ...rest);
+        };
+        return query.apply(this, args);
+      }
+      const result = query.apply(this, args);
+      if (result instanceof Promise) result.catch(close);
+      return result;
+    } as typeof client.query;
+  });
+}
+
+/** The message of pg's error for a query not answered within query_timeout. */
+const QUERY_READ_TIMEOUT = "Query read timeout";
 
 /** The app's database as its settings describe it: DATABASE_URL, with the pool's size and statement timeout on PostgreSQL. */
 export function openConfiguredDatabase(settings: { DATABASE_URL: string; DATABASE_POOL_SIZE: number; DATABASE_STATEMENT_TIMEOUT_MS: number }): AppDatabase {
