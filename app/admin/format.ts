@@ -3,6 +3,7 @@
 // and money stays the decimal string the database holds: it is never turned into a float.
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { formatFiatAmount } from "~/gateway/money";
+import { shownPercentage } from "~/payment-page/progress";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
@@ -24,8 +25,8 @@ export function formatMoney(amount: string | null | undefined, currency: string 
   return `${shown} ${currency}`;
 }
 
-/** The gateway's percentage paid ("100.0" → "100.0%", as English writes it); its digits as the gateway wrote them. */
+/** The gateway's percentage paid ("100.0" → "100.0%", as English writes it); its digits as the gateway wrote them, up to two decimals (shownPercentage). */
 export function formatPercentage(value: string | null | undefined): string {
   if (value === null || value === undefined || value === "") return "—";
-  return `${value}%`;
+  return `${shownPercentage(value)}%`;
 }

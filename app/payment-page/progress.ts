@@ -59,6 +59,20 @@ export function remainderPaymentUri(paymentUri: string, cryptoAmount: string, re
  * The gateway's percentage paid (as stored, "50.0") as a decimal; null when there is none, it
  * does not read as a number, or nothing is paid yet.
  */
+/** The most decimals a percentage paid is shown with. */
+const PERCENTAGE_DECIMALS = 2;
+
+/**
+ * The gateway's percentage paid as shown to people: with the digits the gateway wrote ("100.0",
+ * "50"), but a float's tail ("33.333333333333336") cut to two decimals, down, so that a payment
+ * short of the whole never reads 100. Text that is no plain decimal is shown as stored.
+ */
+export function shownPercentage(percentage: string): string {
+  if (!PLAIN_DECIMAL.test(percentage)) return percentage;
+  const [whole, fraction] = percentage.split(".");
+  return fraction === undefined ? percentage : `${whole}.${fraction.slice(0, PERCENTAGE_DECIMALS)}`;
+}
+
 export function paidPercentage(percentage: string | null | undefined): Decimal | null {
   if (!percentage) return null;
   try {

@@ -3,13 +3,15 @@
 // "50,0 %" in Spain, "0.0079" and "50.0%" in English), from the decimal text the database
 // holds. Intl formats a numeric string exactly, with no float in between, and every digit
 // given is written: fiat with its minor digits, or with all of an amount that has more (never
-// rounded), a coin amount or a percentage with the digits it came with. Text that does not
+// rounded), a coin amount with the digits it came with, a percentage with those up to two
+// decimals (a float's tail cut off). Text that does not
 // read as a plain decimal is shown as stored. Values the shopper copies into a wallet are not
 // written here: they stay as the gateway gave them.
 import { formatMoney } from "~/admin/format";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { formatFiatAmount } from "~/gateway/money";
 import { languageTag, primaryLanguage, type PageLanguage } from "./language";
+import { shownPercentage } from "./progress";
 
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
@@ -27,8 +29,9 @@ export function shopperNumber(value: string, locale: string | null | undefined, 
   return (PLAIN_DECIMAL.test(value) ? written(value, locale, language, {}) : null) ?? value;
 }
 
-/** The gateway's percentage paid, as stored ("50.0"), with its own digits: "50.0%" in English, "50,0 %" in Spain. */
-export function shopperPercentage(value: string, locale: string | null | undefined, language: PageLanguage): string {
+/** The gateway's percentage paid, as stored ("50.0"), with its own digits up to two decimals (shownPercentage): "50.0%" in English, "50,0 %" in Spain. */
+export function shopperPercentage(stored: string, locale: string | null | undefined, language: PageLanguage): string {
+  const value = shownPercentage(stored);
   const digits = value.split(".")[1]?.length ?? 0;
   return (PLAIN_DECIMAL.test(value) ? written(hundredths(value), locale, language, { style: "percent" }, digits) : null) ?? `${value} %`;
 }

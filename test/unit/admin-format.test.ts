@@ -1,7 +1,7 @@
 // How the admin writes money: a fiat amount with its currency's minor digits, anything else
-// as stored, and never rounded.
+// as stored, and never rounded. And the gateway's percentage paid, to two decimals at most.
 import { describe, expect, it } from "vitest";
-import { formatMoney } from "../../app/admin/format";
+import { formatMoney, formatPercentage } from "../../app/admin/format";
 
 describe("formatMoney", () => {
   it("writes a fiat amount with its currency's minor digits", () => {
@@ -23,5 +23,15 @@ describe("formatMoney", () => {
   it("writes a dash for no amount", () => {
     expect(formatMoney(null, "EUR")).toBe("—");
     expect(formatMoney("", "EUR")).toBe("—");
+  });
+});
+
+describe("formatPercentage", () => {
+  it("writes the gateway's percentage with its digits, a float's tail cut to two decimals (never up to 100)", () => {
+    expect(formatPercentage("100.0")).toBe("100.0%");
+    expect(formatPercentage("50")).toBe("50%");
+    expect(formatPercentage("33.333333333333336")).toBe("33.33%");
+    expect(formatPercentage("99.999")).toBe("99.99%");
+    expect(formatPercentage(null)).toBe("—");
   });
 });

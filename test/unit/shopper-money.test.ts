@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatFiatAmount } from "../../app/gateway/money";
+import { shownPercentage } from "../../app/payment-page/progress";
 import { shopperMoney, shopperNumber, shopperPercentage } from "../../app/payment-page/shopper-money";
 
 describe("shopperMoney", () => {
@@ -106,14 +107,35 @@ describe("shopperPercentage", () => {
     expect(shopperPercentage("n/a", "es", "es")).toBe("n/a %");
   });
 
-  it("moves no digit: the gateway's percentage keeps every digit it has", () => {
+  it("writes a float's tail to two decimals, cut down, so a payment one unit short never reads 100", () => {
+    expect(shopperPercentage("33.333333333333336", "en", "en")).toBe("33.33%");
+    expect(shopperPercentage("99.99999", "es", "es").replace(/[\u00a0\u202f]/g, "\u00a0")).toBe("99,99\u00a0%");
+    expect(shopperPercentage("66.666", "de", "de").replace(/[\u00a0\u202f]/g, "\u00a0")).toBe("66,66\u00a0%");
+  });
+
+  it("moves no digit of the first two decimals: the gateway's percentage keeps every digit it has up to them, and none after", () => {
     const percentages = fc.tuple(fc.integer({ min: 0, max: 1000 }), fc.stringMatching(/^\d{0,6}$/)).map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : `${whole}`));
     fc.assert(
       fc.property(percentages, fc.constantFrom("en", "es", "de", "fr", "it", "pt-BR"), (value, locale) => {
         const language = locale as "en";
         const digitsOnly = (text: string) => text.replace(/\D/g, "");
-        expect(digitsOnly(shopperPercentage(value, locale, language))).toBe(digitsOnly(value));
+        const [whole, fraction = ""] = value.split(".");
+        expect(digitsOnly(shopperPercentage(value, locale, language))).toBe(digitsOnly(`${whole}${fraction.slice(0, 2)}`));
       }),
     );
+  });
+});
+
+describe("shownPercentage", () => {
+  it.each([
+    ["100.0", "100.0"],
+    ["50", "50"],
+    ["99.99", "99.99"],
+    ["33.333333333333336", "33.33"],
+    ["99.999", "99.99"],
+    ["0.005", "0.00"],
+    ["n/a", "n/a"],
+  ])("%s is shown as %s", (value, expected) => {
+    expect(shownPercentage(value)).toBe(expected);
   });
 });
