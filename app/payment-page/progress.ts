@@ -9,7 +9,8 @@ import Decimal from "decimal.js";
 // decimal.js keeps by default (20 significant), and a sum must never be rounded.
 export const Exact = Decimal.clone({ precision: 80 });
 
-const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
+/** A decimal as the database holds it: digits, and a point with digits after it. */
+export const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
 export interface PaymentProgress {
   /** Crypto received so far, confirmed or not. */
@@ -55,10 +56,6 @@ export function remainderPaymentUri(paymentUri: string, cryptoAmount: string, re
   return `${scheme}:${address}?${rewritten.join("&")}`;
 }
 
-/**
- * The gateway's percentage paid (as stored, "50.0") as a decimal; null when there is none, it
- * does not read as a number, or nothing is paid yet.
- */
 /** The most decimals a percentage paid is shown with. */
 const PERCENTAGE_DECIMALS = 2;
 
@@ -73,6 +70,10 @@ export function shownPercentage(percentage: string): string {
   return fraction === undefined ? percentage : `${whole}.${fraction.slice(0, PERCENTAGE_DECIMALS)}`;
 }
 
+/**
+ * The gateway's percentage paid (as stored, "50.0") as a decimal; null when there is none, it
+ * does not read as a number, or nothing is paid yet.
+ */
 export function paidPercentage(percentage: string | null | undefined): Decimal | null {
   if (!percentage) return null;
   try {

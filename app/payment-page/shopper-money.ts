@@ -11,9 +11,7 @@ import { formatMoney } from "~/admin/format";
 import { isFiatCode } from "~/gateway/fiat-codes";
 import { formatFiatAmount } from "~/gateway/money";
 import { languageTag, primaryLanguage, type PageLanguage } from "./language";
-import { shownPercentage } from "./progress";
-
-const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
+import { PLAIN_DECIMAL, shownPercentage } from "./progress";
 
 export function shopperMoney(amount: string, currency: string, locale: string | null | undefined, language: PageLanguage): string {
   const fixed = isFiatCode(currency) ? formatFiatAmount(amount, currency) : null;
