@@ -105,9 +105,13 @@ function releaseBrokenConnections(pool: pg.Pool): void {
 /**
  * A query that got no answer within the client's time limit (QUERY_ANSWER_MARGIN_MS past the
  * statement timeout) fails, and pg then takes the connection as free again, though the answer
- * it waits for may never come: every later query on it would queue behind that answer. The
- * connection is closed instead; its error then takes it out of the pool (releaseBrokenConnections,
- * or the pool itself when idle), and the next query opens a new one.
+ * it waits for may never come: every later query on it would queue behind that answer.
+ * - A query through the pool itself (`pool.query`, with a callback) gives its connection back
+ *   with its error, and the pool drops it.
+ * - A query on a connection taken from the pool (a transaction's, awaited) would leave it
+ *   checked out behind that answer, its rollback too: the connection is closed instead, and
+ *   its error takes it out of the pool (releaseBrokenConnections).
+ * The next query opens a new connection.
  */
 function dropSilentConnections(pool: pg.Pool): void {
   pool.on("connect", (client) => {
@@ -116,15 +120,6 @@ function dropSilentConnections(pool: pg.Pool): void {
       if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
     };
     client.query = function (this: pg.PoolClient, ...args: unknown[]) {
-      const last = args.length - 1;
-      const callback = args[last];
-      if (typeof callback === "function") {
-        args[last] = (error: unknown, ...rest: unknown[]) => {
-          close(error);
-          return (callback as (...a: unknown[]) => unknown)(error, ...rest);
-        };
-        return query.apply(this, args);
-      }
       const result = query.apply(this, args);
       if (result instanceof Promise) result.catch(close);
       return result;
