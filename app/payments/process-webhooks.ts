@@ -26,7 +26,7 @@ import type { GatewayEnv, PaymentsDeps } from "./deps";
 import { isOpenPaymentState } from "./payment-state";
 import { readGatewayOrders } from "./read-orders";
 import { passOnToPaymentShops } from "./shared-device-webhooks";
-import { settleFromGatewayOrder, settleFromSignedWebhook } from "./settle-payment";
+import { settleFromGatewayOrder, settleFromSignedWebhook, type ReportedCoin } from "./settle-payment";
 
 const CLAIM_MS = 30_000;
 /** Webhooks whose processing failed (gateway read refused, order not known yet): 2 s doubling to 5 min. */
@@ -94,10 +94,21 @@ export function agreedBodyStatus(body: GatewayWebhookPayload, hook: Pick<Gateway
   return status;
 }
 
-/** The final status a stored webhook reports for this open payment (agreedStatus); null when the order must be read from the gateway instead. */
+/**
+ * The final status a stored webhook reports for this open payment (agreedStatus), with the
+ * coin and crypto amount it reports (null when it names no coin); null when the order must be
+ * read from the gateway instead.
+ */
+export function trustedFinalReport(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): { status: KnownStatus; coin: ReportedCoin | null } | null {
+  const body = webhookBody(hook);
+  const status = body && agreedBodyStatus(body, hook, payment);
+  if (!body || !status || !isFinalGatewayStatus(status.code)) return null;
+  return { status, coin: body.currency ? { currency: body.currency, cryptoAmount: body.crypto_amount ?? null } : null };
+}
+
+/** The final status of trustedFinalReport. */
 export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): KnownStatus | null {
-  const status = agreedStatus(hook, payment);
-  return status && isFinalGatewayStatus(status.code) ? status : null;
+  return trustedFinalReport(hook, payment)?.status ?? null;
 }
 
 /**
@@ -323,7 +334,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   outcome.processed += noAction.length;
 
   const known: GatewayWebhook[] = [];
-  const trusted: { hook: GatewayWebhook; payment: Payment; status: KnownStatus }[] = [];
+  const trusted: { hook: GatewayWebhook; payment: Payment; report: NonNullable<ReturnType<typeof trustedFinalReport>> }[] = [];
   const unknown: GatewayWebhook[] = [];
   for (const hook of needRead) {
     const payment = hook.orderId ? byOrder.get(hook.orderId) : undefined;
@@ -338,8 +349,8 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
     // So has a payment a read found to be for an order of other terms (its fiat or amount): a
     // notification that agrees with the payment does not outweigh the gateway's own record.
     const trustsSigned = !shop.readOrderOnWebhook && !beganOnRetiredCredentials(shop, payment.gatewayEnv as GatewayEnv, payment) && payment.attention !== "amount_mismatch";
-    const status = isOpenPaymentState(payment.state) && trustsSigned ? trustedFinalStatus(hook, payment) : null;
-    if (status) trusted.push({ hook, payment, status });
+    const report = isOpenPaymentState(payment.state) && trustsSigned ? trustedFinalReport(hook, payment) : null;
+    if (report) trusted.push({ hook, payment, report });
     else known.push(hook);
   }
   // An order no payment of this shop has may be another shop's on the same device, whose
@@ -376,14 +387,14 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
       // (webhookKey): its repeat is a duplicate, but one with the same status and a new version
       // of the order (crypto paid after EX, in the same batch) is read like any other.
       let settledKey: string | null = null;
-      for (const [index, { hook, payment, status }] of entries.entries()) {
+      for (const [index, { hook, payment, report }] of entries.entries()) {
         if (settledKey !== null && webhookKey(hook) === settledKey) {
           duplicateIds.push(hook.id);
           continue;
         }
         let settled: Awaited<ReturnType<typeof settleFromSignedWebhook>>;
         try {
-          settled = settledKey === null ? await settleFromSignedWebhook(deps, { payment, shopDomain: shop.shopDomain }, { identifier: payment.gatewayOrderId!, status }) : null;
+          settled = settledKey === null ? await settleFromSignedWebhook(deps, { payment, shopDomain: shop.shopDomain }, { identifier: payment.gatewayOrderId!, ...report }) : null;
         } catch (error) {
           failures.add(payment.id, entries.slice(index).map((entry) => entry.hook), error);
           return;

@@ -36,8 +36,17 @@ export type SettleSource = "webhook" | "signed_webhook" | "return" | "reconcile"
 export type GatewayObservation =
   /** readAt: when the read was asked for (the app's clock, taken before the call). */
   | { kind: "read"; order: GatewayOrder; readAt: Date }
-  /** A verified webhook's final status: only the identifier and the status are relied on. */
-  | { kind: "signed_webhook"; identifier: string; status: Extract<ParsedGatewayStatus, { known: true }> };
+  /**
+   * A verified webhook's final status: only the identifier and the status are relied on. The
+   * coin it reports is shown until a read of the order replaces it.
+   */
+  | { kind: "signed_webhook"; identifier: string; status: Extract<ParsedGatewayStatus, { known: true }>; coin?: ReportedCoin | null };
+
+/** The coin and crypto amount a signed webhook reports for its order. */
+export interface ReportedCoin {
+  currency: string;
+  cryptoAmount: string | null;
+}
 
 /** The webhook claimed one thing and the gateway's own record shows another. */
 function mismatchDetail(claimed: string | null, read: GatewayStatus | string): string {
@@ -335,6 +344,12 @@ function decideSettlement(basis: SettlementBasis, observation: GatewayObservatio
       (decision.kind === "reject" && decision.attention ? { reason: decision.attention, detail: decision.merchantMessage } : null) ??
       (holdsFunds ? endedHoldingFunds(status.code) : null);
     columns = { state: next, gatewayStatus: status.code, unverifiedSince: now };
+    // A payment whose shopper chose the coin on the gateway's page has none stored until a read:
+    // the webhook's coin and amount fill the admin's list and export until the verifying read.
+    if (payment.inputCurrency === null && observation.coin) {
+      columns.inputCurrency = observation.coin.currency;
+      columns.cryptoAmount = observation.coin.cryptoAmount ?? payment.cryptoAmount;
+    }
   }
   if (attention) Object.assign(columns, flagColumns(attention));
   if (!payment.gatewayOrderId) columns.gatewayOrderId = identifier;

@@ -108,6 +108,10 @@ it("the gateway's own completed webhook settles the payment with no gateway call
   expect(settled.state).toBe("paid");
   expect(settled.gatewayStatus).toBe("CO");
   expect(settled.unverifiedSince).not.toBeNull();
+  // The shopper chose the coin on the gateway's page: the webhook's report of it is shown until the listing reads the order.
+  expect(payment.inputCurrency).toBeNull();
+  expect(settled.inputCurrency).toBe("BTC");
+  expect(settled.cryptoAmount).toMatch(/^0\.\d+$/);
   expect(await gatewayCalls()).toBe(before);
   await deliverDueMessages(stack().services, { worker: "t" });
   expect(stack().standin.state.session(session.id)?.state.code).toBe("RESOLVED");
@@ -120,6 +124,7 @@ it("the gateway's own completed webhook settles the payment with no gateway call
   expect(verified.unverifiedSince).toBeNull();
   expect(verified.attention).toBeNull();
   expect(verified.transactions.length).toBeGreaterThan(0);
+  expect({ coin: verified.inputCurrency, amount: verified.cryptoAmount }).toEqual({ coin: settled.inputCurrency, amount: settled.cryptoAmount });
   expect(verified.events.map((e) => e.type)).toContain("verified");
   // Verified payments are not read again.
   laterThanVerificationIsDue();
