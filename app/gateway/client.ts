@@ -21,6 +21,7 @@ import {
   type GatewayOperation,
 } from "./errors";
 import { tryParseGatewayJson } from "./json-numbers";
+import { PLAIN_DECIMAL } from "./money";
 import {
   createMemoryQuotaStore,
   hashDeviceKey,
@@ -199,7 +200,7 @@ function parseRetryAfter(header: string | null, now: Date): number | null {
   if (header === null) return null;
   const text = header.trim();
   let seconds: number;
-  if (/^\d+(\.\d+)?$/.test(text)) seconds = Number(text);
+  if (PLAIN_DECIMAL.test(text)) seconds = Number(text);
   else {
     const at = Date.parse(text);
     if (Number.isNaN(at)) return null;

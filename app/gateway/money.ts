@@ -8,6 +8,9 @@ import { fiatMinorDigits, isFiatCode, type FiatCode } from "./fiat-codes";
 
 export { fiatMinorDigits } from "./fiat-codes";
 
+/** A decimal written plainly, as the database holds one: digits, and a point with digits after it; no sign, no exponent. */
+export const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
+
 export type MoneyErrorKind = "malformed_decimal" | "too_many_decimals";
 
 export class MoneyError extends Error {
@@ -68,7 +71,7 @@ export function formatFiatAmount(amount: string | Decimal, fiat: FiatCode): Resu
  * gateway's own text. Text that is no plain decimal, or a code that is no fiat's, comes back as it is.
  */
 export function receivedFiatShown(amount: string, currency: string): string {
-  if (!isFiatCode(currency) || !/^\d+(\.\d+)?$/.test(amount)) return amount;
+  if (!isFiatCode(currency) || !PLAIN_DECIMAL.test(amount)) return amount;
   return new Decimal(amount).toDecimalPlaces(fiatMinorDigits(currency), Decimal.ROUND_HALF_EVEN).toFixed(fiatMinorDigits(currency));
 }
 

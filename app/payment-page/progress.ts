@@ -4,13 +4,11 @@
 // rounded (one unit short of 0.0158 still reads 100.0) and its received_amount is the fiat
 // value of what arrived, not the coin.
 import Decimal from "decimal.js";
+import { PLAIN_DECIMAL } from "~/gateway/money";
 
 // Coin amounts carry up to 18 decimals on top of their whole part: more digits than
 // decimal.js keeps by default (20 significant), and a sum must never be rounded.
 export const Exact = Decimal.clone({ precision: 80 });
-
-/** A decimal as the database holds it: digits, and a point with digits after it. */
-export const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
 export interface PaymentProgress {
   /** Crypto received so far, confirmed or not. */

@@ -9,9 +9,9 @@
 // written here: they stay as the gateway gave them.
 import { formatMoney } from "~/admin/format";
 import { isFiatCode } from "~/gateway/fiat-codes";
-import { formatFiatAmount } from "~/gateway/money";
 import { languageTag, primaryLanguage, type PageLanguage } from "./language";
-import { PLAIN_DECIMAL, shownPercentage } from "./progress";
+import { formatFiatAmount, PLAIN_DECIMAL } from "~/gateway/money";
+import { shownPercentage } from "./progress";
 
 export function shopperMoney(amount: string, currency: string, locale: string | null | undefined, language: PageLanguage): string {
   const fixed = isFiatCode(currency) ? formatFiatAmount(amount, currency) : null;
