@@ -86,6 +86,16 @@ export const MIGRATION_LOCK_TIMEOUT_MS = 2_000;
 export const MIGRATION_LOCK_TRIES = 15;
 /** How long a migrator waits for another instance's to finish before it gives up. */
 const MIGRATOR_WAIT_MS = 5 * 60_000;
+/**
+ * How long the migrator waits for the answer to one of its own queries (its lock, its history,
+ * a transaction's BEGIN and COMMIT) before it takes the connection as fallen silent (the
+ * database's host froze, a network path drops packets) and stops the start with a reason. A
+ * migration's own statements have no such limit: an index built on a large table may take
+ * long, and lock_timeout bounds their waits for locks.
+ */
+export const MIGRATOR_QUERY_TIMEOUT_MS = 30_000;
+/** The message of pg's error for a query not answered within its query_timeout. */
+const QUERY_READ_TIMEOUT = "Query read timeout";
 /** PostgreSQL's lock_not_available, what lock_timeout raises. */
 const LOCK_NOT_AVAILABLE = "55P03";
 
@@ -93,6 +103,8 @@ export interface MigrateOptions {
   root?: string;
   lockTimeoutMs?: number;
   lockTries?: number;
+  /** PostgreSQL: MIGRATOR_QUERY_TIMEOUT_MS unless given. */
+  queryTimeoutMs?: number;
 }
 
 /** Applies every migration not applied yet; returns the names this call applied. Safe to run from several processes. */
@@ -160,18 +172,21 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
   // Opening the connection gives up as the app's pool does: a server that takes connections and
   // never answers stops the start with a reason instead of holding it, silent, for ever.
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const queryTimeoutMs = options.queryTimeoutMs ?? MIGRATOR_QUERY_TIMEOUT_MS;
+  const ask: Ask = (text, values) => client.query({ text, values, query_timeout: queryTimeoutMs } as pg.QueryConfig);
+  let silent = false;
   await client.connect();
   try {
     // One migrator at a time across every instance that starts together; one that waits longer
     // than another's migrations could take (each takes its locks within about a minute) stops.
-    await takeMigratorLock(client);
-    await client.query(HISTORY_POSTGRES);
-    const rows = await client.query(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
-    const applied = new Map<string, string>(rows.rows.map((r: { migration_name: string; checksum: string }) => [r.migration_name, r.checksum]));
+    await takeMigratorLock(ask);
+    await ask(HISTORY_POSTGRES);
+    const rows = await ask<{ migration_name: string; checksum: string }>(`SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`);
+    const applied = new Map<string, string>(rows.rows.map((r) => [r.migration_name, r.checksum]));
     const pending = checkHistory(applied, migrations);
     const lockTimeout = `${Math.max(1, Math.round(lockTimeoutMs))}`;
     const record = (migration: Migration) =>
-      client.query(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`, [
+      ask(`INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`, [
         randomUUID(),
         migration.checksum,
         migration.name,
@@ -180,25 +195,25 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
       for (let attempt = 1; ; attempt++) {
         try {
           if (migration.transactional) {
-            await client.query("BEGIN");
+            await ask("BEGIN");
             try {
-              await client.query(`SET LOCAL lock_timeout = ${lockTimeout}`);
+              await ask(`SET LOCAL lock_timeout = ${lockTimeout}`);
               await client.query(migration.sql);
               await record(migration);
-              await client.query("COMMIT");
+              await ask("COMMIT");
             } catch (error) {
-              await client.query("ROLLBACK");
+              await ask("ROLLBACK");
               throw error;
             }
           } else {
             // Outside a transaction: the statement, then its history row. Stopped between the
             // two, the next start runs it again, which IF NOT EXISTS makes harmless.
-            await client.query(`SET lock_timeout = ${lockTimeout}`);
+            await ask(`SET lock_timeout = ${lockTimeout}`);
             try {
-              await dropInvalidIndexes(client, migration.sql);
+              await dropInvalidIndexes(client, ask, migration.sql);
               await client.query(migration.sql);
             } finally {
-              await client.query("RESET lock_timeout");
+              await ask("RESET lock_timeout");
             }
             await record(migration);
           }
@@ -214,11 +229,25 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
       }
     }
     return pending.map((m) => m.name);
+  } catch (error) {
+    if (!(error instanceof Error && error.message === QUERY_READ_TIMEOUT)) throw error;
+    silent = true;
+    throw new Error(`PostgreSQL stopped answering the migrator: no answer within ${queryTimeoutMs} ms. Check the database server and the network path to it, then start again`, { cause: error });
   } finally {
-    await client.query("SELECT pg_advisory_unlock(7263541)").catch(() => undefined);
-    await client.end();
+    if (silent) {
+      // Its answers will never come: the connection is closed, which also gives up its session's
+      // locks. The client's error for the closing has been said already.
+      client.on("error", () => undefined);
+      (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    } else {
+      await ask("SELECT pg_advisory_unlock(7263541)").catch(() => undefined);
+      await client.end();
+    }
   }
 }
+
+/** A query of the migrator's own, answered within its query timeout. */
+type Ask = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 
 /** How often a migrator waiting for another instance's asks for the lock again. */
 const MIGRATOR_POLL_MS = 250;
@@ -230,10 +259,10 @@ const MIGRATOR_POLL_MS = 250;
  * CONCURRENTLY waits for every older snapshot to end, which would be a deadlock (PostgreSQL
  * cancels one of the two, and that instance's start fails).
  */
-async function takeMigratorLock(client: pg.Client): Promise<void> {
+async function takeMigratorLock(ask: Ask): Promise<void> {
   const giveUpAt = Date.now() + MIGRATOR_WAIT_MS;
   for (;;) {
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(7263541) AS locked");
+    const { rows } = await ask<{ locked: boolean }>("SELECT pg_try_advisory_lock(7263541) AS locked");
     if (rows[0]?.locked) return;
     if (Date.now() >= giveUpAt) throw new Error(`Another instance's migrator held the migrations for more than ${MIGRATOR_WAIT_MS / 1000} s: it may be stuck; try again`);
     await new Promise((resolve) => setTimeout(resolve, MIGRATOR_POLL_MS));
@@ -244,10 +273,10 @@ async function takeMigratorLock(client: pg.Client): Promise<void> {
  * Drops the indexes a migration builds CONCURRENTLY that an earlier, interrupted build left
  * invalid (PostgreSQL keeps them, and IF NOT EXISTS would then skip the build for good).
  */
-async function dropInvalidIndexes(client: pg.Client, sql: string): Promise<void> {
+async function dropInvalidIndexes(client: pg.Client, ask: Ask, sql: string): Promise<void> {
   const names = [...sql.matchAll(/CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(?:IF\s+NOT\s+EXISTS\s+)?"([^"]+)"/gi)].map((match) => match[1]!);
   if (names.length === 0) return;
-  const invalid = await client.query<{ name: string }>(
+  const invalid = await ask<{ name: string }>(
     `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE NOT i.indisvalid AND c.relname = ANY($1::text[]) AND pg_table_is_visible(c.oid)`,
     [names],
   );

@@ -5,11 +5,11 @@
 // query opens a new one instead of queueing behind the answer that will never come: outside a
 // transaction, and inside one (the Prisma client's and the plain SQL's), whose connection would
 // otherwise stay checked out, its rollback queued behind that answer too.
-import net from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openAppDatabase, QUERY_ANSWER_MARGIN_MS } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
 import { Prisma } from "../../generated/prisma/sqlite/client";
+import { freezableProxy, type FreezableProxy } from "../support/freezable-proxy";
 import { createTestPostgresDatabase, type TestPostgresDatabase } from "../support/postgres";
 
 let database: TestPostgresDatabase;
@@ -26,43 +26,6 @@ afterAll(async () => {
   await proxy?.close();
   await database?.drop();
 });
-
-interface FreezableProxy {
-  port: number;
-  /** From now on, the connections open now pass nothing either way, and stay open. */
-  freeze(): void;
-  close(): Promise<void>;
-}
-
-/** A TCP proxy to the database whose open connections can be made to fall silent; connections opened later pass. */
-async function freezableProxy(host: string, port: number): Promise<FreezableProxy> {
-  const open = new Set<{ frozen: boolean; sockets: net.Socket[] }>();
-  const server = net.createServer((client) => {
-    const link = { frozen: false, sockets: [client] };
-    const upstream = net.connect(port, host);
-    link.sockets.push(upstream);
-    open.add(link);
-    client.on("data", (chunk) => void (link.frozen || upstream.write(chunk)));
-    upstream.on("data", (chunk) => void (link.frozen || client.write(chunk)));
-    const end = () => {
-      open.delete(link);
-      for (const socket of link.sockets) socket.destroy();
-    };
-    client.on("close", end).on("error", end);
-    upstream.on("close", end).on("error", end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    freeze: () => {
-      for (const link of open) link.frozen = true;
-    },
-    close: async () => {
-      for (const link of open) for (const socket of link.sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 it("a query whose connection falls silent fails soon after the statement timeout, and the pool's next query gets a new connection", async () => {
   const url = new URL(database.url);

@@ -1,0 +1,61 @@
+// The migrator's connection falls silent while it waits for another instance's migrator (the
+// database's host froze, a network path started dropping packets): the start stops with a
+// reason soon after, instead of waiting for ever for an answer that will never come, and closes
+// its connection. Nothing is half-applied: the next start applies every migration.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { applyMigrations, loadMigrations, migrationsDir } from "../../app/db/migrate.server";
+import { freezableProxy, type FreezableProxy } from "../support/freezable-proxy";
+import { createTestPostgresDatabase, type TestPostgresDatabase } from "../support/postgres";
+import { waitFor } from "../support/stack";
+
+/** The lock every migrator takes first (app/db/migrate.server.ts). */
+const MIGRATORS_LOCK = 7263541;
+
+let database: TestPostgresDatabase;
+let proxy: FreezableProxy;
+
+beforeAll(async () => {
+  database = await createTestPostgresDatabase();
+  const target = new URL(database.url);
+  proxy = await freezableProxy(target.hostname, Number(target.port || 5432));
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await database?.drop();
+});
+
+it("a migrator whose connection falls silent stops with a reason after its query timeout, closes the connection, and leaves the migrations to the next start", async () => {
+  const otherMigrator = await database.connect();
+  await otherMigrator.query("SELECT pg_advisory_lock($1)", [MIGRATORS_LOCK]);
+  const url = new URL(database.url);
+  url.host = `127.0.0.1:${proxy.port}`;
+  const queryTimeoutMs = 300;
+
+  const migrating = applyMigrations(url.toString(), { queryTimeoutMs });
+  const outcome = migrating.then(
+    () => "applied",
+    (error: unknown) => error,
+  );
+  await waitFor(async () => {
+    const { rows } = await otherMigrator.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1", [`%pg_try_advisory_lock(${MIGRATORS_LOCK})%`]);
+    return rows.length > 0;
+  }, "the migrator waiting for the lock");
+  proxy.freeze();
+  const frozenAt = Date.now();
+
+  const error = await outcome;
+  expect(error).toBeInstanceOf(Error);
+  expect((error as Error).message).toMatch(/PostgreSQL stopped answering the migrator: no answer within 300 ms/);
+  expect(Date.now() - frozenAt).toBeLessThan(queryTimeoutMs + 5_000);
+  await waitFor(async () => proxy.openConnections() === 0, "the migrator's connection closed");
+
+  // No history was written; the next start, through a path that answers, applies them all.
+  const { rows } = await otherMigrator.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
+  const recorded = rows[0]!.present ? (await otherMigrator.query(`SELECT 1 FROM "_prisma_migrations"`)).rows.length : 0;
+  expect(recorded).toBe(0);
+  await otherMigrator.query("SELECT pg_advisory_unlock($1)", [MIGRATORS_LOCK]);
+  const applied = await applyMigrations(database.url);
+  expect(applied).toEqual(loadMigrations(migrationsDir(database.url)).map((m) => m.name));
+  expect((await otherMigrator.query<{ n: number }>(`SELECT count(*)::int AS n FROM "_prisma_migrations"`)).rows[0]!.n).toBe(applied.length);
+}, 60_000);
