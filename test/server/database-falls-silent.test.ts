@@ -5,34 +5,18 @@
 // query opens a new one instead of queueing behind the answer that will never come: outside a
 // transaction, and inside one (the Prisma client's and the plain SQL's), whose connection would
 // otherwise stay checked out, its rollback queued behind that answer too.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { openAppDatabase, QUERY_ANSWER_MARGIN_MS } from "../../app/db/database.server";
-import { applyMigrations } from "../../app/db/migrate.server";
 import { Prisma } from "../../generated/prisma/sqlite/client";
-import { freezableProxy, type FreezableProxy } from "../support/freezable-proxy";
-import { createTestPostgresDatabase, type TestPostgresDatabase } from "../support/postgres";
+import { databaseBehindFreezableProxy } from "../support/freezable-proxy";
 
-let database: TestPostgresDatabase;
-let proxy: FreezableProxy;
-
-beforeAll(async () => {
-  database = await createTestPostgresDatabase();
-  await applyMigrations(database.url);
-  const target = new URL(database.url);
-  proxy = await freezableProxy(target.hostname, Number(target.port || 5432));
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await database?.drop();
-});
+const behindProxy = databaseBehindFreezableProxy({ migrated: true });
 
 it("a query whose connection falls silent fails soon after the statement timeout, and the pool's next query gets a new connection", async () => {
-  const url = new URL(database.url);
-  url.host = `127.0.0.1:${proxy.port}`;
+  const { proxy, proxiedUrl } = behindProxy();
   const statementTimeoutMs = 300;
   // One connection: the next query can only be answered if the silent one was dropped.
-  const { db, sql } = openAppDatabase(url.toString(), { poolSize: 1, statementTimeoutMs });
+  const { db, sql } = openAppDatabase(proxiedUrl, { poolSize: 1, statementTimeoutMs });
   try {
     expect(await db.shop.count()).toBe(0);
     proxy.freeze();
@@ -52,9 +36,8 @@ it("a query whose connection falls silent fails soon after the statement timeout
 }, 30_000);
 
 it("a transaction whose connection falls silent fails, and its connection is not kept from the pool (the client's and the plain SQL's)", async () => {
-  const url = new URL(database.url);
-  url.host = `127.0.0.1:${proxy.port}`;
-  const { db, sql } = openAppDatabase(url.toString(), { poolSize: 1, statementTimeoutMs: 300 });
+  const { proxy, proxiedUrl } = behindProxy();
+  const { db, sql } = openAppDatabase(proxiedUrl, { poolSize: 1, statementTimeoutMs: 300 });
   try {
     await expect(
       db.$transaction(async (tx) => {

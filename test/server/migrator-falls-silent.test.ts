@@ -2,37 +2,23 @@
 // database's host froze, a network path started dropping packets): the start stops with a
 // reason soon after, instead of waiting for ever for an answer that will never come, and closes
 // its connection. Nothing is half-applied: the next start applies every migration.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { applyMigrations, loadMigrations, migrationsDir } from "../../app/db/migrate.server";
-import { freezableProxy, type FreezableProxy } from "../support/freezable-proxy";
-import { createTestPostgresDatabase, type TestPostgresDatabase } from "../support/postgres";
+import { databaseBehindFreezableProxy } from "../support/freezable-proxy";
 import { waitFor } from "../support/stack";
 
 /** The lock every migrator takes first (app/db/migrate.server.ts). */
 const MIGRATORS_LOCK = 7263541;
 
-let database: TestPostgresDatabase;
-let proxy: FreezableProxy;
-
-beforeAll(async () => {
-  database = await createTestPostgresDatabase();
-  const target = new URL(database.url);
-  proxy = await freezableProxy(target.hostname, Number(target.port || 5432));
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await database?.drop();
-});
+const behindProxy = databaseBehindFreezableProxy({ migrated: false });
 
 it("a migrator whose connection falls silent stops with a reason after its query timeout, closes the connection, and leaves the migrations to the next start", async () => {
+  const { database, proxy, proxiedUrl } = behindProxy();
   const otherMigrator = await database.connect();
   await otherMigrator.query("SELECT pg_advisory_lock($1)", [MIGRATORS_LOCK]);
-  const url = new URL(database.url);
-  url.host = `127.0.0.1:${proxy.port}`;
   const queryTimeoutMs = 300;
 
-  const migrating = applyMigrations(url.toString(), { queryTimeoutMs });
+  const migrating = applyMigrations(proxiedUrl, { queryTimeoutMs });
   const outcome = migrating.then(
     () => "applied",
     (error: unknown) => error,

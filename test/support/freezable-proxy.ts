@@ -1,6 +1,9 @@
 // A TCP proxy to a server whose open connections can be made to fall silent, as a connection
 // to a database whose host froze, or across a network path that started dropping packets, does.
 import net from "node:net";
+import { afterAll, beforeAll } from "vitest";
+import { applyMigrations } from "../../app/db/migrate.server";
+import { createTestPostgresDatabase, type TestPostgresDatabase } from "./postgres";
 
 export interface FreezableProxy {
   port: number;
@@ -39,5 +42,33 @@ export async function freezableProxy(host: string, port: number): Promise<Freeza
       for (const link of open) for (const socket of link.sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
+  };
+}
+
+export interface DatabaseBehindProxy {
+  database: TestPostgresDatabase;
+  proxy: FreezableProxy;
+  /** The database's URL through the proxy. */
+  proxiedUrl: string;
+}
+
+/** For one test file: a fresh PostgreSQL database (migrated when asked) and a freezable proxy to it, both gone after the file. */
+export function databaseBehindFreezableProxy(options: { migrated: boolean }): () => DatabaseBehindProxy {
+  let fixture: DatabaseBehindProxy | undefined;
+  beforeAll(async () => {
+    const database = await createTestPostgresDatabase();
+    if (options.migrated) await applyMigrations(database.url);
+    const target = new URL(database.url);
+    const proxy = await freezableProxy(target.hostname, Number(target.port || 5432));
+    target.host = `127.0.0.1:${proxy.port}`;
+    fixture = { database, proxy, proxiedUrl: target.toString() };
+  }, 60_000);
+  afterAll(async () => {
+    await fixture?.proxy.close();
+    await fixture?.database.drop();
+  });
+  return () => {
+    if (!fixture) throw new Error("the database behind the proxy is made before the file's tests");
+    return fixture;
   };
 }
