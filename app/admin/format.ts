@@ -25,8 +25,9 @@ export function formatMoney(amount: string | null | undefined, currency: string 
   return `${shown} ${currency}`;
 }
 
-/** The gateway's percentage paid ("100.0" → "100.0%", as English writes it); its digits as the gateway wrote them, up to two decimals (shownPercentage). */
+/** The gateway's percentage paid ("100.0" → "100.0%", as English writes it); its digits as the gateway wrote them, up to two decimals, or under the smallest of those ("<0.01%"; shownPercentage). */
 export function formatPercentage(value: string | null | undefined): string {
   if (value === null || value === undefined || value === "") return "—";
-  return `${shownPercentage(value)}%`;
+  const shown = shownPercentage(value);
+  return `${shown.under ? "<" : ""}${shown.value}%`;
 }

@@ -57,15 +57,26 @@ export function remainderPaymentUri(paymentUri: string, cryptoAmount: string, re
 /** The most decimals a percentage paid is shown with. */
 const PERCENTAGE_DECIMALS = 2;
 
+/** A percentage paid as shown: its digits, and whether it stands for one below them, above zero (written "<0.01"). */
+export interface ShownPercentage {
+  value: string;
+  under: boolean;
+}
+
 /**
  * The gateway's percentage paid as shown to people: with the digits the gateway wrote ("100.0",
  * "50"), but a float's tail ("33.333333333333336") cut to two decimals, down, so that a payment
- * short of the whole never reads 100. Text that is no plain decimal is shown as stored.
+ * short of the whole never reads 100. One above zero that would read zero so ("0.004") is shown
+ * as under the smallest shown ("0.01"), as crypto did arrive. Text that is no plain decimal is
+ * shown as stored.
  */
-export function shownPercentage(percentage: string): string {
-  if (!PLAIN_DECIMAL.test(percentage)) return percentage;
+export function shownPercentage(percentage: string): ShownPercentage {
+  if (!PLAIN_DECIMAL.test(percentage)) return { value: percentage, under: false };
   const [whole, fraction] = percentage.split(".");
-  return fraction === undefined ? percentage : `${whole}.${fraction.slice(0, PERCENTAGE_DECIMALS)}`;
+  if (fraction === undefined) return { value: percentage, under: false };
+  const value = `${whole}.${fraction.slice(0, PERCENTAGE_DECIMALS)}`;
+  const cutToZero = /^0+\.0+$/.test(value) && /[1-9]/.test(fraction);
+  return cutToZero ? { value: `0.${"1".padStart(PERCENTAGE_DECIMALS, "0")}`, under: true } : { value, under: false };
 }
 
 /**

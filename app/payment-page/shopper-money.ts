@@ -27,11 +27,12 @@ export function shopperNumber(value: string, locale: string | null | undefined, 
   return (PLAIN_DECIMAL.test(value) ? written(value, locale, language, {}) : null) ?? value;
 }
 
-/** The gateway's percentage paid, as stored ("50.0"), with its own digits up to two decimals (shownPercentage): "50.0%" in English, "50,0 %" in Spain. */
+/** The gateway's percentage paid, as stored ("50.0"), with its own digits up to two decimals (shownPercentage): "50.0%" in English, "50,0 %" in Spain; "<0.01%" for less, above zero. */
 export function shopperPercentage(stored: string, locale: string | null | undefined, language: PageLanguage): string {
-  const value = shownPercentage(stored);
+  const { value, under } = shownPercentage(stored);
   const digits = value.split(".")[1]?.length ?? 0;
-  return (PLAIN_DECIMAL.test(value) ? written(hundredths(value), locale, language, { style: "percent" }, digits) : null) ?? `${value} %`;
+  const shown = (PLAIN_DECIMAL.test(value) ? written(hundredths(value), locale, language, { style: "percent" }, digits) : null) ?? `${value} %`;
+  return under ? `<${shown}` : shown;
 }
 
 /** "50.0" → "0.500": the percentage as the fraction Intl's percent style takes, by moving the point, so no digit changes. */

@@ -32,6 +32,8 @@ describe("formatPercentage", () => {
     expect(formatPercentage("50")).toBe("50%");
     expect(formatPercentage("33.333333333333336")).toBe("33.33%");
     expect(formatPercentage("99.999")).toBe("99.99%");
+    expect(formatPercentage("0.004")).toBe("<0.01%");
+    expect(formatPercentage("0.00")).toBe("0.00%");
     expect(formatPercentage(null)).toBe("—");
   });
 });

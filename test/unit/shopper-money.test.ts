@@ -113,6 +113,12 @@ describe("shopperPercentage", () => {
     expect(shopperPercentage("66.666", "de", "de").replace(/[\u00a0\u202f]/g, "\u00a0")).toBe("66,66\u00a0%");
   });
 
+  it("writes a percentage above zero but below 0.01 as under 0.01, as the shopper writes it", () => {
+    expect(shopperPercentage("0.004", "en", "en")).toBe("<0.01%");
+    expect(shopperPercentage("0.0041", "es", "es").replace(/[\u00a0\u202f]/g, "\u00a0")).toBe("<0,01\u00a0%");
+    expect(shopperPercentage("0.00", "en", "en")).toBe("0.00%");
+  });
+
   it("moves no digit of the first two decimals: the gateway's percentage keeps every digit it has up to them, and none after", () => {
     const percentages = fc.tuple(fc.integer({ min: 0, max: 1000 }), fc.stringMatching(/^\d{0,6}$/)).map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : `${whole}`));
     fc.assert(
@@ -120,7 +126,10 @@ describe("shopperPercentage", () => {
         const language = locale as "en";
         const digitsOnly = (text: string) => text.replace(/\D/g, "");
         const [whole, fraction = ""] = value.split(".");
-        expect(digitsOnly(shopperPercentage(value, locale, language))).toBe(digitsOnly(`${whole}${fraction.slice(0, 2)}`));
+        const shown = shopperPercentage(value, locale, language);
+        const under = Number(whole) === 0 && /^0{0,2}$/.test(fraction.slice(0, 2)) && /[1-9]/.test(fraction);
+        expect(shown.startsWith("<")).toBe(under);
+        expect(digitsOnly(shown)).toBe(under ? "001" : digitsOnly(`${whole}${fraction.slice(0, 2)}`));
       }),
     );
   });
@@ -133,9 +142,16 @@ describe("shownPercentage", () => {
     ["99.99", "99.99"],
     ["33.333333333333336", "33.33"],
     ["99.999", "99.99"],
-    ["0.005", "0.00"],
+    ["0.01", "0.01"],
+    ["0.0", "0.0"],
+    ["0.000", "0.00"],
     ["n/a", "n/a"],
   ])("%s is shown as %s", (value, expected) => {
-    expect(shownPercentage(value)).toBe(expected);
+    expect(shownPercentage(value)).toEqual({ value: expected, under: false });
+  });
+
+  it("a percentage above zero but below the smallest one shown is shown as under that, never as nothing paid", () => {
+    expect(shownPercentage("0.005")).toEqual({ value: "0.01", under: true });
+    expect(shownPercentage("0.0000001")).toEqual({ value: "0.01", under: true });
   });
 });
