@@ -7,7 +7,7 @@ import { settleFromGatewayOrder } from "./settle-payment";
 import { orderReader } from "~/shops/gateway-directory.server";
 
 /** How a delivery of the payment's final Shopify call went. */
-export type ShopifyDelivery = DeliveryResult | "in_flight";
+export type ShopifyDelivery = DeliveryResult | "in_flight" | "held";
 
 export type CheckResult =
   | {

@@ -206,6 +206,8 @@ export interface RetryRecord {
   attempts: number;
   lastError: string;
   nextAttemptAt: Date;
+  /** The end of the wait Shopify asked for (OutboxMessage.heldUntil); none when it asked for none. */
+  heldUntil?: Date | null;
   at: Date;
   /**
    * The claim the message stays under after this attempt, when it stays claimed: a call that
@@ -231,7 +233,7 @@ export interface RetryRecord {
 
 /** Records a failed attempt that will be tried again, and flags its payment when asked. */
 export async function recordRetry(sql: PlainSql, record: RetryRecord): Promise<void> {
-  const { stillClaimed, update: message } = releasedMessage(record, { lastError: record.lastError, nextAttemptAt: record.nextAttemptAt });
+  const { stillClaimed, update: message } = releasedMessage(record, { lastError: record.lastError, nextAttemptAt: record.nextAttemptAt, heldUntil: record.heldUntil ?? null });
   if (record.followUpRefused) {
     const { id: paymentId, call, session, opening, detail } = record.followUpRefused;
     const flag = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...flagUnlessOpen(detail, opening), updatedAt: new Date() })}

@@ -300,6 +300,8 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
     const reason = result === null ? NO_TOKEN_REASON : describePaymentsAppsError(result.error);
     const retryAfter = result?.isErr() && result.error.kind === "throttled" ? result.error.retryAfterMs : null;
     const delay = backoffMs(attempts, OUTBOX_BACKOFF, Math.random, retryAfter);
+    // The wait Shopify asked for, as the backoff obeys it (up to its cap): not hurried.
+    const heldUntil = retryAfter === null || Number.isNaN(retryAfter) ? null : new Date(now().getTime() + Math.min(delay, retryAfter));
     // Kept for retry even when waiting alone will not mend it (a refused token or permission
     // is mended by the merchant, and must not lose a paid resolve): the merchant is told.
     const lasting = result === null || !result.error.retryable;
@@ -313,6 +315,7 @@ async function deliverClaimed(deps: PaymentsDeps, message: OutboxMessage, pass?:
       attempts,
       lastError: reason,
       nextAttemptAt: new Date(now().getTime() + delay),
+      heldUntil,
       at: now(),
       keptClaim: keep ? pass.keptClaim : null,
       flagPayment:
@@ -503,23 +506,30 @@ const FOLLOW_UP_KINDS: OutboxPayload["kind"][] = ["refund.resolve", "refund.reje
  * minutes): the merchant has mended the cause (granted a missing permission) and asks for it.
  * The payment's answers to refunds, captures and voids still waiting go next, in the order
  * they were stored, once its final call is through. Null when the payment has no final call
- * still to deliver.
+ * still to deliver; "held" while it waits out a wait Shopify asked for (heldUntil), which
+ * nothing hurries: Shopify would only refuse it again.
  */
-export async function retryFinalCallNow(deps: PaymentsDeps, paymentId: string): Promise<DeliveryResult | "in_flight" | null> {
+export async function retryFinalCallNow(deps: PaymentsDeps, paymentId: string): Promise<DeliveryResult | "in_flight" | "held" | null> {
   const now = deps.clock.now();
   const key = finalMessageKey(paymentId);
-  await deps.db.outboxMessage.updateMany({ where: { dedupeKey: key, status: "pending", nextAttemptAt: { gt: now } }, data: { nextAttemptAt: now } });
-  const message = await deps.db.outboxMessage.findUnique({ where: { dedupeKey: key }, select: { id: true, status: true } });
+  await deps.db.outboxMessage.updateMany({ where: { dedupeKey: key, status: "pending", nextAttemptAt: { gt: now }, ...notHeld(now) }, data: { nextAttemptAt: now } });
+  const message = await deps.db.outboxMessage.findUnique({ where: { dedupeKey: key }, select: { id: true, status: true, heldUntil: true } });
+  if (message?.status === "pending" && message.heldUntil !== null && message.heldUntil > now) return "held";
   const final = message?.status === "pending" ? await deliverNow(deps, message.id) : null;
   if (final === null || final === "done" || final === "failed") await retryFollowUpsNow(deps, paymentId);
   return final;
 }
 
-/** Sends the payment's answers to refunds, captures and voids now, those waiting out a backoff included. */
+/** Messages not waiting out a wait Shopify asked for. */
+function notHeld(now: Date) {
+  return { OR: [{ heldUntil: null }, { heldUntil: { lte: now } }] };
+}
+
+/** Sends the payment's answers to refunds, captures and voids now, those waiting out a backoff included (not a wait Shopify asked for). */
 async function retryFollowUpsNow(deps: PaymentsDeps, paymentId: string): Promise<void> {
   const now = deps.clock.now();
   const waiting = { paymentId, kind: { in: FOLLOW_UP_KINDS }, status: "pending" };
-  await deps.db.outboxMessage.updateMany({ where: { ...waiting, nextAttemptAt: { gt: now } }, data: { nextAttemptAt: now } });
+  await deps.db.outboxMessage.updateMany({ where: { ...waiting, nextAttemptAt: { gt: now }, ...notHeld(now) }, data: { nextAttemptAt: now } });
   const messages = await deps.db.outboxMessage.findMany({ where: waiting, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true } });
   for (const message of messages) await deliverNow(deps, message.id);
 }

@@ -83,6 +83,7 @@ const SHOPIFY_AFTER_CHECK: Record<ShopifyDelivery | "none", string> = {
   retry: " Shopify could not take the payment's outcome yet; the app keeps trying (see why below).",
   skipped: "",
   in_flight: " The payment's outcome is being sent to Shopify.",
+  held: " Shopify asked the app to wait before its next call: the payment's outcome is sent when that wait is over.",
 };
 
 function Field({ label, children }: { label: string; children: ReactNode }) {

@@ -8,7 +8,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../app/lib/logger.server";
 import type { PaymentsDeps } from "../../app/payments/deps";
-import { deliverNow, enqueue, finalMessageKey } from "../../app/payments/outbox";
+import { deliverNow, enqueue, finalMessageKey, retryFinalCallNow } from "../../app/payments/outbox";
 import { createPayment, ROW_DATABASES, rowsDatabaseForFile, type OpenedRows } from "../support/row-databases";
 import { jsonAnswer, shopifyAnswering } from "../support/shopify-answers";
 
@@ -59,6 +59,11 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   const refusedWithoutSession = (message: string) => ({
     status: 200,
     body: { data: { paymentSessionResolve: { paymentSession: null, userErrors: [{ field: ["id"], message }] } } },
+  });
+
+  const resolved = (gid: string) => ({
+    status: 200,
+    body: { data: { paymentSessionResolve: { paymentSession: { id: gid, state: { __typename: "PaymentSessionStateResolved", code: "RESOLVED" }, nextAction: null }, userErrors: [] } } },
   });
 
   const rejected = (gid: string) => ({
@@ -221,6 +226,30 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await deliverNow(deps(), message.id)).toBe("retry");
     const stored = await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } });
     expect(stored.nextAttemptAt.getTime() - at.getTime()).toBe(CAP_MS);
+  });
+
+  it("the merchant's Check now does not hurry a call waiting out the wait Shopify asked for, but does one waiting out the app's own backoff", async () => {
+    const { payment, message } = await paidWithResolve();
+    answer = { status: 429, headers: { "Retry-After": "120" }, body: { errors: "Exceeded 2 calls per second for api client." } };
+    expect(await deliverNow(deps(), message.id)).toBe("retry");
+
+    answer = resolved(payment.gid);
+    at = new Date(at.getTime() + 119_000);
+    expect(await retryFinalCallNow(deps(), payment.id)).toBe("held");
+    expect(sent).toEqual(["PaymentSessionResolve"]);
+    expect((await opened.db.outboxMessage.findUniqueOrThrow({ where: { id: message.id } })).status).toBe("pending");
+
+    // Once the wait is over the press sends it, though the app's own backoff (with its jitter) may still run.
+    at = new Date(at.getTime() + 1_000);
+    expect(await retryFinalCallNow(deps(), payment.id)).toBe("done");
+    expect(sent).toEqual(["PaymentSessionResolve", "PaymentSessionResolve"]);
+
+    // A call that failed otherwise (Shopify's 500) waits out the app's backoff only: the press sends it at once.
+    const other = await paidWithResolve();
+    answer = { status: 500, body: { errors: "Internal error" } };
+    expect(await deliverNow(deps(), other.message.id)).toBe("retry");
+    answer = resolved(other.payment.gid);
+    expect(await retryFinalCallNow(deps(), other.payment.id)).toBe("done");
   });
 
   it("a Retry-After within the cap is still obeyed in full", async () => {
