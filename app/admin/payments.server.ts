@@ -209,6 +209,11 @@ function notifiedSinceRead(
   return `A signed notification of ${formatDateTime(newest.receivedAt)} reports ${words.label} (${newest.status})${notifiedAmounts(newest.rawBody)}. The coin, amounts and transactions shown are from the order's last read: Check now reads the order at once, or the app reads it within the hour.`;
 }
 
+/** A sentence to follow a colon: its first letter in lower case (the state's words start with a common word). */
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
 /** What a notification's own body says of the crypto (its coin and amounts, as the gateway wrote them); "" when it says nothing usable. */
 function notifiedAmounts(rawBody: string): string {
   const body = webhookBody({ rawBody });
@@ -237,6 +242,9 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
   const state = paymentStateWords(payment.state, { percentage: payment.percentage, cryptoAmount: payment.cryptoAmount, transactions: payment.transactions });
   const status = gatewayStatusWords(payment.gatewayStatus, { fundsSeen: payment.transactions.length > 0 || paidPercentage(payment.percentage) !== null });
   const advice = payment.attention ? attentionAdvice(payment.attention) : null;
+  const notified = notifiedSinceRead(payment, newestNotification);
+  // The state's words are the last read's: said so beside a notification of another status.
+  const meaning = notified !== null && newestNotification?.status !== payment.gatewayStatus ? `As of the order's last read: ${lowerFirst(state.meaning)}` : state.meaning;
   return {
     id: payment.id,
     shopifyPaymentId: payment.shopifyPaymentId,
@@ -245,7 +253,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
     environment: payment.gatewayEnv === "sandbox" ? "Gateway sandbox" : "Live gateway",
     createdAt: formatDateTime(payment.createdAt),
     updatedAt: formatDateTime(payment.updatedAt),
-    state: { label: state.label, meaning: state.meaning, tone: state.tone },
+    state: { label: state.label, meaning, tone: state.tone },
     gateway: {
       orderId: payment.gatewayOrderId,
       status: payment.gatewayStatus,
@@ -260,7 +268,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
       tagMemo: payment.tagMemo,
       expiresAt: formatDateTime(payment.expiresAt),
       lastCheckedAt: formatDateTime(payment.lastCheckedAt),
-      notified: notifiedSinceRead(payment, newestNotification),
+      notified,
     },
     shopify: shopifySide(payment),
     attention:

@@ -138,6 +138,8 @@ describe("a signed notification newer than the order's last read", () => {
     const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
     expect(gatewayCard(page.text)).toMatch(/A signed notification of .+ reports Awaiting Completion \(AC\), in BTC: 0\.00081234 BTC asked, 0\.0 confirmed, 0\.00081234 unconfirmed\./);
     expect(gatewayCard(page.text)).toContain("Check now reads the order at once");
+    // The state's words are those of the last read, and say so: the notification reports crypto received.
+    expect(page.text).toContain("As of the order's last read: the gateway order exists; nothing has been received yet.");
   });
 
   it("a paid payment a CO notification settled without a read says its figures are not read yet", async () => {
@@ -147,6 +149,8 @@ describe("a signed notification newer than the order's last read", () => {
     await notification(payment, "CO", at);
     const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
     expect(gatewayCard(page.text)).toMatch(/reports Completed \(CO\)/);
+    // Its state is the notification's own.
+    expect(page.text).not.toContain("As of the order's last read");
   });
 
   it("once the order was read after it, the notification is not mentioned", async () => {
