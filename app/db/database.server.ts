@@ -14,6 +14,7 @@ import { PrismaClient as SqliteClient } from "../../generated/prisma/sqlite/clie
 import { PrismaClient as PostgresClient } from "../../generated/prisma/postgresql/client";
 import { CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, databaseKind, sqliteFilePath } from "./database-url";
 import { plainSqlOnAdapter, plainSqlOnPool, type PlainSql } from "./plain-sql.server";
+import { destroyConnection, isQueryReadTimeout } from "./silent-connection";
 
 export type Database = SqliteClient;
 
@@ -117,7 +118,7 @@ function dropSilentConnections(pool: pg.Pool): void {
   pool.on("connect", (client) => {
     const query = client.query as (...args: unknown[]) => unknown;
     const close = (error: unknown) => {
-      if (error instanceof Error && error.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      if (isQueryReadTimeout(error)) destroyConnection(client);
     };
     client.query = function (this: pg.PoolClient, ...args: unknown[]) {
       const result = query.apply(this, args);
@@ -126,9 +127,6 @@ function dropSilentConnections(pool: pg.Pool): void {
     } as typeof client.query;
   });
 }
-
-/** The message of pg's error for a query not answered within query_timeout. */
-const QUERY_READ_TIMEOUT = "Query read timeout";
 
 /** The app's database as its settings describe it: DATABASE_URL, with the pool's size and statement timeout on PostgreSQL. */
 export function openConfiguredDatabase(settings: { DATABASE_URL: string; DATABASE_POOL_SIZE: number; DATABASE_STATEMENT_TIMEOUT_MS: number }): AppDatabase {

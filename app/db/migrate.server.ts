@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
 import pg from "pg";
 import { CONNECT_TIMEOUT_MS, databaseKind, sqliteFilePath } from "./database-url";
+import { destroyConnection, isQueryReadTimeout } from "./silent-connection";
 
 export interface Migration {
   name: string;
@@ -94,8 +95,8 @@ const MIGRATOR_WAIT_MS = 5 * 60_000;
  * long, and lock_timeout bounds their waits for locks.
  */
 export const MIGRATOR_QUERY_TIMEOUT_MS = 30_000;
-/** The message of pg's error for a query not answered within its query_timeout. */
-const QUERY_READ_TIMEOUT = "Query read timeout";
+/** The advisory lock every migrator takes first, so that one migrates at a time. */
+export const MIGRATORS_LOCK = 7263541;
 /** PostgreSQL's lock_not_available, what lock_timeout raises. */
 const LOCK_NOT_AVAILABLE = "55P03";
 
@@ -230,7 +231,7 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
     }
     return pending.map((m) => m.name);
   } catch (error) {
-    if (!(error instanceof Error && error.message === QUERY_READ_TIMEOUT)) throw error;
+    if (!isQueryReadTimeout(error)) throw error;
     silent = true;
     throw new Error(`PostgreSQL stopped answering the migrator: no answer within ${queryTimeoutMs} ms. Check the database server and the network path to it, then start again`, { cause: error });
   } finally {
@@ -238,9 +239,9 @@ async function applyPostgres(url: string, migrations: Migration[], options: Migr
       // Its answers will never come: the connection is closed, which also gives up its session's
       // locks. The client's error for the closing has been said already.
       client.on("error", () => undefined);
-      (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      destroyConnection(client);
     } else {
-      await ask("SELECT pg_advisory_unlock(7263541)").catch(() => undefined);
+      await ask("SELECT pg_advisory_unlock($1)", [MIGRATORS_LOCK]).catch(() => undefined);
       await client.end();
     }
   }
@@ -262,7 +263,7 @@ const MIGRATOR_POLL_MS = 250;
 async function takeMigratorLock(ask: Ask): Promise<void> {
   const giveUpAt = Date.now() + MIGRATOR_WAIT_MS;
   for (;;) {
-    const { rows } = await ask<{ locked: boolean }>("SELECT pg_try_advisory_lock(7263541) AS locked");
+    const { rows } = await ask<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${MIGRATORS_LOCK}) AS locked`);
     if (rows[0]?.locked) return;
     if (Date.now() >= giveUpAt) throw new Error(`Another instance's migrator held the migrations for more than ${MIGRATOR_WAIT_MS / 1000} s: it may be stuck; try again`);
     await new Promise((resolve) => setTimeout(resolve, MIGRATOR_POLL_MS));

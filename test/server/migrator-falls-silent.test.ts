@@ -5,17 +5,15 @@
 import { expect, it } from "vitest";
 import { applyMigrations, loadMigrations, migrationsDir } from "../../app/db/migrate.server";
 import { databaseBehindFreezableProxy } from "../support/freezable-proxy";
+import { holdMigratorsLock, migratorAskingForLock, releaseMigratorsLock } from "../support/migrators";
 import { waitFor } from "../support/stack";
-
-/** The lock every migrator takes first (app/db/migrate.server.ts). */
-const MIGRATORS_LOCK = 7263541;
 
 const behindProxy = databaseBehindFreezableProxy({ migrated: false });
 
 it("a migrator whose connection falls silent stops with a reason after its query timeout, closes the connection, and leaves the migrations to the next start", async () => {
   const { database, proxy, proxiedUrl } = behindProxy();
   const otherMigrator = await database.connect();
-  await otherMigrator.query("SELECT pg_advisory_lock($1)", [MIGRATORS_LOCK]);
+  await holdMigratorsLock(otherMigrator);
   const queryTimeoutMs = 300;
 
   const migrating = applyMigrations(proxiedUrl, { queryTimeoutMs });
@@ -23,10 +21,7 @@ it("a migrator whose connection falls silent stops with a reason after its query
     () => "applied",
     (error: unknown) => error,
   );
-  await waitFor(async () => {
-    const { rows } = await otherMigrator.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1", [`%pg_try_advisory_lock(${MIGRATORS_LOCK})%`]);
-    return rows.length > 0;
-  }, "the migrator waiting for the lock");
+  await migratorAskingForLock(otherMigrator, "the migrator waiting for the lock");
   proxy.freeze();
   const frozenAt = Date.now();
 
@@ -40,7 +35,7 @@ it("a migrator whose connection falls silent stops with a reason after its query
   const { rows } = await otherMigrator.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
   const recorded = rows[0]!.present ? (await otherMigrator.query(`SELECT 1 FROM "_prisma_migrations"`)).rows.length : 0;
   expect(recorded).toBe(0);
-  await otherMigrator.query("SELECT pg_advisory_unlock($1)", [MIGRATORS_LOCK]);
+  await releaseMigratorsLock(otherMigrator);
   const applied = await applyMigrations(database.url);
   expect(applied).toEqual(loadMigrations(migrationsDir(database.url)).map((m) => m.name));
   expect((await otherMigrator.query<{ n: number }>(`SELECT count(*)::int AS n FROM "_prisma_migrations"`)).rows[0]!.n).toBe(applied.length);

@@ -6,10 +6,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, expect, it, onTestFinished } from "vitest";
 import { createTestPostgresDatabase, type TestPostgresDatabase } from "../support/postgres";
-import { waitFor } from "../support/stack";
-
-/** The lock every migrator takes first (app/db/migrate.server.ts). */
-const MIGRATORS_LOCK = 7263541;
+import { holdMigratorsLock, migratorAskingForLock } from "../support/migrators";
 
 let database: TestPostgresDatabase;
 beforeAll(async () => void (database = await createTestPostgresDatabase()));
@@ -17,7 +14,7 @@ afterAll(async () => database?.drop());
 
 it("SIGTERM while the migrations wait for another instance's: the process exits 143 at once, saying why", async () => {
   const otherMigrator = await database.connect();
-  await otherMigrator.query("SELECT pg_advisory_lock($1)", [MIGRATORS_LOCK]);
+  await holdMigratorsLock(otherMigrator);
 
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
     env: { ...process.env, NODE_ENV: "development", DATABASE_URL: database.url, HOST: "127.0.0.1", PORT: "0", WORKERS: "false" },
@@ -30,11 +27,7 @@ it("SIGTERM while the migrations wait for another instance's: the process exits 
   onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")));
 
   // The process waits for the migrators' lock.
-  await waitFor(async () => {
-    // (It asks for the lock again and again, never blocked on it: see takeMigratorLock.)
-    const { rows } = await otherMigrator.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE $1", [`%pg_try_advisory_lock(${MIGRATORS_LOCK})%`]);
-    return rows.length > 0;
-  }, "the app's migrator waiting for the lock", 30_000);
+  await migratorAskingForLock(otherMigrator, "the app's migrator waiting for the lock", 30_000);
 
   const signalled = Date.now();
   child.kill("SIGTERM");
