@@ -9,8 +9,8 @@
 // written here: they stay as the gateway gave them.
 import { formatMoney } from "~/admin/format";
 import { isFiatCode } from "~/gateway/fiat-codes";
-import { languageTag, primaryLanguage, type PageLanguage } from "./language";
 import { formatFiatAmount, PLAIN_DECIMAL } from "~/gateway/money";
+import { languageTag, primaryLanguage, type PageLanguage } from "./language";
 import { shownPercentage } from "./progress";
 
 export function shopperMoney(amount: string, currency: string, locale: string | null | undefined, language: PageLanguage): string {

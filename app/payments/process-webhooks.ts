@@ -94,21 +94,22 @@ export function agreedBodyStatus(body: GatewayWebhookPayload, hook: Pick<Gateway
   return status;
 }
 
+/** What a stored webhook reports that an open payment is settled on without a read. */
+export interface TrustedFinalReport {
+  status: KnownStatus;
+  /** Null when it names no coin. */
+  coin: ReportedCoin | null;
+}
+
 /**
  * The final status a stored webhook reports for this open payment (agreedStatus), with the
- * coin and crypto amount it reports (null when it names no coin); null when the order must be
- * read from the gateway instead.
+ * coin and crypto amount it reports; null when the order must be read from the gateway instead.
  */
-export function trustedFinalReport(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): { status: KnownStatus; coin: ReportedCoin | null } | null {
+export function trustedFinalReport(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): TrustedFinalReport | null {
   const body = webhookBody(hook);
   const status = body && agreedBodyStatus(body, hook, payment);
   if (!body || !status || !isFinalGatewayStatus(status.code)) return null;
   return { status, coin: body.currency ? { currency: body.currency, cryptoAmount: body.crypto_amount ?? null } : null };
-}
-
-/** The final status of trustedFinalReport. */
-export function trustedFinalStatus(hook: Pick<GatewayWebhook, "rawBody" | "orderId">, payment: Pick<Payment, "gatewayOrderId" | "amount" | "currency">): KnownStatus | null {
-  return trustedFinalReport(hook, payment)?.status ?? null;
 }
 
 /**
@@ -334,7 +335,7 @@ async function processGroup(deps: PaymentsDeps, shopId: string, env: GatewayEnv,
   outcome.processed += noAction.length;
 
   const known: GatewayWebhook[] = [];
-  const trusted: { hook: GatewayWebhook; payment: Payment; report: NonNullable<ReturnType<typeof trustedFinalReport>> }[] = [];
+  const trusted: { hook: GatewayWebhook; payment: Payment; report: TrustedFinalReport }[] = [];
   const unknown: GatewayWebhook[] = [];
   for (const hook of needRead) {
     const payment = hook.orderId ? byOrder.get(hook.orderId) : undefined;

@@ -4,7 +4,7 @@
 // payment paid with no read of the gateway's own record.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { agreedStatus, trustedFinalStatus } from "../../app/payments/process-webhooks";
+import { agreedStatus, trustedFinalReport } from "../../app/payments/process-webhooks";
 
 const orderId = randomUUID();
 const payment = { gatewayOrderId: orderId, amount: "25.50", currency: "EUR" };
@@ -13,7 +13,7 @@ const hook = (fiatAmount: string) => ({ orderId, rawBody: `{"fiat_amount": ${fia
 describe("a signed webhook's fiat amount against the payment's", () => {
   it.each(["25.5", "25.50", "25.500000"])("%s is the payment's 25.50: its final status is trusted", (amount) => {
     expect(agreedStatus(hook(amount), payment)?.code).toBe("CO");
-    expect(trustedFinalStatus(hook(amount), payment)?.code).toBe("CO");
+    expect(trustedFinalReport(hook(amount), payment)?.status.code).toBe("CO");
   });
 
   it.each(["25.500000000000000001", "25.49999999999999999", "25.5000000000000001"])(
@@ -21,7 +21,7 @@ describe("a signed webhook's fiat amount against the payment's", () => {
     (amount) => {
       expect(Number(amount)).toBe(25.5);
       expect(agreedStatus(hook(amount), payment)).toBeNull();
-      expect(trustedFinalStatus(hook(amount), payment)).toBeNull();
+      expect(trustedFinalReport(hook(amount), payment)).toBeNull();
     },
   );
 });
