@@ -31,6 +31,11 @@ export interface PaymentRow {
   needsAttention: boolean;
   /** Paid at the gateway, and Shopify was told it is not (a second payment of a checkout): its crypto is the shopper's. */
   notPaidInShopify: boolean;
+  /**
+   * The status a signed notification reported since the order's last read, in words with its
+   * code ("Awaiting Completion (AC)"), when it is not the status shown; null otherwise.
+   */
+  notifiedStatus: string | null;
 }
 
 function coinText(payment: Pick<Payment, "inputCurrency" | "cryptoAmount">): string {
@@ -43,8 +48,9 @@ export function isNotPaidInShopify(payment: Pick<Payment, "state" | "shopifyOutc
   return payment.state === "paid" && payment.shopifyOutcome === "rejected";
 }
 
-function row(payment: Payment): PaymentRow {
+function row(payment: Payment, newest: NewestNotification | undefined): PaymentRow {
   const state = paymentStateWords(payment.state);
+  const notified = newest && reportsAnotherStatus(payment, newest) ? newest.status : null;
   return {
     id: payment.id,
     shopifyPaymentId: payment.shopifyPaymentId,
@@ -60,8 +66,51 @@ function row(payment: Payment): PaymentRow {
     updatedAt: formatDateTime(payment.updatedAt),
     needsAttention: payment.attention !== null && payment.attentionResolvedAt === null,
     notPaidInShopify: isNotPaidInShopify(payment),
+    notifiedStatus: notified === null ? null : `${gatewayStatusWords(notified).label} (${notified})`,
   };
 }
+
+/** A payment's newest signed notification that names a status. */
+interface NewestNotification {
+  status: string | null;
+  receivedAt: Date;
+}
+
+/** The order's last read, or the payment's creation before any: what a notification is newer than. */
+const lastRead = (payment: Pick<Payment, "lastCheckedAt" | "createdAt">) => payment.lastCheckedAt ?? payment.createdAt;
+
+/**
+ * Whether a notification newer than the order's last read reports another status than the one
+ * stored: the payment's state and status shown are then the last read's, not the newest word.
+ */
+function reportsAnotherStatus(payment: Pick<Payment, "gatewayStatus" | "lastCheckedAt" | "createdAt">, newest: NewestNotification): newest is NewestNotification & { status: string } {
+  return newest.status !== null && newest.receivedAt.getTime() > lastRead(payment).getTime() && newest.status !== payment.gatewayStatus;
+}
+
+/**
+ * The newest status-bearing notification of each of these payments' gateway orders, by
+ * `notificationKey`: one query for a page of the list, on the (shopId, orderId) index. It is
+ * neither bounded by the orders' last reads nor sorted by the database: either makes SQLite
+ * walk the shop's notifications on its (shopId, receivedAt) index instead of each order's few.
+ */
+async function newestNotifications(db: Database, shopId: string, payments: Payment[]): Promise<Map<string, NewestNotification>> {
+  const ordered = payments.filter((payment) => payment.gatewayOrderId !== null);
+  if (ordered.length === 0) return new Map();
+  const rows = await db.gatewayWebhook.findMany({
+    where: { shopId, orderId: { in: ordered.map((payment) => payment.gatewayOrderId as string) }, status: { not: null } },
+    select: { gatewayEnv: true, orderId: true, status: true, receivedAt: true },
+  });
+  const newest = new Map<string, NewestNotification>();
+  for (const found of rows) {
+    const key = notificationKey(found.gatewayEnv, found.orderId);
+    const kept = newest.get(key);
+    if (!kept || found.receivedAt.getTime() > kept.receivedAt.getTime()) newest.set(key, found);
+  }
+  return newest;
+}
+
+/** An order's notifications are those of its gateway environment and identifier. */
+const notificationKey = (gatewayEnv: string, orderId: string | null) => `${gatewayEnv} ${orderId ?? ""}`;
 
 export interface PaymentList {
   rows: PaymentRow[];
@@ -84,8 +133,9 @@ export async function listPayments(db: Database, shopId: string, filters: Paymen
   const first = payments[0];
   const last = payments.at(-1);
   const newer = first ? await db.payment.count({ where: { AND: [where, beyondCursor({ direction: "before", createdAt: first.createdAt, id: first.id })] } }) : 0;
+  const notified = await newestNotifications(db, shopId, payments);
   return {
-    rows: payments.map(row),
+    rows: payments.map((payment) => row(payment, notified.get(notificationKey(payment.gatewayEnv, payment.gatewayOrderId)))),
     total,
     shown: payments.length > 0 ? `${newer + 1}–${newer + payments.length} of ${total}` : "",
     newerCursor: first && newer > 0 ? cursorText(first) : null,
@@ -203,7 +253,7 @@ function notifiedSinceRead(
   payment: Pick<Payment, "gatewayStatus" | "lastCheckedAt" | "createdAt" | "unverifiedSince">,
   newest: { status: string | null; receivedAt: Date; rawBody: string } | null,
 ): string | null {
-  if (!newest?.status || newest.receivedAt.getTime() <= (payment.lastCheckedAt ?? payment.createdAt).getTime()) return null;
+  if (!newest?.status || newest.receivedAt.getTime() <= lastRead(payment).getTime()) return null;
   if (newest.status === payment.gatewayStatus && payment.unverifiedSince === null) return null;
   const words = gatewayStatusWords(newest.status);
   return `A signed notification of ${formatDateTime(newest.receivedAt)} reports ${words.label} (${newest.status})${notifiedAmounts(newest.rawBody)}. The coin, amounts and transactions shown are from the order's last read: Check now reads the order at once, or the app reads it within the hour.`;
@@ -244,7 +294,7 @@ export async function paymentDetail(db: Database, shopId: string, paymentId: str
   const advice = payment.attention ? attentionAdvice(payment.attention) : null;
   const notified = notifiedSinceRead(payment, newestNotification);
   // The state's words are the last read's: said so beside a notification of another status.
-  const meaning = notified !== null && newestNotification?.status !== payment.gatewayStatus ? `As of the order's last read: ${lowerFirst(state.meaning)}` : state.meaning;
+  const meaning = newestNotification !== null && reportsAnotherStatus(payment, newestNotification) ? `As of the order's last read: ${lowerFirst(state.meaning)}` : state.meaning;
   return {
     id: payment.id,
     shopifyPaymentId: payment.shopifyPaymentId,

@@ -106,6 +106,22 @@ function DownloadCsv({ query }: { query: string }) {
   );
 }
 
+/**
+ * The gateway status of the order's last read and, under it, the status a signed notification
+ * reported since (read within the hour, or at once from the payment's Check now).
+ */
+function GatewayStatusCell({ label, notified }: { label: string; notified: string | null }) {
+  if (notified === null) return <>{label}</>;
+  return (
+    <BlockStack gap="050">
+      <Text as="span">{label}</Text>
+      <Text as="span" variant="bodySm" tone="subdued">
+        Notified since: {notified}
+      </Text>
+    </BlockStack>
+  );
+}
+
 export default function Payments() {
   const { filters, list, listQuery, exportQuery, previousQuery, nextQuery } = useLoaderData<typeof loader>();
 
@@ -118,7 +134,7 @@ export default function Payments() {
     </Text>,
     p.coin,
     <PaymentBadges key="state" payment={p} />,
-    p.gatewayStatusLabel,
+    <GatewayStatusCell key="status" label={p.gatewayStatusLabel} notified={p.notifiedStatus} />,
     p.percentage,
     p.createdAt,
     p.updatedAt,

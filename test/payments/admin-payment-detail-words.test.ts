@@ -168,6 +168,45 @@ describe("a signed notification newer than the order's last read", () => {
     const page = await getAdminPage(stack(), `/app/payments/${payment.id}`);
     expect(gatewayCard(page.text)).not.toContain("A signed notification");
   });
+  describe("in the payments list", () => {
+    const listRow = async (payment: { shopifyPaymentId: string }) => {
+      const page = await getAdminPage(stack(), `/app/payments?q=${encodeURIComponent(payment.shopifyPaymentId)}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(payment.shopifyPaymentId);
+      return page.text.slice(page.text.indexOf(payment.shopifyPaymentId));
+    };
+
+    it("a row whose newest notification reports another status than the last read says what it reported", async () => {
+      const created = new Date(Date.now() - 10 * 60_000);
+      const payment = await makePayment({ state: "awaiting_payment", gatewayOrderId: randomUUID(), gatewayStatus: "NR", createdAt: created });
+      // Stored out of order: the newest by its time of receipt counts, not the last stored.
+      await notification(payment, "AC", new Date(created.getTime() + 5 * 60_000));
+      await notification(payment, "PE", new Date(created.getTime() + 2 * 60_000));
+      const row = await listRow(payment);
+      expect(row).toContain("Not Ready");
+      expect(row).toContain("Notified since: Awaiting Completion (AC)");
+      expect(row).not.toContain("Pending (PE)");
+    });
+
+    it("a row read after its notification, or settled from one of its own status, says nothing more", async () => {
+      const created = new Date(Date.now() - 10 * 60_000);
+      const read = await makePayment({ state: "confirming", gatewayOrderId: randomUUID(), gatewayStatus: "AC", createdAt: created, lastCheckedAt: new Date(created.getTime() + 6 * 60_000) });
+      await notification(read, "AC", new Date(created.getTime() + 5 * 60_000));
+      expect(await listRow(read)).not.toContain("Notified since");
+
+      const at = new Date(created.getTime() + 5 * 60_000);
+      const settled = await makePayment({ state: "paid", shopifyOutcome: "resolved", gatewayOrderId: randomUUID(), gatewayStatus: "CO", createdAt: created, unverifiedSince: at });
+      await notification(settled, "CO", at);
+      expect(await listRow(settled)).not.toContain("Notified since");
+    });
+
+    it("a notification of another gateway environment's order of the same identifier is not this payment's", async () => {
+      const created = new Date(Date.now() - 10 * 60_000);
+      const payment = await makePayment({ state: "awaiting_payment", gatewayOrderId: randomUUID(), gatewayStatus: "NR", createdAt: created, gatewayEnv: "live" });
+      await notification(payment, "AC", new Date(created.getTime() + 5 * 60_000));
+      expect(await listRow(payment)).not.toContain("Notified since");
+    });
+  });
 });
 
 describe("a payment this shop does not have", () => {

@@ -40,3 +40,27 @@ it("SQLite: a page or export batch past the cursor is searched on the (shopId, c
   }
   raw.close();
 }, 60_000);
+
+it("SQLite: a page's signed notifications since the orders' last reads are found on the (shopId, orderId) index, not by walking the shop's", async () => {
+  const { url, raw } = await planDatabase("payment-list-notified-plans-");
+  await raw.execute(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
+    INSERT INTO "Payment" ("id","shopId","shopifyPaymentId","gid","groupId","amount","currency","test","kind","cancelUrl","gatewayEnv","gatewayOrderId","gatewayStatus","state","createdAt","updatedAt")
+    SELECT printf('p%03d', i), 's1', 'sp' || i, 'gid://shopify/PaymentSession/' || i, 'g' || i, '10.00', 'EUR', 1, 'sale', 'https://a.example/cancel', 'sandbox', 'o' || i, 'NR', 'awaiting_payment',
+      strftime('%Y-%m-%dT%H:%M:%S.000+00:00', '2026-01-01', '+' || i || ' minutes'), '2026-01-01T00:00:00.000+00:00' FROM n`);
+  // Each order's PE then AC, received after its payment was created; the newest payment's AC came first.
+  await raw.execute(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60), s(code, after) AS (VALUES ('PE', 1), ('AC', 2))
+    INSERT INTO "GatewayWebhook" ("id","shopId","gatewayEnv","nonce","signature","rawBody","orderId","status","receivedAt","nextAttemptAt")
+    SELECT 'w' || i || code, 's1', 'sandbox', 'n', 'sig' || i || code, '{}', 'o' || i, code,
+      strftime('%Y-%m-%dT%H:%M:%S.000+00:00', '2026-01-01', '+' || (i + after) || ' minutes'), '2026-01-01T00:00:00.000+00:00' FROM n, s`);
+
+  const { db, statements } = recordingClient(url);
+  const page = await listPayments(db, "s1", {});
+  await db.$disconnect();
+  expect(page.rows).toHaveLength(25);
+  expect(new Set(page.rows.map((r) => r.notifiedStatus))).toEqual(new Set(["Awaiting Completion (AC)"]));
+
+  const notifications = statements.filter((s) => s.query.includes("`GatewayWebhook`"));
+  expect(notifications).toHaveLength(1);
+  expect(await planOf(raw, notifications[0]!)).toMatch(/USING INDEX GatewayWebhook_shopId_orderId_idx \(shopId=\? AND orderId=\?\)/);
+  raw.close();
+}, 60_000);
