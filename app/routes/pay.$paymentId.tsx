@@ -7,7 +7,7 @@
 // and sends the shopper back to Shopify when it ends. It speaks the shopper's language.
 // A link that leads to no payment gets a page saying so (404), in the browser's language.
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data, redirect } from "@remix-run/node";
+import { data, redirect, redirectDocument } from "@remix-run/node";
 import type { ShouldRevalidateFunction } from "@remix-run/react";
 import { Form, isRouteErrorResponse, useActionData, useLoaderData, useNavigation, useRevalidator, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -113,7 +113,10 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const payment = await refreshIfDue(services, found);
   const view = await paymentPageView(services, payment, await heldMoneySeen(services, payment));
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
-  if (view.redirectUrl) throw redirect(view.redirectUrl, 303);
+  // That route answers whole documents (its waiting page, while Shopify is being told): when the
+  // page's scripts read its data again (a poll, or the connection-lost card's retry), the browser
+  // loads it as a document, where the router would render it as an empty page of this app.
+  if (view.redirectUrl) throw redirectDocument(view.redirectUrl, 303);
   const texts = pageTexts(view.language);
   // Without scripts, as often as a reload may read the gateway for the payment.
   return { view, texts, withoutScripts: pageChecks(new URL(request.url), REFRESH_MIN_INTERVAL_MS / 1000, texts.checking) };

@@ -75,6 +75,37 @@ describe("the payment page on a flaky connection", () => {
       await context.close();
     }
   }, 180_000);
+  it("a payment that ends while the connection is lost, with Shopify not answering, leads to the return link's waiting page once the retry gets through, not to a blank page", async () => {
+    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
+    const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
+    expect(chosen.status).toBe(303);
+    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+    const context = await browser().newContext({ viewport: PHONE, locale: "es-ES" });
+    try {
+      const page = await context.newPage();
+      await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
+      await waitForHydration(page);
+      await expect.poll(() => page.locator("#payment-status").textContent()).toBe(es.statuses.waiting);
+      // The page's data requests are lost as the payment arrives: the page shows its connection-lost card.
+      await page.route("**/*.data*", (route) => route.abort("internetdisconnected"));
+      const act = (body: Record<string, unknown>) => stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, body);
+      await act({ action: "pay", amount: "exact" });
+      await page.getByRole("heading", { name: es.connectionLost.heading }).waitFor({ timeout: 30_000 });
+      // While the card shows, the payment completes; Shopify does not answer, so the shopper is yet to be sent on.
+      stack().standin.state.setFault({ mode: "http_500", count: 1000 });
+      await act({ action: "confirm" });
+      await expect.poll(async () => (await stack().services.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).state, { timeout: 30_000 }).toBe("paid");
+      // Back online, the card's retry reads the page again, which leads to the return link's own page, in the payment's language.
+      await page.unroute("**/*.data*");
+      await page.waitForURL(/\/payments\/return\//, { timeout: 30_000 });
+      await page.getByRole("heading", { name: es.waitingForShop.heading }).waitFor({ timeout: 15_000 });
+      expect(await page.locator("html").getAttribute("lang")).toBe("es");
+    } finally {
+      stack().standin.state.clearFaults();
+      await context.close();
+    }
+  }, 180_000);
+
   it("on a browser set to English, a lost coin pick says so in the page's language (Spanish), not the browser's", async () => {
     const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
     const context = await browser().newContext({ viewport: PHONE, locale: "en-US" });
