@@ -9,7 +9,7 @@ import { checkPaymentNow, claimRead, SHOPPER_WAITING_READ } from "~/payments/che
 import { agreedBodyStatus, webhookBody } from "~/payments/process-webhooks";
 import type { GatewayCurrency } from "~/gateway/schemas";
 import type { GatewayEnv } from "~/payments/deps";
-import { isOpenPaymentState } from "~/payments/payment-state";
+import { isOpenPaymentState, shopifyNextPage } from "~/payments/payment-state";
 import { decideForGatewayStatus } from "~/payments/status-mapping";
 import { receivedFiatShown } from "~/gateway/money";
 import { isGatewayStatus } from "~/gateway/statuses";
@@ -154,6 +154,16 @@ export function finalDestination(services: AppServices, payment: Payment): strin
   if (payment.state === "paid") return services.links.returnUrl(payment, "ok");
   if (payment.state === "failed" || payment.state === "not_started") return services.links.returnUrl(payment, "ko");
   return null;
+}
+
+/**
+ * Where the page sends the shopper of a shop that uninstalled the app: a payment whose outcome
+ * Shopify took goes on through its return link (which sends it to Shopify's next page), as
+ * before the uninstall; null for any other, which can no longer reach its order.
+ */
+export function destinationAfterUninstall(services: AppServices, payment: Payment): string | null {
+  if (!shopifyNextPage(payment)) return null;
+  return services.links.returnUrl(payment, payment.shopifyOutcome === "resolved" ? "ok" : "ko");
 }
 
 export interface PayInstructions {

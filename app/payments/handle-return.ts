@@ -12,6 +12,7 @@ import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { SHOPPER_WAITING_READ } from "./check-payment";
 import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
+import { shopifyNextPage } from "./payment-state";
 import { agreedStatus } from "./process-webhooks";
 import { keepsReserve, readShopOrdersAtReturn } from "./reconcile";
 import { decideForGatewayStatus } from "./status-mapping";
@@ -183,9 +184,8 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
 
   const finalMessage = () => deps.db.outboxMessage.findUnique({ where: { dedupeKey: finalMessageKey(payment.id) } });
   if (payment.state === "not_started") return { kind: "redirect", url: payment.cancelUrl };
-  if (payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected") {
-    if (payment.nextActionUrl) return { kind: "redirect", url: payment.nextActionUrl };
-  }
+  const nextPage = shopifyNextPage(payment);
+  if (nextPage) return { kind: "redirect", url: nextPage };
   if (payment.shop.uninstalledAt) return { kind: "shop_gone", locale: payment.merchantLocale };
   if (!payment.gatewayOrderId) return { kind: "redirect", url: payment.cancelUrl };
 

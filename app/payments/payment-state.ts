@@ -22,6 +22,15 @@ export function isFinalPaymentState(state: PaymentState): boolean {
   return rank[state] === 3;
 }
 
+/**
+ * Shopify's next page for the shopper once Shopify took the payment's outcome (resolved or
+ * rejected), else null. It stands whatever happens to the shop afterwards, an uninstall
+ * included: the order is Shopify's from then on.
+ */
+export function shopifyNextPage(payment: { shopifyOutcome: string | null; nextActionUrl: string | null }): string | null {
+  return payment.shopifyOutcome === "resolved" || payment.shopifyOutcome === "rejected" ? payment.nextActionUrl : null;
+}
+
 /** Payments the reconciler still has to bring to an end. */
 export const OPEN_PAYMENT_STATES: readonly PaymentState[] = ["started", "awaiting_payment", "confirming"];
 

@@ -3,14 +3,18 @@
 // once every 15 seconds per payment).
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { jsonResponse } from "~/lib/http.server";
-import { heldMoneySeen, paymentForLink, paymentStatusView, refreshIfDue } from "~/payment-page/payment-page.server";
+import { destinationAfterUninstall, heldMoneySeen, paymentForLink, paymentStatusView, refreshIfDue } from "~/payment-page/payment-page.server";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) return jsonResponse(404, { error: "not_found", message: "This payment link is not valid." });
-  // The page, told so, reloads into its "shop gone" answer.
-  if (found.shop.uninstalledAt) return jsonResponse(410, { error: "shop_gone", message: "This shop no longer takes crypto payments through this app." });
+  if (found.shop.uninstalledAt) {
+    // A payment Shopify took the outcome of still goes on to Shopify; for any other, the page, told so, reloads into its "shop gone" answer.
+    const onward = destinationAfterUninstall(services, found);
+    if (!onward) return jsonResponse(410, { error: "shop_gone", message: "This shop no longer takes crypto payments through this app." });
+    return jsonResponse(200, { ...paymentStatusView(services, found), redirectUrl: onward });
+  }
   const payment = await refreshIfDue(services, found);
   return jsonResponse(200, paymentStatusView(services, payment, await heldMoneySeen(services, payment)));
 }

@@ -19,6 +19,7 @@ import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "
 import type { DocumentLanguageContext } from "~/root";
 import {
   coinsFor,
+  destinationAfterUninstall,
   heldMoneySeen,
   pageStage,
   paymentForLink,
@@ -109,7 +110,11 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) throw notFound(request);
-  if (found.shop.uninstalledAt) return shopGone(found);
+  if (found.shop.uninstalledAt) {
+    const onward = destinationAfterUninstall(services, found);
+    if (!onward) return shopGone(found);
+    throw redirectDocument(onward, 303);
+  }
   const payment = await refreshIfDue(services, found);
   const view = await paymentPageView(services, payment, await heldMoneySeen(services, payment));
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
