@@ -70,6 +70,18 @@ function jsonNumberText(value: number | JsonNumber): string {
 }
 
 /**
+ * The most digits an amount in a response may take written out (before and after the point).
+ * Coins' smallest units are 18 places at most, and amounts run to a few digits before the point;
+ * the bound keeps an exponent form such as 1e-1000000000 from being written out as a billion digits.
+ */
+const MAX_AMOUNT_DIGITS = 80;
+
+/** How many digits `decimal` takes written out, from its exponent and places, without writing it. */
+function positionalDigits(decimal: Decimal): number {
+  return Math.max(decimal.e + 1, 1) + decimal.decimalPlaces();
+}
+
+/**
  * A JSON number in a response, turned into an exact, non-negative decimal
  * string. Fed by parseGatewayJson it keeps the number's own text ("100.0");
  * a plain JS number (already parsed elsewhere) is written in its shortest form.
@@ -89,6 +101,10 @@ export const jsonAmountSchema = z.union([z.number(), z.instanceof(JsonNumber)]).
   }
   if (decimal.isNegative() && !decimal.isZero()) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, message: "amount must not be negative" });
+    return z.NEVER;
+  }
+  if (positionalDigits(decimal) > MAX_AMOUNT_DIGITS) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `amount must take at most ${MAX_AMOUNT_DIGITS} digits written out` });
     return z.NEVER;
   }
   // Exponent forms ("1e-7") become positional; other texts are kept verbatim.

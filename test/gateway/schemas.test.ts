@@ -123,6 +123,20 @@ describe("response amounts", () => {
     expect(jsonAmountSchema.safeParse(Number.POSITIVE_INFINITY).success).toBe(false);
     expect(jsonAmountSchema.safeParse("1.5").success).toBe(false);
   });
+
+  it("refuse an amount that would take more digits to write out than any amount has, without writing it out", () => {
+    // Written out, each would be a string of a billion digits: the process would run out of memory.
+    for (const text of ["1e-1000000000", "1E+1000000000", "9.5e400", "1e-81"]) {
+      const parsed = jsonAmountSchema.safeParse((parseGatewayJson(`{"a": ${text}}`) as { a: unknown }).a);
+      expect(parsed.success, text).toBe(false);
+      expect(parsed.error?.issues[0]?.message, text).toMatch(/digits/);
+    }
+    expect(jsonAmountSchema.safeParse(new JsonNumber(`0.${"1".repeat(80)}`)).success).toBe(false);
+    // The smallest units of the coins the gateway lists (wei, satoshi) are far inside the bound.
+    expect(jsonAmountSchema.parse(new JsonNumber("1e-18"))).toBe("0.000000000000000001");
+    expect(jsonAmountSchema.parse(new JsonNumber("1.5E+3"))).toBe("1500");
+    expect(jsonAmountSchema.parse(new JsonNumber(`0.${"1".repeat(60)}`))).toBe(`0.${"1".repeat(60)}`);
+  });
 });
 
 describe("order schema", () => {
