@@ -27,7 +27,7 @@ import { finalMessageKey, type OutboxPayload } from "./outbox";
 import { writeSettlement, type SettledColumns, type SettledTransaction, type SettlementWrite } from "./settlement-rows.server";
 import { isFinalPaymentState, isPaymentState, nextState, stateForDecision, type PaymentState } from "./payment-state";
 import { orderTermsMismatch } from "./order-terms";
-import { decideForOrderTerms, decideForParsedStatus, overpaymentDetail, statusShowsFundsReceived, type SettlementDecision } from "./status-mapping";
+import { decideForGatewayStatus, decideForOrderTerms, decideForParsedStatus, overpaymentDetail, statusShowsFundsReceived, type SettlementDecision } from "./status-mapping";
 import { flagColumns, type AttentionFlag } from "./attention-flags";
 
 export type SettleSource = "webhook" | "signed_webhook" | "return" | "reconcile" | "check" | "create";
@@ -73,6 +73,11 @@ function stateOf(payment: Payment): PaymentState {
 /** Whether the gateway status the payment already stores shows crypto received. */
 export function storedStatusShowsFunds(payment: Pick<Payment, "gatewayStatus">): boolean {
   return isGatewayStatus(payment.gatewayStatus) && statusShowsFundsReceived(payment.gatewayStatus);
+}
+
+/** Whether the gateway status the payment already stores completes an order (CO, CM). */
+function storedStatusCompletes(payment: Pick<Payment, "gatewayStatus">): boolean {
+  return isGatewayStatus(payment.gatewayStatus) && decideForGatewayStatus(payment.gatewayStatus).kind === "resolve";
 }
 
 /** Statuses that end an order without paying it: money on such an order arrived after it ended, or is held by it. */
@@ -135,12 +140,16 @@ function attentionFor(
   // shows funds. It takes the payment's one flag over any other (the timeline keeps the
   // earlier one), unless a late payment is already flagged and not yet handled, or this read
   // verifies a signed webhook's reject whose own flag (underpaid, out of condition) already
-  // speaks for the money shown: its transactions were never stored, so they are not new.
+  // speaks for the money shown: its transactions were never stored, so they are not new. An
+  // order that completes after it was rejected with money already shown (AC when Shopify's
+  // window closed) is news too: the crypto is now the merchant's, to return or arrange.
   const fundsShown = order.status.known && statusShowsFundsReceived(order.status.code);
   const fundsShownBefore = storedStatusShowsFunds(payment);
+  const completedNow = decision.kind === "resolve" && !storedStatusCompletes(payment);
   const lateFlagOpen = payment.attention === "late_payment" && payment.attentionResolvedAt === null;
   const verifiesOwnFlag = payment.unverifiedSince !== null && decision.kind === "reject" && decision.attention !== undefined && payment.attention === decision.attention;
-  if (current === "failed" && !lateFlagOpen && !verifiesOwnFlag && (order.transactions.some((t) => !knownTransactions.has(t.tx_hash)) || (fundsShown && !fundsShownBefore))) return late;
+  const newMoney = order.transactions.some((t) => !knownTransactions.has(t.tx_hash)) || (fundsShown && !fundsShownBefore) || completedNow;
+  if (current === "failed" && !lateFlagOpen && !verifiesOwnFlag && newMoney) return late;
   if (decision.kind === "resolve" && current !== "failed" && current !== "not_started") return overpaidFlag(payment, order);
   return null;
 }

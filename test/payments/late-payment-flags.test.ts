@@ -26,7 +26,7 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
   const deps = (): PaymentsDeps => ({ db: rows.db, sql: rows.sql, clock: { now: () => new Date() }, logger: silentLogger }) as unknown as PaymentsDeps;
   const read = (paymentId: string, gatewayOrder: GatewayOrder) => settleFromGatewayOrder(deps(), paymentId, gatewayOrder, "reconcile", new Date());
   const attentionEvents = async (paymentId: string) =>
-    (await rows.db.paymentEvent.findMany({ where: { paymentId, type: "attention" } })).map((e) => (JSON.parse(e.detail) as { reason: string }).reason);
+    (await rows.db.paymentEvent.findMany({ where: { paymentId, type: "attention" }, orderBy: [{ at: "asc" }, { id: "asc" }] })).map((e) => (JSON.parse(e.detail) as { reason: string }).reason);
 
   it("a read that rejects an open payment whose expired order already holds crypto flags a late payment", async () => {
     const id = randomUUID();
@@ -168,6 +168,41 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     const id = randomUUID();
     const payment = await createPayment(rows, { gatewayOrderId: id, state: "failed", gatewayStatus: "EX" });
     expect((await read(payment.id, order(id, "CO", 2, "2026-11-24T10:00:00Z"))).payment).toMatchObject({ state: "failed", attention: "late_payment" });
+  });
+
+  it("an order seen holding crypto (AC) when Shopify's window closed, that the gateway completes later, is flagged a late payment once: the money is now the merchant's to return", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "PE" });
+    expect((await read(payment.id, order(id, "AC", 1, "2026-11-24T10:00:00Z"))).payment.state).toBe("confirming");
+    // Shopify's window closes with the order still AC: rejected and flagged, and the merchant marks the flag handled.
+    await rows.db.payment.update({
+      where: { id: payment.id },
+      data: { state: "failed", attention: "pending_window_expired", attentionDetail: "window closed", attentionResolvedAt: new Date() },
+    });
+    // The gateway completes the order, on the transaction it already listed.
+    const completed = await read(payment.id, order(id, "CO", 1, "2026-11-24T11:00:00Z"));
+    expect(completed.payment).toMatchObject({ state: "failed", attention: "late_payment", attentionResolvedAt: null });
+    expect(completed.payment.attentionDetail).toContain("CO");
+    // The same completion read again ("Check now"), before and after the flag is handled, is not news.
+    await read(payment.id, order(id, "CO", 1, "2026-11-24T11:00:00Z"));
+    await rows.db.payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
+    expect((await read(payment.id, order(id, "CO", 1, "2026-11-24T11:00:00Z"))).payment.attentionResolvedAt).not.toBeNull();
+    expect(await attentionEvents(payment.id)).toEqual(["late_payment"]);
+  });
+
+  it("a completion after the window closed on an AC order takes the place of the window's flag still open, and is not raised over an open late payment", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "PE" });
+    await read(payment.id, order(id, "AC", 1, "2026-11-24T10:00:00Z"));
+    await rows.db.payment.update({ where: { id: payment.id }, data: { state: "failed", attention: "pending_window_expired", attentionDetail: "window closed" } });
+    expect((await read(payment.id, order(id, "CO", 1, "2026-11-24T11:00:00Z"))).payment).toMatchObject({ attention: "late_payment", attentionResolvedAt: null });
+
+    const other = randomUUID();
+    const flagged = await createPayment(rows, { gatewayOrderId: other, gatewayStatus: "PE" });
+    await read(flagged.id, order(other, "AC", 1, "2026-11-24T10:00:00Z"));
+    await rows.db.payment.update({ where: { id: flagged.id }, data: { state: "failed", attention: "late_payment", attentionDetail: "already said" } });
+    expect((await read(flagged.id, order(other, "CO", 1, "2026-11-24T11:00:00Z"))).payment).toMatchObject({ attention: "late_payment", attentionDetail: "already said" });
+    expect(await attentionEvents(flagged.id)).toEqual([]);
   });
 
   it("crypto paid after an accepted void is flagged once, when it first shows: handled, and followed by an overpayment's flag, it is not raised again by the next read", async () => {
