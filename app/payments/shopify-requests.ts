@@ -64,10 +64,11 @@ export const paymentSessionRequestSchema = z
     payment_method: z
       .object({
         type: z.literal("offsite"),
-        data: z.object({ cancel_url: httpUrl.optional() }).passthrough().optional(),
+        data: z.object({ cancel_url: httpUrl.nullish() }).passthrough().optional(),
       })
       .passthrough(),
-    cancel_url: httpUrl.optional(),
+    // Where some API versions put it; either may be null when the other carries it.
+    cancel_url: httpUrl.nullish(),
     proposed_at: z.string().max(64),
     kind: z.enum(["sale", "authorization"]).default("sale"),
     customer: customerSchema.nullish(),
