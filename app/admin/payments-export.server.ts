@@ -13,6 +13,7 @@
 import type { Database } from "~/db/database.server";
 import type { Prisma } from "../../generated/prisma/sqlite/client";
 import { cryptoReceived } from "~/payment-page/progress";
+import { notifiedStatuses } from "./notified-status.server";
 import { beyondCursor, paymentWhere, type PaymentFilters } from "./payment-filters";
 
 /** How many payments are read at a time. */
@@ -33,6 +34,7 @@ const exportSelect = {
   gatewayOrderId: true,
   gatewayStatus: true,
   gatewayEditedAt: true,
+  lastCheckedAt: true,
   unverifiedSince: true,
   inputCurrency: true,
   cryptoAmount: true,
@@ -43,7 +45,10 @@ const exportSelect = {
   transactions: { select: { txHash: true, amount: true }, orderBy: { seenAt: "asc" } },
 } satisfies Prisma.PaymentSelect;
 
-type ExportedPayment = Prisma.PaymentGetPayload<{ select: typeof exportSelect }>;
+type ExportedPayment = Prisma.PaymentGetPayload<{ select: typeof exportSelect }> & {
+  /** The status a signed notification reported since the order's last read, when another (notified-status). */
+  notifiedStatus: string | null;
+};
 
 /** The file's columns, in order: a header and how each payment fills it. */
 const COLUMNS: readonly [string, (p: ExportedPayment) => string | null][] = [
@@ -59,6 +64,9 @@ const COLUMNS: readonly [string, (p: ExportedPayment) => string | null][] = [
   ["gateway", (p) => p.gatewayEnv],
   ["gateway_order_id", (p) => p.gatewayOrderId],
   ["gateway_status", (p) => p.gatewayStatus],
+  // A signed notification's status since the order's last read, when it is another (an AC after
+  // an NR read, say): the list's "Notified since". gateway_status and state are the read's.
+  ["gateway_status_notified", (p) => p.notifiedStatus],
   // Whether the coin, amounts and transactions come from a read of the gateway's own record:
   // a payment settled on a signed notification alone has none of them until the reconciler's
   // next listing reads the order (within the hour).
@@ -116,7 +124,9 @@ export function paymentsCsv(db: Database, shopId: string, filters: PaymentFilter
         select: exportSelect,
       });
       if (payments.length > 0) {
-        controller.enqueue(encoder.encode(payments.map((p) => csvRow(COLUMNS.map(([, field]) => field(p)))).join("")));
+        const notified = await notifiedStatuses(db, shopId, payments);
+        const rows = payments.map((p) => ({ ...p, notifiedStatus: notified(p) }));
+        controller.enqueue(encoder.encode(rows.map((p) => csvRow(COLUMNS.map(([, field]) => field(p)))).join("")));
         const end = payments[payments.length - 1]!;
         last = { createdAt: end.createdAt, id: end.id };
       }

@@ -14,6 +14,7 @@ import { webhookBody } from "~/payments/process-webhooks";
 import { receivedFiatShown } from "~/gateway/money";
 import { refusalKeptFromItsFlag } from "~/payments/outbox";
 import { flagColumns, flagEvent } from "~/payments/attention-flags";
+import { lastRead, notifiedStatuses, reportsAnotherStatus } from "./notified-status.server";
 
 export interface PaymentRow {
   id: string;
@@ -48,9 +49,8 @@ export function isNotPaidInShopify(payment: Pick<Payment, "state" | "shopifyOutc
   return payment.state === "paid" && payment.shopifyOutcome === "rejected";
 }
 
-function row(payment: Payment, newest: NewestNotification | undefined): PaymentRow {
+function row(payment: Payment, notified: string | null): PaymentRow {
   const state = paymentStateWords(payment.state);
-  const notified = newest && reportsAnotherStatus(payment, newest) ? newest.status : null;
   return {
     id: payment.id,
     shopifyPaymentId: payment.shopifyPaymentId,
@@ -69,48 +69,6 @@ function row(payment: Payment, newest: NewestNotification | undefined): PaymentR
     notifiedStatus: notified === null ? null : `${gatewayStatusWords(notified).label} (${notified})`,
   };
 }
-
-/** A payment's newest signed notification that names a status. */
-interface NewestNotification {
-  status: string | null;
-  receivedAt: Date;
-}
-
-/** The order's last read, or the payment's creation before any: what a notification is newer than. */
-const lastRead = (payment: Pick<Payment, "lastCheckedAt" | "createdAt">) => payment.lastCheckedAt ?? payment.createdAt;
-
-/**
- * Whether a notification newer than the order's last read reports another status than the one
- * stored: the payment's state and status shown are then the last read's, not the newest word.
- */
-function reportsAnotherStatus(payment: Pick<Payment, "gatewayStatus" | "lastCheckedAt" | "createdAt">, newest: NewestNotification): newest is NewestNotification & { status: string } {
-  return newest.status !== null && newest.receivedAt.getTime() > lastRead(payment).getTime() && newest.status !== payment.gatewayStatus;
-}
-
-/**
- * The newest status-bearing notification of each of these payments' gateway orders, by
- * `notificationKey`: one query for a page of the list, on the (shopId, orderId) index. It is
- * neither bounded by the orders' last reads nor sorted by the database: either makes SQLite
- * walk the shop's notifications on its (shopId, receivedAt) index instead of each order's few.
- */
-async function newestNotifications(db: Database, shopId: string, payments: Payment[]): Promise<Map<string, NewestNotification>> {
-  const ordered = payments.filter((payment) => payment.gatewayOrderId !== null);
-  if (ordered.length === 0) return new Map();
-  const rows = await db.gatewayWebhook.findMany({
-    where: { shopId, orderId: { in: ordered.map((payment) => payment.gatewayOrderId as string) }, status: { not: null } },
-    select: { gatewayEnv: true, orderId: true, status: true, receivedAt: true },
-  });
-  const newest = new Map<string, NewestNotification>();
-  for (const found of rows) {
-    const key = notificationKey(found.gatewayEnv, found.orderId);
-    const kept = newest.get(key);
-    if (!kept || found.receivedAt.getTime() > kept.receivedAt.getTime()) newest.set(key, found);
-  }
-  return newest;
-}
-
-/** An order's notifications are those of its gateway environment and identifier. */
-const notificationKey = (gatewayEnv: string, orderId: string | null) => `${gatewayEnv} ${orderId ?? ""}`;
 
 export interface PaymentList {
   rows: PaymentRow[];
@@ -133,9 +91,9 @@ export async function listPayments(db: Database, shopId: string, filters: Paymen
   const first = payments[0];
   const last = payments.at(-1);
   const newer = first ? await db.payment.count({ where: { AND: [where, beyondCursor({ direction: "before", createdAt: first.createdAt, id: first.id })] } }) : 0;
-  const notified = await newestNotifications(db, shopId, payments);
+  const notified = await notifiedStatuses(db, shopId, payments);
   return {
-    rows: payments.map((payment) => row(payment, notified.get(notificationKey(payment.gatewayEnv, payment.gatewayOrderId)))),
+    rows: payments.map((payment) => row(payment, notified(payment))),
     total,
     shown: payments.length > 0 ? `${newer + 1}–${newer + payments.length} of ${total}` : "",
     newerCursor: first && newer > 0 ? cursorText(first) : null,

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { pageTexts } from "../../app/payment-page/texts";
 import { browserForFile } from "../support/browser";
-import { stackForFile } from "../support/stack";
+import { coinPickedOnAppPage, stackForFile } from "../support/stack";
 import { PHONE, waitForHydration } from "./support/admin";
 
 const stack = stackForFile();
@@ -18,6 +18,22 @@ const es = pageTexts("es");
 beforeAll(async () => {
   await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { checkoutMode: "app_page" } });
 });
+
+/** A Spanish shopper's payment with ETH picked on the app's page, open on a phone and waiting for the crypto. */
+async function waitingOnPhone() {
+  const { pageUrl, payment } = await coinPickedOnAppPage(stack(), { locale: "es", amount: "25.00", currency: "EUR" });
+  const context = await browser().newContext({ viewport: PHONE, locale: "es-ES" });
+  try {
+    const page = await context.newPage();
+    await page.goto(pageUrl, { waitUntil: "load" });
+    await waitForHydration(page);
+    await expect.poll(() => page.locator("#payment-status").textContent()).toBe(es.statuses.waiting);
+    return { payment, context, page };
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+}
 
 describe("the payment page on a flaky connection", () => {
   it("a coin pick whose request is lost says so in Spanish and tries again; back online, the page is back and the pick goes through", async () => {
@@ -46,16 +62,8 @@ describe("the payment page on a flaky connection", () => {
   }, 120_000);
 
   it("a reload of the page's data that fails after the payment moved on keeps the page, which then follows the payment to its end", async () => {
-    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
-    const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
-    expect(chosen.status).toBe(303);
-    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-    const context = await browser().newContext({ viewport: PHONE, locale: "es-ES" });
+    const { payment, context, page } = await waitingOnPhone();
     try {
-      const page = await context.newPage();
-      await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
-      await waitForHydration(page);
-      await expect.poll(() => page.locator("#payment-status").textContent()).toBe(es.statuses.waiting);
       // The phone loses the page's data requests for a moment, as the shopper's payment arrives.
       let dropped = 0;
       await page.route("**/*.data*", async (route) => {
@@ -76,16 +84,8 @@ describe("the payment page on a flaky connection", () => {
     }
   }, 180_000);
   it("a payment that ends while the connection is lost, with Shopify not answering, leads to the return link's waiting page once the retry gets through, not to a blank page", async () => {
-    const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
-    const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
-    expect(chosen.status).toBe(303);
-    const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
-    const context = await browser().newContext({ viewport: PHONE, locale: "es-ES" });
+    const { payment, context, page } = await waitingOnPhone();
     try {
-      const page = await context.newPage();
-      await page.goto(delivery.redirectUrl!, { waitUntil: "load" });
-      await waitForHydration(page);
-      await expect.poll(() => page.locator("#payment-status").textContent()).toBe(es.statuses.waiting);
       // The page's data requests are lost as the payment arrives: the page shows its connection-lost card.
       await page.route("**/*.data*", (route) => route.abort("internetdisconnected"));
       const act = (body: Record<string, unknown>) => stack().sandboxControl(`/sandbox/orders/${payment.gatewayOrderId}/actions`, body);

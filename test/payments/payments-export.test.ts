@@ -2,7 +2,8 @@
 // every payment the list's filters select and no other (not another shop's), newest first,
 // each once across the batches it is read in, its amounts as the text stored, its on-chain
 // transactions, and a value from outside that a spreadsheet would take as a formula written
-// as text. A malformed filter is dropped, as on the list.
+// as text; the status a signed notification reported since the order's last read, as the list
+// shows it. A malformed filter is dropped, as on the list.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_BATCH } from "../../app/admin/payments-export.server";
@@ -23,6 +24,7 @@ const HEADER = [
   "gateway",
   "gateway_order_id",
   "gateway_status",
+  "gateway_status_notified",
   "gateway_record_read",
   "coin",
   "crypto_amount",
@@ -79,6 +81,7 @@ describe.each(["sqlite", "postgresql"] as const)("the payments CSV file on %s", 
   const base = Date.parse("2026-03-01T00:00:00Z");
   const paidCount = EXPORT_BATCH * 2 + 3;
   let special: { shopifyPaymentId: string; gatewayOrderId: string };
+  let notified: { gatewayOrderId: string; readAfter: string };
 
   beforeAll(async () => {
     stack().logger.info(`payments export: ${paidCount} paid payments stored`);
@@ -93,6 +96,28 @@ describe.each(["sqlite", "postgresql"] as const)("the payments CSV file on %s", 
     });
     await db.payment.createMany({ data: Array.from({ length: 40 }, (_, i) => paymentColumns(shop.id, { state: "failed", gatewayStatus: "EX", createdAt: new Date(base + i * 10) })) });
     await db.payment.create({ data: paymentColumns(other.id, { state: "paid", gatewayStatus: "CO", createdAt: new Date(base + 5) }) });
+    // In the second batch: an order whose signed AC came after its last read (NR), and one read after its notification.
+    notified = { gatewayOrderId: randomUUID(), readAfter: randomUUID() };
+    const at = new Date(base + 150);
+    const waiting = await db.payment.create({ data: paymentColumns(shop.id, { state: "awaiting_payment", gatewayStatus: "NR", gatewayOrderId: notified.gatewayOrderId, createdAt: at }) });
+    const read = await db.payment.create({
+      data: paymentColumns(shop.id, { state: "confirming", gatewayStatus: "NR", gatewayOrderId: notified.readAfter, createdAt: at, lastCheckedAt: new Date(base + 60_000) }),
+    });
+    for (const payment of [waiting, read]) {
+      await db.gatewayWebhook.create({
+        data: {
+          shopId: shop.id,
+          gatewayEnv: "sandbox",
+          nonce: String(payment.gatewayOrderId),
+          signature: randomUUID().replace(/-/g, ""),
+          rawBody: JSON.stringify({ identifier: payment.gatewayOrderId, status: "AC" }),
+          orderId: payment.gatewayOrderId,
+          status: "AC",
+          receivedAt: new Date(base + 30_000),
+          processedAt: new Date(base + 30_000),
+        },
+      });
+    }
     // The newest: values from the gateway that a spreadsheet would run, two transactions, a flag handled.
     special = { shopifyPaymentId: "gid-like,\"quoted\"\nid", gatewayOrderId: randomUUID() };
     const payment = await db.payment.create({
@@ -176,7 +201,17 @@ describe.each(["sqlite", "postgresql"] as const)("the payments CSV file on %s", 
     // Newest first: it leads the file.
     expect(rows[1]![HEADER.indexOf("gateway_order_id")]).toBe(special.gatewayOrderId);
     // Every payment of the shop, and no other shop's.
-    expect(rows).toHaveLength(1 + paidCount + 1 + 40);
+    expect(rows).toHaveLength(1 + paidCount + 1 + 40 + 2);
+  });
+
+  it("says what a signed notification reported since the order's last read, when it is another status", async () => {
+    const { rows } = await exported(stack(), "");
+    const field = (orderId: string, name: string) => rows.find((r) => r[HEADER.indexOf("gateway_order_id")] === orderId)![HEADER.indexOf(name)];
+    expect(field(notified.gatewayOrderId, "gateway_status")).toBe("NR");
+    expect(field(notified.gatewayOrderId, "gateway_status_notified")).toBe("AC");
+    // Read after the notification: the read's status stands.
+    expect(field(notified.readAfter, "gateway_status_notified")).toBe("");
+    expect(rows.slice(1).filter((r) => r[HEADER.indexOf("gateway_status_notified")] !== "")).toHaveLength(1);
   });
 
   it("takes the list's filters, and drops a malformed one", async () => {
@@ -185,6 +220,6 @@ describe.each(["sqlite", "postgresql"] as const)("the payments CSV file on %s", 
     const nextDay = await exported(stack(), "&from=2026-03-02");
     expect(nextDay.rows.slice(1).map((r) => r[HEADER.indexOf("gateway_order_id")])).toEqual([special.gatewayOrderId]);
     const malformed = await exported(stack(), "&state=bogus&status=ZZ&from=2026-02-30");
-    expect(malformed.rows).toHaveLength(1 + paidCount + 1 + 40);
+    expect(malformed.rows).toHaveLength(1 + paidCount + 1 + 40 + 2);
   });
 });
