@@ -49,6 +49,15 @@ function shopGone(payment: { merchantLocale: string | null }) {
   return data({ gone: true as const, language: pageLanguage(payment.merchantLocale) }, { status: 410 });
 }
 
+/**
+ * The answer for a payment of a shop that uninstalled the app: on through the return link to
+ * Shopify's next page when Shopify took the payment's outcome, else the "shop gone" answer.
+ */
+function afterUninstall(services: LoaderFunctionArgs["context"]["services"], payment: Parameters<typeof destinationAfterUninstall>[1] & { merchantLocale: string | null }) {
+  const onward = destinationAfterUninstall(services, payment);
+  return onward ? redirectDocument(onward, 303) : shopGone(payment);
+}
+
 /** The error page's language: the one a "not valid" or "unavailable" answer carries, else the browser's (English when not known). */
 function errorLanguage(error: unknown, browserLanguage?: string): PageLanguage {
   if (!isRouteErrorResponse(error) || typeof error.data !== "object" || error.data === null) return pageLanguage(browserLanguage);
@@ -110,11 +119,7 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
   const found = await paymentForLink(services, params, new URL(request.url));
   if (!found) throw notFound(request);
-  if (found.shop.uninstalledAt) {
-    const onward = destinationAfterUninstall(services, found);
-    if (!onward) return shopGone(found);
-    throw redirectDocument(onward, 303);
-  }
+  if (found.shop.uninstalledAt) return afterUninstall(services, found);
   const payment = await refreshIfDue(services, found);
   const view = await paymentPageView(services, payment, await heldMoneySeen(services, payment));
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
@@ -137,7 +142,7 @@ async function pickCoin({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
   const payment = await paymentForLink(services, params, new URL(request.url));
   if (!payment) throw notFound(request);
-  if (payment.shop.uninstalledAt) throw shopGone(payment);
+  if (payment.shop.uninstalledAt) throw afterUninstall(services, payment);
   const texts = pageTexts(pageLanguage(payment.merchantLocale));
   const page = new URL(services.links.paymentPageUrl(payment));
   const backToPage = () => redirect(`${page.pathname}${page.search}`, 303);

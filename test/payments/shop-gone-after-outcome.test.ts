@@ -1,6 +1,6 @@
 // A shopper back on the app's payment page after the merchant uninstalled the app, for a payment
 // whose outcome Shopify had already taken: the order is Shopify's from then on, so the page and
-// the status it polls send the shopper on through the return link to Shopify's next page, as the
+// the status it polls (and a coin picked on the page left open) send the shopper on through the return link to Shopify's next page, as the
 // return link itself does, and never say the shop no longer takes the payment. A payment still
 // open at the uninstall gets the "shop gone" answer (410).
 import { beforeAll, expect, it } from "vitest";
@@ -78,9 +78,15 @@ it.each([
   const live = (await status.json()) as { redirectUrl: string | null };
   expect(live.redirectUrl).toMatch(/\/payments\/return\//);
   expect((await followed(live.redirectUrl!)).hops.at(-1)).toBe(nextPage);
+
+  // A coin picked on a page left open from before is sent on the same way.
+  const picked = await fetch(pageUrl, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
+  expect(picked.status).toBe(303);
+  expect(picked.headers.get("location")).toMatch(/\/payments\/return\//);
 }, 60_000);
 
 it("a payment still open at the uninstall gets the shop-gone answer from its page and its status", async () => {
   expect((await fetch(open.pageUrl, { redirect: "manual" })).status).toBe(410);
   expect((await fetch(statusUrl(open.pageUrl))).status).toBe(410);
+  expect((await fetch(open.pageUrl, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" })).status).toBe(410);
 });
