@@ -45,6 +45,13 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
   const clock = overrides.clock ?? systemClock;
   const cipher = createCredentialCipher(env.CREDENTIALS_ENCRYPTION_KEYS);
   const gatewayBaseUrls = { live: env.GATEWAY_BASE_URL, sandbox: env.GATEWAY_SANDBOX_URL };
+  // One budget per device, shared by this instance's every call (payments, reads, Connect's key check) and by the other instances.
+  const quotaStore = createPrismaQuotaStore(db, sql, {
+    generalPerMinute: env.GATEWAY_LIMIT_PER_MINUTE,
+    generalPerDay: env.GATEWAY_LIMIT_PER_DAY,
+    criticalPerMinute: env.GATEWAY_CRITICAL_LIMIT_PER_MINUTE,
+    criticalPerDay: env.GATEWAY_CRITICAL_LIMIT_PER_DAY,
+  });
   const listeners: Record<WakeKind, Set<() => void>> = { outbox: new Set(), inbox: new Set(), readiness: new Set() };
   const services: AppServices = {
     env,
@@ -55,17 +62,13 @@ export function createServices(env: AppEnv, overrides: ServiceOverrides = {}): A
     cipher,
     appUrl: env.SHOPIFY_APP_URL,
     gatewayBaseUrls,
+    quotaStore,
     ...(overrides.fetch ? { fetch: overrides.fetch } : {}),
     links: createReturnLinks(env.SHOPIFY_APP_URL, env.SHOPIFY_API_SECRET, env.SHOPIFY_API_SECRET_PREVIOUS),
     gateways: createGatewayDirectory({
       cipher,
       baseUrls: gatewayBaseUrls,
-      quotaStore: createPrismaQuotaStore(db, sql, {
-        generalPerMinute: env.GATEWAY_LIMIT_PER_MINUTE,
-        generalPerDay: env.GATEWAY_LIMIT_PER_DAY,
-        criticalPerMinute: env.GATEWAY_CRITICAL_LIMIT_PER_MINUTE,
-        criticalPerDay: env.GATEWAY_CRITICAL_LIMIT_PER_DAY,
-      }),
+      quotaStore,
       logger,
       clock: () => clock.now(),
       ...(overrides.fetch ? { fetch: overrides.fetch } : {}),

@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { createGatewayClient } from "~/gateway/client";
+import type { QuotaStore } from "~/gateway/quota";
 import { GATEWAY_WEBHOOKS_PATH } from "~/lib/routed-path";
 import type { GatewayError } from "~/gateway/errors";
 import type { Shop } from "../../generated/prisma/sqlite/client";
@@ -29,6 +30,8 @@ export interface ShopsDeps extends PaymentsDeps {
   cipher: CredentialCipher;
   appUrl: string;
   gatewayBaseUrls: Record<GatewayEnv, string>;
+  /** The devices' call budgets the gateway directory's clients count in too: a key check is a call on the device. */
+  quotaStore: QuotaStore;
   fetch?: typeof fetch;
 }
 
@@ -272,6 +275,8 @@ export async function connectGateway(deps: ShopsDeps, shopDomain: string, raw: u
     deviceKey: input.deviceKey,
     retry: { maxAttempts: 2 },
     timeoutMs: 8_000,
+    quota: { store: deps.quotaStore },
+    clock: () => deps.clock.now(),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const check = await probe.currencies();
