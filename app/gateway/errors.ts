@@ -1,6 +1,7 @@
 // Owns the typed failures of the gateway client. Each is a small class with a
 // `kind` to switch on, a `retryable` flag saying whether trying the same call
 // later can succeed, and the underlying `cause`. Messages never carry secrets.
+import type { QuotaWindow } from "./quota";
 
 export type GatewayOperation = "currencies" | "create_device" | "list_orders" | "create_order" | "order_info";
 
@@ -173,7 +174,7 @@ export class GatewayQuotaExhaustedError extends GatewayErrorBase {
   readonly retryable = true;
   override readonly name = "GatewayQuotaExhaustedError";
   constructor(
-    readonly window: string,
+    readonly window: QuotaWindow,
     readonly retryAt: Date,
     options?: { cause?: unknown },
   ) {

@@ -76,6 +76,9 @@ function jsonNumberText(value: number | JsonNumber): string {
  */
 const MAX_AMOUNT_DIGITS = 80;
 
+/** The largest exponent an amount's text may carry, whatever its digits (decimal.js reads 1e-9000000000000001 as 0). */
+const MAX_EXPONENT = 1_000;
+
 /** How many digits `decimal` takes written out, from its exponent and places, without writing it. */
 function positionalDigits(decimal: Decimal): number {
   return Math.max(decimal.e + 1, 1) + decimal.decimalPlaces();
@@ -103,7 +106,9 @@ export const jsonAmountSchema = z.union([z.number(), z.instanceof(JsonNumber)]).
     ctx.addIssue({ code: z.ZodIssueCode.custom, message: "amount must not be negative" });
     return z.NEVER;
   }
-  if (positionalDigits(decimal) > MAX_AMOUNT_DIGITS) {
+  // An exponent beyond decimal.js's range reads as 0 (or Infinity, refused above): judged by its text.
+  const exponent = /e([+-]?\d+)$/i.exec(text)?.[1];
+  if (positionalDigits(decimal) > MAX_AMOUNT_DIGITS || (exponent !== undefined && Math.abs(Number(exponent)) > MAX_EXPONENT)) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, message: `amount must take at most ${MAX_AMOUNT_DIGITS} digits written out` });
     return z.NEVER;
   }

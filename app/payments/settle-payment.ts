@@ -142,10 +142,11 @@ function attentionFor(
   // verifies a signed webhook's reject whose own flag (underpaid, out of condition) already
   // speaks for the money shown: its transactions were never stored, so they are not new. An
   // order that completes after it was rejected with money already shown (AC when Shopify's
-  // window closed) is news too: the crypto is now the merchant's, to return or arrange.
+  // window closed) is news too, the crypto now the merchant's to return or arrange, unless
+  // that money was flagged a late payment already (open or handled): the person knows of it.
   const fundsShown = order.status.known && statusShowsFundsReceived(order.status.code);
   const fundsShownBefore = storedStatusShowsFunds(payment);
-  const completedNow = decision.kind === "resolve" && !storedStatusCompletes(payment);
+  const completedNow = decision.kind === "resolve" && fundsShownBefore && !storedStatusCompletes(payment) && payment.attention !== "late_payment";
   const lateFlagOpen = payment.attention === "late_payment" && payment.attentionResolvedAt === null;
   const verifiesOwnFlag = payment.unverifiedSince !== null && decision.kind === "reject" && decision.attention !== undefined && payment.attention === decision.attention;
   const newMoney = order.transactions.some((t) => !knownTransactions.has(t.tx_hash)) || (fundsShown && !fundsShownBefore) || completedNow;

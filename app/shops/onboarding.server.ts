@@ -4,7 +4,8 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { createGatewayClient } from "~/gateway/client";
-import type { QuotaStore } from "~/gateway/quota";
+import { isDayWindow, type QuotaStore } from "~/gateway/quota";
+import { formatDateTime } from "~/admin/format";
 import { GATEWAY_WEBHOOKS_PATH } from "~/lib/routed-path";
 import type { GatewayError } from "~/gateway/errors";
 import type { Shop } from "../../generated/prisma/sqlite/client";
@@ -67,6 +68,8 @@ export function notificationUrl(appUrl: string, shop: Pick<Shop, "webhookToken">
 const DEVICE_OUTCOME_UNKNOWN =
   "The gateway did not confirm whether it created the device. Look for it in the gateway dashboard's devices before creating another: it may be there already.";
 
+const THROTTLED: OnboardingFailure = { ok: false, kind: "gateway_error", message: "The gateway is limiting requests for this device. Try again in a minute." };
+
 export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure {
   switch (error.kind) {
     case "unauthorized":
@@ -74,9 +77,14 @@ export function describeKeyCheckFailure(error: GatewayError): OnboardingFailure 
     case "network":
     case "timeout":
       return { ok: false, kind: "unreachable", message: "The gateway cannot be reached right now. Check your connection and try again in a minute." };
-    case "throttled":
     case "quota_exhausted":
-      return { ok: false, kind: "gateway_error", message: "The gateway is limiting requests for this device. Try again in a minute." };
+      // The device's budget, shared with its payments: the day's may be spent for hours.
+      if (isDayWindow(error.window)) {
+        return { ok: false, kind: "gateway_error", message: `The gateway's calls for this device are used up for the day. Try again after ${formatDateTime(error.retryAt)}.` };
+      }
+      return THROTTLED;
+    case "throttled":
+      return THROTTLED;
     case "server_error":
       return { ok: false, kind: "gateway_error", message: `The gateway failed to answer (HTTP ${error.status}). Try again in a few minutes.` };
     case "rejected":

@@ -190,6 +190,15 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await attentionEvents(payment.id)).toEqual(["late_payment"]);
   });
 
+  it("crypto that arrived after the rejection, flagged and handled, is not flagged again when the gateway completes the order on it", async () => {
+    const id = randomUUID();
+    const payment = await createPayment(rows, { gatewayOrderId: id, state: "failed", gatewayStatus: "PE" });
+    expect((await read(payment.id, order(id, "AC", 1, "2026-11-24T10:00:00Z"))).payment).toMatchObject({ attention: "late_payment", attentionResolvedAt: null });
+    await rows.db.payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
+    expect((await read(payment.id, order(id, "CO", 1, "2026-11-24T11:00:00Z"))).payment.attentionResolvedAt).not.toBeNull();
+    expect(await attentionEvents(payment.id)).toEqual(["late_payment"]);
+  });
+
   it("a completion after the window closed on an AC order takes the place of the window's flag still open, and is not raised over an open late payment", async () => {
     const id = randomUUID();
     const payment = await createPayment(rows, { gatewayOrderId: id, gatewayStatus: "PE" });

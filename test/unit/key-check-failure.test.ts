@@ -53,3 +53,13 @@ it("every kind of failure is said in words, never by the error's kind", () => {
     expect(message, error.kind).toMatch(/^The (gateway|request)/);
   }
 });
+
+it("a device whose calls for the day are spent is told when it can try again, not to try in a minute", () => {
+  const minute = describeKeyCheckFailure(new GatewayQuotaExhaustedError("general_minute", new Date("2026-11-30T12:00:00Z")));
+  expect(minute.message).toBe("The gateway is limiting requests for this device. Try again in a minute.");
+  for (const window of ["general_day", "critical_day"] as const) {
+    const day = describeKeyCheckFailure(new GatewayQuotaExhaustedError(window, new Date("2026-11-30T18:42:10Z")));
+    expect(day).toMatchObject({ ok: false, kind: "gateway_error" });
+    expect(day.message, window).toBe("The gateway's calls for this device are used up for the day. Try again after 2026-11-30 18:42:10 UTC.");
+  }
+});
