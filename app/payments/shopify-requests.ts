@@ -64,7 +64,7 @@ export const paymentSessionRequestSchema = z
     payment_method: z
       .object({
         type: z.literal("offsite"),
-        data: z.object({ cancel_url: httpUrl.nullish() }).passthrough().optional(),
+        data: z.object({ cancel_url: httpUrl.nullish() }).passthrough().nullish(),
       })
       .passthrough(),
     // Where some API versions put it; either may be null when the other carries it.
