@@ -113,7 +113,7 @@ export const jsonAmountSchema = z.union([z.number(), z.instanceof(JsonNumber)]).
     return z.NEVER;
   }
   // Exponent forms ("1e-7") become positional; other texts are kept verbatim.
-  return /[eE]/.test(text) || text.startsWith("-") ? decimal.abs().toFixed() : text;
+  return exponent !== undefined || text.startsWith("-") ? decimal.abs().toFixed() : text;
 });
 
 /** A JSON integer in a response (ids, block numbers). */

@@ -53,7 +53,7 @@ function shopGone(payment: { merchantLocale: string | null }) {
  * The answer for a payment of a shop that uninstalled the app: on through the return link to
  * Shopify's next page when Shopify took the payment's outcome, else the "shop gone" answer.
  */
-function afterUninstall(services: LoaderFunctionArgs["context"]["services"], payment: Parameters<typeof destinationAfterUninstall>[1] & { merchantLocale: string | null }) {
+function afterUninstall(services: LoaderFunctionArgs["context"]["services"], payment: Parameters<typeof destinationAfterUninstall>[1]) {
   const onward = destinationAfterUninstall(services, payment);
   return onward ? redirectDocument(onward, 303) : shopGone(payment);
 }
