@@ -6,7 +6,7 @@
 // trips.
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { assignments, quotedName, type PlainSql } from "~/db/plain-sql.server";
-import { writeWithEvent } from "./session-rows.server";
+import { writeWithEvent, type DetailByRow } from "./session-rows.server";
 import type { AttentionReason } from "./status-mapping";
 import { flagColumns } from "./attention-flags";
 
@@ -114,15 +114,25 @@ function flagUnlessOpen(detail: string, opening: string, replaces: AttentionReas
   };
 }
 
+/**
+ * The timeline entry of a follow-up's refused answer, saying whether the refusal's flag is the
+ * payment's open one after the write (`flagged`), or another open flag kept it from being
+ * raised: the merchant handling that other flag raises it then (outbox.ts, refusalKeptFromItsFlag),
+ * and handling the refusal's own flag does not bring it back.
+ */
+function refusalDetail(refusal: Record<string, unknown>, opening: string): DetailByRow {
+  return { condition: ownOpenFlag(opening), then: JSON.stringify({ ...refusal, flagged: true }), otherwise: JSON.stringify({ ...refusal, flagged: false }) };
+}
+
 /** The payment's update and its timeline entry once Shopify took or refused a follow-up's answer. */
-function followUpWrites(payment: NonNullable<FollowUpDelivery["payment"]>, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
+function followUpWrites(payment: NonNullable<FollowUpDelivery["payment"]>, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string | DetailByRow } } {
   const { call, session, answer } = payment;
   if (!answer.accepted) {
     // A void Shopify refuses did not end the authorization: the flag that said the crypto had
     // become the shopper's (raised as the void was accepted) no longer holds, and gives way.
     return {
       columns: flagUnlessOpen(answer.flagDetail, answer.flagOpening, call === "void.resolve" ? PAID_AFTER_VOID : null),
-      event: { type: "shopify_refused", detail: JSON.stringify({ call, session, message: answer.message }) },
+      event: { type: "shopify_refused", detail: refusalDetail({ call, session, message: answer.message }, answer.flagOpening) },
     };
   }
   // Only the flag this call's refusals raised closes: another one (the payment's own call,
@@ -238,7 +248,7 @@ export async function recordRetry(sql: PlainSql, record: RetryRecord): Promise<v
     const { id: paymentId, call, session, opening, detail } = record.followUpRefused;
     const flag = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...flagUnlessOpen(detail, opening), updatedAt: new Date() })}
       WHERE "id" = ${paymentId} AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
-    const event = { type: "shopify_refused", detail: JSON.stringify({ call, session, message: record.lastError, retrying: true }), at: record.at };
+    const event = { type: "shopify_refused", detail: refusalDetail({ call, session, message: record.lastError, retrying: true }, opening), at: record.at };
     await writeWithEvent(sql, flag, paymentId, event, [message]);
     return;
   }

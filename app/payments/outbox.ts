@@ -114,7 +114,8 @@ function retriedFollowUpFlag(call: FollowUpCall, reason: string): AttentionFlag 
   };
 }
 
-const refusedEventSchema = z.object({ call: z.string(), session: z.string(), message: z.string(), retrying: z.boolean().optional() });
+/** A follow-up's refusal on the timeline; `flagged` is absent from those stored before it was recorded. */
+const refusedEventSchema = z.object({ call: z.string(), session: z.string(), message: z.string(), retrying: z.boolean().optional(), flagged: z.boolean().optional() });
 
 /**
  * The flag of the latest refund, capture or void answer Shopify refused (for good, or in a way
@@ -128,7 +129,8 @@ export async function refusalKeptFromItsFlag(tx: Prisma.TransactionClient, payme
   const refusals = await tx.paymentEvent.findMany({ where: { paymentId: payment.id, type: "shopify_refused" }, orderBy: { at: "desc" }, select: { detail: true, at: true } });
   for (const event of refusals) {
     const refused = parseStoredJson(refusedEventSchema, event.detail);
-    if (!refused) continue;
+    // A refusal that raised its own flag was not kept from it: handling that flag ends it.
+    if (!refused || refused.flagged === true) continue;
     const answer = followUpAnswerOf(refused.call);
     if (!answer) continue;
     const call: FollowUpCall = { ...answer, session: refused.session };

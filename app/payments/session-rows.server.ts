@@ -77,9 +77,19 @@ export type AnswerColumns = Partial<
   >
 >;
 
+/**
+ * An event detail that depends on the payment's row as the write left it: `then` when
+ * `condition` (an expression over the payment's columns) holds after the write, else `otherwise`.
+ */
+export interface DetailByRow {
+  condition: Prisma.Sql;
+  then: string;
+  otherwise: string;
+}
+
 export interface SessionEvent {
   type: string;
-  detail: string;
+  detail: string | DetailByRow;
   at: Date;
 }
 
@@ -89,14 +99,19 @@ export interface SessionEvent {
  * other statements (UPDATE or INSERT) committed with them, all or nothing.
  */
 export async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId: string, event: SessionEvent, alongside: Prisma.Sql[] = []): Promise<number> {
+  // The written row's columns: its id, and whether the detail's condition holds on it.
+  const byRow = typeof event.detail === "string" ? null : event.detail;
+  const columns = byRow ? Prisma.sql`"id", (${byRow.condition}) AS "holds"` : Prisma.sql`"id"`;
+  const detail = byRow ? Prisma.sql`CASE WHEN "written"."holds" THEN ${byRow.then} ELSE ${byRow.otherwise} END` : Prisma.sql`${event.detail}`;
   const insertEvent = (written: Prisma.Sql, others: Prisma.Sql[] = []) => Prisma.sql`
     WITH ${Prisma.join([...others, Prisma.sql`"written" AS (${written})`], ", ")}
     INSERT INTO "PaymentEvent" ("id", "paymentId", "type", "detail", "at")
-    SELECT ${newRowId()}, "written"."id", ${event.type}, ${event.detail}, ${timeValue(sql.kind, event.at)} FROM "written"`;
+    SELECT ${newRowId()}, "written"."id", ${event.type}, ${detail}, ${timeValue(sql.kind, event.at)} FROM "written"`;
   if (sql.kind === "postgresql") {
-    // One statement: the other writes are data-modifying WITHs beside the payment's.
+    // One statement: the other writes are data-modifying WITHs beside the payment's. RETURNING
+    // gives the row as the write left it.
     const others = alongside.map((statement, index) => Prisma.sql`${Prisma.raw(`"alongside${index}"`)} AS (${statement})`);
-    return sql.execute(insertEvent(Prisma.sql`${write} RETURNING "id"`, others));
+    return sql.execute(insertEvent(Prisma.sql`${write} RETURNING ${columns}`, others));
   }
   // SQLite: the write, the event if the write touched the row, then the other writes, in one
   // transaction (so the write's conditions see the other rows as they were, as on PostgreSQL).
@@ -104,7 +119,7 @@ export async function writeWithEvent(sql: PlainSql, write: Prisma.Sql, paymentId
   // connection, and a conditional write may leave the row there untouched.
   const counts = await sql.executeInTransaction([
     write,
-    insertEvent(Prisma.sql`SELECT "id" FROM "Payment" WHERE "id" = ${paymentId} AND changes() > 0`),
+    insertEvent(Prisma.sql`SELECT ${columns} FROM "Payment" WHERE "id" = ${paymentId} AND changes() > 0`),
     ...alongside,
   ]);
   return counts[0] ?? 0;

@@ -248,7 +248,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect((await post(h(), "capture", unknown)).status).toBe(201);
       expect(await deliver(unknown.gid)).toBe("failed");
       expect(await requestStatus(unknown.id)).toBe("failed");
-      expect(await refusals(payment.id)).toEqual([{ call: "capture.resolve", session: unknown.gid, message: expect.stringContaining("not found") }]);
+      expect(await refusals(payment.id)).toEqual([{ call: "capture.resolve", session: unknown.gid, message: expect.stringContaining("not found"), flagged: true }]);
       const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
       expect(flagged).toMatchObject({ attention: "shopify_error", attentionResolvedAt: null });
       expect(flagged.attentionDetail).toMatch(/^Shopify has not taken the app's answer to the capture it asked for .*Shopify does not know this capture session\. .*not found\. Check the capture in Shopify\.$/);
@@ -273,6 +273,29 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
       expect(await refusals(payment.id)).toEqual([expect.objectContaining({ retrying: true }), expect.not.objectContaining({ retrying: true })]);
     });
 
+    it("a refused answer's own flag, marked handled, stays handled, and is not raised again when a later flag is handled", async () => {
+      const { session, payment } = await paymentWithSession(h());
+      const unknown = body("capture", session.id);
+      expect((await post(h(), "capture", unknown)).status).toBe(201);
+      expect(await deliver(unknown.gid)).toBe("failed");
+      expect(await handleFlag(payment.id)).toBe("handled");
+      expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: expect.any(Date) });
+      // Another flag, raised and handled later, does not bring the refusal back either.
+      await db().payment.update({ where: { id: payment.id }, data: { attention: "overpaid", attentionDetail: "Paid 120 %.", attentionResolvedAt: null } });
+      expect(await handleFlag(payment.id)).toBe("handled");
+      expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionResolvedAt: expect.any(Date) });
+    });
+
+    it("a flag raised while the answer is retried, marked handled, stays handled", async () => {
+      const { session, payment } = await paymentWithSession(h());
+      const capture = h().standin.state.createFollowUpSession("capture", session.id);
+      expect((await post(h(), "capture", capture.request)).status).toBe(201);
+      h().standin.state.setFault({ mode: "http_403", count: 1 });
+      expect(await deliver(capture.gid)).toBe("retry");
+      expect(await handleFlag(payment.id)).toBe("handled");
+      expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionResolvedAt: expect.any(Date) });
+    });
+
     /** A paid authorization flagged overpaid, and a capture answer Shopify refuses for good (a session it does not hold). */
     const captureRefusedWhileOverpaid = async () => {
       const { session, payment } = await paymentWithSession(h());
@@ -286,7 +309,7 @@ describe.each(ROW_DATABASES)("refund, capture and void sessions on $name", (data
     it("a refused answer leaves another open flag as it is, and is told on the timeline", async () => {
       const { payment, unknown } = await captureRefusedWhileOverpaid();
       expect(await db().payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "overpaid", attentionDetail: "Paid 120 %.", attentionResolvedAt: null });
-      expect(await refusals(payment.id)).toEqual([expect.objectContaining({ call: "capture.resolve", session: unknown.gid })]);
+      expect(await refusals(payment.id)).toEqual([expect.objectContaining({ call: "capture.resolve", session: unknown.gid, flagged: false })]);
 
       // The merchant sees to the overpayment and marks it handled: the capture Shopify refused,
       // which that flag kept from being raised, is flagged now, with Shopify's words.
