@@ -86,11 +86,15 @@ const COLUMNS: readonly [string, (p: ExportedPayment) => string | null][] = [
 /** A spreadsheet takes a cell starting with one of these as a formula. */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** One field of a CSV row (RFC 4180): quoted when it holds a quote, a comma or a line break; empty for null. */
+/**
+ * One field of a CSV row (RFC 4180): quoted when it holds a quote, a comma or a line break, and
+ * a semicolon or a tab too, which a spreadsheet set to split on them (Excel in Spain or
+ * Germany) would otherwise cut into cells the formula check never saw; empty for null.
+ */
 export function csvField(value: string | null): string {
   if (value === null) return "";
   const text = FORMULA_START.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return /[",;\t\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 function csvRow(fields: readonly (string | null)[]): string {

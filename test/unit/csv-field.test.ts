@@ -1,5 +1,5 @@
 // One field of the payments CSV file: empty for nothing, quoted (quotes doubled) when it holds a
-// quote, comma or line break, and a value a spreadsheet would run as a formula written as text.
+// quote, comma, semicolon, tab or line break, and a value a spreadsheet would run as a formula written as text.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { csvField, exportFileName } from "../../app/admin/payments-export.server";
@@ -17,6 +17,11 @@ describe("csvField", () => {
     expect(csvField("a\r\nb")).toBe('"a\r\nb"');
   });
 
+  it("quotes a field holding a semicolon or a tab, which a spreadsheet splitting on them (a Spanish or German Excel) would cut into cells, one of them starting like a formula", () => {
+    expect(csvField('0xab;=HYPERLINK("https://attacker.example")')).toBe('"0xab;=HYPERLINK(""https://attacker.example"")"');
+    expect(csvField("a\t@SUM(A1)")).toBe('"a\t@SUM(A1)"');
+  });
+
   it("writes a value starting like a formula as text", () => {
     for (const value of ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"]) expect(csvField(value).replace(/^"|"$/g, "")).toBe(`'${value}`);
   });
@@ -28,7 +33,7 @@ describe("csvField", () => {
         const unquoted = field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field;
         expect(/^[=+\-@\t\r]/.test(value) ? unquoted.slice(1) : unquoted).toBe(value);
         // Unquoted, a field holds no character that would end or split it.
-        if (!field.startsWith('"')) expect(field).not.toMatch(/[",\r\n]/);
+        if (!field.startsWith('"')) expect(field).not.toMatch(/[",;\t\r\n]/);
       }),
     );
   });
