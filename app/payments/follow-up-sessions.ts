@@ -226,7 +226,11 @@ export async function receiveFollowUpSession(deps: PaymentsDeps, input: { kind: 
       // row before it (which could not see the void) fails its write and is decided again,
       // so crypto paid after the void is flagged (settle-payment).
       if (payment && payload.kind === "void.resolve") {
-        const flag = voidedHoldingFunds(payment, now);
+        // A void repeated under another session (a retry or a bug on either side) finds the
+        // authorization voided already: the crypto was flagged then (or by the settlement that
+        // saw it arrive since), and the merchant's handling of that flag stands.
+        const voidedBefore = await tx.sessionRequest.count({ where: { shopId: shop.id, paymentShopifyId: request.payment_id, kind: "void", status: { in: ACCEPTED } } });
+        const flag = voidedBefore > 0 ? null : voidedHoldingFunds(payment, now);
         await tx.payment.update({
           where: { id: payment.id },
           data: { updatedAt: new Date(Math.max(now.getTime(), payment.updatedAt.getTime() + 1)), ...(flag ? flagColumns(flag) : {}) },

@@ -43,6 +43,24 @@ describe.each(ROW_DATABASES)("voids and captures of crypto authorizations on $na
     expect(h().standin.state.session(voiding.session.id)?.state.code).toBe("RESOLVED");
   });
 
+  it("a second void of an authorization already voided is accepted without raising the first void's flag again, handled or not", async () => {
+    const { session, payment } = await paymentWithSession(h());
+    const first = await h().standin.state.startFollowUp("void", session.id);
+    expect(first.delivery.status).toBe(201);
+    await drainOutbox(h());
+    const flagged = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(flagged).toMatchObject({ attention: "paid_after_void", attentionResolvedAt: null });
+    // The merchant refunds the shopper and marks the flag handled.
+    await db().payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
+
+    const again = voidBody(session.id);
+    expect((await post(h(), "void", again)).status).toBe(201);
+    expect((await queued(again.gid)).kind).toBe("void.resolve");
+    const after = await db().payment.findUniqueOrThrow({ where: { id: payment.id } });
+    expect(after).toMatchObject({ attention: "paid_after_void", attentionDetail: flagged.attentionDetail, attentionResolvedAt: expect.any(Date) });
+    expect(await db().paymentEvent.count({ where: { paymentId: payment.id, type: "attention" } })).toBe(1);
+  });
+
   it("a void of a sale is refused, and the payment is not flagged: there is no authorization to void", async () => {
     const { session, payment } = await paymentWithSession(h(), { kind: "sale" });
     const voiding = voidBody(session.id);
