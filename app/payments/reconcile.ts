@@ -277,6 +277,11 @@ async function readShopAtReturn(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     const settled = await settleListed(deps, shop, env, payment.id, order, readAt, own ? "return" : "reconcile");
     if (own && settled !== "unrecorded") recorded = settled.payment;
   }
+  // A payment awaiting verification whose order came in a shape the app cannot read is flagged
+  // for a person, as the reconciler's listing would: this read stands in for that listing.
+  for (const payment of unverified.filter((p) => unreadable.has(p.gatewayOrderId!))) {
+    await onePayment(deps, { ...payment, shop }, "A payment whose order cannot be read could not be flagged", false, () => flagUnverifiablePayment(deps, payment, now, "unreadable"));
+  }
   if (wanted.every((w) => orders.has(w.gatewayOrderId) || unreadable.has(w.gatewayOrderId)) && !(await rejectedCheckDue(deps, shop, env, now))) {
     await markListed(deps, shop, env, now);
   }
@@ -430,9 +435,10 @@ async function reconcileShopEnv(deps: PaymentsDeps, shop: Shop, env: GatewayEnv,
     }
     if (!isOpenPaymentState(state)) continue;
     if (!closingOrders.has(orderId)) {
-      // Not found by its identifier either: checked all the same, so it is looked up again
-      // when next due rather than at every listing until the deadline.
-      if (gone.has(orderId)) {
+      // Not found by its identifier either, or returned in a shape the app cannot read (a read
+      // again meets the same until the gateway's record changes): checked all the same, so it is
+      // read again when next due rather than at every pass until the deadline.
+      if (gone.has(orderId) || read.value.unreadable.has(orderId)) {
         await onePayment(deps, payment, "A payment's check could not be recorded", undefined, async () => {
           await deps.db.payment.update({ where: { id: payment.id }, data: { lastCheckedAt: now } });
         });

@@ -2,8 +2,8 @@
 // gateway returns that order in a shape the app cannot read, a read again would meet the same:
 // the payment is flagged for a person (the webhook's status could not be verified) and is not
 // read again at every pass for ever, which would also keep the credentials it was made on and
-// the shopper's details past their time. Whether the order came in a listing or was looked up
-// alone. Likewise one whose order no read has reached for 7 days (its reads all failed, or it
+// the shopper's details past their time. Whether the order came in a listing (the reconciler's,
+// or a shopper's return's) or was looked up alone. Likewise one whose order no read has reached for 7 days (its reads all failed, or it
 // was never listed nor looked up). The gateway is a scripted server over real HTTP; the
 // database is SQLite.
 import { randomUUID } from "node:crypto";
@@ -11,7 +11,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createGatewayClient } from "../../app/gateway/client";
 import { createLogger } from "../../app/lib/logger.server";
 import type { GatewayDirectory, PaymentsDeps, ShopGatewayAccess } from "../../app/payments/deps";
-import { reconcileOnce } from "../../app/payments/reconcile";
+import { SHOPPER_WAITING_READ } from "../../app/payments/check-payment";
+import { readShopOrdersAtReturn, reconcileOnce } from "../../app/payments/reconcile";
 import { fixtureBodyPlain } from "../gateway/support/fixtures";
 import { json, startScriptedServer, type ScriptedServer } from "../gateway/support/scripted-server";
 import { paymentColumns } from "../support/payment-rows";
@@ -134,4 +135,23 @@ it("a payment settled by a signed webhook 7 days ago on credentials that no long
   expect(after.events.filter((e) => e.type === "attention")).toHaveLength(1);
   expect(summary.verified).toBe(1);
   await opened.db.payment.delete({ where: { id: old.id } });
+});
+
+it("a shopper's return whose read of the shop's orders meets one unreadable flags its payment as the reconciler's listing would, and stands in for that listing", async () => {
+  const now = Date.now();
+  const odd = await paidUnverified(now);
+  // The returning shopper's payment, whose order the same listing shows paid.
+  const returning = await opened.db.payment.create({
+    data: paymentColumns(opened.shopId, { state: "awaiting_payment", gatewayOrderId: randomUUID(), gatewayStatus: "PE", createdAt: new Date(now - 30 * 60_000) }),
+  });
+  const deps = depsAnswering([listedOrder(odd.gatewayOrderId!, { fiat_amount: "not a number" }), listedOrder(returning.gatewayOrderId!)]);
+  const shop = await opened.db.shop.findUniqueOrThrow({ where: { id: opened.shopId } });
+  const listing = await readShopOrdersAtReturn(deps(now), shop, "sandbox", returning.gatewayOrderId!, SHOPPER_WAITING_READ);
+  expect(listing).toMatchObject({ recorded: { state: "paid", gatewayStatus: "CO" } });
+  await expectFlaggedOnce(odd.id);
+
+  // The reconciler's next pass, within the hour, has nothing left to read.
+  const calls = server.requests.length;
+  await reconcileOnce(deps(now + 60_000), { worker: "unreadable" });
+  expect(server.requests.length).toBe(calls);
 });
