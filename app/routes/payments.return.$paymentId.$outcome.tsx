@@ -3,13 +3,15 @@
 // couple of minutes of it (the gateway or Shopify out of reach) it says so, tells a shopper who
 // paid not to pay again, and checks less often. Once Shopify refused a paid payment's outcome,
 // the page says the payment was received. A page that checks by itself says so and how often,
-// and lets the shopper check at once, or stop the automatic checks.
+// and lets the shopper check at once, or stop the automatic checks. A return that fails
+// unexpectedly gets the same page, answered 503, rather than an error page.
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { z } from "zod";
 import { pageChecks } from "~/payment-page/checking";
 import { acceptedLanguage, languageTag, pageLanguage, type PageLanguage } from "~/payment-page/language";
 import { pageTexts, type PageTexts } from "~/payment-page/texts";
+import { pageRequestFields } from "~/lib/page-requests.server";
 import { handleShopperReturn } from "~/payments/handle-return";
 
 const paramsSchema = z.object({
@@ -97,15 +99,14 @@ function shopNotifiedPage(request: Request, retryAfterSeconds: number, locale: s
 }
 
 /** The page that checks again, its reloads carrying when the wait began (the return link and its signature kept). */
-function waitingPage(request: Request, retryAfterSeconds: number, locale: string | null): Response {
-  const language = pageLanguage(locale);
+function waitingPage(request: Request, retryAfterSeconds: number, language: PageLanguage, status = 200): Response {
   const url = new URL(request.url);
   const now = Math.floor(Date.now() / 1000);
   const since = waitingSince(url, now);
   url.searchParams.set(WAITING_SINCE, String(since));
   const long = now - since >= LONG_WAIT_SECONDS;
-  return shopperPage(language, pageTexts(language)[long ? "waitingLong" : "waitingForShop"], {
-    status: 200,
+  return shopperPage(language, pageTexts(language)[long || status !== 200 ? "waitingLong" : "waitingForShop"], {
+    status,
     checking: { seconds: long ? Math.max(retryAfterSeconds, LONG_WAIT_REFRESH_SECONDS) : retryAfterSeconds, url },
   });
 }
@@ -116,15 +117,27 @@ function notValidPage(request: Request): Response {
   return shopperPage(language, pageTexts(language).linkNotValid, { status: 404 });
 }
 
+/** How soon the page checks again after the return failed unexpectedly (its database, say). */
+const AFTER_FAILURE_RETRY_SECONDS = 10;
+
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const parsed = paramsSchema.safeParse({ ...params, sig: new URL(request.url).searchParams.get("sig") ?? "" });
   if (!parsed.success) return notValidPage(request);
-  const result = await handleShopperReturn(context.services, { paymentId: parsed.data.paymentId, signature: parsed.data.sig, outcome: parsed.data.outcome });
+  let result: Awaited<ReturnType<typeof handleShopperReturn>>;
+  try {
+    result = await handleShopperReturn(context.services, { paymentId: parsed.data.paymentId, signature: parsed.data.sig, outcome: parsed.data.outcome });
+  } catch (error) {
+    // A shopper who may have just paid is not left on an error page: the page checks again by
+    // itself and says not to pay again, in the language the browser asks for (the payment, and
+    // so its shopper's locale, may be what could not be read).
+    context.services.logger.error("Page request failed", { ...pageRequestFields(request), error });
+    return waitingPage(request, AFTER_FAILURE_RETRY_SECONDS, acceptedLanguage(request.headers.get("accept-language")), 503);
+  }
   switch (result.kind) {
     case "redirect":
       return redirect(result.url, 303);
     case "wait":
-      return waitingPage(request, result.retryAfterSeconds, result.locale);
+      return waitingPage(request, result.retryAfterSeconds, pageLanguage(result.locale));
     case "shop_notified":
       return shopNotifiedPage(request, result.retryAfterSeconds, result.locale);
     case "shop_gone": {

@@ -38,6 +38,28 @@ it("the shopper's payment page that fails unexpectedly says so in the browser's 
   expect(printed).not.toHaveBeenCalled();
 });
 
+it("the shopper's return link that fails unexpectedly answers a page that checks again by itself, in the browser's language, telling a shopper who paid not to pay again; logged once", async () => {
+  const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
+  const { session } = await stack().standin.state.startPayment({ test: true });
+  const payment = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  const back = stack().services.links.returnUrl(payment, "ok");
+  vi.spyOn(stack().services.links, "verify").mockImplementation(() => {
+    throw new Error("the link check failed");
+  });
+  const before = lines.length;
+  const answer = await fetch(back, { headers: { "accept-language": "es-ES,es;q=0.9,en;q=0.5" }, redirect: "manual" });
+  expect(answer.status).toBe(503);
+  expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
+  const html = await answer.text();
+  expect(html).toContain('lang="es"');
+  expect(html).toContain("Si has pagado, no vuelvas a pagar");
+  // It checks again by itself, at the same link with its signature.
+  expect(html).toMatch(/<meta http-equiv="refresh" content="\d+;url=[^"]*\/payments\/return\/[a-z0-9]+\/ok\?sig=/);
+  const logged = lines.slice(before).filter((line) => line.includes("Page request failed")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(logged).toEqual([expect.objectContaining({ level: "error", method: "GET", path: new URL(back).pathname })]);
+  expect(printed).not.toHaveBeenCalled();
+});
+
 it("a page without an error page of its own that fails gets the app's error page, with nothing of why, and is logged once by the app's logger", async () => {
   const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
   // The login page (development login) looks the shop up: make that fail.
