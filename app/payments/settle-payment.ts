@@ -53,6 +53,11 @@ function mismatchDetail(claimed: string | null, read: GatewayStatus | string): s
   return `A signed gateway webhook reported status ${claimed ?? "(none)"}, but the gateway's order now shows ${read}. Compare the order in the gateway dashboard with Shopify before shipping or refunding.`;
 }
 
+/** The payment was marked paid, and the gateway's order has ended unpaid since. */
+function paidThenEndedUnpaidDetail(code: string): string {
+  return `Shopify was told this payment was paid (on a signed gateway webhook the gateway's record has since contradicted), but the gateway's order now shows ${code}: it ended unpaid. Compare the order in the gateway dashboard with Shopify before shipping or refunding.`;
+}
+
 export interface SettleResult {
   payment: Payment;
   /** What the payment's gateway status means: the observation's, or the stored one's when the observation was stale. */
@@ -120,6 +125,13 @@ function attentionFor(
   if (decision.kind === "reject" && decision.attention && current !== "failed") {
     return { reason: decision.attention, detail: decision.merchantMessage };
   }
+  // A payment Shopify was told is paid whose order the gateway now shows ended unpaid with no
+  // flag of its own (FA, EX, CA, DE). The gateway keeps the first final status it reaches, so
+  // only a signed completion its record contradicted since leads here; that flag may be
+  // handled, and Shopify still shows the order paid. Flagged once for each status shown.
+  if (decision.kind === "reject" && current === "paid") {
+    return payment.gatewayStatus === order.status.code ? null : { reason: "webhook_mismatch", detail: paidThenEndedUnpaidDetail(order.status.code) };
+  }
   const late = {
     reason: "late_payment" as const,
     detail: `Crypto arrived after the payment was rejected (gateway status ${order.status.code}). Refund it from the gateway dashboard or arrange the order with the shopper.`,
@@ -132,7 +144,9 @@ function attentionFor(
   // when it ended). Unless a late payment is already flagged and not yet handled.
   const verifiesSignedReject = current === "failed" && payment.unverifiedSince !== null && payment.gatewayStatus === order.status.code;
   if (decision.kind === "reject" && (current !== "failed" || verifiesSignedReject)) {
-    if (payment.attention === "late_payment" && payment.attentionResolvedAt === null) return null;
+    // Not again over a late payment still open, nor over the one the signed webhook raised for
+    // the money its order held, which the merchant may have handled (refunded) since.
+    if (payment.attention === "late_payment" && (payment.attentionResolvedAt === null || verifiesSignedReject)) return null;
     return order.status.known && ENDED_UNPAID.has(order.status.code) && order.transactions.length > 0 ? endedHoldingFunds(order.status.code) : null;
   }
   // Money that arrives after the Shopify session was rejected: a person must act. The gateway

@@ -1,7 +1,8 @@
 // Which flag a gateway read leaves on a payment: crypto on an order that ended unpaid is a
 // late payment whether the read rejects the payment or finds it rejected already; a read that
-// verifies a signed webhook's own flagged reject keeps that flag, and one that verifies a signed
-// reject judges the transactions it lists as a first read would; an unknown status is flagged
+// verifies a signed webhook's own flagged reject keeps that flag (handled or not), and one that
+// verifies a signed reject judges the transactions it lists as a first read would; a paid
+// payment whose order then shows it ended unpaid is flagged; an unknown status is flagged
 // once, not again at every read; an order completed with more than its amount is paid and
 // flagged as overpaid, once for the amounts it shows, never over another open flag. On SQLite
 // and PostgreSQL.
@@ -103,6 +104,45 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(later.payment).toMatchObject({ attention: "late_payment", attentionResolvedAt: null });
     expect(later.payment.attentionDetail).toContain("Crypto arrived after the payment was rejected (gateway status EX)");
     expect(await attentionEvents(payment.id)).toEqual(["late_payment", "late_payment"]);
+  });
+
+  it("the read verifying a signed DE webhook whose own late-payment flag was handled does not raise it again: the shopper was refunded once", async () => {
+    const id = randomUUID();
+    // The signed DE webhook rejected the payment while the order showed money (AC), and flagged it.
+    const payment = await createPayment(rows, {
+      gatewayOrderId: id,
+      state: "failed",
+      gatewayStatus: "DE",
+      unverifiedSince: new Date(),
+      attention: "late_payment",
+      attentionDetail: "The gateway order ended unpaid (status DE) holding crypto the shopper sent. Refund it from the gateway dashboard or arrange the order with the shopper.",
+      attentionResolvedAt: new Date(),
+    });
+    const settled = await read(payment.id, order(id, "DE", 1, "2026-11-24T10:00:00Z"));
+    expect(settled.payment).toMatchObject({ state: "failed", attention: "late_payment", unverifiedSince: null });
+    expect(settled.payment.attentionResolvedAt).not.toBeNull();
+    expect(await attentionEvents(payment.id)).toEqual([]);
+  });
+
+  it("a paid payment whose order the gateway then shows ended unpaid (a signed completion it contradicted, its flag handled) is flagged: Shopify shows it paid", async () => {
+    const id = randomUUID();
+    // Paid on a signed CO webhook; the listing since showed the order AC (flagged, and handled).
+    const payment = await createPayment(rows, {
+      gatewayOrderId: id,
+      state: "paid",
+      gatewayStatus: "AC",
+      attention: "webhook_mismatch",
+      attentionDetail: "A signed gateway webhook reported status CO, but the gateway's order now shows AC.",
+      attentionResolvedAt: new Date(),
+    });
+    const settled = await read(payment.id, order(id, "FA", 1, "2026-11-24T10:00:00Z"));
+    expect(settled.payment).toMatchObject({ state: "paid", gatewayStatus: "FA", attention: "webhook_mismatch", attentionResolvedAt: null });
+    expect(settled.payment.attentionDetail).toContain("now shows FA");
+    expect(await attentionEvents(payment.id)).toEqual(["webhook_mismatch"]);
+    // Read again, the same status is no news: flagged once.
+    await rows.db.payment.update({ where: { id: payment.id }, data: { attentionResolvedAt: new Date() } });
+    await read(payment.id, order(id, "FA", 1, "2026-11-24T10:00:00Z"));
+    expect(await attentionEvents(payment.id)).toEqual(["webhook_mismatch"]);
   });
 
   it("an unknown status is flagged once: a person's handling of it is not undone by the next read", async () => {
