@@ -70,8 +70,13 @@ const PAID_TWICE: AttentionReason = "paid_twice";
 /** The payment's update and its timeline entry. */
 function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<string, unknown>; event: { type: string; detail: string } } {
   if (!answer.accepted) {
+    const flag = { reason: SHOPIFY_ERROR, detail: answer.flagDetail ?? answer.message };
     return {
-      columns: flagColumns({ reason: SHOPIFY_ERROR, detail: answer.flagDetail ?? answer.message }),
+      // A refused final call takes the payment's flag: its outcome did not reach Shopify. A
+      // refused pending call only when no flag is open but one of Shopify's calls (its own while
+      // it was retried, say): another's advice stands (an order of other terms), and a later
+      // read would raise that one again over a handled refusal.
+      columns: answer.call === "payment.pending" ? flagWhere(Prisma.sql`(${NO_OPEN_FLAG} OR "attention" = ${SHOPIFY_ERROR})`, flag.detail) : flagColumns(flag),
       event: { type: "shopify_refused", detail: JSON.stringify({ call: answer.call, message: answer.message }) },
     };
   }
@@ -92,6 +97,18 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   return { columns, event: { type: `shopify_${answer.outcome}`, detail: JSON.stringify(detail) } };
 }
 
+/** A shopify_error flag's columns, each CASE (reading the row as it was) setting it only where `flaggable` holds. */
+function flagWhere(flaggable: Prisma.Sql, detail: string): Record<string, unknown> {
+  return {
+    attention: Prisma.sql`CASE WHEN ${flaggable} THEN ${SHOPIFY_ERROR} ELSE "attention" END`,
+    attentionDetail: Prisma.sql`CASE WHEN ${flaggable} THEN ${detail} ELSE "attentionDetail" END`,
+    attentionResolvedAt: Prisma.sql`CASE WHEN ${flaggable} THEN NULL ELSE "attentionResolvedAt" END`,
+  };
+}
+
+/** Where the payment carries no open flag. */
+const NO_OPEN_FLAG = Prisma.sql`("attention" IS NULL OR "attentionResolvedAt" IS NOT NULL)`;
+
 /** Whether the payment's open flag is the one a follow-up's refusals raised (its detail opens with the words naming the session). */
 function ownOpenFlag(opening: string): Prisma.Sql {
   const opens = Prisma.sql`substr("attentionDetail", 1, ${Prisma.raw(String(opening.length))}) = ${opening}`;
@@ -106,12 +123,7 @@ function ownOpenFlag(opening: string): Prisma.Sql {
  */
 function flagUnlessOpen(detail: string, opening: string, replaces: AttentionReason | null = null): Record<string, unknown> {
   const replaced = replaces === null ? Prisma.sql`FALSE` : Prisma.sql`("attention" = ${replaces} AND "attentionResolvedAt" IS NULL)`;
-  const flaggable = Prisma.sql`("attention" IS NULL OR "attentionResolvedAt" IS NOT NULL OR ${ownOpenFlag(opening)} OR ${replaced})`;
-  return {
-    attention: Prisma.sql`CASE WHEN ${flaggable} THEN ${SHOPIFY_ERROR} ELSE "attention" END`,
-    attentionDetail: Prisma.sql`CASE WHEN ${flaggable} THEN ${detail} ELSE "attentionDetail" END`,
-    attentionResolvedAt: Prisma.sql`CASE WHEN ${flaggable} THEN NULL ELSE "attentionResolvedAt" END`,
-  };
+  return flagWhere(Prisma.sql`(${NO_OPEN_FLAG} OR ${ownOpenFlag(opening)} OR ${replaced})`, detail);
 }
 
 /**

@@ -108,6 +108,20 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await events(payment.id)).toEqual([["shopify_refused", { call: "payment.resolve", message: "The payment session is already rejected." }, AT]]);
   });
 
+  it("a refused pending call flags the payment only when no flag is open but a Shopify call's: another flag's advice stands, and the refusal is on the timeline", async () => {
+    const { payment, message } = await paymentWithMessage("payment.pending");
+    await db.payment.update({ where: { id: payment.id }, data: { state: "confirming", attention: "amount_mismatch", attentionDetail: "The gateway order is for 10.00 EUR." } });
+    await deliver(message.id, payment.id, { accepted: false, call: "payment.pending", message: "The payment session is already rejected." }, "failed");
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "amount_mismatch", attentionDetail: "The gateway order is for 10.00 EUR.", attentionResolvedAt: null });
+    expect(await events(payment.id)).toEqual([["shopify_refused", { call: "payment.pending", message: "The payment session is already rejected." }, AT]]);
+
+    // With no flag open (the other one handled), the refusal raises its own.
+    const other = await paymentWithMessage("payment.pending");
+    await db.payment.update({ where: { id: other.payment.id }, data: { state: "confirming", attention: "amount_mismatch", attentionDetail: "Handled.", attentionResolvedAt: AT } });
+    await deliver(other.message.id, other.payment.id, { accepted: false, call: "payment.pending", message: "The payment session is already rejected." }, "failed");
+    expect(await db.payment.findUniqueOrThrow({ where: { id: other.payment.id } })).toMatchObject({ attention: "shopify_error", attentionDetail: "The payment session is already rejected.", attentionResolvedAt: null });
+  });
+
   it("a payment erased meanwhile leaves the message done, and a call about no payment records the message alone", async () => {
     const { payment, message } = await paymentWithMessage("payment.resolve");
     await db.payment.delete({ where: { id: payment.id } });
