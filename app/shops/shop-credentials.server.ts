@@ -30,6 +30,14 @@ export function newWebhookToken(): string {
 }
 
 /**
+ * What a new shop's row starts with beyond its columns' defaults: the gateway's page speaks
+ * each shopper's language (their locale) until the merchant chooses one. The column's own
+ * default, EN, predates that choice and is kept, as changing it would rebuild the shops'
+ * table on SQLite; shops made before keep what they have.
+ */
+const NEW_SHOP_SETTINGS = { gatewayLanguage: "AUTO" } as const;
+
+/**
  * The shop's row, made on first use. A row marked uninstalled is returned as it is: only an
  * install Shopify proves (recordInstall) makes it installed again. A request that began before
  * the uninstall was handled (a gateway key check takes seconds) is no sign of one, and taking it
@@ -38,7 +46,7 @@ export function newWebhookToken(): string {
 export async function ensureShop(db: Database, shopDomain: string): Promise<Shop> {
   const existing = await db.shop.findUnique({ where: { shopDomain } });
   if (existing) return existing;
-  return db.shop.upsert({ where: { shopDomain }, create: { shopDomain, webhookToken: newWebhookToken(), installedAt: new Date() }, update: {} });
+  return db.shop.upsert({ where: { shopDomain }, create: { shopDomain, webhookToken: newWebhookToken(), installedAt: new Date(), ...NEW_SHOP_SETTINGS }, update: {} });
 }
 
 /** What the merchant is told when the app was uninstalled from the shop before a change could be saved. */
@@ -66,7 +74,7 @@ export const SHOP_UNINSTALLED_MESSAGE =
 export async function recordInstall(db: Database, shopDomain: string, now: Date): Promise<Shop> {
   return db.shop.upsert({
     where: { shopDomain },
-    create: { shopDomain, webhookToken: newWebhookToken(), installedAt: now },
+    create: { shopDomain, webhookToken: newWebhookToken(), installedAt: now, ...NEW_SHOP_SETTINGS },
     update: { installedAt: now, uninstalledAt: null, readinessUnconfirmed: true },
   });
 }

@@ -9,9 +9,9 @@ import { stackForFile } from "../support/stack";
 
 const stack = stackForFile();
 
-async function sessionFor(mode: "app_page" | "gateway", suffix: string, locales: { merchant_locale: string; customer: string | undefined }) {
+async function sessionFor(mode: "app_page" | "gateway", suffix: string, locales: { merchant_locale: string; customer: string | undefined }, shopLanguage: "AUTO" | "as installed" = "AUTO") {
   const { services, shopDomain, standin } = stack();
-  await services.db.shop.update({ where: { shopDomain }, data: { checkoutMode: mode, gatewayLanguage: "AUTO" } });
+  await services.db.shop.update({ where: { shopDomain }, data: { checkoutMode: mode, ...(shopLanguage === "AUTO" ? { gatewayLanguage: "AUTO" } : {}) } });
   const template = standin.state.createPaymentSession({ test: true, locale: "en" }).request;
   const request = paymentSessionRequestSchema.parse({
     ...template,
@@ -26,6 +26,15 @@ async function sessionFor(mode: "app_page" | "gateway", suffix: string, locales:
   const payment = await services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: request.id } });
   return { payment, redirectUrl: (answer.body as { redirect_url: string }).redirect_url };
 }
+
+it("a shop that never chose the gateway page's language has its shoppers spoken to in theirs there", async () => {
+  const { services, shopDomain } = stack();
+  expect((await services.db.shop.findUniqueOrThrow({ where: { shopDomain } })).gatewayLanguage).toBe("AUTO");
+  const hosted = await sessionFor("gateway", "d", { merchant_locale: "en", customer: "es" }, "as installed");
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+  const info = await services.gateways.forShop(shop, "sandbox")!.client.orderInfo(hosted.payment.gatewayOrderId!);
+  expect(info._unsafeUnwrap().language).toBe("ES");
+});
 
 it("an English-speaking shop's French-speaking shopper gets French on the gateway's page and on the app's own page", async () => {
   const { services, shopDomain } = stack();

@@ -73,7 +73,7 @@ it("a settings save for a shop uninstalled while the request was on its way is r
   const saved = await updateShopSettings(services, shopDomain, { checkoutMode: "gateway_choice", gatewayLanguage: "ES", testMode: true });
   expect(saved).toEqual({ ok: false, kind: "uninstalled", message: SHOP_UNINSTALLED_MESSAGE });
   const shop = await shopRow(shopDomain);
-  expect({ uninstalled: shop.uninstalledAt !== null, gatewayLanguage: shop.gatewayLanguage }).toEqual({ uninstalled: true, gatewayLanguage: "EN" });
+  expect({ uninstalled: shop.uninstalledAt !== null, gatewayLanguage: shop.gatewayLanguage }).toEqual({ uninstalled: true, gatewayLanguage: "AUTO" });
 });
 
 it("the admin answers 409 for a shop the app was uninstalled from, and leaves it uninstalled", async () => {
