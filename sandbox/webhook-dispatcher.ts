@@ -93,10 +93,13 @@ export class WebhookDispatcher {
         this.chain(message.deviceId, () => this.recordDrop(message));
         return;
       case "duplicate":
+        // A duplicate may be the same request again (the same bytes, nonce and signature), or the
+        // same notification signed again with a later nonce: a receiver must drop both.
         this.chain(message.deviceId, async () => {
           const signed = this.sign(message);
           await this.post(signed, "duplicate");
           await this.post(signed, "duplicate");
+          await this.post(this.sign(message, 1), "duplicate: signed again");
         });
         return;
       case "delay":
@@ -134,8 +137,9 @@ export class WebhookDispatcher {
     });
   }
 
-  private sign(message: WebhookMessage): SignedMessage {
-    const nonce = String(Math.floor(this.wallClock.now().getTime() / 1000));
+  /** The message signed with a nonce of the wall clock's second, `laterSeconds` on. */
+  private sign(message: WebhookMessage, laterSeconds = 0): SignedMessage {
+    const nonce = String(Math.floor(this.wallClock.now().getTime() / 1000) + laterSeconds);
     return {
       ...message,
       headers: {

@@ -270,6 +270,12 @@ export function checkoutScenarios(getStack: () => Stack): void {
     expect(calls(second.session.id, "PaymentSessionResolve")).toBe(1);
     const deliveries = (await stack().sandboxControl(`/sandbox/webhooks/deliveries?order=${first.orderId}`, undefined, "GET")) as unknown[];
     expect(deliveries.length).toBeGreaterThan(3);
+    // Each CO came three times: the replay was refused at the door, and the copy signed again
+    // with a later nonce was stored and dropped as a duplicate of the settled status.
+    const completions = await db().gatewayWebhook.findMany({ where: { orderId: first.orderId, status: "CO" }, select: { processedAt: true, lastError: true } });
+    expect(completions).toHaveLength(2);
+    expect(completions.every((hook) => hook.processedAt !== null)).toBe(true);
+    expect(completions.map((hook) => hook.lastError).sort()).toEqual(["duplicate of a settled status", null]);
   });
 
   it("a forged or replayed webhook is rejected and changes nothing", async () => {

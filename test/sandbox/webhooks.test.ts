@@ -195,16 +195,19 @@ describe("fault modes", () => {
     expect((await api.raw("GET", `/sandbox/devices/${merchant.key}/webhook-faults`)).json.mode).toBe("deliver");
   });
 
-  it("duplicate: the same bytes, nonce and signature arrive twice", async () => {
+  it("duplicate: the same bytes, nonce and signature arrive twice, then the same bytes signed again with a later nonce", async () => {
     await setFault({ mode: "duplicate", count: 1 });
     const o = await newOrder();
     await action(t.sandbox, o.identifier, { action: "delete" });
-    await waitForReceived(2);
-    const [a, b] = receiver.received;
+    await waitForReceived(3);
+    const [a, b, c] = receiver.received;
     expect(a?.rawBody).toBe(b?.rawBody);
     expect(a?.headers["x-nonce"]).toBe(b?.headers["x-nonce"]);
     expect(a?.headers["x-signature"]).toBe(b?.headers["x-signature"]);
-    expect((await deliveries(o.identifier)).map((d) => d.fault)).toEqual(["duplicate", "duplicate"]);
+    expect(c?.rawBody).toBe(a?.rawBody);
+    expect(Number(c?.headers["x-nonce"])).toBe(Number(a?.headers["x-nonce"]) + 1);
+    expect(c?.headers["x-signature"]).not.toBe(a?.headers["x-signature"]);
+    expect((await deliveries(o.identifier)).map((d) => d.fault)).toEqual(["duplicate", "duplicate", "duplicate: signed again"]);
   });
 
   it("delay: the delivery is held back, then sent and recorded as delayed", async () => {
