@@ -61,6 +61,9 @@ const FINAL_OUTCOMES = Prisma.sql`('resolved', 'rejected')`;
 /** The flag a refused payment call raises. */
 export const SHOPIFY_ERROR: AttentionReason = "shopify_error";
 
+/** How the flag of a refund, capture or void answer Shopify refused begins (outbox.ts, followUpFlagOpening). */
+export const FOLLOW_UP_FLAG_PREFIX = "Shopify has not taken the app's answer to the ";
+
 /** The flag of an authorization voided with crypto already received for it. */
 const PAID_AFTER_VOID: AttentionReason = "paid_after_void";
 
@@ -88,9 +91,11 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   columns.shopifyState = unlessFinal("shopifyState", answer.state);
   if (answer.redirectUrl) columns.nextActionUrl = unlessFinal("nextActionUrl", answer.redirectUrl);
   // Shopify took the payment's final outcome: a flag raised while it kept refusing the call
-  // (a missing permission since granted, say) has nothing left for a person to do.
+  // (a missing permission since granted, say) has nothing left for a person to do. Not a
+  // refund, capture or void answer's refusal, which is about another request.
   if (answer.outcome !== "pending") {
-    columns.attentionResolvedAt = Prisma.sql`CASE WHEN "attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL THEN ${at} ELSE "attentionResolvedAt" END`;
+    const ownFlag = Prisma.sql`"attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL AND substr("attentionDetail", 1, ${Prisma.raw(String(FOLLOW_UP_FLAG_PREFIX.length))}) <> ${FOLLOW_UP_FLAG_PREFIX}`;
+    columns.attentionResolvedAt = Prisma.sql`CASE WHEN ${ownFlag} THEN ${at} ELSE "attentionResolvedAt" END`;
   }
   if (answer.paidTwice) Object.assign(columns, flagColumns({ reason: PAID_TWICE, detail: answer.paidTwice.detail }));
   const detail = { state: answer.state, alreadyInState: answer.alreadyInState, ...(answer.paidTwice ? { paidTwice: answer.paidTwice.siblingShopifyPaymentId } : {}) };

@@ -19,7 +19,7 @@ import { PAYMENT_SESSION_REJECTION_CODES, PENDING_REASONS } from "~/shopify/paym
 import type { PaymentsDeps, ShopifyDirectory } from "./deps";
 import { asSentence } from "~/lib/text";
 import { parseStoredJson } from "~/lib/stored-json";
-import { recordDelivery, recordRetry } from "./outbox-rows.server";
+import { FOLLOW_UP_FLAG_PREFIX, recordDelivery, recordRetry } from "./outbox-rows.server";
 import { followUpAnswerOf, type FollowUpKind } from "./shopify-requests";
 import type { AttentionFlag } from "./attention-flags";
 
@@ -84,7 +84,7 @@ function followUpCall(payload: OutboxPayload): FollowUpCall | null {
  */
 function followUpFlagOpening(call: FollowUpCall): string {
   const id = call.session.slice(call.session.lastIndexOf("/") + 1);
-  return `Shopify has not taken the app's answer to the ${call.request} it asked for (${call.request} session ${id}: the app ${call.accepted ? "accepted" : "refused"} it).`;
+  return `${FOLLOW_UP_FLAG_PREFIX}${call.request} it asked for (${call.request} session ${id}: the app ${call.accepted ? "accepted" : "refused"} it).`;
 }
 
 /** Whether the payment's timeline already tells that Shopify refuses this follow-up's answer (told once, not at every attempt). */

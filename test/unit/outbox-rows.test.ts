@@ -122,6 +122,14 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await db.payment.findUniqueOrThrow({ where: { id: other.payment.id } })).toMatchObject({ attention: "shopify_error", attentionDetail: "The payment session is already rejected.", attentionResolvedAt: null });
   });
 
+  it("Shopify taking the final call closes the flag its refusals raised, not one a refund, capture or void answer's refusal raised", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    const refusedRefund = "Shopify has not taken the app's answer to the refund it asked for (refund session 77: the app refused it). Shopify does not know this refund session.";
+    await db.payment.update({ where: { id: payment.id }, data: { attention: "shopify_error", attentionDetail: refusedRefund } });
+    await deliver(message.id, payment.id, resolved);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ shopifyOutcome: "resolved", attention: "shopify_error", attentionDetail: refusedRefund, attentionResolvedAt: null });
+  });
+
   it("a payment erased meanwhile leaves the message done, and a call about no payment records the message alone", async () => {
     const { payment, message } = await paymentWithMessage("payment.resolve");
     await db.payment.delete({ where: { id: payment.id } });
