@@ -247,7 +247,8 @@ export interface RetryRecord {
    * shop's token or a permission, or the shop has no token): the payment is flagged so the
    * merchant learns why its order does not change in Shopify, once: not while it carries an
    * open flag (the earlier flag's advice still stands, and the health page lists the call), nor
-   * again after the merchant marked this one handled.
+   * again after the merchant marked this one handled (the same words); another call's refusal
+   * the merchant handled does not keep it back.
    */
   flagPayment: { id: string; call: string; detail: string } | null;
   /**
@@ -275,7 +276,7 @@ export async function recordRetry(sql: PlainSql, record: RetryRecord): Promise<v
   }
   const { id: paymentId, call, detail } = record.flagPayment;
   const flag = Prisma.sql`UPDATE "Payment" SET ${assignments({ ...flagColumns({ reason: SHOPIFY_ERROR, detail }), updatedAt: new Date() })}
-    WHERE "id" = ${paymentId} AND ("attention" IS NULL OR ("attentionResolvedAt" IS NOT NULL AND "attention" <> ${SHOPIFY_ERROR}))
+    WHERE "id" = ${paymentId} AND ("attention" IS NULL OR ("attentionResolvedAt" IS NOT NULL AND NOT ("attention" = ${SHOPIFY_ERROR} AND "attentionDetail" = ${detail})))
       AND EXISTS (SELECT 1 FROM "OutboxMessage" WHERE ${stillClaimed})`;
   await writeWithEvent(sql, flag, paymentId, { type: "shopify_refused", detail: JSON.stringify({ call, message: record.lastError, retrying: true }), at: record.at }, [message]);
 }

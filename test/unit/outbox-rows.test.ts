@@ -122,6 +122,15 @@ describe.each(ROW_DATABASES)("on $name", (database) => {
     expect(await db.payment.findUniqueOrThrow({ where: { id: other.payment.id } })).toMatchObject({ attention: "shopify_error", attentionDetail: "The payment session is already rejected.", attentionResolvedAt: null });
   });
 
+  it("a lasting refusal of the final call flags the payment over another Shopify call's refusal flag the merchant handled", async () => {
+    const { payment, message } = await paymentWithMessage("payment.resolve");
+    // The pending call was refused earlier, and the merchant marked that flag handled.
+    await db.payment.update({ where: { id: payment.id }, data: { attention: "shopify_error", attentionDetail: "The payment session is already rejected.", attentionResolvedAt: AT } });
+    await retry(message.id, payment.id);
+    expect(await db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ attention: "shopify_error", attentionDetail: "Shopify refused the call.", attentionResolvedAt: null });
+    expect(await events(payment.id)).toEqual([["shopify_refused", { call: "payment.resolve", message: "PaymentSessionResolve: unauthorized (HTTP 403)", retrying: true }, AT]]);
+  });
+
   it("Shopify taking the final call closes the flag its refusals raised, not one a refund, capture or void answer's refusal raised", async () => {
     const { payment, message } = await paymentWithMessage("payment.resolve");
     const refusedRefund = "Shopify has not taken the app's answer to the refund it asked for (refund session 77: the app refused it). Shopify does not know this refund session.";
