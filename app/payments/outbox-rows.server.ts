@@ -94,7 +94,7 @@ function paymentWrites(answer: PaymentAnswer, at: Date): { columns: Record<strin
   // (a missing permission since granted, say) has nothing left for a person to do. Not a
   // refund, capture or void answer's refusal, which is about another request.
   if (answer.outcome !== "pending") {
-    const ownFlag = Prisma.sql`"attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL AND substr("attentionDetail", 1, ${Prisma.raw(String(FOLLOW_UP_FLAG_PREFIX.length))}) <> ${FOLLOW_UP_FLAG_PREFIX}`;
+    const ownFlag = Prisma.sql`"attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL AND NOT ${detailOpensWith(FOLLOW_UP_FLAG_PREFIX)}`;
     columns.attentionResolvedAt = Prisma.sql`CASE WHEN ${ownFlag} THEN ${at} ELSE "attentionResolvedAt" END`;
   }
   if (answer.paidTwice) Object.assign(columns, flagColumns({ reason: PAID_TWICE, detail: answer.paidTwice.detail }));
@@ -114,10 +114,14 @@ function flagWhere(flaggable: Prisma.Sql, detail: string): Record<string, unknow
 /** Where the payment carries no open flag. */
 const NO_OPEN_FLAG = Prisma.sql`("attention" IS NULL OR "attentionResolvedAt" IS NOT NULL)`;
 
+/** Whether the payment's flag detail opens with `words`. */
+function detailOpensWith(words: string): Prisma.Sql {
+  return Prisma.sql`(substr("attentionDetail", 1, ${Prisma.raw(String(words.length))}) = ${words})`;
+}
+
 /** Whether the payment's open flag is the one a follow-up's refusals raised (its detail opens with the words naming the session). */
 function ownOpenFlag(opening: string): Prisma.Sql {
-  const opens = Prisma.sql`substr("attentionDetail", 1, ${Prisma.raw(String(opening.length))}) = ${opening}`;
-  return Prisma.sql`("attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL AND ${opens})`;
+  return Prisma.sql`("attention" = ${SHOPIFY_ERROR} AND "attentionResolvedAt" IS NULL AND ${detailOpensWith(opening)})`;
 }
 
 /**
