@@ -11,12 +11,17 @@ import pg from "pg";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { DatabaseKind } from "./database-url";
 import type { Database } from "./database.server";
+import { groupWriter } from "./group-commit";
 
 export interface PlainSql {
   /** Which SQL the statements must speak. */
   readonly kind: DatabaseKind;
-  /** Runs a statement; the number of rows it wrote. */
-  execute(statement: Prisma.Sql): Promise<number>;
+  /**
+   * Runs a statement; the number of rows it wrote. On SQLite it may be committed together with
+   * other callers' writes that came while another was being written (group-commit.ts), unless
+   * `alone`: then it is committed by itself, never held in another write's transaction.
+   */
+  execute(statement: Prisma.Sql, options?: { alone?: boolean }): Promise<number>;
   /** Runs a query; its rows, typed as the Prisma client types raw rows (dates as Date, int8 as bigint). */
   query<Row>(statement: Prisma.Sql): Promise<Row[]>;
   /** Runs the statements in one transaction; the rows each wrote. */
@@ -137,7 +142,7 @@ function withTransactions(statements: PlainStatements, inTransaction: PlainSql["
     );
   return {
     kind: statements.kind,
-    execute: (statement) => outsideTransactions(() => statements.execute(statement)),
+    execute: (statement, options) => outsideTransactions(() => statements.execute(statement, options)),
     query: <Row>(statement: Prisma.Sql) => outsideTransactions(() => statements.query<Row>(statement)),
     inTransaction: transaction,
     executeInTransaction: (list) =>
@@ -205,19 +210,27 @@ export function plainSqlOnAdapter(connect: () => Promise<SqlDriverAdapter>, kind
       });
     },
   });
-  async function inTransaction<T>(work: (tx: PlainStatements) => Promise<T>): Promise<T> {
+  // Writes started while another is being written share its successor's commit
+  // (group-commit.ts): one sync of SQLite's log on the app's thread for a burst of webhooks,
+  // settlements or deliveries, each write under its own savepoint.
+  const writer = groupWriter<PlainStatements>(async () => {
     const tx = await (await connect()).startTransaction();
-    let result: T;
-    try {
-      result = await work(statements(async () => tx));
-    } catch (error) {
-      await tx.rollback();
-      throw error;
-    }
-    await tx.commit();
-    return result;
-  }
-  return withTransactions(statements(connect), inTransaction);
+    return {
+      statements: statements(async () => tx),
+      savepoint: async (command, name) => void (await tx.executeRaw({ sql: `${command} ${name}`, args: [], argTypes: [] })),
+      commit: () => tx.commit(),
+      rollback: () => tx.rollback(),
+    };
+  });
+  const outside = statements(connect);
+  const execute: PlainStatements["execute"] = (statement, options) =>
+    options?.alone
+      ? outside.execute(statement)
+      : writer.write(
+          (tx) => tx.execute(statement),
+          () => outside.execute(statement),
+        );
+  return withTransactions({ ...outside, execute }, (work) => writer.transaction(work));
 }
 
 // PostgreSQL type ids whose text the pool must read as the Prisma client does (NUMERIC as a Decimal).

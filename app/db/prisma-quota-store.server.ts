@@ -57,7 +57,12 @@ export function createPrismaQuotaStore(db: Database, sql: PlainSql, limits: Part
       INSERT INTO "GatewayCall" ("id", "deviceHash", "class", "at")
       SELECT ${randomUUID()}, ${keyHash}, ${cls}, ${now}
       FROM (${countsSql(keyHash, now)}) AS "used"
-      WHERE "gDay" < ${effective.generalPerDay} AND "gMin" < ${effective.generalPerMinute}${critical}`);
+      WHERE "gDay" < ${effective.generalPerDay} AND "gMin" < ${effective.generalPerMinute}${critical}`,
+      // A statement of its own, as above, never a part of a batch of writes: instances on other
+      // connections to the file then never wait for a transaction that spans turns of this
+      // one's event loop (a wait for SQLite's lock blocks the waiting thread).
+      { alone: true },
+    );
   }
 
   /**

@@ -4,11 +4,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { openAppDatabase, type Database } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
-import { NestedPlainSqlError, type PlainSql } from "../../app/db/plain-sql.server";
+import { NestedPlainSqlError, plainSqlOnAdapter, type PlainSql } from "../../app/db/plain-sql.server";
 import { createTestPostgresDatabase } from "../support/postgres";
 
 const databases: { name: string; open(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
@@ -93,6 +94,60 @@ describe.each(databases)("on $name", ({ name, open }) => {
     expect(await db.gatewayCall.count()).toBe(before);
     expect(await sql.executeInTransaction([call(AT), call(AT)])).toEqual([1, 1]);
     expect(await db.gatewayCall.count()).toBe(before + 2);
+  });
+
+  it("gives each of many statements issued at once its own outcome: one the database refuses fails alone, the others are stored", async () => {
+    const before = await db.gatewayCall.count();
+    const taken = call(AT);
+    await sql.execute(taken);
+    const burst = Array.from({ length: 40 }, (_, i) => (i === 17 ? taken : call(AT)));
+    const outcomes = await Promise.allSettled(burst.map((statement) => sql.execute(statement)));
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : "refused"))).toEqual(burst.map((_, i) => (i === 17 ? "refused" : 1)));
+    expect(await db.gatewayCall.count()).toBe(before + 40);
+  });
+
+  it("keeps the transactions of many callers at once apart: one that throws after writing leaves nothing, the others are committed whole", async () => {
+    const before = await db.gatewayCall.count();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        sql.inTransaction(async (tx) => {
+          await tx.execute(call(AT));
+          const second = call(AT);
+          const id = `call-${serial}`;
+          await tx.execute(second);
+          if (i % 5 === 3) throw new Error(`transaction ${i} gave up`);
+          // Its own write, seen inside it.
+          return (await tx.query<{ id: string }>(Prisma.sql`SELECT "id" FROM "GatewayCall" WHERE "id" = ${id}`)).length;
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : (o.reason as Error).message))).toEqual(
+      Array.from({ length: 12 }, (_, i) => (i % 5 === 3 ? `transaction ${i} gave up` : 1)),
+    );
+    expect(await db.gatewayCall.count()).toBe(before + 2 * 10);
+  });
+
+  it.runIf(name === "SQLite")("writes the statements issued while one is being written in one transaction (one commit for many)", async () => {
+    const factory = new PrismaLibSQL({ url });
+    const adapter = await factory.connect();
+    let transactions = 0;
+    const counting = new Proxy(adapter, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (property === "startTransaction") transactions++;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      const plain = plainSqlOnAdapter(async () => counting, "sqlite");
+      const before = await db.gatewayCall.count();
+      expect(await Promise.all(Array.from({ length: 20 }, () => plain.execute(call(AT))))).toEqual(Array.from({ length: 20 }, () => 1));
+      expect(await db.gatewayCall.count()).toBe(before + 20);
+      // The first alone, the nineteen that came while it was written in one transaction.
+      expect(transactions).toBe(1);
+    } finally {
+      await adapter.dispose();
+    }
   });
 
   it("refuses at once a statement or transaction started outside an open plain transaction from inside it, and rolls that transaction back", async () => {

@@ -1,0 +1,162 @@
+// Group commit: writes (a statement, or a transaction's work) that callers start while an
+// earlier one is being written wait, and are then written together in one transaction, so one
+// commit stands for many. On SQLite a commit syncs the log to disk on the app's own thread
+// (synchronous FULL, so that a webhook answered 200 survives a power cut), and a burst of
+// webhooks spent as much of that thread's time in those syncs as in anything else the app did
+// for them (BENCHMARKS.md).
+//
+// Nothing changes for a caller:
+// - A write started while nothing is being written runs at once, alone, as it would without this.
+// - Each write of a batch runs under its own savepoint, one after the other in the order they
+//   came, so a later one sees what an earlier one wrote, as if each had committed first. One
+//   that fails (or throws) is rolled back to its savepoint alone and its caller gets its error
+//   at once; the others are not touched.
+// - A caller's promise settles only once its write is committed. When the commit fails, every
+//   write it held fails with it, as each one's own commit would have.
+// - Each write runs in its caller's async context (AsyncLocalStorage), not the batch's.
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** A batch is at most this many writes, so one batch holds the connection for a bounded time. */
+export const GROUP_COMMIT_MAX_BATCH = 32;
+
+/** An open transaction, as the group writer drives it. */
+export interface GroupTransaction<Tx> {
+  /** The statements of the transaction, handed to each write. */
+  statements: Tx;
+  /** Runs one of SAVEPOINT, ROLLBACK TO and RELEASE with a savepoint's name. */
+  savepoint(command: "SAVEPOINT" | "ROLLBACK TO" | "RELEASE", name: string): Promise<void>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+interface Job<Tx> {
+  work: (tx: Tx) => Promise<unknown>;
+  /** The write on its own (a statement's autocommit), when it has a cheaper way than a transaction. */
+  alone?: () => Promise<unknown>;
+  inCallersContext: <R>(run: () => R) => R;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface GroupWriter<Tx> {
+  /** Runs `work` in a transaction (perhaps shared with other callers' writes, each under its own savepoint); its result once committed. */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** The same for a write that also has a way of its own, used when it is alone (a statement, committed by itself). */
+  write<T>(work: (tx: Tx) => Promise<T>, alone: () => Promise<T>): Promise<T>;
+}
+
+/** A group writer over `begin`, which opens a transaction (on the one connection the writes share). */
+export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxBatch: number = GROUP_COMMIT_MAX_BATCH): GroupWriter<Tx> {
+  let waiting: Job<Tx>[] = [];
+  let writing = false;
+
+  async function runAlone(job: Job<Tx>): Promise<void> {
+    try {
+      if (job.alone) {
+        job.resolve(await job.inCallersContext(job.alone));
+        return;
+      }
+      const transaction = await begin();
+      let result: unknown;
+      try {
+        result = await job.inCallersContext(() => job.work(transaction.statements));
+      } catch (error) {
+        await transaction.rollback();
+        throw error;
+      }
+      await transaction.commit();
+      job.resolve(result);
+    } catch (error) {
+      job.reject(error);
+    }
+  }
+
+  /**
+   * Writes a batch of two or more; the jobs it did not get to (its transaction broke), to be
+   * written in the next batch.
+   */
+  async function runBatch(batch: Job<Tx>[]): Promise<Job<Tx>[]> {
+    let transaction: GroupTransaction<Tx>;
+    try {
+      transaction = await begin();
+    } catch (error) {
+      for (const job of batch) job.reject(error);
+      return [];
+    }
+    const done: { job: Job<Tx>; result: unknown }[] = [];
+    for (const [index, job] of batch.entries()) {
+      const name = `group_write_${index}`;
+      let result: unknown;
+      try {
+        await transaction.savepoint("SAVEPOINT", name);
+      } catch (error) {
+        // Failed, not put back: each batch settles at least one write, so none goes round for ever.
+        job.reject(error);
+        return broken(transaction, done, batch.slice(index + 1), error);
+      }
+      try {
+        result = await job.inCallersContext(() => job.work(transaction.statements));
+      } catch (error) {
+        // Only this write is undone. When even that fails, the transaction is no longer one
+        // (the database may have rolled it all back), and nothing more is written in it.
+        try {
+          await transaction.savepoint("ROLLBACK TO", name);
+          await transaction.savepoint("RELEASE", name);
+        } catch (undoError) {
+          job.reject(error);
+          return broken(transaction, done, batch.slice(index + 1), undoError);
+        }
+        job.reject(error);
+        continue;
+      }
+      try {
+        await transaction.savepoint("RELEASE", name);
+      } catch (error) {
+        job.reject(error);
+        return broken(transaction, done, batch.slice(index + 1), error);
+      }
+      done.push({ job, result });
+    }
+    try {
+      await transaction.commit();
+    } catch (error) {
+      for (const { job } of done) job.reject(error);
+      return [];
+    }
+    for (const { job, result } of done) job.resolve(result);
+    return [];
+  }
+
+  /** A batch whose transaction broke: it is rolled back, what it held fails, and the writes it did not get to wait for the next one. */
+  async function broken(transaction: GroupTransaction<Tx>, done: { job: Job<Tx> }[], notRun: Job<Tx>[], error: unknown): Promise<Job<Tx>[]> {
+    await transaction.rollback().catch(() => undefined);
+    for (const { job } of done) job.reject(error);
+    return notRun;
+  }
+
+  async function writeAll(): Promise<void> {
+    writing = true;
+    try {
+      while (waiting.length > 0) {
+        const batch = waiting.slice(0, maxBatch);
+        waiting = waiting.slice(batch.length);
+        if (batch.length === 1) await runAlone(batch[0]!);
+        else waiting = [...(await runBatch(batch)), ...waiting];
+      }
+    } finally {
+      writing = false;
+    }
+  }
+
+  function enqueue<T>(work: (tx: Tx) => Promise<T>, alone?: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      waiting.push({ work, alone, inCallersContext: AsyncLocalStorage.snapshot(), resolve: resolve as (value: unknown) => void, reject });
+      if (!writing) void writeAll();
+    });
+  }
+
+  return {
+    transaction: (work) => enqueue(work),
+    write: (work, alone) => enqueue(work, alone),
+  };
+}
