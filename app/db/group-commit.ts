@@ -14,7 +14,7 @@
 // - A caller's promise settles only once its write is committed. When the commit fails, every
 //   write it held fails with it, as each one's own commit would have.
 // - Each write runs in its caller's async context (AsyncLocalStorage), not the batch's.
-import { AsyncLocalStorage } from "node:async_hooks";
+import { AsyncResource } from "node:async_hooks";
 
 /** A batch is at most this many writes, so one batch holds the connection for a bounded time. */
 export const GROUP_COMMIT_MAX_BATCH = 32;
@@ -150,7 +150,10 @@ export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxB
 
   function enqueue<T>(work: (tx: Tx) => Promise<T>, alone?: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      waiting.push({ work, alone, inCallersContext: AsyncLocalStorage.snapshot(), resolve: resolve as (value: unknown) => void, reject });
+      // The caller's async context (its AsyncLocalStorage stores), kept for when its write runs.
+      const callers = new AsyncResource("GroupWrite");
+      const inCallersContext = <R>(run: () => R): R => callers.runInAsyncScope(run);
+      waiting.push({ work, alone, inCallersContext, resolve: resolve as (value: unknown) => void, reject });
       if (!writing) void writeAll();
     });
   }
