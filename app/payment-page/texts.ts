@@ -50,6 +50,8 @@ export interface PageTexts {
   /** A label and what it labels ("{label}: {value}"; French puts a space before the colon). */
   labelled: string;
   redirecting: string;
+  /** The note of the shopper's order at the gateway, which its page shows ("{shop}": the shop's domain). */
+  orderNote: string;
   backToShop: string;
   confirmingReturn: string;
   payAnotherWay: string;
@@ -147,6 +149,7 @@ const en: PageTexts = {
   received: "Received",
   labelled: "{label}: {value}",
   redirecting: "Taking you back to the shop…",
+  orderNote: "Order payment at {shop}",
   backToShop: "Return to the shop",
   confirmingReturn: "You can return to the shop now: your order is confirmed as soon as the network confirms the payment.",
   payAnotherWay: "I want to pay another way",
@@ -250,6 +253,7 @@ const es: PageTexts = {
   received: "Recibido",
   labelled: "{label}: {value}",
   redirecting: "Volviendo a la tienda…",
+  orderNote: "Pago del pedido en {shop}",
   backToShop: "Volver a la tienda",
   confirmingReturn: "Ya puedes volver a la tienda: tu pedido se confirmará en cuanto la red confirme el pago.",
   payAnotherWay: "Quiero pagar de otra forma",
@@ -353,6 +357,7 @@ const pt: PageTexts = {
   received: "Recebido",
   labelled: "{label}: {value}",
   redirecting: "A voltar à loja…",
+  orderNote: "Pagamento da encomenda em {shop}",
   backToShop: "Voltar à loja",
   confirmingReturn: "Já pode voltar à loja: a sua encomenda é confirmada assim que a rede confirmar o pagamento.",
   payAnotherWay: "Quero pagar de outra forma",
@@ -457,6 +462,7 @@ const ptBR: PageTexts = {
   received: "Recebido",
   labelled: "{label}: {value}",
   redirecting: "Voltando para a loja…",
+  orderNote: "Pagamento do pedido em {shop}",
   backToShop: "Voltar para a loja",
   confirmingReturn: "Você já pode voltar para a loja: o seu pedido será confirmado assim que a rede confirmar o pagamento.",
   payAnotherWay: "Quero pagar de outra forma",
@@ -560,6 +566,7 @@ const it: PageTexts = {
   received: "Ricevuto",
   labelled: "{label}: {value}",
   redirecting: "Ti riportiamo al negozio…",
+  orderNote: "Pagamento dell'ordine su {shop}",
   backToShop: "Torna al negozio",
   confirmingReturn: "Puoi tornare al negozio: il tuo ordine viene confermato appena la rete conferma il pagamento.",
   payAnotherWay: "Voglio pagare in un altro modo",
@@ -663,6 +670,7 @@ const fr: PageTexts = {
   received: "Reçu",
   labelled: "{label} : {value}",
   redirecting: "Retour à la boutique…",
+  orderNote: "Paiement de la commande sur {shop}",
   backToShop: "Retour à la boutique",
   confirmingReturn: "Vous pouvez revenir à la boutique : votre commande est confirmée dès que le réseau confirme le paiement.",
   payAnotherWay: "Je veux payer autrement",
@@ -766,6 +774,7 @@ const de: PageTexts = {
   received: "Erhalten",
   labelled: "{label}: {value}",
   redirecting: "Sie werden zum Shop zurückgeleitet…",
+  orderNote: "Bezahlung der Bestellung bei {shop}",
   backToShop: "Zurück zum Shop",
   confirmingReturn: "Sie können jetzt zum Shop zurückkehren: Ihre Bestellung wird bestätigt, sobald das Netzwerk die Zahlung bestätigt.",
   payAnotherWay: "Ich möchte anders bezahlen",

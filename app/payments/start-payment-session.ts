@@ -17,6 +17,8 @@ import type { GatewayError } from "~/gateway/errors";
 import { INSTANCE_CLOCK_ALLOWANCE_MS, type GatewayEnv, type PaymentsDeps, type ShopGatewayAccess } from "./deps";
 import { customerAddress, cutText, gatewayCustomerFields, gatewayLanguage } from "./customer-fields";
 import { amountLimitIn, COIN_REFUSED_EVENT } from "~/payment-page/coins";
+import { pageLanguage, primaryLanguage, type PageLanguage } from "~/payment-page/language";
+import { fill, pageTexts } from "~/payment-page/texts";
 import { orderTermsMismatch } from "./order-terms";
 import { flagColumns, flagEvent, type AttentionFlag } from "./attention-flags";
 import type { PaymentSessionRequest } from "./shopify-requests";
@@ -452,16 +454,27 @@ function fixedCoin(shop: OrderShop, env: GatewayEnv): string | null {
   return (env === "live" ? shop.liveFixedCurrency : shop.sandboxFixedCurrency) || null;
 }
 
+/**
+ * The language of the order's note, which the gateway's page shows: the page's own language
+ * (`language`, the gateway's code), in the shopper's variant of it (Brazil's Portuguese).
+ */
+function noteLanguage(language: string, locale: string | null | undefined): PageLanguage {
+  const shoppers = pageLanguage(locale);
+  return primaryLanguage(shoppers) === language.toLowerCase() ? shoppers : pageLanguage(language);
+}
+
 function orderRequest(deps: PaymentsDeps, shop: OrderShop, env: GatewayEnv, payment: SessionPayment, request: PaymentSessionRequest): CreateOrderRequest {
   const links = deps.links;
   const coin = fixedCoin(shop, env);
+  const locale = request.customer?.locale ?? request.merchant_locale;
+  const language = gatewayLanguage(shop.gatewayLanguage, locale);
   return {
     expected_output_amount: payment.amount,
     fiat: payment.currency as CreateOrderRequest["fiat"],
     reference: payment.shopifyPaymentId.slice(0, 256),
     internal_data: JSON.stringify({ shop: shop.shopDomain, gid: payment.gid, payment: payment.id }).slice(0, 1024),
-    notes: cutText(`Order payment at ${shop.shopDomain}`, 512),
-    language: gatewayLanguage(shop.gatewayLanguage, request.customer?.locale ?? request.merchant_locale),
+    notes: cutText(fill(pageTexts(noteLanguage(language, locale)).orderNote, { shop: shop.shopDomain }), 512),
+    language,
     merchant_urlok: links.returnUrl(payment, "ok"),
     merchant_urlko: links.returnUrl(payment, "ko"),
     merchant_url_standby: links.returnUrl(payment, "standby"),

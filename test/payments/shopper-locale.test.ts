@@ -34,6 +34,18 @@ it("a shop that never chose the gateway page's language has its shoppers spoken 
   const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
   const info = await services.gateways.forShop(shop, "sandbox")!.client.orderInfo(hosted.payment.gatewayOrderId!);
   expect(info._unsafeUnwrap().language).toBe("ES");
+  expect(info._unsafeUnwrap().notes).toBe(`Pago del pedido en ${shopDomain}`);
+});
+
+it("a shop that chose the gateway page's language has the order's note in that language, whatever the shopper's", async () => {
+  const { services, shopDomain } = stack();
+  await services.db.shop.update({ where: { shopDomain }, data: { gatewayLanguage: "DE" } });
+  const hosted = await sessionFor("gateway", "c", { merchant_locale: "en", customer: "es" }, "as installed");
+  const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+  const info = (await services.gateways.forShop(shop, "sandbox")!.client.orderInfo(hosted.payment.gatewayOrderId!))._unsafeUnwrap();
+  expect(info.language).toBe("DE");
+  expect(info.notes).toBe(`Bezahlung der Bestellung bei ${shopDomain}`);
+  await services.db.shop.update({ where: { shopDomain }, data: { gatewayLanguage: "AUTO" } });
 });
 
 it("an English-speaking shop's French-speaking shopper gets French on the gateway's page and on the app's own page", async () => {
@@ -42,6 +54,8 @@ it("an English-speaking shop's French-speaking shopper gets French on the gatewa
   const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
   const info = await services.gateways.forShop(shop, "sandbox")!.client.orderInfo(hosted.payment.gatewayOrderId!);
   expect(info._unsafeUnwrap().language).toBe("FR");
+  // The order's note, which the gateway's page shows, speaks the page's language too.
+  expect(info._unsafeUnwrap().notes).toBe(`Paiement de la commande sur ${shopDomain}`);
 
   const own = await sessionFor("app_page", "a", { merchant_locale: "en", customer: "fr" });
   const html = await (await fetch(own.redirectUrl)).text();
@@ -66,4 +80,17 @@ it("a Brazilian shopper reads Brazil's Portuguese, and amounts as Brazil writes 
   const page = await (await fetch(portugal.redirectUrl)).text();
   expect(page).toContain(pageTexts("pt").chooseHelp);
   expect(page).not.toContain(pageTexts("pt-BR").chooseHelp);
+});
+
+it("the note of a Portuguese-speaking shopper's gateway order is in their own Portuguese, Brazil's or Portugal's", async () => {
+  const { services, shopDomain } = stack();
+  const notes: string[] = [];
+  for (const [suffix, locale] of [["nbr", "pt-BR"], ["npt", "pt-PT"]] as const) {
+    const hosted = await sessionFor("gateway", suffix, { merchant_locale: "en", customer: locale });
+    const shop = await services.db.shop.findUniqueOrThrow({ where: { shopDomain } });
+    const info = (await services.gateways.forShop(shop, "sandbox")!.client.orderInfo(hosted.payment.gatewayOrderId!))._unsafeUnwrap();
+    expect(info.language).toBe("PT");
+    notes.push(info.notes ?? "");
+  }
+  expect(notes).toEqual([`Pagamento do pedido em ${shopDomain}`, `Pagamento da encomenda em ${shopDomain}`]);
 });
