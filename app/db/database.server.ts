@@ -165,6 +165,12 @@ type LibsqlTransaction = Awaited<ReturnType<LibsqlClient["transaction"]>>;
  *   the connection to the next waiting statement in the same microtask: statements queued by
  *   a worker settling a batch ran back to back for up to half a second while requests waited
  *   in the socket's queue (BENCHMARKS.md). A network driver yields there by nature.
+ * - A transaction takes the write lock as it begins (BEGIN IMMEDIATE, libsql's "write" mode)
+ *   where the adapter asks for a deferred one, which takes it at its first write. A deferred
+ *   transaction that read first keeps the snapshot of its first read, and when another process
+ *   (a maintenance script) commits before its first write, that write fails at once
+ *   (SQLITE_BUSY_SNAPSHOT) instead of waiting. The plain SQL's group commit makes this matter:
+ *   a batch may open with a write that only reads, and the writes after it are other callers'.
  */
 class YieldingLibSQL extends PrismaLibSQL {
   // One adapter (one connection and its lock) for the Prisma client and the plain SQL beside it,
@@ -203,7 +209,8 @@ function yieldingBeforeEachStatement<T extends LibsqlClient | LibsqlTransaction>
         };
       }
       if (property === "transaction") {
-        return async (...args: unknown[]) => yieldingBeforeEachStatement((await method.apply(object, args)) as LibsqlTransaction);
+        return async (mode?: unknown, ...rest: unknown[]) =>
+          yieldingBeforeEachStatement((await method.apply(object, [mode === "deferred" ? "write" : mode, ...rest])) as LibsqlTransaction);
       }
       return method.bind(object);
     },

@@ -4,6 +4,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createClient as createLibsqlClient } from "@libsql/client";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client";
@@ -125,6 +126,40 @@ describe.each(databases)("on $name", ({ name, open }) => {
       Array.from({ length: 12 }, (_, i) => (i % 5 === 3 ? `transaction ${i} gave up` : 1)),
     );
     expect(await db.gatewayCall.count()).toBe(before + 2 * 10);
+  });
+
+  it.runIf(name === "SQLite")("holds the write lock from a batch's start, so no other connection's commit comes between a write that only read and the writes after it", async () => {
+    // Another process's write to the file (a maintenance script), on a connection of its own
+    // that does not wait for the lock (closed after each write: libsql leaves a statement
+    // refused with SQLITE_BUSY holding its lock until then).
+    const insertFromOutside = async (id: string) => {
+      const other = createLibsqlClient({ url, timeout: 1 });
+      try {
+        await other.execute(`INSERT INTO "GatewayCall" ("id", "deviceHash", "class", "at") VALUES ('${id}', 'x', 'general', '2026-01-01')`);
+        return "committed";
+      } catch {
+        return "refused: the lock is held";
+      } finally {
+        other.close();
+      }
+    };
+    const before = await db.gatewayCall.count();
+    let othersWrite: string | null = null;
+    const outcomes = await Promise.allSettled([
+      sql.execute(call(AT)),
+      sql.inTransaction(async (tx) => {
+        const rows = await tx.query(Prisma.sql`SELECT "id" FROM "Payment" LIMIT 10`);
+        othersWrite = await insertFromOutside("outside-1");
+        return rows.length;
+      }),
+      sql.execute(call(AT)),
+      sql.execute(call(AT)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "fulfilled"]);
+    expect(othersWrite).toBe("refused: the lock is held");
+    expect(await insertFromOutside("outside-2")).toBe("committed");
+    expect(await sql.execute(call(AT))).toBe(1);
+    expect(await db.gatewayCall.count()).toBe(before + 5);
   });
 
   it.runIf(name === "SQLite")("writes the statements issued while one is being written in one transaction (one commit for many)", async () => {
