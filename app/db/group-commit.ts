@@ -21,8 +21,11 @@ export const GROUP_COMMIT_MAX_BATCH = 32;
 
 /** An open transaction, as the group writer drives it. */
 export interface GroupTransaction<Tx> {
-  /** The statements of the transaction, handed to each write. */
-  statements: Tx;
+  /**
+   * The statements of the transaction for one write, refused once `isOpen` says the write has
+   * ended: a statement it left running must not land in the next write's part of the batch.
+   */
+  statementsFor(isOpen: () => boolean): Tx;
   /** Runs one of SAVEPOINT, ROLLBACK TO and RELEASE with a savepoint's name. */
   savepoint(command: "SAVEPOINT" | "ROLLBACK TO" | "RELEASE", name: string): Promise<void>;
   commit(): Promise<void>;
@@ -50,6 +53,16 @@ export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxB
   let waiting: Job<Tx>[] = [];
   let writing = false;
 
+  /** A job's work, in its caller's context, with statements that are refused once it has ended. */
+  async function runWork(job: Job<Tx>, transaction: GroupTransaction<Tx>): Promise<unknown> {
+    let open = true;
+    try {
+      return await job.inCallersContext(() => job.work(transaction.statementsFor(() => open)));
+    } finally {
+      open = false;
+    }
+  }
+
   async function runAlone(job: Job<Tx>): Promise<void> {
     try {
       if (job.alone) {
@@ -59,7 +72,7 @@ export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxB
       const transaction = await begin();
       let result: unknown;
       try {
-        result = await job.inCallersContext(() => job.work(transaction.statements));
+        result = await runWork(job, transaction);
       } catch (error) {
         await transaction.rollback();
         throw error;
@@ -95,7 +108,7 @@ export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxB
         return broken(transaction, done, batch.slice(index + 1), error);
       }
       try {
-        result = await job.inCallersContext(() => job.work(transaction.statements));
+        result = await runWork(job, transaction);
       } catch (error) {
         // Only this write is undone. When even that fails, the transaction is no longer one
         // (the database may have rolled it all back), and nothing more is written in it.

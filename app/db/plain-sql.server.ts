@@ -216,7 +216,11 @@ export function plainSqlOnAdapter(connect: () => Promise<SqlDriverAdapter>, kind
   const writer = groupWriter<PlainStatements>(async () => {
     const tx = await (await connect()).startTransaction();
     return {
-      statements: statements(async () => tx),
+      statementsFor: (isOpen) =>
+        statements(async () => {
+          if (!isOpen()) throw new Error("a statement of a plain transaction that has ended");
+          return tx;
+        }),
       savepoint: async (command, name) => void (await tx.executeRaw({ sql: `${command} ${name}`, args: [], argTypes: [] })),
       commit: () => tx.commit(),
       rollback: () => tx.rollback(),

@@ -33,15 +33,16 @@ function modelDatabase(faults: Faults = {}) {
     transactions.push(staged);
     const end = () => void (open = false);
     return {
-      statements: {
+      statementsFor: (isOpen) => ({
         async insert(row) {
+          if (!isOpen()) throw new Error("a statement of a write that has ended");
           await turn();
           if (row < 0) throw new Error(`row ${row} refused`);
           staged.push(row);
           return 1;
         },
         rows: () => [...committed, ...staged],
-      },
+      }),
       async savepoint(command, name) {
         await turn();
         if (command === "SAVEPOINT") marks.set(name, staged.length);
@@ -129,6 +130,32 @@ describe("group commit", () => {
     expect((await outcomes).map((o) => (o.status === "fulfilled" ? o.value : (o.reason as Error).message))).toEqual([1, 1, "row -3 refused", "the work itself threw", 1]);
     expect(failedBeforeCommit).toBe(true);
     expect(db.committed).toEqual([1, 2, 4]);
+  });
+
+  it("refuses a statement a write left running once it has ended, so it never lands in another write's part of the batch", async () => {
+    const db = modelDatabase();
+    const writer = groupWriter(db.begin);
+    let late: Promise<string> | null = null;
+    const outcomes = await Promise.allSettled([
+      writer.transaction((tx) => tx.insert(1)),
+      writer.transaction(async (tx) => {
+        late = (async () => {
+          for (let i = 0; i < 3; i++) await turn();
+          return tx.insert(99).then(
+            () => "written",
+            (error: Error) => error.message,
+          );
+        })();
+        throw new Error("gave up early");
+      }),
+      writer.transaction(async (tx) => {
+        for (let i = 0; i < 6; i++) await turn();
+        return tx.insert(3);
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(await late).toBe("a statement of a write that has ended");
+    expect(db.committed).toEqual([1, 3]);
   });
 
   it("fails every write a batch held when its commit fails, and writes the next ones as usual", async () => {
