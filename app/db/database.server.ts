@@ -140,10 +140,12 @@ export function openDatabase(url: string): Database {
 function sqliteAdapter(url: string): YieldingLibSQL {
   const file = sqliteFilePath(url);
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  // One connection per process: SQLite has one writer, and a deferred transaction on a
-  // second connection fails at once (SQLITE_BUSY_SNAPSHOT) rather than waiting, so the
-  // app's requests and workers queue on one connection instead. Another process (the dev
-  // runner's tools) waits for the lock (busy timeout). Several app instances need PostgreSQL.
+  // One connection per process: SQLite has one writer, and libsql waits for its lock on the
+  // event loop's thread, so a second connection of the same process waiting for a transaction
+  // of the first (which needs turns of that thread to end) would hold the thread until its busy
+  // timeout. The app's requests and workers queue on one connection instead, behind the
+  // adapter's lock. Another process (the dev runner's tools) waits for the lock (busy timeout).
+  // Several app instances need PostgreSQL.
   const config = { url, timeout: 10_000, concurrency: 1 } as ConstructorParameters<typeof PrismaLibSQL>[0];
   return new YieldingLibSQL(config);
 }
