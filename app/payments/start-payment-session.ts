@@ -256,8 +256,8 @@ async function recordAndStart(
         test: request.test,
         kind: request.kind,
         cancelUrl: request.cancelUrl,
-        // The shopper's language (the gateway's page is given the same): the shop's when Shopify sends none.
-        merchantLocale: customer?.locale ?? request.merchant_locale ?? null,
+        // The shopper's language (the gateway's page is given the same).
+        merchantLocale: shopperLocale(request),
         gatewayEnv: env,
         state: "started",
         // The injected clock, like every other time the reconciler compares against.
@@ -454,6 +454,11 @@ function fixedCoin(shop: OrderShop, env: GatewayEnv): string | null {
   return (env === "live" ? shop.liveFixedCurrency : shop.sandboxFixedCurrency) || null;
 }
 
+/** The shopper's locale: the shop's when Shopify sends none. */
+function shopperLocale(request: PaymentSessionRequest): string | null {
+  return request.customer?.locale ?? request.merchant_locale ?? null;
+}
+
 /**
  * The language of the order's note, which the gateway's page shows: the page's own language
  * (`language`, the gateway's code), in the shopper's variant of it (Brazil's Portuguese).
@@ -466,7 +471,7 @@ function noteLanguage(language: string, locale: string | null | undefined): Page
 function orderRequest(deps: PaymentsDeps, shop: OrderShop, env: GatewayEnv, payment: SessionPayment, request: PaymentSessionRequest): CreateOrderRequest {
   const links = deps.links;
   const coin = fixedCoin(shop, env);
-  const locale = request.customer?.locale ?? request.merchant_locale;
+  const locale = shopperLocale(request);
   const language = gatewayLanguage(shop.gatewayLanguage, locale);
   return {
     expected_output_amount: payment.amount,
