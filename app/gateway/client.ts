@@ -389,6 +389,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const url = `${baseUrl}${spec.path}`;
     const attemptTimeoutMs = budget.timeoutMs ?? timeoutMs;
     let takenSlot = slotTaken;
+    const callPolicy = budget.retry ? { ...policy, ...budget.retry } : policy;
     return runWithRetry(
       async () => {
         const quotaError = takenSlot ? null : await acquireQuota(spec.quotaClass, spec.operation, budget.quotaMaxWaitMs);
@@ -398,13 +399,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         const result = toResult(spec, outcome, attemptTimeoutMs);
         // The gateway said when it takes the device's calls again: the device's other calls of the
         // throttled kind wait for it too (a creation's 429 holds creations, not the reads the gateway still answers).
-        if (result.isErr() && result.error.kind === "throttled" && result.error.retryAfterSeconds !== null) {
-          quotaStore.holdUntil(keyHash, new Date(clock().getTime() + result.error.retryAfterSeconds * 1000), spec.quotaClass);
+        // A 429 that does not say (a proxy's in front of the gateway) holds them for the wait this
+        // call's own retry takes, so they do not go into the throttle ahead of it.
+        if (result.isErr() && result.error.kind === "throttled") {
+          const seconds = result.error.retryAfterSeconds ?? callPolicy.defaultRetryAfterSeconds;
+          quotaStore.holdUntil(keyHash, new Date(clock().getTime() + seconds * 1000), spec.quotaClass);
         }
         return settleCreating(spec, result);
       },
       {
-        policy: budget.retry ? { ...policy, ...budget.retry } : policy,
+        policy: callPolicy,
         env: { sleep, random, clock },
         shouldRetry: (error) => shouldRetry(spec, error),
         onRetry: ({ attempt, error, delayMs }) =>

@@ -2,6 +2,7 @@
 // met it: the next look-up of the same reconciler pass, the inbox's read, a shopper's return,
 // another shop on a shared device are not sent into the gateway's throttle before it ends (each
 // would meet a 429 of its own and keep the throttle full: a 429 storm paced by the app).
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createGatewayClient } from "../../app/gateway/client";
 import { createMemoryQuotaStore } from "../../app/gateway/quota";
@@ -58,4 +59,38 @@ it("after the gateway answered 429 with Retry-After: 120, no call on that device
     server.requests.map((r) => r.url),
     "calls sent into the gateway's throttle before its Retry-After ran out",
   ).toEqual(["/api/v1/orders/"]);
+});
+
+it("a 429 without a Retry-After holds the device's calls of its kind for the wait its own retry takes (1 s by default)", async () => {
+  let now = new Date("2026-04-17T10:00:00Z").getTime();
+  const start = now;
+  const store = createMemoryQuotaStore();
+  const sentAt: number[] = [];
+  const clientFor = (maxAttempts: number) =>
+    createGatewayClient({
+      baseUrl: `${server.origin}/api/v1`,
+      deviceKey: DEVICE_KEY,
+      quota: { store },
+      clock: () => new Date(now),
+      sleep: async (ms) => {
+        now += ms;
+      },
+      random: () => 0.5,
+      retry: { maxAttempts },
+      fetch: (input, init) => {
+        sentAt.push(now - start);
+        return fetch(input, init);
+      },
+    });
+  // A proxy in front of the gateway throttles without saying for how long; the reconciler's
+  // listing does not retry.
+  server.script(json(429, { detail: "Request was throttled." }));
+  const listed = await clientFor(1).listOrders();
+  expect(listed.isErr() && listed.error.kind).toBe("throttled");
+
+  // At the same instant a webhook's read of the same kind of call, on the same device.
+  server.script(json(200, JSON.parse(readFileSync(new URL("../fixtures/gateway/orders-info.response.docs-b4bit.json", import.meta.url), "utf8"))));
+  await clientFor(5).orderInfo(ORDER_ID);
+  expect(sentAt, "milliseconds after the 429 at which each call was sent").toEqual([0, expect.any(Number)]);
+  expect(sentAt[1]).toBeGreaterThanOrEqual(1_000);
 });
