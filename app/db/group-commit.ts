@@ -13,6 +13,9 @@
 //   at once; the others are not touched.
 // - A caller's promise settles only once its write is committed. When the commit fails, every
 //   write it held fails with it, as each one's own commit would have.
+// - When a write's failure ends the whole transaction (it cannot be undone alone), that write
+//   fails; the writes the batch held before it were rolled back with it, through no fault of
+//   their own, and are written again, each alone. Those it had not come to go in the next batch.
 // - Each write runs in its caller's async context (AsyncLocalStorage), not the batch's.
 import { AsyncResource } from "node:async_hooks";
 
@@ -37,6 +40,8 @@ interface Job<Tx> {
   /** The write on its own (a statement's autocommit), when it has a cheaper way than a transaction. */
   alone?: () => Promise<unknown>;
   inCallersContext: <R>(run: () => R) => R;
+  /** Set once a batch that held it broke through another write's fault: it is written again, alone. */
+  again?: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -102,10 +107,9 @@ export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxB
       let result: unknown;
       try {
         await transaction.savepoint("SAVEPOINT", name);
-      } catch (error) {
-        // Failed, not put back: each batch settles at least one write, so none goes round for ever.
-        job.reject(error);
-        return broken(transaction, done, batch.slice(index + 1), error);
+      } catch {
+        // Not this write's fault: it goes again, alone, with those before it.
+        return broken(transaction, [...written(done), job], batch.slice(index + 1));
       }
       try {
         result = await runWork(job, transaction);
@@ -115,18 +119,17 @@ export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxB
         try {
           await transaction.savepoint("ROLLBACK TO", name);
           await transaction.savepoint("RELEASE", name);
-        } catch (undoError) {
+        } catch {
           job.reject(error);
-          return broken(transaction, done, batch.slice(index + 1), undoError);
+          return broken(transaction, written(done), batch.slice(index + 1));
         }
         job.reject(error);
         continue;
       }
       try {
         await transaction.savepoint("RELEASE", name);
-      } catch (error) {
-        job.reject(error);
-        return broken(transaction, done, batch.slice(index + 1), error);
+      } catch {
+        return broken(transaction, [...written(done), job], batch.slice(index + 1));
       }
       done.push({ job, result });
     }
@@ -140,18 +143,26 @@ export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxB
     return [];
   }
 
-  /** A batch whose transaction broke: it is rolled back, what it held fails, and the writes it did not get to wait for the next one. */
-  async function broken(transaction: GroupTransaction<Tx>, done: { job: Job<Tx> }[], notRun: Job<Tx>[], error: unknown): Promise<Job<Tx>[]> {
+  /**
+   * A batch whose transaction broke: it is rolled back, the writes it undid through no fault of
+   * their own are to be written again, each alone (never in a batch again, so none goes round for
+   * ever), and those it did not get to wait for the next batch. Each broken batch settles or
+   * sends to be written alone at least one write, so the writer always gets through its queue.
+   */
+  async function broken(transaction: GroupTransaction<Tx>, again: Job<Tx>[], notRun: Job<Tx>[]): Promise<Job<Tx>[]> {
     await transaction.rollback().catch(() => undefined);
-    for (const { job } of done) job.reject(error);
-    return notRun;
+    for (const job of again) job.again = true;
+    return [...again, ...notRun];
   }
+
+  const written = (done: { job: Job<Tx> }[]): Job<Tx>[] => done.map(({ job }) => job);
 
   async function writeAll(): Promise<void> {
     writing = true;
     try {
       while (waiting.length > 0) {
-        const batch = waiting.slice(0, maxBatch);
+        const again = waiting[0]!.again ? 1 : 0;
+        const batch = waiting.slice(0, again || maxBatch);
         waiting = waiting.slice(batch.length);
         if (batch.length === 1) await runAlone(batch[0]!);
         else waiting = [...(await runBatch(batch)), ...waiting];

@@ -172,16 +172,18 @@ describe("group commit", () => {
     expect(db.committed).toEqual([5]);
   });
 
-  it("when a failed write cannot be undone alone, fails what the batch held and writes the rest in a new transaction", async () => {
+  it("when a failed write cannot be undone alone, fails that write only: the ones the batch held before it are written again alone, the rest in a new transaction", async () => {
     const faults: Faults = { rollbackTo: true };
     const db = modelDatabase(faults);
     const writer = groupWriter(db.begin);
     const first = writer.transaction((tx) => tx.insert(1));
     const outcomes = Promise.allSettled([writer.transaction((tx) => tx.insert(2)), writer.transaction((tx) => tx.insert(-3)), writer.transaction((tx) => tx.insert(4)), writer.transaction((tx) => tx.insert(5))]);
     await first;
-    expect((await outcomes).map((o) => o.status)).toEqual(["rejected", "rejected", "fulfilled", "fulfilled"]);
-    expect(db.committed).toEqual([1, 4, 5]);
-    expect(db.transactions.at(-1)).toEqual([4, 5]);
+    expect((await outcomes).map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect((await outcomes)[1]).toMatchObject({ reason: new Error("row -3 refused") });
+    expect(db.committed).toEqual([1, 2, 4, 5]);
+    // The broken batch, then 2 again on its own, then the two it had not come to.
+    expect(db.transactions.slice(1)).toEqual([[], [2], [4, 5]]);
   });
 
   it("runs each write in its caller's async context", async () => {
@@ -201,13 +203,15 @@ describe("group commit", () => {
     expect(db.committed).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 
-  it("commits every write that does not fail exactly once and fails only the callers of those that do, however they arrive", async () => {
+  it("commits every write that does not fail exactly once and fails only the callers of those that do, however they arrive, even when a failure breaks its batch", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.record({ fails: fc.boolean(), statement: fc.boolean(), delayTurns: fc.nat({ max: 3 }) }), { minLength: 1, maxLength: 30 }),
         fc.integer({ min: 1, max: 8 }),
-        async (arrivals, maxBatch) => {
-          const db = modelDatabase();
+        // Whether a failed write's undo fails too, breaking its batch's transaction.
+        fc.boolean(),
+        async (arrivals, maxBatch, undoBreaks) => {
+          const db = modelDatabase({ rollbackTo: undoBreaks });
           const writer = groupWriter(db.begin, maxBatch);
           const outcomes = await Promise.all(
             arrivals.map(async ({ fails, statement, delayTurns }, index) => {

@@ -162,6 +162,24 @@ describe.each(databases)("on $name", ({ name, open }) => {
     expect(await db.gatewayCall.count()).toBe(before + 5);
   });
 
+  it.runIf(name === "SQLite")("fails only the transaction whose statement ends the shared transaction (INSERT OR ROLLBACK): the others of its batch are committed", async () => {
+    const before = await db.gatewayCall.count();
+    const takenId = `call-${++serial}`;
+    await sql.execute(Prisma.sql`INSERT INTO "GatewayCall" ("id", "deviceHash", "class", "at") VALUES (${takenId}, ${"device"}, ${"general"}, ${AT})`);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        sql.inTransaction(async (tx) => {
+          await tx.execute(call(AT));
+          // A conflict that rolls back the whole transaction, not only this statement.
+          if (i === 5) await tx.execute(Prisma.sql`INSERT OR ROLLBACK INTO "GatewayCall" ("id", "deviceHash", "class", "at") VALUES (${takenId}, ${"device"}, ${"general"}, ${AT})`);
+          return i;
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : "failed"))).toEqual([0, 1, 2, 3, 4, "failed", 6, 7]);
+    expect(await db.gatewayCall.count()).toBe(before + 1 + 7);
+  });
+
   it.runIf(name === "SQLite")("writes the statements issued while one is being written in one transaction (one commit for many)", async () => {
     const factory = new PrismaLibSQL({ url });
     const adapter = await factory.connect();
