@@ -44,10 +44,22 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
   // meets them again, and the merchant's remedy (connecting again) is the same each time.
   const unreadableRetired = new Map<string, string>();
 
+  const forget = (cacheKey: string) => {
+    const held = clients.get(cacheKey);
+    if (!held) return;
+    clients.delete(cacheKey);
+    currencyCache.delete(held.access.client);
+    failedAt.delete(held.access.client);
+  };
+
   /** The access for one pair of sealed credentials, decrypted once per change of them. */
   const open = (shop: ShopCredentials, env: GatewayEnv, slot: "current" | "retired", sealedKey: string | null, sealedSecret: string | null): ShopGatewayAccess | null => {
-    if (!sealedKey || !sealedSecret) return null;
     const cacheKey = `${shop.id}|${env}|${slot}`;
+    if (!sealedKey || !sealedSecret) {
+      // Removed: the decrypted key and secret are not kept once a read sees them gone.
+      forget(cacheKey);
+      return null;
+    }
     const sealed = `${sealedKey}|${sealedSecret}`;
     const cached = clients.get(cacheKey);
     if (cached && cached.sealed === sealed) return cached.access;

@@ -102,3 +102,14 @@ it("after a failed coin list asks the gateway no more for a while, shares a call
     vi.useRealTimers();
   }
 });
+
+it("keeps no client, key or secret of credentials once a read sees them removed", () => {
+  const shop = shopWith("ab".repeat(32));
+  const before = directory.forShop(shop, "sandbox");
+  expect(before).not.toBeNull();
+  expect(directory.forShop({ ...shop, sandboxDeviceKeyEnc: null, sandboxSecretKeyEnc: null }, "sandbox")).toBeNull();
+  // The same sealed pair again (a stale row read by another request) is decrypted afresh: nothing was held for it.
+  const after = directory.forShop(shop, "sandbox");
+  expect(after?.secretKeyHex).toBe("ab".repeat(32));
+  expect(after).not.toBe(before);
+});
