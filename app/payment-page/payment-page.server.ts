@@ -15,6 +15,7 @@ import { receivedFiatShown } from "~/gateway/money";
 import { isGatewayStatus } from "~/gateway/statuses";
 import { keepsReserve } from "~/payments/reconcile";
 import type { AppServices } from "~/services.server";
+import { SHOPPER_ABANDONED_EVENT } from "~/payments/handle-return";
 import { shopGateway } from "~/shops/gateway-directory.server";
 import type { Payment, Shop } from "../../generated/prisma/sqlite/client";
 import { AMOUNT_LIMITS, COIN_REFUSED_EVENT, isLightning, memoKind, offerableCoins, offeredCoinsOf, type CoinChoice, type RefusedCoin } from "./coins";
@@ -154,6 +155,27 @@ export function finalDestination(services: AppServices, payment: Payment): strin
   if (payment.state === "paid") return services.links.returnUrl(payment, "ok");
   if (payment.state === "failed" || payment.state === "not_started") return services.links.returnUrl(payment, "ko");
   return null;
+}
+
+/**
+ * Whether the shopper gave this payment up at a return ("pay another way", or the gateway's
+ * page sent them back without paying): the return recorded it, and sent them to the checkout
+ * to choose again.
+ */
+export async function shopperLeft(services: AppServices, payment: Payment): Promise<boolean> {
+  if (!isOpenPaymentState(payment.state)) return false;
+  return (await services.db.paymentEvent.count({ where: { paymentId: payment.id, type: SHOPPER_ABANDONED_EVENT } })) > 0;
+}
+
+/**
+ * Where the page sends a shopper who gave the payment up and comes back to it (the browser's
+ * back button, the link kept in a tab) while nothing has arrived: back to the checkout, not to
+ * the coin list or the QR code of an order they left. Paying it now could pay the checkout
+ * twice: it may have been paid another way since, and Shopify takes one payment per checkout.
+ * Once money has arrived the page shows it, as for any payment.
+ */
+function afterLeaving(payment: Payment, status: ShopperStatus, left: boolean): string | null {
+  return left && (status === "choosing" || status === "waiting") ? payment.cancelUrl : null;
 }
 
 /**
@@ -385,7 +407,8 @@ export function statusUrl(services: AppServices, payment: Payment): string {
   return `${page.pathname}/status${page.search}`;
 }
 
-export async function paymentPageView(services: AppServices, payment: PaymentWithShop, held: HeldMoney = null): Promise<PaymentPageView> {
+/** `left`: shopperLeft. */
+export async function paymentPageView(services: AppServices, payment: PaymentWithShop, held: HeldMoney = null, left = false): Promise<PaymentPageView> {
   const stage = pageStage(payment);
   const now = services.clock.now();
   const status = shopperStatus(payment, now, held);
@@ -423,7 +446,7 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     statusUrl: statusUrl(services, payment),
     anotherWayUrl: services.links.returnUrl(payment, "ko"),
     standbyUrl: services.links.returnUrl(payment, "standby"),
-    redirectUrl: finalDestination(services, payment),
+    redirectUrl: finalDestination(services, payment) ?? afterLeaving(payment, status, left),
   };
 }
 
@@ -443,16 +466,17 @@ export interface PaymentStatusView {
   redirectUrl: string | null;
 }
 
-export function paymentStatusView(services: AppServices, payment: PaymentWithAmounts, held: HeldMoney = null): PaymentStatusView {
+export function paymentStatusView(services: AppServices, payment: PaymentWithAmounts, held: HeldMoney = null, left = false): PaymentStatusView {
   const now = services.clock.now();
+  const status = shopperStatus(payment, now, held);
   return {
     stage: pageStage(payment),
-    status: shopperStatus(payment, now, held),
+    status,
     percentage: payment.percentage,
     receivedCrypto: receivedCrypto(payment),
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
     nowMs: now.getTime(),
-    redirectUrl: finalDestination(services, payment),
+    redirectUrl: finalDestination(services, payment) ?? afterLeaving(payment, status, left),
   };
 }
 

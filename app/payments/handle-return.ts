@@ -21,6 +21,9 @@ import type { PendingReason } from "~/shopify/payments-apps/outcome";
 import { orderReader } from "~/shops/gateway-directory.server";
 
 export type ReturnOutcome = "ok" | "ko" | "standby";
+
+/** The timeline event of a shopper sent back to the checkout to choose again (the payment page then sends them there too). */
+export const SHOPPER_ABANDONED_EVENT = "shopper_abandoned";
 export type ReturnResult =
   | { kind: "redirect"; url: string }
   /** Shopify could not be told yet: show a page, in the payment's locale, that checks again shortly. */
@@ -177,6 +180,12 @@ async function readAtReturn(deps: PaymentsDeps, payment: Payment & { shop: Shop 
   return (await settleFromGatewayOrder(deps, payment.id, read.value, "return", readAt)).payment;
 }
 
+/** The shopper gave the payment up: recorded (the payment page sends them to the checkout from now on), and sent to the checkout to choose again. */
+async function leftForCheckout(deps: PaymentsDeps, payment: Payment): Promise<ReturnResult> {
+  await deps.db.paymentEvent.create({ data: { paymentId: payment.id, type: SHOPPER_ABANDONED_EVENT, at: deps.clock.now() } });
+  return { kind: "redirect", url: payment.cancelUrl };
+}
+
 export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId: string; signature: string; outcome: ReturnOutcome }): Promise<ReturnResult> {
   const payment = await deps.db.payment.findUnique({ where: { id: input.paymentId }, include: { shop: true } });
   // The signature binds the link to this payment and its shop: no other payment can be settled with it.
@@ -187,7 +196,8 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   const nextPage = shopifyNextPage(payment);
   if (nextPage) return { kind: "redirect", url: nextPage };
   if (payment.shop.uninstalledAt) return { kind: "shop_gone", locale: payment.merchantLocale };
-  if (!payment.gatewayOrderId) return { kind: "redirect", url: payment.cancelUrl };
+  // No order yet: a "ko" is the coin list's "pay another way".
+  if (!payment.gatewayOrderId) return input.outcome === "ko" ? leftForCheckout(deps, payment) : { kind: "redirect", url: payment.cancelUrl };
 
   if (input.outcome === "standby" && (payment.state === "awaiting_payment" || payment.state === "confirming")) {
     const held = await heldState(deps, payment, true);
@@ -223,10 +233,7 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   if (state === "started") return { kind: "redirect", url: payment.cancelUrl };
   // Sent back without paying, or back before even choosing a coin (NR: nothing is under way,
   // so Shopify is not told "pending"): Shopify lets the shopper choose again.
-  const abandoned = async (): Promise<ReturnResult> => {
-    await deps.db.paymentEvent.create({ data: { paymentId: payment.id, type: "shopper_abandoned", at: deps.clock.now() } });
-    return { kind: "redirect", url: payment.cancelUrl };
-  };
+  const abandoned = () => leftForCheckout(deps, payment);
   // The order as this return read it decides; when it was not read here (its read failed,
   // another return is reading it now, or the credentials cannot be read), what the app holds
   // of it does. A shopper sent back as paid or to wait may well have paid, and so may one sent

@@ -26,6 +26,7 @@ import {
   paymentPageView,
   refreshIfDue,
   REFRESH_MIN_INTERVAL_MS,
+  shopperLeft,
   type PaymentPageView,
   type PaymentStatusView,
 } from "~/payment-page/payment-page.server";
@@ -121,7 +122,8 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   if (!found) throw notFound(request);
   if (found.shop.uninstalledAt) return afterUninstall(services, found);
   const payment = await refreshIfDue(services, found);
-  const view = await paymentPageView(services, payment, await heldMoneySeen(services, payment));
+  const [held, left] = await Promise.all([heldMoneySeen(services, payment), shopperLeft(services, payment)]);
+  const view = await paymentPageView(services, payment, held, left);
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
   // That route answers whole documents (its waiting page, while Shopify is being told): when the
   // page's scripts read its data again (a poll, or the connection-lost card's retry), the browser
@@ -149,7 +151,8 @@ async function pickCoin({ request, params, context }: ActionFunctionArgs) {
 
   const input = chooseSchema.safeParse(await postedFields(request));
   if (!input.success) return data({ error: texts.errors.unknownCoin }, { status: 400 });
-  if (pageStage(payment) !== "choose") return backToPage();
+  // A shopper who gave the payment up is sent back to the checkout by the page (paymentPageView).
+  if (pageStage(payment) !== "choose" || (await shopperLeft(services, payment))) return backToPage();
   const coins = await coinsFor(services, payment);
   if (!coins) return data({ error: texts.errors.unavailable }, { status: 503 });
   if (!coins.some((coin) => coin.symbol === input.data.symbol)) return data({ error: texts.errors.unknownCoin }, { status: 400 });

@@ -195,6 +195,47 @@ describe("the app's own payment page", () => {
     expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
   }, 60_000);
 
+  it("sends a shopper who picked a coin, then chose to pay another way, back to the checkout when they return to the page: the order they left is offered no more", async () => {
+    const page = await browser().newPage({ viewport: PHONE });
+    const sessionId = await payFromCheckout(page, stack(), { amount: "21.00", currency: "EUR", locale: "en" });
+    await page.waitForURL(`${stack().app.url}/pay/**`);
+    const payPage = page.url();
+    await waitForHydration(page);
+    await page.getByRole("button", { name: /^Pay with Ripple XRP/ }).click();
+    await page.locator("#address").waitFor();
+    await page.getByRole("link", { name: "I want to pay another way" }).click();
+    await page.waitForURL(`${stack().standin.origin}/checkout/cancelled/**`);
+
+    // The browser's back button (the page may come back from its cache, and its live status takes it on), then the link itself.
+    await page.goBack();
+    await page.waitForURL(`${stack().standin.origin}/checkout/cancelled/**`);
+    await page.goto(payPage);
+    await page.waitForURL(`${stack().standin.origin}/checkout/cancelled/**`);
+    expect(await page.locator("#address").count()).toBe(0);
+    // Its live status, which a page left open in another tab polls, says the same.
+    const status = (await (await fetch(`${payPage.replace(/\?.*$/, "")}/status?${new URL(payPage).searchParams}`)).json()) as { redirectUrl: string | null };
+    expect(status.redirectUrl).toMatch(new RegExp(`^${stack().standin.origin}/checkout/cancelled/`));
+    expect((await paymentOf(sessionId)).state).toBe("awaiting_payment");
+  }, 90_000);
+
+  it("sends a shopper who chose to pay another way before picking a coin back to the checkout if they come back and pick one: no order is made", async () => {
+    const page = await browser().newPage({ viewport: PHONE });
+    const sessionId = await payFromCheckout(page, stack(), { amount: "22.00", currency: "EUR", locale: "en" });
+    await page.waitForURL(`${stack().app.url}/pay/**`);
+    const payPage = page.url();
+    await waitForHydration(page);
+    await page.getByRole("heading", { name: "Choose a cryptocurrency" }).waitFor();
+    await page.getByRole("link", { name: "I want to pay another way" }).click();
+    await page.waitForURL(`${stack().standin.origin}/checkout/cancelled/**`);
+    // The coin list as it was, posted again (a tab left open).
+    const picked = await fetch(payPage, { method: "POST", body: new URLSearchParams({ symbol: "XRP" }), redirect: "manual" });
+    expect(picked.status).toBe(303);
+    expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
+    const followed = await fetch(new URL(picked.headers.get("location")!, payPage), { redirect: "manual" });
+    expect(followed.status).toBe(303);
+    expect(followed.headers.get("location")).toMatch(new RegExp(`^${stack().standin.origin}/checkout/cancelled/`));
+  }, 90_000);
+
   it("shows a Lightning invoice, and no address, for BTCL (also without JavaScript)", async () => {
     const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
     const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "BTCL" }), redirect: "manual" });

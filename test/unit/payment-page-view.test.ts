@@ -221,6 +221,22 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect(shopperStatus(paymentOf({ state: "failed", gatewayStatus: "RF" }), NOW)).toBe("failed");
   });
 
+  it("sends a shopper who gave the payment up back to the checkout while nothing has arrived, and shows the payment once money has", async () => {
+    const waiting = paymentOf({});
+    expect((await paymentPageView(services, waiting, null, true)).redirectUrl).toBe("https://shop.example/cancel");
+    expect(paymentStatusView(services, waiting, null, true).redirectUrl).toBe("https://shop.example/cancel");
+    const choosing = paymentOf({ state: "started", gatewayOrderId: null, gatewayStatus: null, inputCurrency: null, paymentUri: null, address: null, cryptoAmount: null });
+    expect((await paymentPageView(services, choosing, null, true)).redirectUrl).toBe("https://shop.example/cancel");
+    // Not left: the page as ever.
+    expect((await paymentPageView(services, waiting)).redirectUrl).toBeNull();
+    // Sent just before leaving: what arrived is shown, and the rest asked for.
+    const partly = await paymentPageView(services, seen(["0.0079"], { receivedAmount: "24.5", percentage: "50.0" }), null, true);
+    expect(partly).toMatchObject({ status: "partial", redirectUrl: null, remaining: "0.0079" });
+    expect(paymentStatusView(services, seen(["0.0158"], { receivedAmount: "49.0", percentage: "100.0" }), null, true)).toMatchObject({ status: "confirming", redirectUrl: null });
+    // Ended: on through the return route, as for any payment.
+    expect(paymentStatusView(services, paymentOf({ state: "paid", gatewayStatus: "CO" }), null, true).redirectUrl).toMatch(/^https:\/\/app\.example\/payments\/return\/.*\/ok/);
+  });
+
   it("waits for a payment nothing was sent for yet", async () => {
     const view = await paymentPageView(services, paymentOf({}));
     expect(view.status).toBe("waiting");
