@@ -12,7 +12,7 @@ import type { GatewayEnv, PaymentsDeps, ShopGatewayAccess } from "./deps";
 import { SHOPPER_WAITING_READ } from "./check-payment";
 import { deliverNow, finalMessageKey } from "./outbox";
 import { enqueuePending } from "./pending";
-import { shopifyNextPage } from "./payment-state";
+import { isOpenPaymentState, shopifyNextPage } from "./payment-state";
 import { agreedStatus } from "./process-webhooks";
 import { keepsReserve, readShopOrdersAtReturn } from "./reconcile";
 import { decideForGatewayStatus } from "./status-mapping";
@@ -196,8 +196,9 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   const nextPage = shopifyNextPage(payment);
   if (nextPage) return { kind: "redirect", url: nextPage };
   if (payment.shop.uninstalledAt) return { kind: "shop_gone", locale: payment.merchantLocale };
-  // No order yet: a "ko" is the coin list's "pay another way".
-  if (!payment.gatewayOrderId) return input.outcome === "ko" ? leftForCheckout(deps, payment) : { kind: "redirect", url: payment.cancelUrl };
+  // No order yet: a "ko" of a payment still open is the coin list's "pay another way" (one
+  // that ended, unpaid, is sent through the same link by its page).
+  if (!payment.gatewayOrderId) return input.outcome === "ko" && isOpenPaymentState(payment.state) ? leftForCheckout(deps, payment) : { kind: "redirect", url: payment.cancelUrl };
 
   if (input.outcome === "standby" && (payment.state === "awaiting_payment" || payment.state === "confirming")) {
     const held = await heldState(deps, payment, true);

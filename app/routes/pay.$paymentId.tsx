@@ -206,6 +206,22 @@ function isStatusView(value: unknown): value is PaymentStatusView {
 }
 
 /**
+ * A page the browser brings back from its back/forward cache (Safari keeps even a page served
+ * no-store) shows what it showed when it was left, with its polling stopped if it was on its
+ * way elsewhere: it is loaded again, and the server decides what the shopper sees (the coin
+ * list, the QR code, or the checkout for a shopper who left the payment).
+ */
+function useReloadWhenRestored(): void {
+  useEffect(() => {
+    const restored = (event: PageTransitionEvent) => {
+      if (event.persisted) window.location.reload();
+    };
+    window.addEventListener("pageshow", restored);
+    return () => window.removeEventListener("pageshow", restored);
+  }, []);
+}
+
+/**
  * Follows the payment through the status route; reloads the page's data when it moved on.
  * Each answer's server time, with when it arrived, sets the countdown's clock (`rebase`).
  */
@@ -576,6 +592,7 @@ function PaymentPageShown({ view, texts, withoutScripts }: { view: PaymentPageVi
   // The countdown reaching zero ends the asking at once; polling goes on, for the order's end.
   const { now, rebase } = useServerNow(view.nowMs, view.expiresAtMs);
   const { redirecting } = useLiveStatus(view, rebase);
+  useReloadWhenRestored();
   const status = statusAt(view.status, view.expiresAtMs, now);
   const statusText = redirecting ? texts.redirecting : texts.statuses[status];
   const moneyArrived = view.receivedCrypto !== null || status === "partial" || status === "partial_expired" || status === "confirming";

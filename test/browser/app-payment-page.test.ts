@@ -236,6 +236,44 @@ describe("the app's own payment page", () => {
     expect(followed.headers.get("location")).toMatch(new RegExp(`^${stack().standin.origin}/checkout/cancelled/`));
   }, 90_000);
 
+  it("loads a page the browser brings back from its cache again: a shopper who left the payment in another tab is taken to the checkout, not shown the QR code", async () => {
+    const page = await browser().newPage({ viewport: PHONE });
+    await payFromCheckout(page, stack(), { amount: "23.00", currency: "EUR", locale: "en" });
+    await page.waitForURL(`${stack().app.url}/pay/**`);
+    await waitForHydration(page);
+    await page.getByRole("button", { name: /^Pay with Ripple XRP/ }).click();
+    await page.locator("#address").waitFor();
+    // "Pay another way" followed elsewhere (another tab), this page left as it was.
+    const anotherWay = await page.getByRole("link", { name: "I want to pay another way" }).getAttribute("href");
+    expect((await fetch(new URL(anotherWay!, page.url()), { redirect: "manual" })).status).toBe(303);
+    // Its live status is not what takes it on here: as a restored page whose polling had stopped.
+    await page.route("**/status?**", (route) => route.abort());
+    // What the browser fires when it shows the page from its back/forward cache.
+    await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true })));
+    await page.waitForURL(`${stack().standin.origin}/checkout/cancelled/**`, { timeout: 20_000 });
+  }, 90_000);
+
+  it("records a shopper leaving only for a payment still open: one that ended unpaid before a coin was picked, whose page sends the shopper through the same link, records nothing", async () => {
+    const leftEvents = (paymentId: string) => stack().services.db.paymentEvent.count({ where: { paymentId, type: "shopper_abandoned" } });
+    const started = async () => {
+      const { session, delivery } = await stack().standin.state.startPayment({ test: true });
+      expect(delivery.status).toBe(200);
+      return paymentOf(session.id);
+    };
+    const open = await started();
+    const left = await fetch(stack().services.links.returnUrl(open, "ko"), { redirect: "manual" });
+    expect(left.headers.get("location")).toBe(open.cancelUrl);
+    expect(await leftEvents(open.id)).toBe(1);
+
+    const ended = await started();
+    await stack().services.db.payment.update({ where: { id: ended.id }, data: { state: "failed" } });
+    for (let i = 0; i < 2; i++) {
+      const back = await fetch(stack().services.links.returnUrl(ended, "ko"), { redirect: "manual" });
+      expect(back.status).toBe(303);
+    }
+    expect(await leftEvents(ended.id)).toBe(0);
+  });
+
   it("shows a Lightning invoice, and no address, for BTCL (also without JavaScript)", async () => {
     const { session, delivery } = await stack().standin.state.startPayment({ test: true, locale: "en", amount: "25.00", currency: "EUR" });
     const chosen = await fetch(delivery.redirectUrl!, { method: "POST", body: new URLSearchParams({ symbol: "BTCL" }), redirect: "manual" });
