@@ -25,13 +25,21 @@ export interface GatewayDirectoryOptions {
   clock?: () => Date;
 }
 
+/**
+ * How long a shop's decrypted credentials (and their client) are kept unused: the next use after
+ * that decrypts them again. So the key and secret of a shop that uninstalled, or whose
+ * credentials were removed on another instance, are not held for the life of the process.
+ */
+export const CLIENT_IDLE_MS = 30 * 60_000;
+
 /** How long the coin list is not asked for again after GET /currencies failed. */
 export const CURRENCIES_FAILURE_PAUSE_MS = 30_000;
 
 export function createGatewayDirectory(options: GatewayDirectoryOptions): GatewayDirectory {
   // Keyed by the sealed values themselves: sealing draws a fresh nonce, so any change of a
   // credential (even two in the same millisecond, or from another instance) is a new key.
-  const clients = new Map<string, { sealed: string; access: ShopGatewayAccess }>();
+  const clients = new Map<string, { sealed: string; access: ShopGatewayAccess; usedAt: number }>();
+  let sweptAt = Date.now();
   const currencyCache = new Map<GatewayClient, { at: number; currencies: GatewayCurrency[] }>();
   const ttl = options.currenciesTtlMs ?? 10 * 60_000;
   // After a failed GET /currencies the shopper's page does not ask the device again for a
@@ -44,6 +52,13 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
   // meets them again, and the merchant's remedy (connecting again) is the same each time.
   const unreadableRetired = new Map<string, string>();
 
+  /** Drops the clients unused for CLIENT_IDLE_MS, looked for at most once a minute. */
+  const sweep = (now: number) => {
+    if (now - sweptAt < 60_000) return;
+    sweptAt = now;
+    for (const [cacheKey, held] of clients) if (now - held.usedAt > CLIENT_IDLE_MS) forget(cacheKey);
+  };
+
   const forget = (cacheKey: string) => {
     const held = clients.get(cacheKey);
     if (!held) return;
@@ -55,6 +70,8 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
   /** The access for one pair of sealed credentials, decrypted once per change of them. */
   const open = (shop: ShopCredentials, env: GatewayEnv, slot: "current" | "retired", sealedKey: string | null, sealedSecret: string | null): ShopGatewayAccess | null => {
     const cacheKey = `${shop.id}|${env}|${slot}`;
+    const now = Date.now();
+    sweep(now);
     if (!sealedKey || !sealedSecret) {
       // Removed: the decrypted key and secret are not kept once a read sees them gone.
       forget(cacheKey);
@@ -62,7 +79,10 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
     }
     const sealed = `${sealedKey}|${sealedSecret}`;
     const cached = clients.get(cacheKey);
-    if (cached && cached.sealed === sealed) return cached.access;
+    if (cached && cached.sealed === sealed) {
+      cached.usedAt = now;
+      return cached.access;
+    }
     let deviceKey: string;
     let secretKeyHex: string;
     try {
@@ -89,7 +109,7 @@ export function createGatewayDirectory(options: GatewayDirectoryOptions): Gatewa
       ...(options.clock ? { clock: options.clock } : {}),
     });
     const access = { env, client, secretKeyHex, deviceKeyHash: deviceKeyHash(deviceKey) };
-    clients.set(cacheKey, { sealed, access });
+    clients.set(cacheKey, { sealed, access, usedAt: now });
     return access;
   };
 

@@ -113,3 +113,25 @@ it("keeps no client, key or secret of credentials once a read sees them removed"
   expect(after?.secretKeyHex).toBe("ab".repeat(32));
   expect(after).not.toBe(before);
 });
+
+it("decrypts again credentials left unused for half an hour, and keeps those in use", () => {
+  vi.useFakeTimers({ now: new Date("2026-05-01T10:00:00Z"), toFake: ["Date"] });
+  try {
+    const timed = createGatewayDirectory({ cipher, baseUrls: { live: "http://127.0.0.1:9/api/v1", sandbox: "http://127.0.0.1:9/api/v1" }, quotaStore: createMemoryQuotaStore(), logger: createLogger({ sink: () => undefined }) });
+    const idle = shopWith("a1".repeat(32));
+    const busy = { ...shopWith("b2".repeat(32)), id: "shop-2" };
+    busy.sandboxDeviceKeyEnc = cipher.encrypt("5b0f3c1e-8d2a-4c7b-9e61-2f4a7d9c0b13", credentialContext(busy.id, "sandbox", "device-key"));
+    busy.sandboxSecretKeyEnc = cipher.encrypt("b2".repeat(32), credentialContext(busy.id, "sandbox", "secret-key"));
+    const idleFirst = timed.forShop(idle, "sandbox");
+    const busyFirst = timed.forShop(busy, "sandbox");
+    for (let minute = 1; minute <= 31; minute++) {
+      vi.advanceTimersByTime(60_000);
+      expect(timed.forShop(busy, "sandbox")).toBe(busyFirst);
+    }
+    const idleAgain = timed.forShop(idle, "sandbox");
+    expect(idleAgain?.secretKeyHex).toBe("a1".repeat(32));
+    expect(idleAgain).not.toBe(idleFirst);
+  } finally {
+    vi.useRealTimers();
+  }
+});
