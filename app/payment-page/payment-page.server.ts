@@ -174,8 +174,8 @@ export async function shopperLeft(services: AppServices, payment: Payment): Prom
  * twice: it may have been paid another way since, and Shopify takes one payment per checkout.
  * Once money has arrived the page shows it, as for any payment.
  */
-function afterLeaving(payment: Payment, status: ShopperStatus, left: boolean): string | null {
-  return left && (status === "choosing" || status === "waiting") ? payment.cancelUrl : null;
+function afterLeaving(payment: PaymentWithAmounts, status: ShopperStatus, left: boolean): string | null {
+  return left && (status === "choosing" || status === "waiting") && receivedCrypto(payment) === null ? payment.cancelUrl : null;
 }
 
 /**
@@ -418,7 +418,10 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
   const language = pageLanguage(payment.merchantLocale);
   const arrived = receivedCrypto(payment);
   const restUnknown = status === "partial" && remaining === null;
-  const pay = stage === "pay" && paying && !restUnknown ? await instructions(services, payment, remaining) : null;
+  const redirectUrl = finalDestination(services, payment) ?? afterLeaving(payment, status, left);
+  // A page that sends the shopper elsewhere asks the gateway for nothing (its coin list counts against the quota).
+  const shown = redirectUrl === null;
+  const pay = shown && stage === "pay" && paying && !restUnknown ? await instructions(services, payment, remaining) : null;
   const gatewayUrl = stage === "gateway" && paying ? payment.gatewayWebUrl : null;
   return {
     paymentId: payment.id,
@@ -437,16 +440,16 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
     percentageText: payment.percentage ? shopperPercentage(payment.percentage, payment.merchantLocale, language) : null,
     remaining,
     restUnknown,
-    coins: stage === "choose" ? await coinsFor(services, payment) : null,
+    coins: shown && stage === "choose" ? await coinsFor(services, payment) : null,
     pay,
     gatewayUrl,
-    unpayable: paying && !restUnknown && pay === null && gatewayUrl === null && (stage === "pay" || stage === "gateway"),
+    unpayable: shown && paying && !restUnknown && pay === null && gatewayUrl === null && (stage === "pay" || stage === "gateway"),
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
     nowMs: now.getTime(),
     statusUrl: statusUrl(services, payment),
     anotherWayUrl: services.links.returnUrl(payment, "ko"),
     standbyUrl: services.links.returnUrl(payment, "standby"),
-    redirectUrl: finalDestination(services, payment) ?? afterLeaving(payment, status, left),
+    redirectUrl,
   };
 }
 

@@ -226,7 +226,10 @@ describe("the payment page of a payment the gateway has seen money for", () => {
     expect((await paymentPageView(services, waiting, null, true)).redirectUrl).toBe("https://shop.example/cancel");
     expect(paymentStatusView(services, waiting, null, true).redirectUrl).toBe("https://shop.example/cancel");
     const choosing = paymentOf({ state: "started", gatewayOrderId: null, gatewayStatus: null, inputCurrency: null, paymentUri: null, address: null, cryptoAmount: null });
-    expect((await paymentPageView(services, choosing, null, true)).redirectUrl).toBe("https://shop.example/cancel");
+    // Sent on without asking the gateway for its coin list or the coin's network (calls that count against the quota).
+    const notAsking = { ...services, gateways: { forShop: () => expect.unreachable("the gateway was asked") } } as unknown as AppServices;
+    expect(await paymentPageView(notAsking, choosing, null, true)).toMatchObject({ redirectUrl: "https://shop.example/cancel", coins: null });
+    expect(await paymentPageView(notAsking, waiting, null, true)).toMatchObject({ redirectUrl: "https://shop.example/cancel", pay: null, unpayable: false });
     // Not left: the page as ever.
     expect((await paymentPageView(services, waiting)).redirectUrl).toBeNull();
     // Sent just before leaving: what arrived is shown, and the rest asked for.
