@@ -195,12 +195,18 @@ describe("the app's own payment page", () => {
     expect((await paymentOf(sessionId)).gatewayOrderId).toBeNull();
   }, 60_000);
 
-  it("sends a shopper who picked a coin, then chose to pay another way, back to the checkout when they return to the page: the order they left is offered no more", async () => {
+  /** A shopper at the checkout sent to the app's payment page (hydrated): their page, its address and the session. */
+  async function onPaymentPage(amount: string) {
     const page = await browser().newPage({ viewport: PHONE });
-    const sessionId = await payFromCheckout(page, stack(), { amount: "21.00", currency: "EUR", locale: "en" });
+    const sessionId = await payFromCheckout(page, stack(), { amount, currency: "EUR", locale: "en" });
     await page.waitForURL(`${stack().app.url}/pay/**`);
     const payPage = page.url();
     await waitForHydration(page);
+    return { page, payPage, sessionId };
+  }
+
+  it("sends a shopper who picked a coin, then chose to pay another way, back to the checkout when they return to the page: the order they left is offered no more", async () => {
+    const { page, payPage, sessionId } = await onPaymentPage("21.00");
     await page.getByRole("button", { name: /^Pay with Ripple XRP/ }).click();
     await page.locator("#address").waitFor();
     await page.getByRole("link", { name: "I want to pay another way" }).click();
@@ -219,11 +225,7 @@ describe("the app's own payment page", () => {
   }, 90_000);
 
   it("sends a shopper who chose to pay another way before picking a coin back to the checkout if they come back and pick one: no order is made", async () => {
-    const page = await browser().newPage({ viewport: PHONE });
-    const sessionId = await payFromCheckout(page, stack(), { amount: "22.00", currency: "EUR", locale: "en" });
-    await page.waitForURL(`${stack().app.url}/pay/**`);
-    const payPage = page.url();
-    await waitForHydration(page);
+    const { page, payPage, sessionId } = await onPaymentPage("22.00");
     await page.getByRole("heading", { name: "Choose a cryptocurrency" }).waitFor();
     await page.getByRole("link", { name: "I want to pay another way" }).click();
     await page.waitForURL(`${stack().standin.origin}/checkout/cancelled/**`);
@@ -237,10 +239,7 @@ describe("the app's own payment page", () => {
   }, 90_000);
 
   it("loads a page the browser brings back from its cache again: a shopper who left the payment in another tab is taken to the checkout, not shown the QR code", async () => {
-    const page = await browser().newPage({ viewport: PHONE });
-    await payFromCheckout(page, stack(), { amount: "23.00", currency: "EUR", locale: "en" });
-    await page.waitForURL(`${stack().app.url}/pay/**`);
-    await waitForHydration(page);
+    const { page } = await onPaymentPage("23.00");
     await page.getByRole("button", { name: /^Pay with Ripple XRP/ }).click();
     await page.locator("#address").waitFor();
     // "Pay another way" followed elsewhere (another tab), this page left as it was.

@@ -19,11 +19,17 @@ afterEach(async () => {
   await server.close();
 });
 
-it("after the gateway answered 429 with Retry-After: 120, no call on that device is sent before the 120 s are up", async () => {
-  let now = new Date("2026-04-17T10:00:00Z").getTime();
-  // One device's budget, shared as the app shares it (one store per process, one row set per device).
+
+/**
+ * Clients of one device sharing one quota store, as the app's are (one store per process, one
+ * row set per device), on a clock that the clients' waits move on; each call sent is noted
+ * with the clock's time.
+ */
+function oneDevice(startMs: number) {
+  let now = startMs;
   const store = createMemoryQuotaStore();
-  const clientFor = () =>
+  const sentAt: number[] = [];
+  const clientFor = (retry: { maxAttempts?: number } = {}) =>
     createGatewayClient({
       baseUrl: `${server.origin}/api/v1`,
       deviceKey: DEVICE_KEY,
@@ -33,7 +39,18 @@ it("after the gateway answered 429 with Retry-After: 120, no call on that device
         now += ms;
       },
       random: () => 0.5,
+      retry,
+      fetch: (input, init) => {
+        sentAt.push(now - startMs);
+        return fetch(input, init);
+      },
     });
+  return { clientFor, sentAt, advance: (ms: number) => void (now += ms) };
+}
+
+it("after the gateway answered 429 with Retry-After: 120, no call on that device is sent before the 120 s are up", async () => {
+  // One device's budget, shared as the app shares it.
+  const { clientFor, advance } = oneDevice(new Date("2026-04-17T10:00:00Z").getTime());
   const reconciler = clientFor();
   const inbox = clientFor();
 
@@ -45,7 +62,7 @@ it("after the gateway answered 429 with Retry-After: 120, no call on that device
   expect(server.requests).toHaveLength(1);
 
   // Five seconds later a webhook's read, and the reconciler's next look-up, on the same device.
-  now += 5_000;
+  advance(5_000);
   server.script(
     json(429, { detail: "Request was throttled. Expected available in 115 seconds." }, { "Retry-After": "115" }),
     json(429, { detail: "Request was throttled. Expected available in 115 seconds." }, { "Retry-After": "115" }),
@@ -62,35 +79,16 @@ it("after the gateway answered 429 with Retry-After: 120, no call on that device
 });
 
 it("a 429 without a Retry-After holds the device's calls of its kind for the wait its own retry takes (1 s by default)", async () => {
-  let now = new Date("2026-04-17T10:00:00Z").getTime();
-  const start = now;
-  const store = createMemoryQuotaStore();
-  const sentAt: number[] = [];
-  const clientFor = (maxAttempts: number) =>
-    createGatewayClient({
-      baseUrl: `${server.origin}/api/v1`,
-      deviceKey: DEVICE_KEY,
-      quota: { store },
-      clock: () => new Date(now),
-      sleep: async (ms) => {
-        now += ms;
-      },
-      random: () => 0.5,
-      retry: { maxAttempts },
-      fetch: (input, init) => {
-        sentAt.push(now - start);
-        return fetch(input, init);
-      },
-    });
+  const { clientFor, sentAt } = oneDevice(new Date("2026-04-17T10:00:00Z").getTime());
   // A proxy in front of the gateway throttles without saying for how long; the reconciler's
   // listing does not retry.
   server.script(json(429, { detail: "Request was throttled." }));
-  const listed = await clientFor(1).listOrders();
+  const listed = await clientFor({ maxAttempts: 1 }).listOrders();
   expect(listed.isErr() && listed.error.kind).toBe("throttled");
 
   // At the same instant a webhook's read of the same kind of call, on the same device.
   server.script(json(200, JSON.parse(readFileSync(new URL("../fixtures/gateway/orders-info.response.docs-b4bit.json", import.meta.url), "utf8"))));
-  await clientFor(5).orderInfo(ORDER_ID);
+  await clientFor().orderInfo(ORDER_ID);
   expect(sentAt, "milliseconds after the 429 at which each call was sent").toEqual([0, expect.any(Number)]);
   expect(sentAt[1]).toBeGreaterThanOrEqual(1_000);
 });
