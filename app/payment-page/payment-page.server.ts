@@ -178,6 +178,11 @@ function afterLeaving(payment: PaymentWithAmounts, status: ShopperStatus, left: 
   return left && (status === "choosing" || status === "waiting") && receivedCrypto(payment) === null ? payment.cancelUrl : null;
 }
 
+/** Where the page (and its live status) sends the shopper now; null while it shows the payment. */
+function pageDestination(services: AppServices, payment: PaymentWithAmounts, status: ShopperStatus, left: boolean): string | null {
+  return finalDestination(services, payment) ?? afterLeaving(payment, status, left);
+}
+
 /**
  * Where the page sends the shopper of a shop that uninstalled the app: a payment whose outcome
  * Shopify took goes on through its return link (which sends it to Shopify's next page), as
@@ -418,7 +423,7 @@ export async function paymentPageView(services: AppServices, payment: PaymentWit
   const language = pageLanguage(payment.merchantLocale);
   const arrived = receivedCrypto(payment);
   const restUnknown = status === "partial" && remaining === null;
-  const redirectUrl = finalDestination(services, payment) ?? afterLeaving(payment, status, left);
+  const redirectUrl = pageDestination(services, payment, status, left);
   // A page that sends the shopper elsewhere asks the gateway for nothing (its coin list counts against the quota).
   const shown = redirectUrl === null;
   const pay = shown && stage === "pay" && paying && !restUnknown ? await instructions(services, payment, remaining) : null;
@@ -479,7 +484,7 @@ export function paymentStatusView(services: AppServices, payment: PaymentWithAmo
     receivedCrypto: receivedCrypto(payment),
     expiresAtMs: payment.expiresAt ? payment.expiresAt.getTime() : null,
     nowMs: now.getTime(),
-    redirectUrl: finalDestination(services, payment) ?? afterLeaving(payment, status, left),
+    redirectUrl: pageDestination(services, payment, status, left),
   };
 }
 
