@@ -161,8 +161,8 @@ export function groupWriter<Tx>(begin: () => Promise<GroupTransaction<Tx>>, maxB
     writing = true;
     try {
       while (waiting.length > 0) {
-        const again = waiting[0]!.again ? 1 : 0;
-        const batch = waiting.slice(0, again || maxBatch);
+        // A write put back from a broken batch goes alone.
+        const batch = waiting.slice(0, waiting[0]!.again ? 1 : maxBatch);
         waiting = waiting.slice(batch.length);
         if (batch.length === 1) await runAlone(batch[0]!);
         else waiting = [...(await runBatch(batch)), ...waiting];
