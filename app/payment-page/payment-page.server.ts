@@ -96,7 +96,7 @@ export function shopperStatus(payment: PaymentWithAmounts, now: Date, held: Held
  */
 export type HeldMoney = "covered" | "short" | null;
 
-export async function heldMoneySeen(services: AppServices, payment: Payment): Promise<HeldMoney> {
+async function heldMoneySeen(services: AppServices, payment: Payment): Promise<HeldMoney> {
   if (payment.state !== "awaiting_payment" || !payment.gatewayOrderId) return null;
   const hooks = await services.db.gatewayWebhook.findMany({
     where: { shopId: payment.shopId, gatewayEnv: payment.gatewayEnv, orderId: payment.gatewayOrderId, status: "AC" },
@@ -165,6 +165,16 @@ export function finalDestination(services: AppServices, payment: Payment): strin
 export async function shopperLeft(services: AppServices, payment: Payment): Promise<boolean> {
   if (!isOpenPaymentState(payment.state)) return false;
   return (await services.db.paymentEvent.count({ where: { paymentId: payment.id, type: SHOPPER_ABANDONED_EVENT } })) > 0;
+}
+
+/**
+ * What the page and its live status both go by beyond the payment's row, read the same way for
+ * each so the two never disagree: money only a notification held so far reports, and whether
+ * the shopper left the payment.
+ */
+export async function pageFacts(services: AppServices, payment: Payment): Promise<{ held: HeldMoney; left: boolean }> {
+  const [held, left] = await Promise.all([heldMoneySeen(services, payment), shopperLeft(services, payment)]);
+  return { held, left };
 }
 
 /**

@@ -3,7 +3,7 @@
 // once every 15 seconds per payment).
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { jsonResponse } from "~/lib/http.server";
-import { destinationAfterUninstall, heldMoneySeen, paymentForLink, paymentStatusView, refreshIfDue, shopperLeft } from "~/payment-page/payment-page.server";
+import { destinationAfterUninstall, pageFacts, paymentForLink, paymentStatusView, refreshIfDue } from "~/payment-page/payment-page.server";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { services } = context;
@@ -16,6 +16,6 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     return jsonResponse(200, { ...paymentStatusView(services, found), redirectUrl: onward });
   }
   const payment = await refreshIfDue(services, found);
-  const [held, left] = await Promise.all([heldMoneySeen(services, payment), shopperLeft(services, payment)]);
+  const { held, left } = await pageFacts(services, payment);
   return jsonResponse(200, paymentStatusView(services, payment, held, left));
 }

@@ -20,7 +20,7 @@ import type { DocumentLanguageContext } from "~/root";
 import {
   coinsFor,
   destinationAfterUninstall,
-  heldMoneySeen,
+  pageFacts,
   pageStage,
   paymentForLink,
   paymentPageView,
@@ -122,7 +122,7 @@ async function loadPage({ request, params, context }: LoaderFunctionArgs) {
   if (!found) throw notFound(request);
   if (found.shop.uninstalledAt) return afterUninstall(services, found);
   const payment = await refreshIfDue(services, found);
-  const [held, left] = await Promise.all([heldMoneySeen(services, payment), shopperLeft(services, payment)]);
+  const { held, left } = await pageFacts(services, payment);
   const view = await paymentPageView(services, payment, held, left);
   // An ended payment goes back through the return route, which sends the shopper on to Shopify.
   // That route answers whole documents (its waiting page, while Shopify is being told): when the
