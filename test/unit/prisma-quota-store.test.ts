@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "../../generated/prisma/sqlite/client";
 import { openAppDatabase, type AppDatabase } from "../../app/db/database.server";
 import { applyMigrations } from "../../app/db/migrate.server";
+import type { PlainSql } from "../../app/db/plain-sql.server";
 import { createPrismaQuotaStore } from "../../app/db/prisma-quota-store.server";
 import { createTestPostgresDatabase } from "../support/postgres";
 
@@ -114,3 +115,61 @@ describe.each(databases)("on $name", ({ name, open }) => {
     expect(await stores[0]!.remaining("shared", new Date(now.getTime() + 100))).toMatchObject({ general: { minute: 0, day: 93 } });
   });
 });
+
+// Every gateway call counts its device's windows over the last day, up to the day's 2,000 general
+// calls, on the app's thread on SQLite: the count reads the (deviceHash, at, class) index alone,
+// never each of the day's rows.
+describe("the count of a device's windows", () => {
+  it("SQLite: reads a covering index: the statement a call sends searches no row of the table", async () => {
+    const url = `file:${join(mkdtempSync(join(tmpdir(), "quota-plan-")), "app.db")}`;
+    await applyMigrations(url);
+    const opened = openAppDatabase(url);
+    const sent: Prisma.Sql[] = [];
+    const recording: PlainSql = {
+      ...opened.sql,
+      execute: (statement, options) => (sent.push(statement), opened.sql.execute(statement, options)),
+      query: (statement) => (sent.push(statement), opened.sql.query(statement)),
+    };
+    try {
+      const store = createPrismaQuotaStore(opened.db, recording, {});
+      expect(await store.take("device", "critical", new Date("2026-11-22T12:00:00Z"))).toEqual({ ok: true });
+      const take = sent.find((statement) => statement.sql.includes(`INSERT INTO "GatewayCall"`));
+      const values = take!.values.map((value) => (value instanceof Date ? value.toISOString() : value));
+      const plan = await opened.sql.query<{ detail: string }>(Prisma.raw(`EXPLAIN QUERY PLAN ${take!.sql}`.replace(/\?/g, () => sqlLiteral(values.shift()))));
+      const steps = plan.map((row) => row.detail);
+      expect(steps.filter((step) => /\bGatewayCall\b/.test(step))).toEqual([expect.stringMatching(/^SEARCH (main\.)?GatewayCall USING COVERING INDEX GatewayCall_deviceHash_at_class_idx \(deviceHash=\? AND at>\?\)$/)]);
+    } finally {
+      await opened.db.$disconnect();
+    }
+  });
+
+  it("PostgreSQL: can be answered from the index alone (the count of the migration's takeGatewayCall)", async () => {
+    const database = await createTestPostgresDatabase();
+    const client = await database.connect();
+    try {
+      await applyMigrations(database.url);
+      await client.query("BEGIN");
+      // An empty table's plan is a scan whatever the indexes: only whether the index can answer it alone is asked.
+      await client.query("SET LOCAL enable_seqscan = off");
+      await client.query("SET LOCAL enable_bitmapscan = off");
+      const { rows } = await client.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN SELECT COUNT(CASE WHEN c."at" > $2 THEN 1 END), COUNT(*), COUNT(CASE WHEN c."class" = 'critical' AND c."at" > $2 THEN 1 END), COUNT(CASE WHEN c."class" = 'critical' THEN 1 END)
+         FROM "GatewayCall" AS c WHERE c."deviceHash" = $1 AND c."at" > $3`,
+        ["device", "2026-11-22 11:59:00", "2026-11-21 12:00:00"],
+      );
+      expect(rows.map((row) => row["QUERY PLAN"]).join("\n")).toMatch(/Index Only Scan using "GatewayCall_deviceHash_at_class_idx"/);
+      const indexes = await client.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'GatewayCall' ORDER BY indexname`);
+      expect(indexes.rows.map((row) => row.indexname)).toEqual(["GatewayCall_deviceHash_at_class_idx", "GatewayCall_pkey"]);
+    } finally {
+      await client.query("ROLLBACK").catch(() => undefined);
+      await client.end();
+      await database.drop();
+    }
+  });
+});
+
+/** A value written into SQL text, for EXPLAIN (which takes no parameters through the plain SQL). */
+function sqlLiteral(value: unknown): string {
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  return `'${String(value).replaceAll("'", "''")}'`;
+}
