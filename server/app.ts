@@ -6,7 +6,6 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo, Server, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
@@ -19,6 +18,7 @@ import { routedPath } from "../app/lib/routed-path";
 import { apiRouter } from "./api-router";
 import { boundedBodies } from "./body-limit";
 import { pageHeaders } from "./page-headers";
+import { remixHandler } from "./remix-handler";
 import { answerUncaughtErrors, refuseUndecodablePaths } from "./request-errors";
 import { buildClientFiles } from "./static-files";
 import { startWorkerThread } from "./workers-thread";
@@ -132,7 +132,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
 
   // A server build is served as production serves it, whatever NODE_ENV says.
   const requestMode = options.mode === "build" ? "production" : env.NODE_ENV;
-  app.all("*", boundedBodies(MAX_ROUTE_BODY_BYTES), pageHeaders(), createRequestHandler({ build, mode: requestMode, getLoadContext: () => ({ services }) }));
+  app.all("*", boundedBodies(MAX_ROUTE_BODY_BYTES), pageHeaders(), remixHandler({ build, mode: requestMode, getLoadContext: () => ({ services }) }));
   app.use(answerUncaughtErrors(services.logger));
 
   const tls = options.tls === undefined ? tlsOptionsFor(env) : options.tls;
