@@ -338,6 +338,56 @@ async function dropPaymentsFromReports(
   return rewritten;
 }
 
+/** How many of a shop's records of one kind a redaction deletes at a time, before the shop's own row. */
+export const SHOP_REDACT_BATCH = 500;
+
+/**
+ * Deletes the shop's bulk, a batch at a time, each batch in a short transaction of its own that
+ * first finds the shop still to be deleted (`shop`): its payments (with their events and
+ * transactions, by cascade), session requests, gateway notifications, refused notifications and
+ * Shopify calls, recorded up to `before` (a reinstall recorded meanwhile keeps what it records).
+ * The shop's row and whatever is left then go in one transaction. All of a large shop in that
+ * one (years of payments: hundreds of thousands of rows) outlasted the transaction's time limit,
+ * on every retry of Shopify's alike, so the shop was never deleted; and on SQLite it held every
+ * other shop's writes for as long.
+ */
+export async function deleteShopRecordsInBatches(db: Database, shop: Prisma.ShopWhereInput, before: Date, batch = SHOP_REDACT_BATCH): Promise<void> {
+  const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
+  type Tx = Parameters<Parameters<Database["$transaction"]>[0]>[0];
+  const kinds: ((tx: Tx, shopId: string, shopDomain: string) => Promise<number>)[] = [
+    async (tx, shopId) => {
+      const found = ids(await tx.payment.findMany({ where: { shopId, createdAt: { lte: before } }, select: { id: true }, take: batch }));
+      return (await tx.payment.deleteMany({ where: { id: { in: found } } })).count;
+    },
+    async (tx, shopId) => {
+      const found = ids(await tx.sessionRequest.findMany({ where: { shopId, createdAt: { lte: before } }, select: { id: true }, take: batch }));
+      return (await tx.sessionRequest.deleteMany({ where: { id: { in: found } } })).count;
+    },
+    async (tx, shopId) => {
+      const found = ids(await tx.gatewayWebhook.findMany({ where: { shopId, receivedAt: { lte: before } }, select: { id: true }, take: batch }));
+      return (await tx.gatewayWebhook.deleteMany({ where: { id: { in: found } } })).count;
+    },
+    async (tx, shopId) => {
+      const found = ids(await tx.rejectedWebhook.findMany({ where: { shopId, at: { lte: before } }, select: { id: true }, take: batch }));
+      return (await tx.rejectedWebhook.deleteMany({ where: { id: { in: found } } })).count;
+    },
+    async (tx, _shopId, shopDomain) => {
+      const found = ids(await tx.outboxMessage.findMany({ where: { shopDomain, createdAt: { lte: before } }, select: { id: true }, take: batch }));
+      return (await tx.outboxMessage.deleteMany({ where: { id: { in: found } } })).count;
+    },
+  ];
+  for (const deleteBatch of kinds) {
+    for (;;) {
+      const deleted = await db.$transaction(async (tx) => {
+        const found = await tx.shop.findFirst({ where: shop, select: { id: true, shopDomain: true } });
+        return found ? deleteBatch(tx, found.id, found.shopDomain) : null;
+      });
+      if (deleted === null) return;
+      if (deleted < batch) break;
+    }
+  }
+}
+
 /** How long after an uninstall Shopify sends shop/redact. */
 export const SHOP_REDACT_DELAY_MS = 48 * 3_600_000;
 
@@ -368,7 +418,8 @@ export async function redactShop(deps: UninstallDeps & { clock: { now(): Date } 
     return "ignored";
   }
   const uninstallBefore = triggeredAt ? new Date(triggeredAt.getTime() - SHOP_REDACT_DELAY_MS) : null;
-  const notInstalledSince = uninstallBefore ? { OR: [{ uninstalledAt: { not: null } }, { installedAt: null }, { installedAt: { lte: uninstallBefore } }] } : {};
+  const notInstalledSince: Prisma.ShopWhereInput = uninstallBefore ? { OR: [{ uninstalledAt: { not: null } }, { installedAt: null }, { installedAt: { lte: uninstallBefore } }] } : {};
+  await deleteShopRecordsInBatches(deps.db, { shopDomain, ...notInstalledSince }, deps.clock.now());
   // In one transaction, so a message enqueued meanwhile (the reconciler finalising a payment)
   // cannot outlive the shop and be retried for ever without a token; the condition is part of
   // the deletion, so a reinstall recorded meanwhile is not deleted.
