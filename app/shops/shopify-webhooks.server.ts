@@ -49,24 +49,47 @@ export interface UninstallDeps {
  * (holdUnconfirmed); so is a stored token that cannot be opened. A shop with no row, no stored
  * token, or whose row records the uninstall already is not asked about ("go_on").
  */
-async function confirmUninstall(
-  deps: UninstallDeps,
-  shopDomain: string,
-): Promise<{ verdict: "go_on" | "installed" } | { verdict: "unconfirmed"; shopId: string; detail: string }> {
+async function confirmUninstall(deps: UninstallDeps, shopDomain: string): Promise<UninstallVerdict> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain }, select: { id: true, uninstalledAt: true } });
   if (!shop || shop.uninstalledAt !== null) return { verdict: "go_on" };
+  const asked = askAboutToken(deps, shopDomain, shop.id);
+  // Its answer (or failure) once the wait is over is left unread.
+  asked.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<UninstallVerdict>((resolve) => {
+    timer = setTimeout(() => resolve({ verdict: "unconfirmed", shopId: shop.id, detail: `Shopify did not answer within ${CONFIRM_UNINSTALL_WAIT_MS} ms` }), CONFIRM_UNINSTALL_WAIT_MS);
+  });
+  try {
+    return await Promise.race([asked, waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type UninstallVerdict = { verdict: "go_on" | "installed" } | { verdict: "unconfirmed"; shopId: string; detail: string };
+
+/**
+ * How long an app/uninstalled or shop/redact waits for Shopify to say whether it still takes
+ * the shop's token (with a renewal of the token first, when due) before the webhook is held
+ * (answered, and asked about again in an hour): Shopify counts a webhook not answered within
+ * 5 s as failed, and a call of the app's to Shopify may take up to 15 s.
+ */
+export const CONFIRM_UNINSTALL_WAIT_MS = 3_000;
+
+/** confirmUninstall's question to Shopify, for an installed shop's row. */
+async function askAboutToken(deps: UninstallDeps, shopDomain: string, shopId: string): Promise<UninstallVerdict> {
   const client = await deps.shopify.forShop(shopDomain);
   if (!client) {
     // An offline token is stored but cannot be opened (a key dropped too early): it cannot be
     // asked about, which is not the same as there being none.
     const stored = await deps.db.session.count({ where: { shop: shopDomain, isOnline: false } });
-    return stored > 0 ? { verdict: "unconfirmed", shopId: shop.id, detail: "the shop's stored offline token cannot be opened with the configured keys" } : { verdict: "go_on" };
+    return stored > 0 ? { verdict: "unconfirmed", shopId, detail: "the shop's stored offline token cannot be opened with the configured keys" } : { verdict: "go_on" };
   }
   const answer = await client.publicApiVersions();
   if (answer.isOk() || (answer.error.kind === "unauthorized" && answer.error.status === 403)) return { verdict: "installed" };
   // 401: the token is revoked. 404: Shopify knows no such shop any more (closed), where nothing is installed.
   if ((answer.error.kind === "unauthorized" && answer.error.status === 401) || (answer.error.kind === "http_error" && answer.error.status === 404)) return { verdict: "go_on" };
-  return { verdict: "unconfirmed", shopId: shop.id, detail: describePaymentsAppsError(answer.error) };
+  return { verdict: "unconfirmed", shopId, detail: describePaymentsAppsError(answer.error) };
 }
 
 /**

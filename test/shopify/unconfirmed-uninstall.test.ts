@@ -4,6 +4,7 @@
 // taken and held, and the readiness pass asks again every hour until Shopify answers: Shopify
 // gives up delivering a webhook after a few hours of errors, and a frozen shop can stay frozen
 // for weeks, so an error answer would keep the shop's gateway credentials, or its data, for good.
+// Shopify slower to answer than it waits for the webhook's own answer counts as not saying.
 // On both databases, through the real routes, with the app's clock moved.
 import { describe, expect, it } from "vitest";
 import { recheckUnconfirmedUninstalls, UNCONFIRMED_UNINSTALL_LIMIT_MS, UNCONFIRMED_UNINSTALL_RECHECK_MS } from "../../app/shops/shopify-webhooks.server";
@@ -48,6 +49,22 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
     expect(await heldWebhooks(stack())).toEqual([]);
     expect(await shopHoldings(stack())).toEqual(before);
     expect((await stack().standin.state.startPayment({ test: true })).delivery.status).toBe(200);
+  }, 60_000);
+
+  it("an uninstall is held, not left unanswered, when Shopify is slower to say than Shopify waits for the webhook's answer", async () => {
+    const before = await shopHoldings(stack());
+    // Shopify would say the token works (a replay), but only after 8 s: past the 5 s Shopify
+    // gives the webhook, it would count the delivery as failed.
+    stack().standin.state.setFault({ mode: "slow", count: 1, delayMs: 8_000 });
+    expect((await sendShopifyWebhook(stack(), "app/uninstalled", uninstalledBody(stack().shopDomain))).status).toBe(200);
+    expect((await heldWebhooks(stack())).map((h) => h.topic)).toEqual(["app/uninstalled"]);
+    expect(await shopHoldings(stack())).toEqual(before);
+
+    // Asked again an hour later, Shopify answers at once: the token works, and nothing is uninstalled.
+    time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
+    expect(await recheck()).toEqual({ settled: 1, unconfirmed: 0, failed: 0 });
+    expect(await heldWebhooks(stack())).toEqual([]);
+    expect(await shopHoldings(stack())).toEqual(before);
   }, 60_000);
 
   it("an uninstall for a shop whose stored token cannot be opened (a key dropped too early) is held, not taken for a shop without a token", async () => {
