@@ -44,6 +44,13 @@ describe("bodies Shopify may send with fields missing or empty", () => {
     expect(dataRequestBody.safeParse({ shop_id: 1, shop_domain: SHOP, customer: { id: 1, email: null, phone: null }, orders_requested: [], data_request: { id: 1 } }).success).toBe(true);
   });
 
+  it("a data request for a customer with more orders than any fixed count: the body's size is the only bound (a refusal would be retried, the request never taken)", () => {
+    const orders = Array.from({ length: 25_000 }, (_, i) => 5_000_000_000 + i);
+    expect(JSON.stringify(orders).length).toBeLessThan(1024 * 1024);
+    const parsed = dataRequestBody.safeParse({ shop_id: 1, shop_domain: SHOP, customer: { id: 1, email: "a@example.com", phone: null }, orders_requested: orders, data_request: { id: 1 } });
+    expect(parsed.success && parsed.data.orders_requested?.length).toBe(25_000);
+  });
+
   it("a redaction with no orders to redact", () => {
     expect(customersRedactBody.safeParse({ shop_id: 1, shop_domain: SHOP, customer: { id: 1, email: "a@example.com", phone: null }, orders_to_redact: [] }).success).toBe(true);
   });
