@@ -101,13 +101,21 @@ async function askAboutToken(deps: UninstallDeps, shopDomain: string, shopId: st
 export const UNCONFIRMED_UNINSTALL_LIMIT_MS = 30 * 24 * 3_600_000;
 
 /**
+ * The same for a shop/redact, a day shorter: Shopify wants a redaction carried out within 30
+ * days of its request, and the held webhooks are asked about an hour apart, so one held for the
+ * full 30 days was carried out up to an hour past them.
+ */
+export const UNCONFIRMED_REDACT_LIMIT_MS = UNCONFIRMED_UNINSTALL_LIMIT_MS - 24 * 3_600_000;
+
+/**
  * Keeps an app/uninstalled or shop/redact Shopify could not confirm, to be asked about again
  * (recheckUnconfirmedUninstalls): Shopify stops delivering a webhook after a few hours of
  * failed attempts, and a frozen or locked shop can stay so far longer, so answering it with an
  * error would lose the uninstall (the shop's gateway credentials kept) or the redaction. A later
  * delivery, or a check, counts as one more check; the latest Triggered-At is kept (a genuine
  * uninstall of a reinstall must not be judged by the earlier install's retried one). "overdue":
- * held for UNCONFIRMED_UNINSTALL_LIMIT_MS, and to be carried out now.
+ * held for UNCONFIRMED_UNINSTALL_LIMIT_MS (a redaction UNCONFIRMED_REDACT_LIMIT_MS), and to be
+ * carried out now.
  */
 async function holdUnconfirmed(
   deps: UninstallDeps & { clock: { now(): Date } },
@@ -128,8 +136,9 @@ async function holdUnconfirmed(
     await deps.db.unconfirmedUninstall.updateMany({ where: { ...key, OR: [{ triggeredAt: null }, { triggeredAt: { lt: triggeredAt } }] }, data: { triggeredAt } });
   }
   const context = { shop: shopDomain, topic, checks: row.checks, heldSince: row.receivedAt.toISOString(), detail: held.detail };
-  if (now.getTime() - row.receivedAt.getTime() >= UNCONFIRMED_UNINSTALL_LIMIT_MS) {
-    deps.logger.warn("Shopify has not said for 30 days whether the app is still installed; the webhook is carried out on its own word", context);
+  const limitMs = topic === "shop/redact" ? UNCONFIRMED_REDACT_LIMIT_MS : UNCONFIRMED_UNINSTALL_LIMIT_MS;
+  if (now.getTime() - row.receivedAt.getTime() >= limitMs) {
+    deps.logger.warn(`Shopify has not said for ${limitMs / 86_400_000} days whether the app is still installed; the webhook is carried out on its own word`, context);
     return "overdue";
   }
   deps.logger.warn("Shopify could not say whether the app is still installed; the webhook is kept and Shopify is asked again in an hour", context);

@@ -7,7 +7,7 @@
 // Shopify slower to answer than it waits for the webhook's own answer counts as not saying.
 // On both databases, through the real routes, with the app's clock moved.
 import { describe, expect, it } from "vitest";
-import { recheckUnconfirmedUninstalls, UNCONFIRMED_UNINSTALL_LIMIT_MS, UNCONFIRMED_UNINSTALL_RECHECK_MS } from "../../app/shops/shopify-webhooks.server";
+import { recheckUnconfirmedUninstalls, UNCONFIRMED_REDACT_LIMIT_MS, UNCONFIRMED_UNINSTALL_LIMIT_MS, UNCONFIRMED_UNINSTALL_RECHECK_MS } from "../../app/shops/shopify-webhooks.server";
 import { sessionTokenContext } from "../../app/shops/shopify-sessions.server";
 import { sealedUnderDroppedKey } from "../support/dropped-key";
 import { sendShopifyWebhook, shopHoldings, shopRedactBody, uninstalledBody } from "../support/shopify-webhooks";
@@ -127,6 +127,36 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (kind) => {
     expect(await shopHoldings(stack())).toEqual({ row: false, uninstalled: false, sandboxCredentials: false, ready: null, offlineTokens: 0, payments: 0 });
     expect(await heldWebhooks(stack())).toEqual([]);
     expect(await recheck()).toEqual({ settled: 0, unconfirmed: 0, failed: 0 });
+    stack().standin.state.clearFaults();
+  }, 60_000);
+});
+
+// A shop of its own: the redaction deletes it.
+describe.each(["sqlite", "postgresql"] as const)("on %s, a redaction alone", (kind) => {
+  const time = movingClock(() => stack());
+  const stack = stackOnDatabase(kind, { workers: false, clock: time.clock });
+  const recheck = () => recheckUnconfirmedUninstalls(stack().services);
+
+  it("a redaction held alone (its uninstall lost) while the shop stays locked is carried out within the 30 days Shopify gives it, checks an hour apart included", async () => {
+    const before = await shopHoldings(stack());
+    expect(before).toMatchObject({ row: true, uninstalled: false });
+    const received = time.clock.now().getTime();
+    // Installed a week before the uninstall the redaction follows, 48 hours before it.
+    await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { installedAt: new Date(received - 9 * 24 * 3_600_000) } });
+    stack().standin.state.setFault({ mode: "http_423", count: 1_000 });
+    expect((await sendShopifyWebhook(stack(), "shop/redact", shopRedactBody(stack().shopDomain), { triggeredAt: new Date(received) })).status).toBe(200);
+    expect((await heldWebhooks(stack())).map((h) => h.topic)).toEqual(["shop/redact"]);
+
+    // Asked every hour; still held a minute short of its limit.
+    time.advanceAppOnly(UNCONFIRMED_REDACT_LIMIT_MS - 60_000);
+    expect(await recheck()).toEqual({ settled: 0, unconfirmed: 1, failed: 0 });
+    expect(await shopHoldings(stack())).toEqual(before);
+    // The next check, an hour on, carries it out on its own word: still inside the 30 days.
+    time.advanceAppOnly(UNCONFIRMED_UNINSTALL_RECHECK_MS);
+    expect(time.clock.now().getTime() - received).toBeLessThan(30 * 24 * 3_600_000);
+    expect(await recheck()).toEqual({ settled: 1, unconfirmed: 0, failed: 0 });
+    expect(await shopHoldings(stack())).toMatchObject({ row: false, payments: 0, offlineTokens: 0 });
+    expect(await heldWebhooks(stack())).toEqual([]);
     stack().standin.state.clearFaults();
   }, 60_000);
 });
