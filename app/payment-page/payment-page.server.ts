@@ -196,11 +196,14 @@ function pageDestination(services: AppServices, payment: PaymentWithAmounts, sta
 /**
  * Where the page sends the shopper of a shop that uninstalled the app: a payment whose outcome
  * Shopify took goes on through its return link (which sends it to Shopify's next page), as
- * before the uninstall; null for any other, which can no longer reach its order.
+ * before the uninstall; one still open with no gateway order asked for (the shopper had not
+ * picked a coin) goes back to the checkout, to pay another way, as nothing can have been sent
+ * for it; null for any other, which can no longer reach its order.
  */
 export function destinationAfterUninstall(services: AppServices, payment: Payment): string | null {
-  if (!shopifyNextPage(payment)) return null;
-  return services.links.returnUrl(payment, payment.shopifyOutcome === "resolved" ? "ok" : "ko");
+  if (shopifyNextPage(payment)) return services.links.returnUrl(payment, payment.shopifyOutcome === "resolved" ? "ok" : "ko");
+  if (isOpenPaymentState(payment.state) && !payment.gatewayOrderId && !payment.orderRequestedAt) return payment.cancelUrl;
+  return null;
 }
 
 export interface PayInstructions {

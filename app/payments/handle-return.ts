@@ -195,10 +195,13 @@ export async function handleShopperReturn(deps: PaymentsDeps, input: { paymentId
   if (payment.state === "not_started") return { kind: "redirect", url: payment.cancelUrl };
   const nextPage = shopifyNextPage(payment);
   if (nextPage) return { kind: "redirect", url: nextPage };
-  if (payment.shop.uninstalledAt) return { kind: "shop_gone", locale: payment.merchantLocale };
   // No order yet: a "ko" of a payment still open is the coin list's "pay another way" (one
-  // that ended, unpaid, is sent through the same link by its page).
-  if (!payment.gatewayOrderId) return input.outcome === "ko" && isOpenPaymentState(payment.state) ? leftForCheckout(deps, payment) : { kind: "redirect", url: payment.cancelUrl };
+  // that ended, unpaid, is sent through the same link by its page). Nothing can have been sent
+  // for it, so the shopper goes back to the checkout even when the shop uninstalled the app.
+  if (!payment.gatewayOrderId && !(payment.shop.uninstalledAt && payment.orderRequestedAt)) {
+    return input.outcome === "ko" && isOpenPaymentState(payment.state) ? leftForCheckout(deps, payment) : { kind: "redirect", url: payment.cancelUrl };
+  }
+  if (payment.shop.uninstalledAt) return { kind: "shop_gone", locale: payment.merchantLocale };
 
   if (input.outcome === "standby" && (payment.state === "awaiting_payment" || payment.state === "confirming")) {
     const held = await heldState(deps, payment, true);

@@ -17,6 +17,8 @@ interface Shopper {
 let paid: Shopper;
 let expired: Shopper;
 let open: Shopper;
+/** On the coin list when the shop uninstalled: no order asked for. */
+let choosing: Shopper;
 
 /** The shopper's page with `actions` played on its gateway order, once Shopify has taken the outcome (`code`). */
 async function endedAt(actions: Record<string, unknown>[], code: "RESOLVED" | "REJECTED"): Promise<Shopper> {
@@ -56,6 +58,9 @@ beforeAll(async () => {
   expired = await endedAt([{ action: "expire" }], "REJECTED");
   const picked = await coinPickedOnAppPage(stack());
   open = { paymentId: picked.payment.id, pageUrl: picked.pageUrl };
+  const { session, delivery } = await stack().standin.state.startPayment({ test: true });
+  const started = await stack().services.db.payment.findFirstOrThrow({ where: { shopifyPaymentId: session.id } });
+  choosing = { paymentId: started.id, pageUrl: delivery.redirectUrl! };
   // The merchant uninstalls: Shopify revokes the app's tokens, then sends app/uninstalled.
   stack().standin.state.uninstallApp();
   await handleAppUninstalled(stack().services, stack().shopDomain);
@@ -89,4 +94,25 @@ it("a payment still open at the uninstall gets the shop-gone answer from its pag
   expect((await fetch(open.pageUrl, { redirect: "manual" })).status).toBe(410);
   expect((await fetch(statusUrl(open.pageUrl))).status).toBe(410);
   expect((await fetch(open.pageUrl, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" })).status).toBe(410);
+});
+
+it("a shopper still choosing a coin at the uninstall is sent back to the checkout to pay another way: nothing can have been sent for an order never asked for", async () => {
+  const { cancelUrl, gatewayOrderId } = await stack().services.db.payment.findUniqueOrThrow({ where: { id: choosing.paymentId } });
+  expect(gatewayOrderId).toBeNull();
+  const page = await fetch(choosing.pageUrl, { redirect: "manual" });
+  expect(page.status).toBe(303);
+  expect(page.headers.get("location")).toBe(cancelUrl);
+  const status = await fetch(statusUrl(choosing.pageUrl));
+  expect(status.status).toBe(200);
+  expect(((await status.json()) as { redirectUrl: string | null }).redirectUrl).toBe(cancelUrl);
+  const picked = await fetch(choosing.pageUrl, { method: "POST", body: new URLSearchParams({ symbol: "ETH" }), redirect: "manual" });
+  expect(picked.status).toBe(303);
+  expect(picked.headers.get("location")).toBe(cancelUrl);
+  expect(await stack().services.db.payment.findUniqueOrThrow({ where: { id: choosing.paymentId }, select: { gatewayOrderId: true } })).toEqual({ gatewayOrderId: null });
+
+  // The coin list's "pay another way", its return link's ko: the checkout too.
+  const payment = await stack().services.db.payment.findUniqueOrThrow({ where: { id: choosing.paymentId } });
+  const away = await fetch(stack().services.links.returnUrl(payment, "ko"), { redirect: "manual" });
+  expect(away.status).toBe(303);
+  expect(away.headers.get("location")).toBe(cancelUrl);
 });

@@ -4,7 +4,7 @@
 import { beforeAll, expect, it } from "vitest";
 import { pageTexts } from "../../app/payment-page/texts";
 import { handleAppUninstalled } from "../../app/shops/shopify-webhooks.server";
-import { stackForFile } from "../support/stack";
+import { coinPickedOnAppPage, stackForFile } from "../support/stack";
 
 const stack = stackForFile({ workers: false });
 const es = pageTexts("es");
@@ -12,8 +12,8 @@ let pageLink = "";
 
 beforeAll(async () => {
   await stack().services.db.shop.update({ where: { shopDomain: stack().shopDomain }, data: { checkoutMode: "app_page" } });
-  const { delivery } = await stack().standin.state.startPayment({ test: true, locale: "es", amount: "25.00", currency: "EUR" });
-  pageLink = delivery.redirectUrl!;
+  // A coin picked: the page of a payment with no order yet sends the shopper back to the checkout instead.
+  ({ pageUrl: pageLink } = await coinPickedOnAppPage(stack(), { locale: "es", amount: "25.00", currency: "EUR" }));
   // The merchant uninstalls: Shopify revokes the app's tokens, then sends app/uninstalled.
   stack().standin.state.uninstallApp();
   await handleAppUninstalled(stack().services, stack().shopDomain);
