@@ -4,7 +4,7 @@ import type { Database } from "~/db/database.server";
 import type { Logger } from "~/lib/logger.server";
 import type { ShopifyDirectory } from "~/payments/deps";
 import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
-import type { Prisma } from "../../generated/prisma/sqlite/client";
+import { Prisma } from "../../generated/prisma/sqlite/client";
 import type { CustomerDataReport } from "./customer-data-requests.server";
 import { customerEmailKey, customerPhoneKey, earlierPhoneKeys, NO_CUSTOMER_FIELDS } from "./customer-identity";
 import { NO_CREDENTIALS_AT_ALL } from "./credential-columns";
@@ -384,41 +384,30 @@ export const SHOP_REDACT_BATCH = 500;
  * other shop's writes for as long.
  */
 export async function deleteShopRecordsInBatches(db: Database, shop: Prisma.ShopWhereInput, before: Date, batch = SHOP_REDACT_BATCH): Promise<void> {
-  const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
-  type Tx = Parameters<Parameters<Database["$transaction"]>[0]>[0];
-  const kinds: ((tx: Tx, shopId: string, shopDomain: string) => Promise<number>)[] = [
-    async (tx, shopId) => {
-      const found = ids(await tx.payment.findMany({ where: { shopId, createdAt: { lte: before } }, select: { id: true }, take: batch }));
-      return (await tx.payment.deleteMany({ where: { id: { in: found } } })).count;
-    },
-    async (tx, shopId) => {
-      const found = ids(await tx.sessionRequest.findMany({ where: { shopId, createdAt: { lte: before } }, select: { id: true }, take: batch }));
-      return (await tx.sessionRequest.deleteMany({ where: { id: { in: found } } })).count;
-    },
-    async (tx, shopId) => {
-      const found = ids(await tx.gatewayWebhook.findMany({ where: { shopId, receivedAt: { lte: before } }, select: { id: true }, take: batch }));
-      return (await tx.gatewayWebhook.deleteMany({ where: { id: { in: found } } })).count;
-    },
-    async (tx, shopId) => {
-      const found = ids(await tx.rejectedWebhook.findMany({ where: { shopId, at: { lte: before } }, select: { id: true }, take: batch }));
-      return (await tx.rejectedWebhook.deleteMany({ where: { id: { in: found } } })).count;
-    },
-    async (tx, _shopId, shopDomain) => {
-      const found = ids(await tx.outboxMessage.findMany({ where: { shopDomain, createdAt: { lte: before } }, select: { id: true }, take: batch }));
-      return (await tx.outboxMessage.deleteMany({ where: { id: { in: found } } })).count;
-    },
-  ];
-  for (const deleteBatch of kinds) {
+  for (const { table, owner, time } of SHOP_RECORDS) {
     for (;;) {
       const deleted = await db.$transaction(async (tx) => {
         const found = await tx.shop.findFirst({ where: shop, select: { id: true, shopDomain: true } });
-        return found ? deleteBatch(tx, found.id, found.shopDomain) : null;
+        if (!found) return null;
+        const [name, ownerColumn, timeColumn] = [table, owner, time].map((identifier) => Prisma.raw(`"${identifier}"`));
+        return tx.$executeRaw(Prisma.sql`
+          DELETE FROM ${name} WHERE "id" IN (
+            SELECT "id" FROM ${name} WHERE ${ownerColumn} = ${owner === "shopId" ? found.id : found.shopDomain} AND ${timeColumn} <= ${before} LIMIT ${batch})`);
       });
       if (deleted === null) return;
       if (deleted < batch) break;
     }
   }
 }
+
+/** What a redaction deletes in batches: each table, the column naming the shop (its id or domain), and the time the record was made. */
+const SHOP_RECORDS = [
+  { table: "Payment", owner: "shopId", time: "createdAt" },
+  { table: "SessionRequest", owner: "shopId", time: "createdAt" },
+  { table: "GatewayWebhook", owner: "shopId", time: "receivedAt" },
+  { table: "RejectedWebhook", owner: "shopId", time: "at" },
+  { table: "OutboxMessage", owner: "shopDomain", time: "createdAt" },
+] as const;
 
 /** How long after an uninstall Shopify sends shop/redact. */
 export const SHOP_REDACT_DELAY_MS = 48 * 3_600_000;
