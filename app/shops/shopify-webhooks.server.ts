@@ -1,6 +1,7 @@
 // Shopify's app and privacy webhooks: uninstall (credentials deleted, open payments left
 // to finish), and the mandatory customer and shop data requests.
 import type { Database } from "~/db/database.server";
+import { valueWithin } from "~/lib/deadline";
 import type { Logger } from "~/lib/logger.server";
 import type { ShopifyDirectory } from "~/payments/deps";
 import { describePaymentsAppsError } from "~/shopify/payments-apps/errors";
@@ -52,18 +53,8 @@ export interface UninstallDeps {
 async function confirmUninstall(deps: UninstallDeps, shopDomain: string): Promise<UninstallVerdict> {
   const shop = await deps.db.shop.findUnique({ where: { shopDomain }, select: { id: true, uninstalledAt: true } });
   if (!shop || shop.uninstalledAt !== null) return { verdict: "go_on" };
-  const asked = askAboutToken(deps, shopDomain, shop.id);
-  // Its answer (or failure) once the wait is over is left unread.
-  asked.catch(() => undefined);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const waited = new Promise<UninstallVerdict>((resolve) => {
-    timer = setTimeout(() => resolve({ verdict: "unconfirmed", shopId: shop.id, detail: `Shopify did not answer within ${CONFIRM_UNINSTALL_WAIT_MS} ms` }), CONFIRM_UNINSTALL_WAIT_MS);
-  });
-  try {
-    return await Promise.race([asked, waited]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const late: UninstallVerdict = { verdict: "unconfirmed", shopId: shop.id, detail: `Shopify did not answer within ${CONFIRM_UNINSTALL_WAIT_MS} ms` };
+  return valueWithin(askAboutToken(deps, shopDomain, shop.id), CONFIRM_UNINSTALL_WAIT_MS, late);
 }
 
 type UninstallVerdict = { verdict: "go_on" | "installed" } | { verdict: "unconfirmed"; shopId: string; detail: string };
@@ -385,11 +376,11 @@ export const SHOP_REDACT_BATCH = 500;
  */
 export async function deleteShopRecordsInBatches(db: Database, shop: Prisma.ShopWhereInput, before: Date, batch = SHOP_REDACT_BATCH): Promise<void> {
   for (const { table, owner, time } of SHOP_RECORDS) {
+    const [name, ownerColumn, timeColumn] = [table, owner, time].map((identifier) => Prisma.raw(`"${identifier}"`));
     for (;;) {
       const deleted = await db.$transaction(async (tx) => {
         const found = await tx.shop.findFirst({ where: shop, select: { id: true, shopDomain: true } });
         if (!found) return null;
-        const [name, ownerColumn, timeColumn] = [table, owner, time].map((identifier) => Prisma.raw(`"${identifier}"`));
         return tx.$executeRaw(Prisma.sql`
           DELETE FROM ${name} WHERE "id" IN (
             SELECT "id" FROM ${name} WHERE ${ownerColumn} = ${owner === "shopId" ? found.id : found.shopDomain} AND ${timeColumn} <= ${before} LIMIT ${batch})`);
