@@ -289,8 +289,11 @@ export function checkoutScenarios(getStack: () => Stack): void {
     const forged = await fetch(url, { method: "POST", body, headers: { "x-nonce": nonce, "x-signature": signWebhook({ secretHex: "ab".repeat(32), nonce, rawBody: body }) } });
     expect(forged.status).toBe(401);
 
-    const deliveries = (await stack().sandboxControl(`/sandbox/webhooks/deliveries?order=${orderId}`, undefined, "GET")) as { headers: Record<string, string>; body: string }[];
-    const real = deliveries.at(-1)!;
+    // The payment can be read as awaiting payment before the sandbox has recorded its notification's delivery.
+    const real = await waitFor(async () => {
+      const deliveries = (await stack().sandboxControl(`/sandbox/webhooks/deliveries?order=${orderId}`, undefined, "GET")) as { headers: Record<string, string>; body: string }[];
+      return deliveries.at(-1);
+    }, "the order's notification delivered");
     const header = (name: string) => Object.entries(real.headers).find(([k]) => k.toLowerCase() === name)?.[1] ?? "";
     const replay = await fetch(url, { method: "POST", body: real.body, headers: { "x-nonce": header("x-nonce"), "x-signature": header("x-signature") } });
     expect([409, 401]).toContain(replay.status);
